@@ -1,0 +1,108 @@
+//! Identifiers. A hold id carries its showtime id, so the engine can route any statement about a
+//! hold to its showtime (the shard key, DESIGN.md "Scale-out") without searching every showtime.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use uuid::Uuid;
+
+/// A showtime. Positive and below 2^48, so it fits inside a hold id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ShowtimeId(pub i64);
+
+impl ShowtimeId {
+    pub const MAX: i64 = (1 << 48) - 1;
+
+    /// Parses a showtime id from a path segment; `None` when it is not a positive integer in range.
+    pub fn parse(input: &str) -> Option<Self> {
+        let id: i64 = input.parse().ok()?;
+        (1..=Self::MAX).contains(&id).then_some(Self(id))
+    }
+}
+
+impl fmt::Display for ShowtimeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A guest or signed-in customer. Issued by the server in a signed session cookie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CustomerId(pub Uuid);
+
+/// A booking (created when a payment confirms a hold).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct BookingId(pub Uuid);
+
+/// A hold: a UUID version 8 whose first 48 bits are the showtime id and the remaining 74 free
+/// bits random. It is as unguessable as a v4 UUID for a given showtime, and
+/// [`HoldId::showtime_id`] needs no lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct HoldId(Uuid);
+
+impl HoldId {
+    /// Builds a hold id for `showtime` from 16 random bytes (the caller's random source).
+    pub fn new(showtime: ShowtimeId, random: [u8; 16]) -> Self {
+        let mut bytes = random;
+        bytes[..6].copy_from_slice(&showtime.0.to_be_bytes()[2..]);
+        Self(uuid::Builder::from_custom_bytes(bytes).into_uuid())
+    }
+
+    /// Parses a hold id; `None` when the text is not a UUID made by [`HoldId::new`].
+    pub fn parse(input: &str) -> Option<Self> {
+        Self::from_uuid(Uuid::try_parse(input).ok()?)
+    }
+
+    pub fn from_uuid(uuid: Uuid) -> Option<Self> {
+        let id = Self(uuid);
+        (uuid.get_version_num() == 8 && id.showtime_id().0 > 0).then_some(id)
+    }
+
+    pub fn showtime_id(&self) -> ShowtimeId {
+        let mut be = [0u8; 8];
+        be[2..].copy_from_slice(&self.0.as_bytes()[..6]);
+        ShowtimeId(i64::from_be_bytes(be))
+    }
+
+    pub fn as_uuid(&self) -> Uuid {
+        self.0
+    }
+}
+
+impl fmt::Display for HoldId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hold_id_carries_its_showtime() {
+        for showtime in [1, 42, 70_000, ShowtimeId::MAX] {
+            let id = HoldId::new(ShowtimeId(showtime), [0xAB; 16]);
+            assert_eq!(id.showtime_id(), ShowtimeId(showtime));
+            assert_eq!(id.as_uuid().get_version_num(), 8);
+            assert_eq!(HoldId::parse(&id.to_string()), Some(id));
+        }
+    }
+
+    #[test]
+    fn a_random_v4_uuid_is_not_a_hold_id() {
+        assert_eq!(HoldId::parse("5f0c6f0e-1c7a-4f43-9a55-0d3cbb6d2b11"), None);
+        assert_eq!(HoldId::parse("not-a-uuid"), None);
+    }
+
+    #[test]
+    fn showtime_ids_out_of_range_do_not_parse() {
+        assert_eq!(ShowtimeId::parse("0"), None);
+        assert_eq!(ShowtimeId::parse("-3"), None);
+        assert_eq!(ShowtimeId::parse("281474976710656"), None);
+        assert_eq!(ShowtimeId::parse("12"), Some(ShowtimeId(12)));
+    }
+}

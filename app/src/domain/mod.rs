@@ -1,0 +1,12 @@
+//! Domain types shared by the server and the browser. They are parsed, not validated: a value of
+//! one of these types can only exist if it is valid, so the same rule runs on both sides.
+
+mod ids;
+mod seat_code;
+mod seat_map;
+mod selection;
+
+pub use ids::{BookingId, CustomerId, HoldId, ShowtimeId};
+pub use seat_code::{SeatCode, SeatCodeError};
+pub use seat_map::{Hold, PriceCategory, Seat, SeatChange, SeatMap, SeatStatus, ShowtimeSummary};
+pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};

@@ -1,0 +1,101 @@
+//! What the seat map, the showtime list and a hold look like on the wire (camelCase JSON, the
+//! same for the REST API and the server functions).
+
+use super::{HoldId, SeatCode, ShowtimeId};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SeatStatus {
+    Available,
+    Held,
+    Booked,
+}
+
+impl SeatStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Available => "AVAILABLE",
+            Self::Held => "HELD",
+            Self::Booked => "BOOKED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "AVAILABLE" => Some(Self::Available),
+            "HELD" => Some(Self::Held),
+            "BOOKED" => Some(Self::Booked),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowtimeSummary {
+    pub id: ShowtimeId,
+    pub movie_title: String,
+    pub hall_id: i64,
+    pub hall_name: String,
+    pub starts_at: DateTime<Utc>,
+    pub seats_total: i64,
+    pub seats_available: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceCategory {
+    pub code: String,
+    pub name: String,
+    /// Whole won (KRW has no minor unit).
+    pub price: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Seat {
+    pub code: SeatCode,
+    pub row: String,
+    pub number: i32,
+    /// Grid column and row of the seat in the hall drawing; gaps in `x` are aisles.
+    pub x: i32,
+    pub y: i32,
+    pub category: String,
+    pub price: i64,
+    pub accessible: bool,
+    /// Effective status: a hold whose time has passed reads as `AVAILABLE`.
+    pub status: SeatStatus,
+    /// Increases with every change of this seat, so clients can order updates per seat.
+    pub version: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatMap {
+    pub showtime_id: ShowtimeId,
+    pub movie_title: String,
+    pub hall_name: String,
+    pub starts_at: DateTime<Utc>,
+    pub categories: Vec<PriceCategory>,
+    pub seats: Vec<Seat>,
+}
+
+/// A successful hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hold {
+    pub hold_id: HoldId,
+    pub expires_at: DateTime<Utc>,
+    pub seats: Vec<SeatCode>,
+}
+
+/// One seat's new state after a committed change; what later becomes a live-map event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatChange {
+    pub code: SeatCode,
+    pub status: SeatStatus,
+    pub version: i64,
+}

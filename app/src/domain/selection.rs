@@ -1,0 +1,102 @@
+//! The seats a customer asks to hold in one go.
+
+use super::{SeatCode, SeatCodeError};
+use serde::{Deserialize, Serialize};
+
+/// The most seats one hold may take (seed §2.1).
+pub const MAX_SEATS_PER_HOLD: usize = 8;
+
+/// 1–8 distinct valid seat codes, sorted. Sorting gives every transaction the same lock order,
+/// which is what keeps two overlapping holds from deadlocking (seed §6.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatSelection(Vec<SeatCode>);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectionError {
+    #[error("choose at least one seat")]
+    Empty,
+    #[error("at most {MAX_SEATS_PER_HOLD} seats can be held at once, {0} were requested")]
+    TooMany(usize),
+    #[error("seat {0} is listed more than once")]
+    Duplicate(String),
+    #[error(transparent)]
+    InvalidCode(#[from] SeatCodeError),
+}
+
+impl SeatSelection {
+    pub fn parse<S: AsRef<str>>(codes: &[S]) -> Result<Self, SelectionError> {
+        if codes.is_empty() {
+            return Err(SelectionError::Empty);
+        }
+        if codes.len() > MAX_SEATS_PER_HOLD {
+            return Err(SelectionError::TooMany(codes.len()));
+        }
+        let mut seats = codes
+            .iter()
+            .map(|c| SeatCode::parse(c.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        seats.sort();
+        if let Some(pair) = seats.windows(2).find(|w| w[0] == w[1]) {
+            return Err(SelectionError::Duplicate(pair[0].to_string()));
+        }
+        Ok(Self(seats))
+    }
+
+    pub fn seats(&self) -> &[SeatCode] {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn codes(&self) -> Vec<String> {
+        self.0.iter().map(|c| c.to_string()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_selection_is_sorted() {
+        let sel = SeatSelection::parse(&["F6", "F5"]).unwrap();
+        assert_eq!(sel.codes(), ["F5", "F6"]);
+    }
+
+    #[test]
+    fn an_empty_selection_is_rejected() {
+        assert_eq!(
+            SeatSelection::parse::<&str>(&[]),
+            Err(SelectionError::Empty)
+        );
+    }
+
+    #[test]
+    fn nine_seats_are_rejected_and_eight_accepted() {
+        let nine: Vec<String> = (1..=9).map(|n| format!("A{n}")).collect();
+        assert_eq!(SeatSelection::parse(&nine), Err(SelectionError::TooMany(9)));
+        assert_eq!(SeatSelection::parse(&nine[..8]).unwrap().len(), 8);
+    }
+
+    #[test]
+    fn the_same_seat_twice_is_rejected_even_in_another_case() {
+        assert_eq!(
+            SeatSelection::parse(&["F5", "f5"]),
+            Err(SelectionError::Duplicate("F5".into()))
+        );
+    }
+
+    #[test]
+    fn one_invalid_code_rejects_the_whole_selection() {
+        assert!(matches!(
+            SeatSelection::parse(&["F5", "F05"]),
+            Err(SelectionError::InvalidCode(_))
+        ));
+    }
+}

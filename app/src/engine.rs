@@ -1,0 +1,36 @@
+//! What the server functions need from the inventory engine, in the domain's own words. `app`
+//! declares it; `server` implements it and hands it to Leptos through context, and its REST
+//! handlers call the same implementation, so browser and API clients share one code path.
+
+use crate::domain::{
+    CustomerId, Hold, HoldId, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary,
+};
+use crate::error::InventoryError;
+use std::sync::Arc;
+
+#[async_trait::async_trait]
+pub trait Inventory: Send + Sync + 'static {
+    async fn list_showtimes(&self) -> Result<Vec<ShowtimeSummary>, InventoryError>;
+    /// Every seat of the showtime with its effective status.
+    async fn seat_map(&self, showtime: ShowtimeId) -> Result<SeatMap, InventoryError>;
+    /// Holds all the seats or none of them.
+    async fn hold(
+        &self,
+        showtime: ShowtimeId,
+        seats: &SeatSelection,
+        customer: CustomerId,
+    ) -> Result<Hold, InventoryError>;
+    /// Releases a hold at once; only its customer may.
+    async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError>;
+}
+
+/// The engine as Leptos context carries it.
+#[derive(Clone)]
+pub struct InventoryHandle(pub Arc<dyn Inventory>);
+
+/// The engine from the Leptos context of the current request.
+pub fn inventory() -> Result<Arc<dyn Inventory>, InventoryError> {
+    leptos::prelude::use_context::<InventoryHandle>()
+        .map(|h| h.0)
+        .ok_or(InventoryError::Unavailable)
+}

@@ -1,0 +1,47 @@
+//! The error type of the inventory, shared by the engine, the REST API (which maps it to HTTP
+//! status codes in `server`) and the server functions (which send it to the browser as JSON, so
+//! the UI can match on it).
+
+use crate::domain::{SelectionError, ShowtimeId};
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "kind", content = "detail")]
+pub enum InventoryError {
+    #[error("showtime {0} does not exist")]
+    ShowtimeNotFound(ShowtimeId),
+    #[error("no such hold")]
+    HoldNotFound,
+    #[error("this hold belongs to another customer")]
+    NotYourHold,
+    #[error("{0}")]
+    InvalidRequest(String),
+    #[error("seats not in this showtime: {}", .0.join(", "))]
+    UnknownSeats(Vec<String>),
+    #[error("seats no longer available: {}", .0.join(", "))]
+    SeatsUnavailable(Vec<String>),
+    #[error("the hold has expired or its seats are no longer held by it")]
+    HoldLapsed,
+    /// Something failed inside the server; the details are logged there, never sent out.
+    #[error("the service is temporarily unavailable, please try again")]
+    Unavailable,
+    /// The request or response could not be carried (network, encoding).
+    #[error("request failed: {0}")]
+    Transport(String),
+}
+
+impl From<SelectionError> for InventoryError {
+    fn from(e: SelectionError) -> Self {
+        Self::InvalidRequest(e.to_string())
+    }
+}
+
+impl FromServerFnError for InventoryError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        Self::Transport(value.to_string())
+    }
+}

@@ -1,0 +1,54 @@
+//! Everything the server and the browser share: domain types, the Leptos components and routes,
+//! and the server functions. Server-only code sits behind the `ssr` feature.
+
+pub mod domain;
+#[cfg(feature = "ssr")]
+pub mod engine;
+pub mod error;
+pub mod format;
+pub mod pages;
+pub mod serverfns;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+/// The HTML document around the app, rendered on the server.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    view! {
+        <Stylesheet id="leptos" href="/pkg/seats.css" />
+        <Title text="Seats — cinema tickets" />
+        <Router>
+            <header class="site-header">
+                <a href="/" class="brand">"Seats"</a>
+            </header>
+            <main>
+                <Routes fallback=pages::NotFound>
+                    <Route path=path!("/") view=pages::ShowtimesPage />
+                    <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
+                </Routes>
+            </main>
+        </Router>
+    }
+}

@@ -1,0 +1,8 @@
+use crate::domain::ShowtimeSummary;
+use crate::error::InventoryError;
+use leptos::prelude::*;
+
+#[server(endpoint = "list_showtimes")]
+pub async fn list_showtimes() -> Result<Vec<ShowtimeSummary>, InventoryError> {
+    crate::engine::inventory()?.list_showtimes().await
+}

@@ -1,0 +1,159 @@
+//! Configuration from environment variables (documented in `.env.example`).
+
+use anyhow::{bail, Context};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Database {
+    /// `sqlite://…` or the embedded default file.
+    Sqlite(String),
+    Postgres(String),
+}
+
+/// A secret that never prints.
+#[derive(Clone)]
+pub struct Secret(Vec<u8>);
+
+impl Secret {
+    pub fn new(bytes: Vec<u8>) -> Self {
+        Self(bytes)
+    }
+
+    pub fn expose(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub database: Database,
+    pub data_dir: PathBuf,
+    pub hold_ttl: Duration,
+    pub sweep_interval: Duration,
+    /// Signs the guest session cookie. Unset: a random key kept in the data folder (fine for one
+    /// embedded instance; several instances must share `SESSION_SECRET`).
+    pub session_secret: Option<Secret>,
+    /// Create demo halls and showtimes when the database has no hall.
+    pub demo_data: bool,
+    /// Largest number of database connections this process opens (PostgreSQL).
+    pub db_max_connections: u32,
+}
+
+impl Config {
+    pub fn from_env() -> anyhow::Result<Self> {
+        Self::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// Reads the configuration through `get` (tests pass a map instead of the environment).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let data_dir = PathBuf::from(get("DATA_DIR").unwrap_or_else(|| "data".into()));
+        let database = match get("DATABASE_URL").filter(|s| !s.is_empty()) {
+            None => Database::Sqlite(format!("sqlite://{}", data_dir.join("seats.db").display())),
+            Some(url) if url.starts_with("sqlite:") => Database::Sqlite(url),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Database::Postgres(url)
+            }
+            Some(_) => bail!("DATABASE_URL must start with sqlite:, postgres:// or postgresql://"),
+        };
+        let seconds = |key: &str, default: u64| -> anyhow::Result<Duration> {
+            match get(key) {
+                None => Ok(Duration::from_secs(default)),
+                Some(v) => {
+                    let s: f64 = v
+                        .trim()
+                        .parse()
+                        .with_context(|| format!("{key} must be a number of seconds"))?;
+                    if !(s > 0.0 && s.is_finite()) {
+                        bail!("{key} must be greater than 0");
+                    }
+                    Ok(Duration::from_secs_f64(s))
+                }
+            }
+        };
+        let flag = |key: &str, default: bool| match get(key).as_deref().map(str::trim) {
+            None => Ok(default),
+            Some("1" | "true" | "yes") => Ok(true),
+            Some("0" | "false" | "no") => Ok(false),
+            Some(other) => bail!("{key} must be true or false, not {other:?}"),
+        };
+        Ok(Self {
+            database,
+            data_dir,
+            hold_ttl: seconds("HOLD_TTL_SECONDS", 600)?,
+            sweep_interval: seconds("SWEEP_INTERVAL_SECONDS", 15)?,
+            session_secret: match get("SESSION_SECRET") {
+                None => None,
+                Some(s) if s.len() >= 32 => Some(Secret::new(s.into_bytes())),
+                Some(_) => bail!("SESSION_SECRET must be at least 32 characters"),
+            },
+            demo_data: flag("DEMO_DATA", true)?,
+            db_max_connections: get("DB_MAX_CONNECTIONS")
+                .map(|v| {
+                    v.parse()
+                        .context("DB_MAX_CONNECTIONS must be a whole number")
+                })
+                .transpose()?
+                .unwrap_or(32),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> anyhow::Result<Config> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn no_configuration_means_the_embedded_sqlite_file() {
+        let c = config(&[]).unwrap();
+        assert_eq!(
+            c.database,
+            Database::Sqlite("sqlite://data/seats.db".into())
+        );
+        assert_eq!(c.hold_ttl, Duration::from_secs(600));
+        assert_eq!(c.sweep_interval, Duration::from_secs(15));
+    }
+
+    #[test]
+    fn a_postgres_url_selects_postgres() {
+        let c = config(&[("DATABASE_URL", "postgres://u@h/db")]).unwrap();
+        assert_eq!(c.database, Database::Postgres("postgres://u@h/db".into()));
+    }
+
+    #[test]
+    fn an_unknown_database_scheme_is_refused() {
+        assert!(config(&[("DATABASE_URL", "mysql://x")]).is_err());
+    }
+
+    #[test]
+    fn hold_ttl_accepts_fractions_and_refuses_zero() {
+        assert_eq!(
+            config(&[("HOLD_TTL_SECONDS", "2.5")]).unwrap().hold_ttl,
+            Duration::from_millis(2500)
+        );
+        assert!(config(&[("HOLD_TTL_SECONDS", "0")]).is_err());
+        assert!(config(&[("HOLD_TTL_SECONDS", "ten")]).is_err());
+    }
+
+    #[test]
+    fn a_short_session_secret_is_refused_and_a_good_one_never_printed() {
+        assert!(config(&[("SESSION_SECRET", "short")]).is_err());
+        let c = config(&[("SESSION_SECRET", &"k".repeat(40))]).unwrap();
+        assert_eq!(format!("{:?}", c.session_secret.unwrap()), "Secret(***)");
+    }
+}

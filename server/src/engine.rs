@@ -1,0 +1,185 @@
+//! The inventory engine: validates requests against the showtime's layout, takes the time from
+//! the one clock, and calls the store. The REST handlers and the Leptos server functions both
+//! call it (it implements `app::engine::Inventory`), so there is one code path for every client.
+
+use crate::clock::Clock;
+use crate::store::{CancelOutcome, HoldOutcome, HoldRequest, Layout, Released, Store, StoreError};
+use app::domain::{
+    BookingId, CustomerId, Hold, HoldId, Seat, SeatChange, SeatMap, SeatSelection, SeatStatus,
+    ShowtimeId, ShowtimeSummary,
+};
+use app::engine::Inventory;
+use app::error::InventoryError;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+pub struct Engine {
+    store: Arc<dyn Store>,
+    clock: Clock,
+    hold_ttl: Duration,
+    /// Layouts never change once a showtime exists, so they are read from the database once.
+    layouts: RwLock<HashMap<ShowtimeId, Arc<Layout>>>,
+}
+
+impl From<StoreError> for InventoryError {
+    fn from(e: StoreError) -> Self {
+        tracing::error!(error = %e, "store failure");
+        InventoryError::Unavailable
+    }
+}
+
+impl Engine {
+    pub fn new(store: Arc<dyn Store>, clock: Clock, hold_ttl: Duration) -> Self {
+        Self {
+            store,
+            clock,
+            hold_ttl,
+            layouts: RwLock::default(),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    async fn layout(&self, showtime: ShowtimeId) -> Result<Arc<Layout>, InventoryError> {
+        if let Some(layout) = self.layouts.read().expect("layout cache").get(&showtime) {
+            return Ok(layout.clone());
+        }
+        let layout = self
+            .store
+            .layout(showtime)
+            .await?
+            .ok_or(InventoryError::ShowtimeNotFound(showtime))?;
+        let layout = Arc::new(layout);
+        self.layouts
+            .write()
+            .expect("layout cache")
+            .insert(showtime, layout.clone());
+        Ok(layout)
+    }
+
+    /// HELD → BOOKED for every seat of the hold, or nothing (payment confirmation).
+    pub async fn confirm(
+        &self,
+        hold: HoldId,
+        booking: BookingId,
+    ) -> Result<Vec<SeatChange>, InventoryError> {
+        self.store
+            .confirm(hold, booking, self.clock.now())
+            .await?
+            .ok_or(InventoryError::HoldLapsed)
+    }
+
+    /// Releases expired holds (the sweeper's work; correctness never depends on it).
+    pub async fn sweep(&self) -> Result<Vec<Released>, InventoryError> {
+        Ok(self.store.sweep(self.clock.now()).await?)
+    }
+}
+
+#[async_trait::async_trait]
+impl Inventory for Engine {
+    async fn list_showtimes(&self) -> Result<Vec<ShowtimeSummary>, InventoryError> {
+        Ok(self.store.list_showtimes(self.clock.now()).await?)
+    }
+
+    async fn seat_map(&self, showtime: ShowtimeId) -> Result<SeatMap, InventoryError> {
+        let layout = self.layout(showtime).await?;
+        let states: HashMap<String, (SeatStatus, i64)> = self
+            .store
+            .seat_states(showtime, self.clock.now())
+            .await?
+            .into_iter()
+            .map(|s| (s.code, (s.status, s.version)))
+            .collect();
+        let price = |cat: &str| {
+            layout
+                .categories
+                .iter()
+                .find(|c| c.code == cat)
+                .map_or(0, |c| c.price)
+        };
+        let seats = layout
+            .seats
+            .iter()
+            .map(|s| {
+                let (status, version) = states
+                    .get(s.code.as_str())
+                    .copied()
+                    .unwrap_or((SeatStatus::Booked, 0));
+                Seat {
+                    code: s.code.clone(),
+                    row: s.row.clone(),
+                    number: s.number,
+                    x: s.x,
+                    y: s.y,
+                    category: s.category.clone(),
+                    price: price(&s.category),
+                    accessible: s.accessible,
+                    status,
+                    version,
+                }
+            })
+            .collect();
+        Ok(SeatMap {
+            showtime_id: showtime,
+            movie_title: layout.movie_title.clone(),
+            hall_name: layout.hall_name.clone(),
+            starts_at: layout.starts_at,
+            categories: layout.categories.clone(),
+            seats,
+        })
+    }
+
+    async fn hold(
+        &self,
+        showtime: ShowtimeId,
+        seats: &SeatSelection,
+        customer: CustomerId,
+    ) -> Result<Hold, InventoryError> {
+        let layout = self.layout(showtime).await?;
+        let unknown: Vec<String> = seats
+            .seats()
+            .iter()
+            .filter(|c| !layout.seats.iter().any(|s| &s.code == *c))
+            .map(|c| c.to_string())
+            .collect();
+        if !unknown.is_empty() {
+            return Err(InventoryError::UnknownSeats(unknown));
+        }
+        let hold_id = HoldId::new(showtime, rand::random());
+        let req = HoldRequest {
+            showtime,
+            seats: seats.seats(),
+            hold_id,
+            customer,
+            ttl: self.hold_ttl,
+        };
+        match self.store.hold(req, self.clock.now()).await? {
+            HoldOutcome::Held { expires_at, .. } => Ok(Hold {
+                hold_id,
+                expires_at,
+                seats: seats.seats().to_vec(),
+            }),
+            HoldOutcome::Rejected { unknown, .. } if !unknown.is_empty() => {
+                Err(InventoryError::UnknownSeats(unknown))
+            }
+            HoldOutcome::Rejected { unavailable, .. } => {
+                Err(InventoryError::SeatsUnavailable(unavailable))
+            }
+        }
+    }
+
+    async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError> {
+        match self.store.cancel(hold, customer).await? {
+            CancelOutcome::Released(_) => Ok(()),
+            CancelOutcome::NotFound => Err(InventoryError::HoldNotFound),
+            CancelOutcome::NotOwner => Err(InventoryError::NotYourHold),
+        }
+    }
+}

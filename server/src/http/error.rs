@@ -1,0 +1,56 @@
+//! The HTTP error: every failure leaves as a status code with a JSON body
+//! `{"error": "<what was wrong>", "code": "<MACHINE_CODE>", "seats": [...]?}`.
+//! Internal details are logged where they happen (see `engine.rs`), never sent.
+
+use app::error::InventoryError;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error(transparent)]
+    Inventory(#[from] InventoryError),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("request body too large (at most {0} bytes)")]
+    PayloadTooLarge(usize),
+    #[error("no such resource")]
+    NoRoute,
+}
+
+impl ApiError {
+    fn parts(&self) -> (StatusCode, &'static str, Option<&[String]>) {
+        use InventoryError as E;
+        match self {
+            Self::Inventory(e) => match e {
+                E::ShowtimeNotFound(_) => (StatusCode::NOT_FOUND, "SHOWTIME_NOT_FOUND", None),
+                E::HoldNotFound => (StatusCode::NOT_FOUND, "HOLD_NOT_FOUND", None),
+                E::NotYourHold => (StatusCode::FORBIDDEN, "NOT_YOUR_HOLD", None),
+                E::InvalidRequest(_) => (StatusCode::BAD_REQUEST, "INVALID_REQUEST", None),
+                E::UnknownSeats(seats) => (StatusCode::BAD_REQUEST, "UNKNOWN_SEATS", Some(seats)),
+                E::SeatsUnavailable(seats) => {
+                    (StatusCode::CONFLICT, "SEATS_UNAVAILABLE", Some(seats))
+                }
+                E::HoldLapsed => (StatusCode::CONFLICT, "HOLD_LAPSED", None),
+                E::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", None),
+                E::Transport(_) => (StatusCode::BAD_REQUEST, "BAD_REQUEST", None),
+            },
+            Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "BAD_REQUEST", None),
+            Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", None),
+            Self::NoRoute => (StatusCode::NOT_FOUND, "NOT_FOUND", None),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code, seats) = self.parts();
+        let mut body = json!({ "error": self.to_string(), "code": code });
+        if let Some(seats) = seats {
+            body["seats"] = json!(seats);
+        }
+        (status, Json(body)).into_response()
+    }
+}

@@ -1,0 +1,53 @@
+//! The REST API (seed §4) and the routes that serve the Leptos app, in one axum router.
+
+pub mod error;
+mod handlers;
+pub mod json;
+pub mod session;
+
+use crate::engine::Engine;
+use axum::extract::{DefaultBodyLimit, FromRef};
+use axum::routing::{delete, get, post};
+use axum::Router;
+use leptos::config::LeptosOptions;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use session::SessionKey;
+use std::sync::Arc;
+
+#[derive(Clone, FromRef)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub engine: Arc<Engine>,
+    pub session: SessionKey,
+}
+
+pub fn router(state: AppState) -> Router {
+    let engine = state.engine.clone();
+    let context = move || {
+        let handle: Arc<dyn app::engine::Inventory> = engine.clone();
+        leptos::prelude::provide_context(app::engine::InventoryHandle(handle));
+    };
+    let shell = {
+        let options = state.leptos_options.clone();
+        move || app::shell(options.clone())
+    };
+    Router::new()
+        .route("/health", get(handlers::health))
+        .route("/showtimes", get(handlers::list_showtimes))
+        .route("/showtimes/{id}/seats", get(handlers::seat_map))
+        .route(
+            "/showtimes/{id}/holds",
+            post(handlers::create_hold).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
+        )
+        .route("/holds/{hold_id}", delete(handlers::cancel_hold))
+        .leptos_routes_with_context(&state, generate_route_list(app::App), context, shell)
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            app::shell,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.session.clone(),
+            session::middleware,
+        ))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,109 @@
+//! Guest identity: the first response gives the browser (or API client) a customer id in a
+//! signed, HttpOnly cookie; holds belong to it. The signature is an HMAC-SHA256 of the id under
+//! the server's session key, so a client cannot claim another customer's id.
+
+use crate::config::Secret;
+use app::domain::CustomerId;
+use axum::extract::{Request, State};
+use axum::http::header::{COOKIE, SET_COOKIE};
+use axum::http::HeaderValue;
+use axum::middleware::Next;
+use axum::response::Response;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::sync::Arc;
+use uuid::Uuid;
+
+pub const COOKIE_NAME: &str = "seats_session";
+
+#[derive(Clone)]
+pub struct SessionKey(Arc<Secret>);
+
+impl SessionKey {
+    pub fn new(secret: Secret) -> Self {
+        Self(Arc::new(secret))
+    }
+
+    fn mac(&self, id: &Uuid) -> Hmac<Sha256> {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(self.0.expose()).expect("HMAC takes any key length");
+        mac.update(id.as_bytes());
+        mac
+    }
+
+    /// The cookie value for `customer`: `<uuid>.<hex hmac>`.
+    pub fn sign(&self, customer: CustomerId) -> String {
+        let tag = self.mac(&customer.0).finalize().into_bytes();
+        format!("{}.{}", customer.0, hex::encode(tag))
+    }
+
+    /// The customer a cookie value names, if its signature is ours.
+    pub fn verify(&self, value: &str) -> Option<CustomerId> {
+        let (id, tag) = value.split_once('.')?;
+        let id = Uuid::try_parse(id).ok()?;
+        let tag = hex::decode(tag).ok()?;
+        self.mac(&id).verify_slice(&tag).ok()?;
+        Some(CustomerId(id))
+    }
+
+    fn from_headers(&self, req: &Request) -> Option<CustomerId> {
+        req.headers()
+            .get_all(COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|pair| pair.trim().split_once('='))
+            .find(|(name, _)| *name == COOKIE_NAME)
+            .and_then(|(_, value)| self.verify(value))
+    }
+}
+
+/// Puts the request's [`CustomerId`] into its extensions, issuing a new one (and its cookie)
+/// when the request has no valid session cookie.
+pub async fn middleware(State(key): State<SessionKey>, mut req: Request, next: Next) -> Response {
+    let existing = key.from_headers(&req);
+    let customer = existing.unwrap_or_else(|| CustomerId(Uuid::new_v4()));
+    req.extensions_mut().insert(customer);
+    let mut response = next.run(req).await;
+    if existing.is_none() {
+        let cookie = format!(
+            "{COOKIE_NAME}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000",
+            key.sign(customer)
+        );
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(SET_COOKIE, value);
+        }
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(k: &[u8]) -> SessionKey {
+        SessionKey::new(Secret::new(k.to_vec()))
+    }
+
+    #[test]
+    fn a_signed_customer_id_verifies() {
+        let k = key(b"0123456789abcdef0123456789abcdef");
+        let c = CustomerId(Uuid::new_v4());
+        assert_eq!(k.verify(&k.sign(c)), Some(c));
+    }
+
+    #[test]
+    fn a_forged_or_foreign_cookie_is_rejected() {
+        let k = key(b"0123456789abcdef0123456789abcdef");
+        let other = key(b"another key that is long enough!");
+        let c = CustomerId(Uuid::new_v4());
+        assert_eq!(k.verify(&other.sign(c)), None);
+        let forged = format!(
+            "{}.{}",
+            Uuid::new_v4(),
+            k.sign(c).split_once('.').unwrap().1
+        );
+        assert_eq!(k.verify(&forged), None);
+        assert_eq!(k.verify("garbage"), None);
+    }
+}

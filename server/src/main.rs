@@ -1,0 +1,26 @@
+//! `server` — serves the product. `server seed` creates the demo data in the configured
+//! database (e.g. PostgreSQL) and exits.
+
+use server::clock::Clock;
+use server::config::Config;
+use server::startup::{leptos_options, open_store, Application};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    server::init_tracing();
+    let config = Config::from_env()?;
+    match std::env::args().nth(1).as_deref() {
+        Some("seed") => {
+            let store = open_store(&config).await?;
+            let created = server::seed::seed_demo(store.as_ref(), chrono::Utc::now(), 4).await?;
+            println!("created {} showtimes", created.len());
+            Ok(())
+        }
+        None | Some("serve") => {
+            let app = Application::build(config, Clock::Database, leptos_options()?).await?;
+            tracing::info!("listening on http://{}", app.local_addr());
+            app.serve().await
+        }
+        Some(other) => anyhow::bail!("unknown command {other:?}; use `server` or `server seed`"),
+    }
+}

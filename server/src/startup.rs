@@ -1,0 +1,141 @@
+//! Builds the application from its configuration: store, migrations, demo data, engine,
+//! sweeper, router; and runs it.
+
+use crate::clock::Clock;
+use crate::config::{Config, Database, Secret};
+use crate::engine::Engine;
+use crate::http::session::SessionKey;
+use crate::http::{router, AppState};
+use crate::store::{PgStore, SqliteStore, Store};
+use anyhow::Context;
+use leptos::config::LeptosOptions;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// Opens the configured store and brings its schema up to date.
+pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
+    let store: Arc<dyn Store> = match &config.database {
+        Database::Postgres(url) => Arc::new(
+            PgStore::connect(url, config.db_max_connections)
+                .await
+                .context("failed to connect to PostgreSQL (DATABASE_URL)")?,
+        ),
+        Database::Sqlite(url) => {
+            std::fs::create_dir_all(&config.data_dir).with_context(|| {
+                format!(
+                    "failed to create the data folder {}",
+                    config.data_dir.display()
+                )
+            })?;
+            Arc::new(
+                SqliteStore::connect(url)
+                    .await
+                    .with_context(|| format!("failed to open {url}"))?,
+            )
+        }
+    };
+    store
+        .migrate()
+        .await
+        .context("failed to run database migrations")?;
+    Ok(store)
+}
+
+/// The session key from `SESSION_SECRET`, or a random one kept in the data folder.
+fn session_key(config: &Config) -> anyhow::Result<SessionKey> {
+    if let Some(secret) = &config.session_secret {
+        return Ok(SessionKey::new(secret.clone()));
+    }
+    let path = config.data_dir.join("session.key");
+    if let Ok(hex_key) = std::fs::read_to_string(&path) {
+        if let Ok(bytes) = hex::decode(hex_key.trim()) {
+            return Ok(SessionKey::new(Secret::new(bytes)));
+        }
+    }
+    std::fs::create_dir_all(&config.data_dir)?;
+    let bytes: [u8; 32] = rand::random();
+    std::fs::write(&path, hex::encode(bytes))
+        .with_context(|| format!("failed to write {}", path.display()))?;
+    Ok(SessionKey::new(Secret::new(bytes.to_vec())))
+}
+
+/// Leptos options from `Leptos.toml` when it is in the working folder, else from `LEPTOS_*`
+/// variables; either way `LEPTOS_*` variables win.
+pub fn leptos_options() -> anyhow::Result<LeptosOptions> {
+    let file = std::path::Path::new("Leptos.toml")
+        .exists()
+        .then_some("Leptos.toml");
+    Ok(leptos::config::get_configuration(file)
+        .context("failed to read the Leptos configuration")?
+        .leptos_options)
+}
+
+/// A built, not yet serving, application.
+pub struct Application {
+    pub listener: TcpListener,
+    pub engine: Arc<Engine>,
+    state: AppState,
+}
+
+impl Application {
+    pub async fn build(
+        config: Config,
+        clock: Clock,
+        options: LeptosOptions,
+    ) -> anyhow::Result<Self> {
+        let store = open_store(&config).await?;
+        if config.demo_data {
+            let created = crate::seed::seed_demo(store.as_ref(), chrono::Utc::now(), 4).await?;
+            if !created.is_empty() {
+                tracing::info!(
+                    showtimes = created.len(),
+                    "created demo halls and showtimes"
+                );
+            }
+        }
+        let engine = Arc::new(Engine::new(store, clock, config.hold_ttl));
+        crate::sweeper::spawn(engine.clone(), config.sweep_interval);
+        let listener = TcpListener::bind(options.site_addr)
+            .await
+            .with_context(|| format!("failed to listen on {}", options.site_addr))?;
+        let state = AppState {
+            leptos_options: options,
+            engine: engine.clone(),
+            session: session_key(&config)?,
+        };
+        Ok(Self {
+            listener,
+            engine,
+            state,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("bound listener")
+    }
+
+    pub async fn serve(self) -> anyhow::Result<()> {
+        let app = router(self.state);
+        axum::serve(self.listener, app)
+            .with_graceful_shutdown(shutdown_signal())
+            .await?;
+        Ok(())
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+}

@@ -1,0 +1,206 @@
+//! The store: one contract, two implementations (PostgreSQL for production, SQLite for the
+//! embedded default). Each implementation keeps the guarantees of DESIGN.md §2 with its own
+//! database's tools; the contract suite in `tests/contract.rs` runs against both.
+//!
+//! Every method that touches seats names the showtime (the shard key). Times are passed in as
+//! [`Now`]: `None` means "the database's clock", `Some(t)` an injected clock (tests).
+
+mod postgres;
+mod sqlite;
+
+pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
+
+use app::domain::{
+    BookingId, CustomerId, HoldId, PriceCategory, SeatChange, SeatCode, SeatStatus, ShowtimeId,
+    ShowtimeSummary,
+};
+use chrono::{DateTime, Utc};
+use std::time::Duration;
+
+/// The time a statement runs at: `None` = the database's own clock.
+pub type Now = Option<DateTime<Utc>>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    #[error(transparent)]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("stored data is inconsistent: {0}")]
+    Corrupt(String),
+}
+
+/// A showtime's fixed facts: its hall drawing, prices and title. Never changes once created, so
+/// the engine caches it.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub showtime_id: ShowtimeId,
+    pub movie_title: String,
+    pub hall_name: String,
+    pub starts_at: DateTime<Utc>,
+    pub categories: Vec<PriceCategory>,
+    pub seats: Vec<LayoutSeat>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LayoutSeat {
+    pub code: SeatCode,
+    pub row: String,
+    pub number: i32,
+    pub x: i32,
+    pub y: i32,
+    pub category: String,
+    pub accessible: bool,
+}
+
+/// A seat's current state as stored, with lazy expiry applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatState {
+    pub code: String,
+    pub status: SeatStatus,
+    pub version: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct HoldRequest<'a> {
+    pub showtime: ShowtimeId,
+    /// Sorted, distinct, 1–8 codes (a `SeatSelection`).
+    pub seats: &'a [SeatCode],
+    pub hold_id: HoldId,
+    pub customer: CustomerId,
+    pub ttl: Duration,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HoldOutcome {
+    Held {
+        expires_at: DateTime<Utc>,
+        changes: Vec<SeatChange>,
+    },
+    /// Nothing was changed. `unavailable` are seats someone else has; `unknown` are codes the
+    /// showtime does not have.
+    Rejected {
+        unavailable: Vec<String>,
+        unknown: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelOutcome {
+    Released(Vec<SeatChange>),
+    /// No such hold, or it no longer holds any seat (cancelled, expired and taken, booked).
+    NotFound,
+    NotOwner,
+}
+
+/// Seats released by one sweep of one showtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Released {
+    pub showtime: ShowtimeId,
+    pub changes: Vec<SeatChange>,
+}
+
+/// A hall to create (demo data, admin tools).
+#[derive(Debug, Clone)]
+pub struct NewHall {
+    pub name: String,
+    pub categories: Vec<PriceCategory>,
+    pub seats: Vec<LayoutSeat>,
+}
+
+#[async_trait::async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// `postgres` or `sqlite`, for health output and logs.
+    fn backend(&self) -> &'static str;
+    async fn migrate(&self) -> Result<(), StoreError>;
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    async fn list_showtimes(&self, now: Now) -> Result<Vec<ShowtimeSummary>, StoreError>;
+    async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError>;
+    async fn seat_states(
+        &self,
+        showtime: ShowtimeId,
+        now: Now,
+    ) -> Result<Vec<SeatState>, StoreError>;
+
+    /// All requested seats become HELD by one conditional write, or none does.
+    async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError>;
+    async fn cancel(&self, hold: HoldId, customer: CustomerId)
+        -> Result<CancelOutcome, StoreError>;
+    /// HELD → BOOKED, fenced by hold id, status and expiry in the same statement; every seat of
+    /// the hold moves or none does. `None` when the hold has lapsed.
+    async fn confirm(
+        &self,
+        hold: HoldId,
+        booking: BookingId,
+        now: Now,
+    ) -> Result<Option<Vec<SeatChange>>, StoreError>;
+    /// Releases expired holds. Idempotent; safe when several processes sweep at once.
+    async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError>;
+
+    /// Creates a hall unless one of that name exists; `None` when it existed.
+    async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError>;
+    async fn create_showtime(
+        &self,
+        hall_id: i64,
+        movie_title: &str,
+        starts_at: DateTime<Utc>,
+    ) -> Result<ShowtimeId, StoreError>;
+    async fn hall_count(&self) -> Result<i64, StoreError>;
+}
+
+/// Builds the [`SeatChange`] list from `(code, version)` rows a statement returned.
+fn changes(rows: Vec<(String, i64)>, status: SeatStatus) -> Result<Vec<SeatChange>, StoreError> {
+    rows.into_iter()
+        .map(|(code, version)| {
+            let code = SeatCode::parse(&code).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            Ok(SeatChange {
+                code,
+                status,
+                version,
+            })
+        })
+        .collect()
+}
+
+fn parse_status(s: &str) -> Result<SeatStatus, StoreError> {
+    SeatStatus::parse(s).ok_or_else(|| StoreError::Corrupt(format!("unknown seat status {s:?}")))
+}
+
+/// Splits the requested codes into those a rejected hold found taken and those that do not exist.
+fn rejection(requested: &[SeatCode], found: Vec<(String, bool)>) -> HoldOutcome {
+    let unavailable = found
+        .iter()
+        .filter(|(_, free)| !free)
+        .map(|(c, _)| c.clone())
+        .collect();
+    let unknown = requested
+        .iter()
+        .filter(|r| !found.iter().any(|(c, _)| c == r.as_str()))
+        .map(|r| r.to_string())
+        .collect();
+    HoldOutcome::Rejected {
+        unavailable,
+        unknown,
+    }
+}
+
+/// A hall seat row as both stores select it.
+pub(crate) type SeatRow = (String, String, i32, i32, i32, String, bool);
+
+pub(crate) fn layout_seats(rows: Vec<SeatRow>) -> Result<Vec<LayoutSeat>, StoreError> {
+    rows.into_iter()
+        .map(|(code, row, number, x, y, category, accessible)| {
+            Ok(LayoutSeat {
+                code: SeatCode::parse(&code).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                row,
+                number,
+                x,
+                y,
+                category,
+                accessible,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,439 @@
+//! The PostgreSQL store. Each seat operation is a single statement: it locks the rows it needs
+//! in seat-code order (`for update`, so overlapping holds queue instead of deadlocking, seed
+//! §6.1), decides in the database, and writes. One statement = one round trip and a row lock
+//! held for as long as the statement runs, never while a person or a gateway is waited on.
+
+use super::*;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::Row;
+
+/// Holds all of `$2` for hold `$3` or nothing. The `update`'s WHERE clause is the availability
+/// check with lazy expiry; `verdict` makes it all-or-nothing inside the same statement. Each
+/// parameter appears once (in `args`), which lets the benchmark run this exact text in pgbench.
+pub const HOLD_SQL: &str = r#"
+with args as (
+    select $1::bigint as showtime_id, $2::text[] as seats, $3::uuid as hold_id,
+           $4::uuid as customer_id, coalesce($5::timestamptz, now()) as now,
+           $6::bigint * interval '1 millisecond' as ttl
+),
+req as (
+    select s.seat_code,
+           (s.status = 'AVAILABLE' or (s.status = 'HELD' and s.hold_expires_at < a.now)) as free
+      from show_seat s, args a
+     where s.showtime_id = a.showtime_id and s.seat_code = any(a.seats)
+     order by s.seat_code
+       for update of s
+),
+verdict as (
+    select (select count(*) from req where free) = (select cardinality(seats) from args) as all_free
+),
+held as (
+    update show_seat s
+       set status = 'HELD', hold_id = a.hold_id, customer_id = a.customer_id,
+           hold_expires_at = a.now + a.ttl, booking_id = null, version = s.version + 1
+      from args a
+     where s.showtime_id = a.showtime_id and s.seat_code = any(a.seats)
+       and (s.status = 'AVAILABLE' or (s.status = 'HELD' and s.hold_expires_at < a.now))
+       and (select all_free from verdict)
+    returning s.seat_code, s.version, s.hold_expires_at
+),
+recorded as (
+    insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at)
+    select a.showtime_id, a.hold_id, a.customer_id, a.seats, cardinality(a.seats), a.now + a.ttl
+      from args a
+     where (select all_free from verdict)
+)
+select r.seat_code, r.free, h.version, h.hold_expires_at
+  from req r left join held h on h.seat_code = r.seat_code
+"#;
+
+/// Releases the hold's seats if `$3` owns it. Locks in seat-code order like a hold.
+const CANCEL_SQL: &str = r#"
+with args as (select $1::bigint as showtime_id, $2::uuid as hold_id, $3::uuid as customer_id),
+mine as (
+    select s.seat_code
+      from show_seat s, args a
+     where s.showtime_id = a.showtime_id and s.hold_id = a.hold_id
+       and s.customer_id = a.customer_id and s.status = 'HELD'
+     order by s.seat_code
+       for update of s
+)
+update show_seat s
+   set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
+       version = s.version + 1
+  from args a, mine m
+ where s.showtime_id = a.showtime_id and s.seat_code = m.seat_code
+   and s.hold_id = a.hold_id and s.status = 'HELD'
+returning s.seat_code, s.version
+"#;
+
+/// HELD → BOOKED, fenced by hold id, status and expiry in the update's own WHERE; `verdict`
+/// demands that every seat the hold took still qualifies.
+const CONFIRM_SQL: &str = r#"
+with args as (
+    select $1::bigint as showtime_id, $2::uuid as hold_id, $3::uuid as booking_id,
+           coalesce($4::timestamptz, now()) as now
+),
+h as (
+    select sh.seats, sh.seat_count
+      from seat_hold sh, args a
+     where sh.showtime_id = a.showtime_id and sh.hold_id = a.hold_id
+),
+target as (
+    select (s.hold_id = a.hold_id and s.status = 'HELD' and s.hold_expires_at >= a.now) as still_mine
+      from show_seat s, args a, h
+     where s.showtime_id = a.showtime_id and s.seat_code = any(h.seats)
+     order by s.seat_code
+       for update of s
+),
+verdict as (
+    select (select count(*) from target where still_mine) = (select seat_count from h) as all_mine
+)
+update show_seat s
+   set status = 'BOOKED', booking_id = a.booking_id, hold_expires_at = null,
+       version = s.version + 1
+  from args a
+ where s.showtime_id = a.showtime_id and s.hold_id = a.hold_id
+   and s.status = 'HELD' and s.hold_expires_at >= a.now
+   and (select all_mine from verdict)
+returning s.seat_code, s.version
+"#;
+
+/// Releases one showtime's expired holds. `skip locked`: a row another transaction is working
+/// on is left to it (a hold overwrites an expired seat anyway), so sweepers never wait on, or
+/// deadlock with, holds or each other.
+const SWEEP_SQL: &str = r#"
+with args as (select $1::bigint as showtime_id, coalesce($2::timestamptz, now()) as now),
+expired as (
+    select s.seat_code
+      from show_seat s, args a
+     where s.showtime_id = a.showtime_id and s.status = 'HELD' and s.hold_expires_at < a.now
+     order by s.seat_code
+       for update of s skip locked
+)
+update show_seat s
+   set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
+       version = s.version + 1
+  from args a, expired e
+ where s.showtime_id = a.showtime_id and s.seat_code = e.seat_code
+   and s.status = 'HELD' and s.hold_expires_at < a.now
+returning s.seat_code, s.version
+"#;
+
+pub struct PgStore {
+    pool: PgPool,
+}
+
+impl PgStore {
+    pub async fn connect(url: &str, max_connections: u32) -> Result<Self, StoreError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(max_connections)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect(url)
+            .await?;
+        Ok(Self { pool })
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for PgStore {
+    fn backend(&self) -> &'static str {
+        "postgres"
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        sqlx::migrate!("../migrations/postgres")
+            .run(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("select 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn list_showtimes(&self, now: Now) -> Result<Vec<ShowtimeSummary>, StoreError> {
+        let rows = sqlx::query(
+            r#"
+            select st.id, st.movie_title, st.hall_id, h.name as hall_name, st.starts_at,
+                   count(ss.seat_code) as seats_total,
+                   count(ss.seat_code) filter (
+                       where ss.status = 'AVAILABLE'
+                          or (ss.status = 'HELD' and ss.hold_expires_at < coalesce($1, now()))
+                   ) as seats_available
+              from showtime st
+              join hall h on h.id = st.hall_id
+              left join show_seat ss on ss.showtime_id = st.id
+             group by st.id, h.name
+             order by st.starts_at, st.id
+            "#,
+        )
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(ShowtimeSummary {
+                    id: ShowtimeId(r.try_get("id")?),
+                    movie_title: r.try_get("movie_title")?,
+                    hall_id: r.try_get("hall_id")?,
+                    hall_name: r.try_get("hall_name")?,
+                    starts_at: r.try_get("starts_at")?,
+                    seats_total: r.try_get("seats_total")?,
+                    seats_available: r.try_get("seats_available")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
+        let Some(head) = sqlx::query(
+            "select st.hall_id, st.movie_title, h.name, st.starts_at
+               from showtime st join hall h on h.id = st.hall_id where st.id = $1",
+        )
+        .bind(showtime.0)
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let hall_id: i64 = head.try_get("hall_id")?;
+        let categories = sqlx::query_as::<_, (String, String, i64)>(
+            "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code",
+        )
+        .bind(hall_id)
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .map(|(code, name, price)| PriceCategory { code, name, price })
+        .collect();
+        let seats = sqlx::query_as::<_, (String, String, i32, i32, i32, String, bool)>(
+            "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible
+               from hall_seat where hall_id = $1 order by grid_y, grid_x",
+        )
+        .bind(hall_id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(Some(Layout {
+            showtime_id: showtime,
+            movie_title: head.try_get(1)?,
+            hall_name: head.try_get(2)?,
+            starts_at: head.try_get(3)?,
+            categories,
+            seats: layout_seats(seats)?,
+        }))
+    }
+
+    async fn seat_states(
+        &self,
+        showtime: ShowtimeId,
+        now: Now,
+    ) -> Result<Vec<SeatState>, StoreError> {
+        let rows = sqlx::query_as::<_, (String, String, i64)>(
+            "select seat_code,
+                    case when status = 'HELD' and hold_expires_at < coalesce($2, now())
+                         then 'AVAILABLE' else status end,
+                    version
+               from show_seat where showtime_id = $1",
+        )
+        .bind(showtime.0)
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(code, status, version)| {
+                Ok(SeatState {
+                    code,
+                    status: parse_status(&status)?,
+                    version,
+                })
+            })
+            .collect()
+    }
+
+    async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
+        let codes: Vec<String> = req.seats.iter().map(|c| c.to_string()).collect();
+        let rows =
+            sqlx::query_as::<_, (String, bool, Option<i64>, Option<DateTime<Utc>>)>(HOLD_SQL)
+                .bind(req.showtime.0)
+                .bind(&codes)
+                .bind(req.hold_id.as_uuid())
+                .bind(req.customer.0)
+                .bind(now)
+                .bind(i64::try_from(req.ttl.as_millis()).unwrap_or(i64::MAX))
+                .fetch_all(&self.pool)
+                .await?;
+        let held: Vec<_> = rows
+            .iter()
+            .filter_map(|(c, _, v, at)| Some((c.clone(), (*v)?, (*at)?)))
+            .collect();
+        if held.len() == codes.len() {
+            let expires_at = held[0].2;
+            let held = held.into_iter().map(|(c, v, _)| (c, v)).collect();
+            return Ok(HoldOutcome::Held {
+                expires_at,
+                changes: changes(held, SeatStatus::Held)?,
+            });
+        }
+        if !held.is_empty() {
+            // The statement is all-or-nothing; a partial result means the SQL is wrong.
+            return Err(StoreError::Corrupt(format!(
+                "hold moved {} of {} seats",
+                held.len(),
+                codes.len()
+            )));
+        }
+        Ok(rejection(
+            req.seats,
+            rows.into_iter().map(|(c, free, _, _)| (c, free)).collect(),
+        ))
+    }
+
+    async fn cancel(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<CancelOutcome, StoreError> {
+        let showtime = hold.showtime_id();
+        let released = sqlx::query_as::<_, (String, i64)>(CANCEL_SQL)
+            .bind(showtime.0)
+            .bind(hold.as_uuid())
+            .bind(customer.0)
+            .fetch_all(&self.pool)
+            .await?;
+        if !released.is_empty() {
+            return Ok(CancelOutcome::Released(changes(
+                released,
+                SeatStatus::Available,
+            )?));
+        }
+        // Nothing released: only now find out why, to answer 403 or 404 (changes nothing).
+        let owner: Option<uuid::Uuid> = sqlx::query_scalar(
+            "select customer_id from seat_hold where showtime_id = $1 and hold_id = $2",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(match owner {
+            Some(owner) if owner != customer.0 => CancelOutcome::NotOwner,
+            _ => CancelOutcome::NotFound,
+        })
+    }
+
+    async fn confirm(
+        &self,
+        hold: HoldId,
+        booking: BookingId,
+        now: Now,
+    ) -> Result<Option<Vec<SeatChange>>, StoreError> {
+        let booked = sqlx::query_as::<_, (String, i64)>(CONFIRM_SQL)
+            .bind(hold.showtime_id().0)
+            .bind(hold.as_uuid())
+            .bind(booking.0)
+            .bind(now)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok((!booked.is_empty())
+            .then(|| changes(booked, SeatStatus::Booked))
+            .transpose()?)
+    }
+
+    async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
+        let showtimes: Vec<i64> = sqlx::query_scalar(
+            "select distinct showtime_id from show_seat
+              where status = 'HELD' and hold_expires_at < coalesce($1, now())",
+        )
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Vec::new();
+        for showtime in showtimes {
+            let rows = sqlx::query_as::<_, (String, i64)>(SWEEP_SQL)
+                .bind(showtime)
+                .bind(now)
+                .fetch_all(&self.pool)
+                .await?;
+            if !rows.is_empty() {
+                out.push(Released {
+                    showtime: ShowtimeId(showtime),
+                    changes: changes(rows, SeatStatus::Available)?,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let id: Option<i64> = sqlx::query_scalar(
+            "insert into hall (name) values ($1) on conflict (name) do nothing returning id",
+        )
+        .bind(&hall.name)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(id) = id else { return Ok(None) };
+        for c in &hall.categories {
+            sqlx::query("insert into price_category (hall_id, code, name, price_krw) values ($1, $2, $3, $4)")
+                .bind(id)
+                .bind(&c.code)
+                .bind(&c.name)
+                .bind(c.price)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let col = |f: fn(&LayoutSeat) -> String| hall.seats.iter().map(f).collect::<Vec<_>>();
+        let num = |f: fn(&LayoutSeat) -> i32| hall.seats.iter().map(f).collect::<Vec<_>>();
+        sqlx::query(
+            "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category, accessible)
+             select $1, * from unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::bool[])",
+        )
+        .bind(id)
+        .bind(col(|s| s.code.to_string()))
+        .bind(col(|s| s.row.clone()))
+        .bind(num(|s| s.number))
+        .bind(num(|s| s.x))
+        .bind(num(|s| s.y))
+        .bind(col(|s| s.category.clone()))
+        .bind(hall.seats.iter().map(|s| s.accessible).collect::<Vec<_>>())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Some(id))
+    }
+
+    async fn create_showtime(
+        &self,
+        hall_id: i64,
+        movie_title: &str,
+        starts_at: DateTime<Utc>,
+    ) -> Result<ShowtimeId, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let id: i64 = sqlx::query_scalar(
+            "insert into showtime (hall_id, movie_title, starts_at) values ($1, $2, $3) returning id",
+        )
+        .bind(hall_id)
+        .bind(movie_title)
+        .bind(starts_at)
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query("insert into show_seat (showtime_id, seat_code) select $1, seat_code from hall_seat where hall_id = $2")
+            .bind(id)
+            .bind(hall_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(ShowtimeId(id))
+    }
+
+    async fn hall_count(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar("select count(*) from hall")
+            .fetch_one(&self.pool)
+            .await?)
+    }
+}

@@ -1,0 +1,404 @@
+//! The embedded SQLite store. SQLite has one writer at a time, so each seat operation is a short
+//! `BEGIN IMMEDIATE` transaction on the single write connection: the conditional UPDATE (with
+//! lazy expiry in its WHERE) runs, its row count is compared with the request, and anything short
+//! of all rolls back. Reads use a separate pool and never wait for the writer (WAL mode).
+//! With no database server, "the database's clock" is this process's clock.
+
+use super::*;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use std::str::FromStr;
+
+pub struct SqliteStore {
+    write: SqlitePool,
+    read: SqlitePool,
+}
+
+fn millis(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+fn from_millis(ms: i64) -> Result<DateTime<Utc>, StoreError> {
+    DateTime::from_timestamp_millis(ms)
+        .ok_or_else(|| StoreError::Corrupt(format!("bad timestamp {ms}")))
+}
+
+fn now_ms(now: Now) -> i64 {
+    millis(now.unwrap_or_else(Utc::now))
+}
+
+fn json_codes(seats: &[SeatCode]) -> String {
+    serde_json::to_string(&seats.iter().map(SeatCode::as_str).collect::<Vec<_>>())
+        .expect("strings serialise")
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the database at `url` (`sqlite://path`).
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        let write = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
+        let read = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await?;
+        Ok(Self { write, read })
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for SqliteStore {
+    fn backend(&self) -> &'static str {
+        "sqlite"
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        sqlx::migrate!("../migrations/sqlite")
+            .run(&self.write)
+            .await?;
+        Ok(())
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("select 1").execute(&self.read).await?;
+        Ok(())
+    }
+
+    async fn list_showtimes(&self, now: Now) -> Result<Vec<ShowtimeSummary>, StoreError> {
+        let rows = sqlx::query_as::<_, (i64, String, i64, String, i64, i64, i64)>(
+            r#"
+            select st.id, st.movie_title, st.hall_id, h.name, st.starts_at,
+                   count(ss.seat_code),
+                   coalesce(sum(ss.status = 'AVAILABLE' or (ss.status = 'HELD' and ss.hold_expires_at < ?1)), 0)
+              from showtime st
+              join hall h on h.id = st.hall_id
+              left join show_seat ss on ss.showtime_id = st.id
+             group by st.id
+             order by st.starts_at, st.id
+            "#,
+        )
+        .bind(now_ms(now))
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter()
+            .map(
+                |(id, movie_title, hall_id, hall_name, starts, total, available)| {
+                    Ok(ShowtimeSummary {
+                        id: ShowtimeId(id),
+                        movie_title,
+                        hall_id,
+                        hall_name,
+                        starts_at: from_millis(starts)?,
+                        seats_total: total,
+                        seats_available: available,
+                    })
+                },
+            )
+            .collect()
+    }
+
+    async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
+        let Some((hall_id, movie_title, hall_name, starts)) =
+            sqlx::query_as::<_, (i64, String, String, i64)>(
+                "select st.hall_id, st.movie_title, h.name, st.starts_at
+               from showtime st join hall h on h.id = st.hall_id where st.id = ?1",
+            )
+            .bind(showtime.0)
+            .fetch_optional(&self.read)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let categories = sqlx::query_as::<_, (String, String, i64)>(
+            "select code, name, price_krw from price_category where hall_id = ?1 order by price_krw, code",
+        )
+        .bind(hall_id)
+        .fetch_all(&self.read)
+        .await?
+        .into_iter()
+        .map(|(code, name, price)| PriceCategory { code, name, price })
+        .collect();
+        let seats = sqlx::query_as::<_, (String, String, i32, i32, i32, String, bool)>(
+            "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible
+               from hall_seat where hall_id = ?1 order by grid_y, grid_x",
+        )
+        .bind(hall_id)
+        .fetch_all(&self.read)
+        .await?;
+        Ok(Some(Layout {
+            showtime_id: showtime,
+            movie_title,
+            hall_name,
+            starts_at: from_millis(starts)?,
+            categories,
+            seats: layout_seats(seats)?,
+        }))
+    }
+
+    async fn seat_states(
+        &self,
+        showtime: ShowtimeId,
+        now: Now,
+    ) -> Result<Vec<SeatState>, StoreError> {
+        let rows = sqlx::query_as::<_, (String, String, i64)>(
+            "select seat_code,
+                    case when status = 'HELD' and hold_expires_at < ?2 then 'AVAILABLE' else status end,
+                    version
+               from show_seat where showtime_id = ?1",
+        )
+        .bind(showtime.0)
+        .bind(now_ms(now))
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter()
+            .map(|(code, status, version)| {
+                Ok(SeatState {
+                    code,
+                    status: parse_status(&status)?,
+                    version,
+                })
+            })
+            .collect()
+    }
+
+    async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
+        let now = now_ms(now);
+        let expires = now.saturating_add(i64::try_from(req.ttl.as_millis()).unwrap_or(i64::MAX));
+        let codes = json_codes(req.seats);
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let held = sqlx::query_as::<_, (String, i64)>(
+            "update show_seat
+                set status = 'HELD', hold_id = ?1, customer_id = ?2, hold_expires_at = ?3,
+                    booking_id = null, version = version + 1
+              where showtime_id = ?4 and seat_code in (select value from json_each(?5))
+                and (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < ?6))
+             returning seat_code, version",
+        )
+        .bind(req.hold_id.as_uuid())
+        .bind(req.customer.0)
+        .bind(expires)
+        .bind(req.showtime.0)
+        .bind(&codes)
+        .bind(now)
+        .fetch_all(&mut *tx)
+        .await?;
+        if held.len() != req.seats.len() {
+            tx.rollback().await?;
+            let found = sqlx::query_as::<_, (String, bool)>(
+                "select seat_code, (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < ?3))
+                   from show_seat where showtime_id = ?1 and seat_code in (select value from json_each(?2))",
+            )
+            .bind(req.showtime.0)
+            .bind(&codes)
+            .bind(now)
+            .fetch_all(&self.read)
+            .await?;
+            let mut outcome = rejection(req.seats, found);
+            if let HoldOutcome::Rejected {
+                unavailable,
+                unknown,
+            } = &mut outcome
+            {
+                // The report is read after the rollback; if the blocker left meanwhile, still
+                // say which seats were requested so the client can retry knowingly.
+                if unavailable.is_empty() && unknown.is_empty() {
+                    *unavailable = req.seats.iter().map(|c| c.to_string()).collect();
+                }
+            }
+            return Ok(outcome);
+        }
+        sqlx::query(
+            "insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at)
+             values (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .bind(req.showtime.0)
+        .bind(req.hold_id.as_uuid())
+        .bind(req.customer.0)
+        .bind(&codes)
+        .bind(req.seats.len() as i64)
+        .bind(expires)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(HoldOutcome::Held {
+            expires_at: from_millis(expires)?,
+            changes: changes(held, SeatStatus::Held)?,
+        })
+    }
+
+    async fn cancel(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<CancelOutcome, StoreError> {
+        let showtime = hold.showtime_id();
+        let released = sqlx::query_as::<_, (String, i64)>(
+            "update show_seat
+                set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
+                    version = version + 1
+              where showtime_id = ?1 and hold_id = ?2 and customer_id = ?3 and status = 'HELD'
+             returning seat_code, version",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .bind(customer.0)
+        .fetch_all(&self.write)
+        .await?;
+        if !released.is_empty() {
+            return Ok(CancelOutcome::Released(changes(
+                released,
+                SeatStatus::Available,
+            )?));
+        }
+        let owner: Option<uuid::Uuid> = sqlx::query_scalar(
+            "select customer_id from seat_hold where showtime_id = ?1 and hold_id = ?2",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .fetch_optional(&self.read)
+        .await?;
+        Ok(match owner {
+            Some(owner) if owner != customer.0 => CancelOutcome::NotOwner,
+            _ => CancelOutcome::NotFound,
+        })
+    }
+
+    async fn confirm(
+        &self,
+        hold: HoldId,
+        booking: BookingId,
+        now: Now,
+    ) -> Result<Option<Vec<SeatChange>>, StoreError> {
+        let showtime = hold.showtime_id();
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let expected: Option<i64> = sqlx::query_scalar(
+            "select seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(expected) = expected else {
+            return Ok(None);
+        };
+        let booked = sqlx::query_as::<_, (String, i64)>(
+            "update show_seat
+                set status = 'BOOKED', booking_id = ?3, hold_expires_at = null, version = version + 1
+              where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?4
+             returning seat_code, version",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .bind(booking.0)
+        .bind(now_ms(now))
+        .fetch_all(&mut *tx)
+        .await?;
+        if booked.len() as i64 != expected {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        tx.commit().await?;
+        Ok(Some(changes(booked, SeatStatus::Booked)?))
+    }
+
+    async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
+        let rows = sqlx::query_as::<_, (i64, String, i64)>(
+            "update show_seat
+                set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
+                    version = version + 1
+              where status = 'HELD' and hold_expires_at < ?1
+             returning showtime_id, seat_code, version",
+        )
+        .bind(now_ms(now))
+        .fetch_all(&self.write)
+        .await?;
+        let mut out: Vec<Released> = Vec::new();
+        for (showtime, code, version) in rows {
+            let change = changes(vec![(code, version)], SeatStatus::Available)?;
+            match out.iter_mut().find(|r| r.showtime.0 == showtime) {
+                Some(r) => r.changes.extend(change),
+                None => out.push(Released {
+                    showtime: ShowtimeId(showtime),
+                    changes: change,
+                }),
+            }
+        }
+        Ok(out)
+    }
+
+    async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let id: Option<i64> = sqlx::query_scalar(
+            "insert into hall (name) values (?1) on conflict (name) do nothing returning id",
+        )
+        .bind(&hall.name)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(id) = id else { return Ok(None) };
+        for c in &hall.categories {
+            sqlx::query("insert into price_category (hall_id, code, name, price_krw) values (?1, ?2, ?3, ?4)")
+                .bind(id)
+                .bind(&c.code)
+                .bind(&c.name)
+                .bind(c.price)
+                .execute(&mut *tx)
+                .await?;
+        }
+        for s in &hall.seats {
+            sqlx::query(
+                "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category, accessible)
+                 values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )
+            .bind(id)
+            .bind(s.code.as_str())
+            .bind(&s.row)
+            .bind(s.number)
+            .bind(s.x)
+            .bind(s.y)
+            .bind(&s.category)
+            .bind(s.accessible)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(Some(id))
+    }
+
+    async fn create_showtime(
+        &self,
+        hall_id: i64,
+        movie_title: &str,
+        starts_at: DateTime<Utc>,
+    ) -> Result<ShowtimeId, StoreError> {
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let id: i64 = sqlx::query_scalar(
+            "insert into showtime (hall_id, movie_title, starts_at) values (?1, ?2, ?3) returning id",
+        )
+        .bind(hall_id)
+        .bind(movie_title)
+        .bind(millis(starts_at))
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query("insert into show_seat (showtime_id, seat_code) select ?1, seat_code from hall_seat where hall_id = ?2")
+            .bind(id)
+            .bind(hall_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(ShowtimeId(id))
+    }
+
+    async fn hall_count(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar("select count(*) from hall")
+            .fetch_one(&self.read)
+            .await?)
+    }
+}

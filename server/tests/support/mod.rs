@@ -1,0 +1,244 @@
+//! Test support: a fresh database per test on either backend, an engine over it with a clock
+//! the test can move, and raw reads of `show_seat` to check what is really stored.
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use app::domain::{SeatCode, SeatSelection, ShowtimeId};
+use chrono::{TimeZone, Utc};
+use server::clock::Clock;
+use server::engine::Engine;
+use server::seed::demo_halls;
+use server::store::{PgStore, SqliteStore, Store};
+use sqlx::{PgPool, SqlitePool};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use uuid::Uuid;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+/// PostgreSQL server for tests: `TEST_DATABASE_URL`, else the machine's local server. The test
+/// command (scripts/test.sh) starts a throwaway one when none runs. Never skipped: if it cannot
+/// be reached the PostgreSQL tests fail.
+pub fn pg_admin_url() -> String {
+    std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// A fresh, migrated database of one backend; its URL works for a second connection too.
+pub struct TestDb {
+    pub backend: Backend,
+    pub url: String,
+    pub store: Arc<dyn Store>,
+    pg: Option<PgPool>,
+    sqlite: Option<SqlitePool>,
+}
+
+impl TestDb {
+    pub async fn new(backend: Backend) -> Self {
+        let name = format!("seats_test_{}", Uuid::new_v4().simple());
+        match backend {
+            Backend::Postgres => {
+                let admin = PgPool::connect(&pg_admin_url())
+                    .await
+                    .expect("PostgreSQL for tests is reachable");
+                sqlx::query(&format!("create database {name}"))
+                    .execute(&admin)
+                    .await
+                    .expect("create test database");
+                admin.close().await;
+                let url = with_database(&pg_admin_url(), &name);
+                let store = PgStore::connect(&url, 64)
+                    .await
+                    .expect("connect to test database");
+                store.migrate().await.expect("migrate");
+                let pool = PgPool::connect(&url).await.expect("inspection pool");
+                Self {
+                    backend,
+                    url,
+                    store: Arc::new(store),
+                    pg: Some(pool),
+                    sqlite: None,
+                }
+            }
+            Backend::Sqlite => {
+                let dir = std::env::temp_dir().join("seats-tests");
+                std::fs::create_dir_all(&dir).expect("temp dir");
+                let url = format!("sqlite://{}", dir.join(format!("{name}.db")).display());
+                let store = SqliteStore::connect(&url).await.expect("open sqlite");
+                store.migrate().await.expect("migrate");
+                let pool = SqlitePool::connect(&url).await.expect("inspection pool");
+                Self {
+                    backend,
+                    url,
+                    store: Arc::new(store),
+                    pg: None,
+                    sqlite: Some(pool),
+                }
+            }
+        }
+    }
+
+    /// The demo 300-seat hall (rows A–O, seats 1–20) with one showtime.
+    pub async fn showtime(&self) -> ShowtimeId {
+        let hall = self
+            .store
+            .create_hall(&demo_halls()[1])
+            .await
+            .unwrap()
+            .expect("new hall");
+        self.store
+            .create_showtime(hall, "Test Film", Utc::now())
+            .await
+            .unwrap()
+    }
+
+    /// Raw stored `(status, hold_id)` of every seat, without lazy expiry applied.
+    pub async fn stored(&self, showtime: ShowtimeId) -> BTreeMap<String, (String, Option<Uuid>)> {
+        let rows: Vec<(String, String, Option<Uuid>)> = match self.backend {
+            Backend::Postgres => sqlx::query_as(
+                "select seat_code, status, hold_id from show_seat where showtime_id = $1",
+            )
+            .bind(showtime.0)
+            .fetch_all(self.pg.as_ref().unwrap())
+            .await
+            .unwrap(),
+            Backend::Sqlite => sqlx::query_as(
+                "select seat_code, status, hold_id from show_seat where showtime_id = ?1",
+            )
+            .bind(showtime.0)
+            .fetch_all(self.sqlite.as_ref().unwrap())
+            .await
+            .unwrap(),
+        };
+        rows.into_iter().map(|(c, s, h)| (c, (s, h))).collect()
+    }
+
+    /// A deliberately wrong hold (read, then write without re-checking), for the control tests:
+    /// it proves the concurrency tests would catch an oversell. Returns whether it "succeeded".
+    pub async fn read_then_write_hold(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[&str],
+        hold: Uuid,
+        customer: Uuid,
+    ) -> bool {
+        let seats: Vec<String> = seats.iter().map(|s| s.to_string()).collect();
+        let free: i64 = match self.backend {
+            Backend::Postgres => sqlx::query_scalar(
+                "select count(*) from show_seat where showtime_id = $1 and seat_code = any($2) and status = 'AVAILABLE'",
+            )
+            .bind(showtime.0)
+            .bind(&seats)
+            .fetch_one(self.pg.as_ref().unwrap())
+            .await
+            .unwrap(),
+            Backend::Sqlite => sqlx::query_scalar(
+                "select count(*) from show_seat where showtime_id = ?1 and seat_code in (select value from json_each(?2)) and status = 'AVAILABLE'",
+            )
+            .bind(showtime.0)
+            .bind(serde_json::to_string(&seats).unwrap())
+            .fetch_one(self.sqlite.as_ref().unwrap())
+            .await
+            .unwrap(),
+        };
+        if free as usize != seats.len() {
+            return false;
+        }
+        // The window between the read and the write that a real request would also have.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let far = Utc::now() + chrono::Duration::hours(1);
+        match self.backend {
+            Backend::Postgres => sqlx::query(
+                "update show_seat set status = 'HELD', hold_id = $3, customer_id = $4, hold_expires_at = $5
+                  where showtime_id = $1 and seat_code = any($2)",
+            )
+            .bind(showtime.0)
+            .bind(&seats)
+            .bind(hold)
+            .bind(customer)
+            .bind(far)
+            .execute(self.pg.as_ref().unwrap())
+            .await
+            .unwrap(),
+            Backend::Sqlite => {
+                sqlx::query(
+                    "update show_seat set status = 'HELD', hold_id = ?3, customer_id = ?4, hold_expires_at = ?5
+                      where showtime_id = ?1 and seat_code in (select value from json_each(?2))",
+                )
+                .bind(showtime.0)
+                .bind(serde_json::to_string(&seats).unwrap())
+                .bind(hold)
+                .bind(customer)
+                .bind(far.timestamp_millis())
+                .execute(self.sqlite.as_ref().unwrap())
+                .await
+                .unwrap();
+                return true;
+            }
+        };
+        true
+    }
+
+    pub async fn drop_database(self) {
+        if let Some(pool) = self.pg {
+            pool.close().await;
+            let name = self.url.rsplit('/').next().unwrap().to_string();
+            drop(self.store);
+            if let Ok(admin) = PgPool::connect(&pg_admin_url()).await {
+                let _ = sqlx::query(&format!("drop database if exists {name} with (force)"))
+                    .execute(&admin)
+                    .await;
+            }
+        } else if let Some(path) = self.url.strip_prefix("sqlite://") {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{path}{suffix}"));
+            }
+        }
+    }
+}
+
+/// Replaces the database name at the end of a PostgreSQL URL.
+pub fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let base = base.rsplit_once('/').map_or(base, |(b, _)| b);
+    match query {
+        Some(q) => format!("{base}/{name}?{q}"),
+        None => format!("{base}/{name}"),
+    }
+}
+
+/// A fixed start for manual clocks.
+pub fn t0() -> chrono::DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0).unwrap()
+}
+
+pub fn engine(db: &TestDb, clock: Clock, ttl: Duration) -> Arc<Engine> {
+    Arc::new(Engine::new(db.store.clone(), clock, ttl))
+}
+
+pub fn sel(codes: &[&str]) -> SeatSelection {
+    SeatSelection::parse(codes).unwrap()
+}
+
+pub fn code(c: &str) -> SeatCode {
+    SeatCode::parse(c).unwrap()
+}
+
+/// Checks that no seat was granted to two successful holds. `wins` are `(hold id, seats)`.
+pub fn exclusive(wins: &[(Uuid, Vec<String>)]) -> Result<(), String> {
+    let mut owner: BTreeMap<&str, Uuid> = BTreeMap::new();
+    for (hold, seats) in wins {
+        for seat in seats {
+            if let Some(prev) = owner.insert(seat, *hold) {
+                return Err(format!("seat {seat} granted to holds {prev} and {hold}"));
+            }
+        }
+    }
+    Ok(())
+}
