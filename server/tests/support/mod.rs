@@ -242,3 +242,47 @@ pub fn exclusive(wins: &[(Uuid, Vec<String>)]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A server started on a random port over a test database, with the demo data.
+pub struct TestApp {
+    pub base: String,
+    pub engine: Arc<Engine>,
+}
+
+impl TestApp {
+    pub async fn spawn(db: &TestDb, hold_ttl_seconds: &str) -> Self {
+        let data_dir = std::env::temp_dir().join(format!("seats-app-{}", Uuid::new_v4().simple()));
+        let vars: std::collections::HashMap<&str, String> = [
+            ("DATABASE_URL", db.url.clone()),
+            ("DATA_DIR", data_dir.display().to_string()),
+            ("HOLD_TTL_SECONDS", hold_ttl_seconds.to_string()),
+            ("SWEEP_INTERVAL_SECONDS", "1".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        let config = server::config::Config::from_lookup(|k| vars.get(k).cloned()).unwrap();
+        let options = leptos::config::LeptosOptions::builder()
+            .output_name("seats")
+            .site_addr("127.0.0.1:0".parse::<std::net::SocketAddr>().unwrap())
+            .build();
+        let app = server::startup::Application::build(config, Clock::Database, options)
+            .await
+            .unwrap();
+        let base = format!("http://{}", app.local_addr());
+        let engine = app.engine.clone();
+        tokio::spawn(app.serve());
+        Self { base, engine }
+    }
+
+    /// A client with its own cookie jar: one customer.
+    pub fn customer(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .cookie_store(true)
+            .build()
+            .unwrap()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+}
