@@ -9,6 +9,11 @@ mod postgres;
 mod sqlite;
 
 pub use postgres::PgStore;
+
+/// The exact text of the PostgreSQL hold statement (the benchmark runs it in pgbench too).
+pub fn postgres_hold_sql() -> &'static str {
+    postgres::HOLD_SQL
+}
 pub use sqlite::SqliteStore;
 
 use app::domain::{

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what is missing and starts the product on its embedded default (SQLite file under
+# ./data, in-process everything) at http://127.0.0.1:3000. Set DATABASE_URL=postgres://… to run
+# on PostgreSQL instead; see .env.example for every setting.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+ensure_rust_tools
+ensure_node_packages # binaryen's wasm-opt, used by the release build
+log "building (release)"
+cargo leptos build --release
+export LEPTOS_SITE_ROOT="${LEPTOS_SITE_ROOT:-$ROOT/target/site}"
+export LEPTOS_SITE_ADDR="${LEPTOS_SITE_ADDR:-127.0.0.1:3000}"
+export LEPTOS_ENV="${LEPTOS_ENV:-PROD}"
+log "starting on http://$LEPTOS_SITE_ADDR"
+exec "$CARGO_TARGET_DIR/release/server" "$@"

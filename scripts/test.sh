@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: unit tests, the store contract suite on PostgreSQL and SQLite, the
+# HTTP tests, and the Playwright end-to-end tests in headless Chromium. Installs what is missing.
+# Uses TEST_DATABASE_URL (or DATABASE_URL) / REDIS_URL when given; otherwise starts throwaway
+# PostgreSQL and Redis servers for the run and stops them afterwards. Fails when any test fails.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+ensure_rust_tools
+ensure_node_packages
+ensure_chromium
+
+export TEST_DATABASE_URL="${TEST_DATABASE_URL:-${DATABASE_URL:-}}"
+[ -n "$TEST_DATABASE_URL" ] || TEST_DATABASE_URL="$(start_throwaway_postgres "-c max_connections=400")"
+export REDIS_URL="${REDIS_URL:-}"
+[ -n "$REDIS_URL" ] || REDIS_URL="$(start_throwaway_redis)"
+unset DATABASE_URL # the server under test picks its own database
+
+log "unit, contract and HTTP tests"
+# app and server only: frontend turns on app's hydrate feature, which never builds with ssr.
+cargo test -p app -p server
+
+log "building the app for the end-to-end tests"
+cargo leptos build
+E2E_DATA_DIR="$(mktemp -d /tmp/seats-e2e.XXXXXX)"
+export E2E_DATA_DIR LEPTOS_SITE_ROOT="$ROOT/target/site"
+CLEANUP+=("rm -rf $E2E_DATA_DIR")
+log "Playwright end-to-end tests (headless Chromium)"
+(cd end2end && npx playwright test)
