@@ -40,7 +40,7 @@ export default defineConfig({
     env: {
       LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
       LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT ?? `${root}/target/site`,
-      LEPTOS_ENV: "DEV",
+      LEPTOS_ENV: "PROD",
       DATABASE_URL: "",
       DATA_DIR: process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`,
       HOLD_TTL_SECONDS: "20",

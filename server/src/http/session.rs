@@ -46,7 +46,7 @@ impl SessionKey {
         Some(CustomerId(id))
     }
 
-    fn from_headers(&self, req: &Request) -> Option<CustomerId> {
+    fn customer_in(&self, req: &Request) -> Option<CustomerId> {
         req.headers()
             .get_all(COOKIE)
             .iter()
@@ -61,7 +61,7 @@ impl SessionKey {
 /// Puts the request's [`CustomerId`] into its extensions, issuing a new one (and its cookie)
 /// when the request has no valid session cookie.
 pub async fn middleware(State(key): State<SessionKey>, mut req: Request, next: Next) -> Response {
-    let existing = key.from_headers(&req);
+    let existing = key.customer_in(&req);
     let customer = existing.unwrap_or_else(|| CustomerId(Uuid::new_v4()));
     req.extensions_mut().insert(customer);
     let mut response = next.run(req).await;
