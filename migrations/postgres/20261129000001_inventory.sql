@@ -74,8 +74,11 @@ create index show_seat_expiry on show_seat (status, hold_expires_at);
 -- One row per successful hold, written in the same statement as the seats. It records how many
 -- seats the hold took (confirmation must move all of them) and who owns it (cancel answers 403
 -- rather than 404 to another customer).
+-- No foreign key to showtime here on purpose: checking it would take a share lock on the
+-- showtime's row with every hold, making that one row hot during a flash sale. The hold is
+-- written by the same statement that updated show_seat rows of that showtime, which proves it.
 create table seat_hold (
-    showtime_id bigint not null references showtime (id),
+    showtime_id bigint not null,
     hold_id     uuid not null,
     customer_id uuid not null,
     seats       text[] not null,

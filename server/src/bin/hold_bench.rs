@@ -28,7 +28,10 @@ struct Figures {
 }
 
 fn env<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -39,7 +42,9 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn replace_db(url: &str, name: &str) -> String {
-    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
     let base = base.rsplit_once('/').map_or(base, |(b, _)| b);
     query.map_or(format!("{base}/{name}"), |q| format!("{base}/{name}?{q}"))
 }
@@ -53,12 +58,22 @@ async fn reset(pool: &PgPool, showtime: i64) -> anyhow::Result<()> {
     .execute(pool)
     .await?;
     sqlx::query("truncate seat_hold").execute(pool).await?;
-    sqlx::query("vacuum analyze show_seat").execute(pool).await?;
-    sqlx::query("vacuum analyze seat_hold").execute(pool).await?;
+    sqlx::query("vacuum analyze show_seat")
+        .execute(pool)
+        .await?;
+    sqlx::query("vacuum analyze seat_hold")
+        .execute(pool)
+        .await?;
     Ok(())
 }
 
-async fn engine_run(url: &str, showtime: i64, clients: usize, secs: u64, ttl: Duration) -> anyhow::Result<Figures> {
+async fn engine_run(
+    url: &str,
+    showtime: i64,
+    clients: usize,
+    secs: u64,
+    ttl: Duration,
+) -> anyhow::Result<Figures> {
     let store: Arc<dyn Store> = Arc::new(PgStore::connect(url, clients as u32).await?);
     let engine = Arc::new(Engine::new(store, Clock::Database, ttl));
     let showtime = app::domain::ShowtimeId(showtime);
@@ -73,11 +88,18 @@ async fn engine_run(url: &str, showtime: i64, clients: usize, secs: u64, ttl: Du
             while Instant::now() < deadline {
                 let (row, n) = {
                     let mut rng = rand::rng();
-                    (char::from(b'A' + rng.random_range(0..15u8)), rng.random_range(1..=19))
+                    (
+                        char::from(b'A' + rng.random_range(0..15u8)),
+                        rng.random_range(1..=19),
+                    )
                 };
-                let seats = SeatSelection::parse(&[format!("{row}{n}"), format!("{row}{}", n + 1)]).expect("valid");
+                let seats = SeatSelection::parse(&[format!("{row}{n}"), format!("{row}{}", n + 1)])
+                    .expect("valid");
                 let t = Instant::now();
-                match engine.hold(showtime, &seats, CustomerId(uuid::Uuid::new_v4())).await {
+                match engine
+                    .hold(showtime, &seats, CustomerId(uuid::Uuid::new_v4()))
+                    .await
+                {
                     Ok(_) => ok += 1,
                     Err(InventoryError::SeatsUnavailable(_)) => {}
                     Err(e) => panic!("hold failed: {e:?}"),
@@ -122,14 +144,28 @@ fn pgbench_script(showtime: i64, ttl: Duration) -> String {
     format!("\\set r random(0, 14)\n\\set n random(1, 19)\n{one_line};\n")
 }
 
-fn pgbench_run(pgbench: &str, url: &str, script: &str, clients: usize, secs: u64) -> anyhow::Result<Figures> {
+fn pgbench_run(
+    pgbench: &str,
+    url: &str,
+    script: &str,
+    clients: usize,
+    secs: u64,
+) -> anyhow::Result<Figures> {
     let dir = std::env::temp_dir().join(format!("seats-pgbench-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&dir)?;
     let file = dir.join("hold.sql");
     std::fs::write(&file, script)?;
     let threads = clients.min(2);
     let out = Command::new(pgbench)
-        .args(["-n", "-M", "prepared", "-c", &clients.to_string(), "-j", &threads.to_string()])
+        .args([
+            "-n",
+            "-M",
+            "prepared",
+            "-c",
+            &clients.to_string(),
+            "-j",
+            &threads.to_string(),
+        ])
         .args(["-T", &secs.to_string(), "-l", "--log-prefix"])
         .arg(dir.join("log"))
         .arg("-f")
@@ -138,7 +174,11 @@ fn pgbench_run(pgbench: &str, url: &str, script: &str, clients: usize, secs: u64
         .output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
-        anyhow::bail!("pgbench failed: {}\n{}", stdout, String::from_utf8_lossy(&out.stderr));
+        anyhow::bail!(
+            "pgbench failed: {}\n{}",
+            stdout,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let tps: f64 = stdout
         .lines()
@@ -150,9 +190,16 @@ fn pgbench_run(pgbench: &str, url: &str, script: &str, clients: usize, secs: u64
     let mut latencies = Vec::new();
     for entry in std::fs::read_dir(&dir)? {
         let path = entry?.path();
-        if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("log")) {
+        if path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("log"))
+        {
             for line in std::fs::read_to_string(&path)?.lines() {
-                if let Some(us) = line.split_whitespace().nth(2).and_then(|v| v.parse::<f64>().ok()) {
+                if let Some(us) = line
+                    .split_whitespace()
+                    .nth(2)
+                    .and_then(|v| v.parse::<f64>().ok())
+                {
                     latencies.push(us / 1000.0);
                 }
             }
@@ -160,12 +207,18 @@ fn pgbench_run(pgbench: &str, url: &str, script: &str, clients: usize, secs: u64
     }
     let _ = std::fs::remove_dir_all(&dir);
     latencies.sort_by(f64::total_cmp);
-    Ok(Figures { per_sec: tps, ok_per_sec: None, p50_ms: percentile(&latencies, 0.5), p99_ms: percentile(&latencies, 0.99) })
+    Ok(Figures {
+        per_sec: tps,
+        ok_per_sec: None,
+        p50_ms: percentile(&latencies, 0.5),
+        p99_ms: percentile(&latencies, 0.99),
+    })
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let admin = std::env::var("BENCH_DATABASE_URL").map_err(|_| anyhow::anyhow!("set BENCH_DATABASE_URL"))?;
+    let admin = std::env::var("BENCH_DATABASE_URL")
+        .map_err(|_| anyhow::anyhow!("set BENCH_DATABASE_URL"))?;
     let pgbench = std::env::var("PGBENCH").unwrap_or_else(|_| "pgbench".into());
     let secs: u64 = env("BENCH_SECONDS", 10);
     let ttl = Duration::from_millis(env("BENCH_TTL_MS", 1000));
@@ -178,17 +231,38 @@ async fn main() -> anyhow::Result<()> {
     // A fresh database with one 300-seat showtime.
     let name = format!("seats_bench_{}", uuid::Uuid::new_v4().simple());
     let admin_pool = PgPool::connect(&admin).await?;
-    sqlx::query(&format!("create database {name}")).execute(&admin_pool).await?;
+    sqlx::query(&format!("create database {name}"))
+        .execute(&admin_pool)
+        .await?;
     let url = replace_db(&admin, &name);
     let store = PgStore::connect(&url, 4).await?;
     store.migrate().await?;
-    let hall = store.create_hall(&server::seed::demo_halls()[1]).await?.expect("new hall");
-    let showtime = store.create_showtime(hall, "Benchmark", chrono::Utc::now()).await?.0;
+    let hall = store
+        .create_hall(&server::seed::demo_halls()[1])
+        .await?
+        .expect("new hall");
+    let showtime = store
+        .create_showtime(hall, "Benchmark", chrono::Utc::now())
+        .await?
+        .0;
     let pool = store.pool().clone();
     let script = pgbench_script(showtime, ttl);
 
-    println!("hold benchmark: 300 seats, pairs of adjacent seats, hold TTL {} ms, {secs} s per run", ttl.as_millis());
-    println!("{:>5} | {:>13} {:>13} {:>9} {:>9} | {:>13} {:>9} {:>9}", "conc", "engine att/s", "engine held/s", "p50 ms", "p99 ms", "pgbench tps", "p50 ms", "p99 ms");
+    println!(
+        "hold benchmark: 300 seats, pairs of adjacent seats, hold TTL {} ms, {secs} s per run",
+        ttl.as_millis()
+    );
+    println!(
+        "{:>5} | {:>13} {:>13} {:>9} {:>9} | {:>13} {:>9} {:>9}",
+        "conc",
+        "engine att/s",
+        "engine held/s",
+        "p50 ms",
+        "p99 ms",
+        "pgbench tps",
+        "p50 ms",
+        "p99 ms"
+    );
     let mut ratio_at_64 = None;
     for &c in &levels {
         reset(&pool, showtime).await?;
@@ -211,7 +285,9 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     pool.close().await;
-    sqlx::query(&format!("drop database {name} with (force)")).execute(&admin_pool).await?;
+    sqlx::query(&format!("drop database {name} with (force)"))
+        .execute(&admin_pool)
+        .await?;
     match ratio_at_64 {
         Some(r) => println!("ratio={r:.2}"),
         None => println!("ratio=n/a (concurrency 64 was not run)"),
