@@ -1,26 +1,14 @@
 //! HTTP tests: the server on a random port over a fresh database (PostgreSQL and SQLite), real
 //! HTTP requests, every status code of the REST API.
 
+#[macro_use]
 mod support;
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use support::*;
 
-macro_rules! api_tests {
-    ($($name:ident),* $(,)?) => {
-        mod postgres {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Backend::Postgres).await }) *
-        }
-        mod sqlite {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Backend::Sqlite).await }) *
-        }
-    };
-}
-
-api_tests!(
+on_both_backends!(
     health_is_200_when_the_database_answers,
     showtimes_are_listed_in_camel_case,
     the_seat_map_has_every_seat_with_layout_and_status,

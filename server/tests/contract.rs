@@ -3,6 +3,7 @@
 //! that shows they catch a read-then-write implementation, lock order, lazy expiry with a moved
 //! clock, fenced confirmation, the sweeper, cancel.
 
+#[macro_use]
 mod support;
 
 use app::domain::{BookingId, CustomerId, HoldId, SeatStatus};
@@ -29,20 +30,7 @@ fn minutes(m: i64) -> chrono::Duration {
     chrono::Duration::minutes(m)
 }
 
-macro_rules! contract {
-    ($($name:ident),* $(,)?) => {
-        mod postgres {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn $name() { super::$name(super::Backend::Postgres).await }) *
-        }
-        mod sqlite {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn $name() { super::$name(super::Backend::Sqlite).await }) *
-        }
-    };
-}
-
-contract!(
+on_both_backends!(
     twenty_customers_on_the_same_two_seats_exactly_one_wins,
     control_read_then_write_is_caught_by_the_same_check,
     two_hundred_customers_with_overlapping_random_seats_never_share_one,

@@ -128,6 +128,9 @@ impl PgStore {
     pub async fn connect(url: &str, max_connections: u32) -> Result<Self, StoreError> {
         let pool = PgPoolOptions::new()
             .max_connections(max_connections)
+            // sqlx would otherwise ping every connection before each use: one more round trip
+            // per hold. A dead connection fails its statement instead, and the pool drops it.
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
             .connect(url)
             .await?;

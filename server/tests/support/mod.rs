@@ -2,6 +2,21 @@
 //! the test can move, and raw reads of `show_seat` to check what is really stored.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+/// Declares each named `async fn name(backend: Backend)` as two tests, `postgres::name` and
+/// `sqlite::name`: one contract, both backends.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod postgres {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $name() { super::$name(super::Backend::Postgres).await }) *
+        }
+        mod sqlite {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $name() { super::$name(super::Backend::Sqlite).await }) *
+        }
+    };
+}
+
 use app::domain::{SeatCode, SeatSelection, ShowtimeId};
 use chrono::{TimeZone, Utc};
 use server::clock::Clock;
