@@ -22,11 +22,24 @@ pub trait Inventory: Send + Sync + 'static {
     ) -> Result<Hold, InventoryError>;
     /// Releases a hold at once; only its customer may.
     async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError>;
+    /// The customer's live hold in this showtime, if any (the newest when there are several).
+    async fn current_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+    ) -> Result<Option<Hold>, InventoryError>;
 }
 
 /// The engine as Leptos context carries it.
 #[derive(Clone)]
 pub struct InventoryHandle(pub Arc<dyn Inventory>);
+
+/// The customer of the current request (the session middleware puts it in the request).
+pub fn current_customer() -> Result<CustomerId, InventoryError> {
+    leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<CustomerId>().copied())
+        .ok_or(InventoryError::Unavailable)
+}
 
 /// The engine from the Leptos context of the current request.
 pub fn inventory() -> Result<Arc<dyn Inventory>, InventoryError> {

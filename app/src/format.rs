@@ -1,14 +1,15 @@
-//! Formatting for display, shared by server rendering and the browser.
+//! Formatting for display, shared by server rendering and the browser, in both languages.
 
-use chrono::{DateTime, FixedOffset, Utc};
+use crate::i18n::Lang;
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, Utc, Weekday};
 
 /// Venue time: the demo cinemas are in Korea (UTC+9, no daylight saving).
 pub fn venue_time(at: DateTime<Utc>) -> DateTime<FixedOffset> {
     at.with_timezone(&FixedOffset::east_opt(9 * 3600).expect("valid offset"))
 }
 
-/// Whole won with thousands separators: `12,000원`.
-pub fn krw(amount: i64) -> String {
+/// Digits with thousands separators: `12,000`.
+pub fn thousands(amount: i64) -> String {
     let digits = amount.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
@@ -18,12 +19,101 @@ pub fn krw(amount: i64) -> String {
         out.push(ch);
     }
     let sign = if amount < 0 { "-" } else { "" };
-    format!("{sign}{out}원")
+    format!("{sign}{out}")
+}
+
+/// Whole won with thousands separators: `12,000원`.
+pub fn krw(amount: i64) -> String {
+    format!("{}원", thousands(amount))
+}
+
+/// A price as shown: `₩12,000` in English, `12,000원` in Korean.
+pub fn price(lang: Lang, amount: i64) -> String {
+    match lang {
+        Lang::En => format!("₩{}", thousands(amount)),
+        Lang::Ko => krw(amount),
+    }
+}
+
+fn weekday(lang: Lang, d: Weekday, long: bool) -> &'static str {
+    const EN: [&str; 7] = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    const KO: [&str; 7] = ["월", "화", "수", "목", "금", "토", "일"];
+    let i = d.num_days_from_monday() as usize;
+    match (lang, long) {
+        (Lang::En, true) => EN[i],
+        (Lang::En, false) => &EN[i][..3],
+        (Lang::Ko, _) => KO[i],
+    }
+}
+
+fn month_en(m: u32) -> &'static str {
+    [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ][(m - 1) as usize]
+}
+
+/// A day heading: `Tuesday 1 December` / `12월 1일 화요일`.
+pub fn day_heading(lang: Lang, d: NaiveDate) -> String {
+    match lang {
+        Lang::En => format!(
+            "{} {} {}",
+            weekday(lang, d.weekday(), true),
+            d.day(),
+            month_en(d.month())
+        ),
+        Lang::Ko => format!(
+            "{}월 {}일 {}요일",
+            d.month(),
+            d.day(),
+            weekday(lang, d.weekday(), true)
+        ),
+    }
+}
+
+/// A showtime's date and time: `Tue 1 Dec, 10:30` / `12월 1일 (화) 10:30`.
+pub fn showtime_when(lang: Lang, at: DateTime<Utc>) -> String {
+    let t = venue_time(at);
+    match lang {
+        Lang::En => format!(
+            "{} {} {}, {}",
+            weekday(lang, t.weekday(), false),
+            t.day(),
+            &month_en(t.month())[..3],
+            t.format("%H:%M")
+        ),
+        Lang::Ko => format!(
+            "{}월 {}일 ({}) {}",
+            t.month(),
+            t.day(),
+            weekday(lang, t.weekday(), false),
+            t.format("%H:%M")
+        ),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::TimeZone;
 
     #[test]
     fn won_amounts_get_thousands_separators() {
@@ -32,5 +122,17 @@ mod tests {
         assert_eq!(krw(12_000), "12,000원");
         assert_eq!(krw(1_234_567), "1,234,567원");
         assert_eq!(krw(-15_000), "-15,000원");
+        assert_eq!(price(Lang::En, 27_000), "₩27,000");
+        assert_eq!(price(Lang::Ko, 27_000), "27,000원");
+    }
+
+    #[test]
+    fn showtimes_are_shown_in_venue_time_in_each_language() {
+        let at = Utc.with_ymd_and_hms(2026, 12, 1, 1, 30, 0).unwrap(); // 10:30 in Seoul
+        assert_eq!(showtime_when(Lang::En, at), "Tue 1 Dec, 10:30");
+        assert_eq!(showtime_when(Lang::Ko, at), "12월 1일 (화) 10:30");
+        let day = venue_time(at).date_naive();
+        assert_eq!(day_heading(Lang::En, day), "Tuesday 1 December");
+        assert_eq!(day_heading(Lang::Ko, day), "12월 1일 화요일");
     }
 }

@@ -164,6 +164,9 @@ impl Inventory for Engine {
             HoldOutcome::Held { expires_at, .. } => Ok(Hold {
                 hold_id,
                 expires_at,
+                // The hold's own start on the one clock (the database's, when it decides).
+                server_time: expires_at
+                    - chrono::Duration::from_std(self.hold_ttl).unwrap_or_default(),
                 seats: seats.seats().to_vec(),
             }),
             HoldOutcome::Rejected { unknown, .. } if !unknown.is_empty() => {
@@ -173,6 +176,21 @@ impl Inventory for Engine {
                 Err(InventoryError::SeatsUnavailable(unavailable))
             }
         }
+    }
+
+    async fn current_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+    ) -> Result<Option<Hold>, InventoryError> {
+        let now = self.clock.now();
+        let active = self.store.active_hold(showtime, customer, now).await?;
+        Ok(active.map(|a| Hold {
+            hold_id: a.hold_id,
+            expires_at: a.expires_at,
+            seats: a.seats,
+            server_time: now.unwrap_or_else(chrono::Utc::now),
+        }))
     }
 
     async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError> {

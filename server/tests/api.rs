@@ -20,6 +20,7 @@ on_both_backends!(
     the_session_cookie_is_signed_and_http_only_and_a_forged_one_is_not_trusted,
     an_expired_hold_frees_its_seats_for_others,
     the_pages_are_rendered_on_the_server,
+    pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose,
 );
 
 async fn setup(backend: Backend) -> (TestDb, TestApp, i64) {
@@ -488,4 +489,32 @@ async fn the_pages_are_rendered_on_the_server(backend: Backend) {
     assert!(html.contains("Row F, seat 5"));
     let r = reqwest::get(app.url("/no/such/page")).await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
+}
+
+async fn pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose(backend: Backend) {
+    let (_db, app, id) = setup(backend).await;
+    let client = reqwest::Client::new();
+    let page = |accept: &'static str, cookie: Option<&'static str>| {
+        let mut r = client
+            .get(app.url(&format!("/showtimes/{id}")))
+            .header("accept-language", accept);
+        if let Some(c) = cookie {
+            r = r.header("cookie", c);
+        }
+        async move { r.send().await.unwrap().text().await.unwrap() }
+    };
+    let ko = page("ko-KR,ko;q=0.9,en;q=0.8", None).await;
+    assert!(ko.contains("<html lang=\"ko\""));
+    assert!(
+        ko.contains("F열 5번, 일반석, 12,000원, 선택 가능"),
+        "accessible names in Korean"
+    );
+    let en = page("en-GB,en;q=0.9", None).await;
+    assert!(en.contains("<html lang=\"en\""));
+    assert!(en.contains("Row F, seat 5, standard, 12,000 won, available"));
+    let chosen = page("ko-KR", Some("lang=en")).await;
+    assert!(
+        chosen.contains("<html lang=\"en\""),
+        "the customer's choice beats the browser's"
+    );
 }

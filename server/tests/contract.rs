@@ -44,6 +44,7 @@ on_both_backends!(
     only_the_owner_can_cancel_and_seats_come_back_at_once,
     unknown_seats_and_showtimes_are_refused_without_change,
     every_change_increments_the_seat_version,
+    a_customer_finds_their_live_hold_again_and_nobody_else_does,
 );
 
 /// Seed §10: 20 customers, the same two seats, at the same moment.
@@ -517,5 +518,45 @@ async fn every_change_increments_the_seat_version(backend: Backend) {
     let v4 = version(engine.seat_map(showtime).await.unwrap());
     assert!(v0 < v1 && v1 < v2 && v2 < v4, "{v0} {v1} {v2} {v4}");
     assert_eq!(v4 - v0, 4);
+    db.drop_database().await;
+}
+
+/// What lets a hold survive a page reload: the customer's live hold, and nobody else's.
+async fn a_customer_finds_their_live_hold_again_and_nobody_else_does(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let clock = Clock::manual(t0());
+    let engine = engine(&db, clock.clone(), TTL);
+    let (owner, other) = (customer(), customer());
+    assert_eq!(engine.current_hold(showtime, owner).await.unwrap(), None);
+    let hold = engine
+        .hold(showtime, &sel(&["F6", "F5"]), owner)
+        .await
+        .unwrap();
+    assert_eq!(hold.server_time, t0());
+    let found = engine
+        .current_hold(showtime, owner)
+        .await
+        .unwrap()
+        .expect("the owner's hold");
+    assert_eq!(
+        (found.hold_id, found.expires_at),
+        (hold.hold_id, hold.expires_at)
+    );
+    assert_eq!(found.seats, vec![code("F5"), code("F6")]);
+    assert_eq!(engine.current_hold(showtime, other).await.unwrap(), None);
+    clock.advance(minutes(11));
+    assert_eq!(
+        engine.current_hold(showtime, owner).await.unwrap(),
+        None,
+        "an expired hold is gone"
+    );
+    clock.advance(minutes(-11));
+    engine.cancel(hold.hold_id, owner).await.unwrap();
+    assert_eq!(
+        engine.current_hold(showtime, owner).await.unwrap(),
+        None,
+        "a cancelled hold is gone"
+    );
     db.drop_database().await;
 }

@@ -89,6 +89,9 @@ pub struct Hold {
     pub hold_id: HoldId,
     pub expires_at: DateTime<Utc>,
     pub seats: Vec<SeatCode>,
+    /// The server's time when this answer was made, so a client can count down to
+    /// `expires_at` without trusting its own clock.
+    pub server_time: DateTime<Utc>,
 }
 
 /// One seat's new state after a committed change; what later becomes a live-map event.

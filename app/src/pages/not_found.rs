@@ -1,3 +1,5 @@
+use crate::i18n::use_lang;
+use crate::tr;
 use leptos::prelude::*;
 
 #[component]
@@ -6,8 +8,11 @@ pub fn NotFound() -> impl IntoView {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         response.set_status(http::StatusCode::NOT_FOUND);
     }
+    let lang = use_lang();
     view! {
-        <h1>"Page not found"</h1>
-        <p><a href="/">"Back to the showtimes"</a></p>
+        <h1>{move || tr!(lang.get(), "not_found.heading")}</h1>
+        <p>
+            <a href="/">{move || tr!(lang.get(), "not_found.back")}</a>
+        </p>
     }
 }

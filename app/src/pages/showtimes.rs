@@ -1,45 +1,138 @@
-//! `/`: the list of showtimes, each linking to its seat map.
+//! `/`: showtimes grouped by day and film, each with its hall and seats left, linking to its
+//! seat map.
 
 use crate::domain::ShowtimeSummary;
-use crate::format::venue_time;
+use crate::format::{day_heading, venue_time};
+use crate::i18n::{error_text, use_lang};
 use crate::serverfns::list_showtimes;
+use crate::tr;
+use chrono::NaiveDate;
 use leptos::prelude::*;
+
+/// Showtimes by venue day, then by film in order of first showing; the input is time-ordered.
+pub fn group(list: Vec<ShowtimeSummary>) -> Vec<(NaiveDate, Vec<(String, Vec<ShowtimeSummary>)>)> {
+    let mut days: Vec<(NaiveDate, Vec<(String, Vec<ShowtimeSummary>)>)> = Vec::new();
+    for s in list {
+        let day = venue_time(s.starts_at).date_naive();
+        if days.last().is_none_or(|(d, _)| *d != day) {
+            days.push((day, Vec::new()));
+        }
+        let films = &mut days.last_mut().expect("pushed above").1;
+        match films.iter_mut().find(|(title, _)| *title == s.movie_title) {
+            Some((_, times)) => times.push(s),
+            None => films.push((s.movie_title.clone(), vec![s])),
+        }
+    }
+    days
+}
 
 #[component]
 pub fn ShowtimesPage() -> impl IntoView {
+    let lang = use_lang();
     let showtimes = Resource::new(|| (), |_| list_showtimes());
     view! {
-        <h1>"Showtimes"</h1>
-        <Suspense fallback=|| view! { <p>"Loading showtimes…"</p> }>
+        <h1>{move || tr!(lang.get(), "showtimes.heading")}</h1>
+        <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
             {move || Suspend::new(async move {
                 match showtimes.await {
+                    Ok(list) if list.is_empty() => {
+                        view! { <p>{move || tr!(lang.get(), "showtimes.none")}</p> }.into_any()
+                    }
                     Ok(list) => {
                         view! {
-                            <ul class="showtimes" data-test="showtime-list">
-                                {list.into_iter().map(showtime_row).collect_view()}
-                            </ul>
+                            <div class="programme" data-test="showtime-list">
+                                {group(list).into_iter().map(day_view).collect_view()}
+                            </div>
                         }
                             .into_any()
                     }
-                    Err(e) => view! { <p class="error" role="alert">{e.to_string()}</p> }.into_any(),
+                    Err(e) => {
+                        view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }
+                            .into_any()
+                    }
                 }
             })}
         </Suspense>
     }
 }
 
-fn showtime_row(s: ShowtimeSummary) -> impl IntoView {
-    let starts = venue_time(s.starts_at)
-        .format("%a %-d %b, %H:%M")
-        .to_string();
+fn day_view((day, films): (NaiveDate, Vec<(String, Vec<ShowtimeSummary>)>)) -> impl IntoView {
+    let lang = use_lang();
+    view! {
+        <section class="day" data-test="day">
+            <h2>{move || day_heading(lang.get(), day)}</h2>
+            {films
+                .into_iter()
+                .map(|(title, times)| {
+                    view! {
+                        <div class="film">
+                            <h3>{title}</h3>
+                            <ul class="times">{times.into_iter().map(showtime_chip).collect_view()}</ul>
+                        </div>
+                    }
+                })
+                .collect_view()}
+        </section>
+    }
+}
+
+fn showtime_chip(s: ShowtimeSummary) -> impl IntoView {
+    let lang = use_lang();
+    let time = venue_time(s.starts_at).format("%H:%M").to_string();
+    let (left, total) = (s.seats_available, s.seats_total);
     view! {
         <li data-test="showtime">
             <a href=format!("/showtimes/{}", s.id.0) data-test=format!("showtime-{}", s.id.0)>
-                <span class="title">{s.movie_title}</span>
-                <span class="when">{starts}</span>
+                <span class="time">{time}</span>
                 <span class="hall">{s.hall_name}</span>
-                <span class="left">{format!("{} of {} seats free", s.seats_available, s.seats_total)}</span>
+                <span class="left" class:sold-out=left == 0>
+                    {move || {
+                        if left == 0 {
+                            tr!(lang.get(), "showtimes.sold_out")
+                        } else {
+                            tr!(lang.get(), "showtimes.seats_left", left = left, total = total)
+                        }
+                    }}
+                </span>
             </a>
         </li>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ShowtimeId;
+    use chrono::{TimeZone, Utc};
+
+    fn st(id: i64, title: &str, day: u32, hour: u32) -> ShowtimeSummary {
+        ShowtimeSummary {
+            id: ShowtimeId(id),
+            movie_title: title.into(),
+            hall_id: 1,
+            hall_name: "Hall 1".into(),
+            // hour in Seoul = hour - 9 in UTC
+            starts_at: Utc.with_ymd_and_hms(2026, 12, day, hour - 9, 0, 0).unwrap(),
+            seats_total: 120,
+            seats_available: 100,
+        }
+    }
+
+    #[test]
+    fn showtimes_are_grouped_by_venue_day_then_film() {
+        let groups = group(vec![
+            st(1, "A", 1, 10),
+            st(2, "B", 1, 12),
+            st(3, "A", 1, 19),
+            st(4, "A", 2, 10),
+        ]);
+        assert_eq!(groups.len(), 2);
+        let day1: Vec<(&str, Vec<i64>)> = groups[0]
+            .1
+            .iter()
+            .map(|(t, s)| (t.as_str(), s.iter().map(|s| s.id.0).collect()))
+            .collect();
+        assert_eq!(day1, [("A", vec![1, 3]), ("B", vec![2])]);
+        assert_eq!(groups[1].1[0].1[0].id.0, 4);
     }
 }

@@ -92,6 +92,33 @@ pub enum HoldOutcome {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveHold {
+    pub hold_id: HoldId,
+    pub expires_at: DateTime<Utc>,
+    pub seats: Vec<SeatCode>,
+}
+
+/// Builds an [`ActiveHold`] from a stored hold id, expiry and seat codes.
+fn active_hold(
+    hold: uuid::Uuid,
+    expires_at: DateTime<Utc>,
+    seats: Vec<String>,
+) -> Result<ActiveHold, StoreError> {
+    let hold_id = HoldId::from_uuid(hold)
+        .ok_or_else(|| StoreError::Corrupt(format!("bad hold id {hold}")))?;
+    let mut seats = seats
+        .iter()
+        .map(|c| SeatCode::parse(c).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    seats.sort();
+    Ok(ActiveHold {
+        hold_id,
+        expires_at,
+        seats,
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CancelOutcome {
     Released(Vec<SeatChange>),
     /// No such hold, or it no longer holds any seat (cancelled, expired and taken, booked).
@@ -133,6 +160,13 @@ pub trait Store: Send + Sync + 'static {
     async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError>;
     async fn cancel(&self, hold: HoldId, customer: CustomerId)
         -> Result<CancelOutcome, StoreError>;
+    /// The customer's newest hold in the showtime that still holds seats and has not expired.
+    async fn active_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<Option<ActiveHold>, StoreError>;
     /// HELD → BOOKED, fenced by hold id, status and expiry in the same statement; every seat of
     /// the hold moves or none does. `None` when the hold has lapsed.
     async fn confirm(

@@ -329,6 +329,30 @@ impl Store for PgStore {
         })
     }
 
+    async fn active_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<Option<ActiveHold>, StoreError> {
+        let row = sqlx::query_as::<_, (uuid::Uuid, DateTime<Utc>, Vec<String>)>(
+            "select hold_id, max(hold_expires_at), array_agg(seat_code::text)
+               from show_seat
+              where showtime_id = $1 and customer_id = $2 and status = 'HELD'
+                and hold_expires_at >= coalesce($3, now())
+              group by hold_id
+              order by 2 desc
+              limit 1",
+        )
+        .bind(showtime.0)
+        .bind(customer.0)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|(hold, expires, seats)| active_hold(hold, expires, seats))
+            .transpose()
+    }
+
     async fn confirm(
         &self,
         hold: HoldId,

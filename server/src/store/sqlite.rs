@@ -271,6 +271,35 @@ impl Store for SqliteStore {
         })
     }
 
+    async fn active_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<Option<ActiveHold>, StoreError> {
+        let row = sqlx::query_as::<_, (uuid::Uuid, i64, String)>(
+            "select hold_id, max(hold_expires_at), group_concat(seat_code, ',')
+               from show_seat
+              where showtime_id = ?1 and customer_id = ?2 and status = 'HELD' and hold_expires_at >= ?3
+              group by hold_id
+              order by 2 desc
+              limit 1",
+        )
+        .bind(showtime.0)
+        .bind(customer.0)
+        .bind(now_ms(now))
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(|(hold, expires, seats)| {
+            active_hold(
+                hold,
+                from_millis(expires)?,
+                seats.split(',').map(String::from).collect(),
+            )
+        })
+        .transpose()
+    }
+
     async fn confirm(
         &self,
         hold: HoldId,

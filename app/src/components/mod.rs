@@ -1,0 +1,5 @@
+//! Components used on several pages.
+
+mod lang_switch;
+
+pub use lang_switch::LangSwitch;

@@ -1,0 +1,229 @@
+//! Korean and English. Translations live in `app/locales/app.yml` and are compiled in by
+//! `rust-i18n`; the current language is a signal in context, chosen on the server from the
+//! `lang` cookie or else `Accept-Language`, written into `<html lang>`, and read back from there
+//! when the browser hydrates, so both sides render the same text. The switch sets the cookie.
+
+use crate::error::InventoryError;
+use leptos::prelude::*;
+
+pub const LANG_COOKIE: &str = "lang";
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Lang {
+    #[default]
+    En,
+    Ko,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::En => "en",
+            Self::Ko => "ko",
+        }
+    }
+
+    pub fn parse(tag: &str) -> Option<Self> {
+        let primary = tag.trim().split(['-', '_']).next()?.to_ascii_lowercase();
+        match primary.as_str() {
+            "en" => Some(Self::En),
+            "ko" => Some(Self::Ko),
+            _ => None,
+        }
+    }
+
+    pub fn other(self) -> Self {
+        match self {
+            Self::En => Self::Ko,
+            Self::Ko => Self::En,
+        }
+    }
+
+    /// The supported language the `Accept-Language` header prefers most, if any.
+    pub fn from_accept_language(header: &str) -> Option<Self> {
+        let mut best: Option<(f32, Self)> = None;
+        for part in header.split(',') {
+            let mut pieces = part.split(';');
+            let Some(lang) = pieces.next().and_then(Self::parse) else {
+                continue;
+            };
+            let q = pieces
+                .find_map(|p| p.trim().strip_prefix("q="))
+                .and_then(|q| q.parse::<f32>().ok())
+                .unwrap_or(1.0);
+            if q > 0.0 && best.is_none_or(|(bq, _)| q > bq) {
+                best = Some((q, lang));
+            }
+        }
+        best.map(|(_, l)| l)
+    }
+
+    /// The language named by a `Cookie` header's `lang` cookie.
+    pub fn from_cookie_header(header: &str) -> Option<Self> {
+        header
+            .split(';')
+            .filter_map(|pair| pair.trim().split_once('='))
+            .find(|(name, _)| *name == LANG_COOKIE)
+            .and_then(|(_, value)| Self::parse(value))
+    }
+}
+
+/// Translates `key` into `lang`, with `%{name}` arguments.
+#[macro_export]
+macro_rules! tr {
+    ($lang:expr, $key:literal $(, $name:ident = $value:expr)* $(,)?) => {
+        rust_i18n::t!($key, locale = $lang.code() $(, $name = $value)*).into_owned()
+    };
+}
+
+/// The language to render this request in.
+#[cfg(feature = "ssr")]
+pub fn initial_lang() -> Lang {
+    let Some(parts) = use_context::<http::request::Parts>() else {
+        return Lang::default();
+    };
+    let header = |name: http::header::HeaderName| {
+        parts
+            .headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect::<Vec<_>>()
+            .join(";")
+    };
+    Lang::from_cookie_header(&header(http::header::COOKIE))
+        .or_else(|| Lang::from_accept_language(&header(http::header::ACCEPT_LANGUAGE)))
+        .unwrap_or_default()
+}
+
+/// The language the server rendered this page in (`<html lang>`).
+#[cfg(not(feature = "ssr"))]
+pub fn initial_lang() -> Lang {
+    document()
+        .document_element()
+        .and_then(|html| html.get_attribute("lang"))
+        .and_then(|l| Lang::parse(&l))
+        .unwrap_or_default()
+}
+
+/// Puts the language signal into context (once, in `App`).
+pub fn provide_lang() -> RwSignal<Lang> {
+    let lang = RwSignal::new(initial_lang());
+    provide_context(lang);
+    lang
+}
+
+pub fn use_lang() -> RwSignal<Lang> {
+    use_context::<RwSignal<Lang>>().unwrap_or_else(|| RwSignal::new(Lang::default()))
+}
+
+/// Switches the language in the browser and remembers it in a cookie for a year.
+pub fn switch_lang(lang: RwSignal<Lang>, to: Lang) {
+    lang.set(to);
+    #[cfg(not(feature = "ssr"))]
+    {
+        use leptos::wasm_bindgen::JsCast;
+        let doc = document();
+        if let Some(html) = doc.document_element() {
+            let _ = html.set_attribute("lang", to.code());
+        }
+        if let Ok(html_doc) = doc.dyn_into::<web_sys::HtmlDocument>() {
+            let _ = html_doc.set_cookie(&format!(
+                "{LANG_COOKIE}={}; Path=/; Max-Age=31536000; SameSite=Lax",
+                to.code()
+            ));
+        }
+    }
+}
+
+/// What to tell a customer about an error, in their language.
+pub fn error_text(lang: Lang, e: &InventoryError) -> String {
+    use InventoryError as E;
+    match e {
+        E::ShowtimeNotFound(_) => tr!(lang, "error.showtime_not_found"),
+        E::HoldNotFound => tr!(lang, "error.hold_not_found"),
+        E::NotYourHold => tr!(lang, "error.not_your_hold"),
+        E::InvalidRequest(detail) => tr!(lang, "error.invalid", detail = detail),
+        E::UnknownSeats(seats) => tr!(lang, "error.unknown_seats", seats = seats.join(", ")),
+        E::SeatsUnavailable(seats) => {
+            tr!(lang, "error.unavailable_seats", seats = seats.join(", "))
+        }
+        E::HoldLapsed => tr!(lang, "error.lapsed"),
+        E::Unavailable => tr!(lang, "error.unavailable"),
+        E::Transport(_) => tr!(lang, "error.network"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_language_picks_the_most_preferred_supported_language() {
+        assert_eq!(
+            Lang::from_accept_language("ko-KR,ko;q=0.9,en-US;q=0.8,en;q=0.7"),
+            Some(Lang::Ko)
+        );
+        assert_eq!(
+            Lang::from_accept_language("fr-FR,fr;q=0.9,en;q=0.8,ko;q=0.5"),
+            Some(Lang::En)
+        );
+        assert_eq!(
+            Lang::from_accept_language("en;q=0.3, ko;q=0.6"),
+            Some(Lang::Ko)
+        );
+        assert_eq!(Lang::from_accept_language("fr, de"), None);
+        assert_eq!(Lang::from_accept_language(""), None);
+    }
+
+    #[test]
+    fn the_lang_cookie_wins_and_is_read_among_others() {
+        assert_eq!(
+            Lang::from_cookie_header("seats_session=abc; lang=ko"),
+            Some(Lang::Ko)
+        );
+        assert_eq!(Lang::from_cookie_header("lang=xx"), None);
+    }
+
+    #[test]
+    fn every_key_has_both_languages() {
+        for lang in [Lang::En, Lang::Ko] {
+            for text in [
+                tr!(lang, "select.hold"),
+                tr!(lang, "notice.limit", max = 8),
+                tr!(
+                    lang,
+                    "seat.label",
+                    row = "F",
+                    number = 5,
+                    category = "x",
+                    price = "y",
+                    status = "z"
+                ),
+                error_text(lang, &InventoryError::Unavailable),
+            ] {
+                assert!(
+                    !text.contains('.') || text.contains(' '),
+                    "{lang:?}: untranslated key {text:?}"
+                );
+                assert!(
+                    !text.contains("%{"),
+                    "{lang:?}: unfilled argument in {text:?}"
+                );
+            }
+        }
+        assert_eq!(tr!(Lang::Ko, "select.hold"), "좌석 선점하기");
+        assert_eq!(
+            tr!(
+                Lang::En,
+                "seat.label",
+                row = "F",
+                number = 5,
+                category = "standard",
+                price = "12,000 won",
+                status = "available"
+            ),
+            "Row F, seat 5, standard, 12,000 won, available"
+        );
+    }
+}

@@ -1,0 +1,72 @@
+//! `/showtimes/:id`: one showtime's seat map, rendered on the server and hydrated in the
+//! browser, where the customer picks seats, holds them and watches the countdown.
+
+mod panels;
+mod picker;
+mod plan;
+
+use crate::domain::{Hold, SeatMap};
+use crate::i18n::{error_text, use_lang};
+use crate::serverfns::{current_hold, get_seat_map};
+use crate::tr;
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+use panels::{HoldPanel, Legend, NoticeBar, SelectionBar};
+use picker::Picker;
+use plan::Plan;
+
+#[component]
+pub fn SeatMapPage() -> impl IntoView {
+    let lang = use_lang();
+    let params = use_params_map();
+    let showtime = Memo::new(move |_| {
+        params
+            .read()
+            .get("id")
+            .and_then(|id| id.parse::<i64>().ok())
+            .unwrap_or(0)
+    });
+    let seat_map = Resource::new(move || showtime.get(), get_seat_map);
+    let hold = Resource::new(move || showtime.get(), current_hold);
+    // Effects run only in the browser: this flag says the page has hydrated.
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+
+    view! {
+        <section class="seat-map-page" data-test="seat-map-page" data-hydrated=move || hydrated.get().to_string()>
+            <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || Suspend::new(async move {
+                    let (map, current) = (seat_map.await, hold.await);
+                    match map {
+                        Ok(map) => view! { <Booking map current=current.ok().flatten() /> }.into_any(),
+                        Err(e) => {
+                            view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
+    let lang = use_lang();
+    let picker = Picker::new(&map, current);
+    picker.run_clock();
+    let when = map.starts_at;
+    view! {
+        <h1>{map.movie_title.clone()}</h1>
+        <p class="meta">{map.hall_name.clone()} " · " {move || crate::format::showtime_when(lang.get(), when)}</p>
+        <Legend categories=map.categories.clone() />
+        <NoticeBar picker />
+        <div class="stage">
+            <div class="screen" aria-hidden="true">{move || tr!(lang.get(), "map.screen")}</div>
+            <Plan picker />
+        </div>
+        <Show when=move || picker.hold.with(Option::is_some) fallback=move || view! { <SelectionBar picker /> }>
+            <HoldPanel picker />
+        </Show>
+    }
+}

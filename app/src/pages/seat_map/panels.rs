@@ -1,0 +1,191 @@
+//! The parts around the hall drawing: legend, notices, the selection bar and the hold panel.
+
+use super::picker::{Notice, Picker};
+use super::plan::category_name;
+use crate::domain::{PriceCategory, MAX_SEATS_PER_HOLD};
+use crate::format::price;
+use crate::i18n::{error_text, use_lang, Lang};
+use crate::seating::countdown;
+use crate::tr;
+use leptos::prelude::*;
+
+#[component]
+pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
+    let lang = use_lang();
+    let statuses: [(&str, &str, fn(Lang) -> String); 6] = [
+        ("free", "", |l| tr!(l, "status.available")),
+        ("selected", "✓", |l| tr!(l, "status.selected")),
+        ("mine", "★", |l| tr!(l, "status.mine")),
+        ("taken", "⏳", |l| tr!(l, "status.held")),
+        ("booked", "✕", |l| tr!(l, "status.booked")),
+        ("free accessible", "♿", |l| tr!(l, "status.wheelchair")),
+    ];
+    view! {
+        <div class="legend" aria-label=move || tr!(lang.get(), "map.legend") role="group">
+            <ul class="legend-prices">
+                {categories
+                    .into_iter()
+                    .map(|c| {
+                        let code = c.code.clone();
+                        view! {
+                            <li class=format!("cat-{}", c.code.to_lowercase())>
+                                <span class="swatch" aria-hidden="true"></span>
+                                {move || category_name(lang.get(), &code)}
+                                " "
+                                <strong>{move || price(lang.get(), c.price)}</strong>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+            <ul class="legend-status">
+                {statuses
+                    .into_iter()
+                    .map(|(class, mark, text)| {
+                        view! {
+                            <li>
+                                <span class=format!("swatch seat {class}") aria-hidden="true">{mark}</span>
+                                {move || text(lang.get())}
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        </div>
+    }
+}
+
+fn notice_text(lang: Lang, n: &Notice) -> String {
+    match n {
+        Notice::Limit => tr!(lang, "notice.limit", max = MAX_SEATS_PER_HOLD),
+        Notice::Conflict(seats) => tr!(lang, "notice.conflict", seats = seats.join(", ")),
+        Notice::NotAvailable(seat) => tr!(lang, "notice.unavailable_seat", seat = seat),
+        Notice::HoldFirst => tr!(lang, "notice.hold_first"),
+        Notice::Expired => tr!(lang, "notice.expired"),
+        Notice::Cancelled => tr!(lang, "notice.cancelled"),
+        Notice::Error(e) => error_text(lang, e),
+    }
+}
+
+/// One live region for everything the page has to say.
+#[component]
+pub fn NoticeBar(picker: Picker) -> impl IntoView {
+    let lang = use_lang();
+    let kind = move || match picker.notice.get() {
+        Some(Notice::Conflict(_) | Notice::Error(_) | Notice::Limit) => "notice warn",
+        Some(_) => "notice info",
+        None => "notice empty",
+    };
+    view! {
+        <div class=kind data-test="notice" role="status" aria-live="polite">
+            {move || picker.notice.with(|n| n.as_ref().map(|n| notice_text(lang.get(), n)))}
+        </div>
+    }
+}
+
+#[component]
+pub fn SelectionBar(picker: Picker) -> impl IntoView {
+    let lang = use_lang();
+    let summary = move || {
+        let chosen = picker.selected.get();
+        if chosen.is_empty() {
+            tr!(lang.get(), "select.none", max = MAX_SEATS_PER_HOLD)
+        } else {
+            let seats = chosen.into_iter().collect::<Vec<_>>();
+            tr!(
+                lang.get(),
+                "select.summary",
+                count = seats.len(),
+                seats = seats.join(", ")
+            )
+        }
+    };
+    let total = move || {
+        tr!(
+            lang.get(),
+            "select.total",
+            total = price(lang.get(), picker.total())
+        )
+    };
+    view! {
+        <div class="picker-bar" data-test="picker-bar">
+            <div class="picker-summary">
+                <p data-test="selection">{summary}</p>
+                <p class="total" data-test="total">{total}</p>
+            </div>
+            <div class="picker-actions">
+                <button
+                    type="button"
+                    class="secondary"
+                    data-test="clear-selection"
+                    disabled=move || picker.selected.with(|s| s.is_empty())
+                    on:click=move |_| picker.selected.set(Default::default())
+                >
+                    {move || tr!(lang.get(), "select.clear")}
+                </button>
+                <button
+                    type="button"
+                    class="primary"
+                    data-test="hold-button"
+                    disabled=move || picker.selected.with(|s| s.is_empty()) || picker.pending.get()
+                    on:click=move |_| picker.hold_selected()
+                >
+                    {move || {
+                        if picker.pending.get() { tr!(lang.get(), "select.holding") } else { tr!(lang.get(), "select.hold") }
+                    }}
+                </button>
+            </div>
+        </div>
+    }
+}
+
+#[component]
+pub fn HoldPanel(picker: Picker) -> impl IntoView {
+    let lang = use_lang();
+    let seats = move || {
+        picker.hold.with(|h| {
+            h.as_ref()
+                .map(|h| {
+                    h.hold
+                        .seats
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default()
+        })
+    };
+    let left = move || {
+        countdown(
+            picker
+                .remaining_ms()
+                .unwrap_or_else(|| picker.hold_length_ms()),
+        )
+    };
+    view! {
+        <section class="hold-panel" data-test="hold-panel" aria-labelledby="hold-heading">
+            <h2 id="hold-heading">{move || tr!(lang.get(), "hold.heading")}</h2>
+            <p data-test="held-seats">{move || tr!(lang.get(), "hold.seats", seats = seats())}</p>
+            <p class="countdown">
+                {move || tr!(lang.get(), "hold.time_left")} " "
+                <strong data-test="countdown" role="timer">{left}</strong>
+            </p>
+            <div class="picker-actions">
+                <button
+                    type="button"
+                    class="secondary"
+                    data-test="cancel-hold"
+                    disabled=move || picker.pending.get()
+                    on:click=move |_| picker.cancel()
+                >
+                    {move || tr!(lang.get(), "hold.cancel")}
+                </button>
+                <button type="button" class="primary" data-test="pay" disabled=true aria-describedby="pay-soon">
+                    {move || tr!(lang.get(), "hold.pay")}
+                </button>
+            </div>
+            <p class="hint" id="pay-soon">{move || tr!(lang.get(), "hold.pay_soon")}</p>
+        </section>
+    }
+}

@@ -1,0 +1,278 @@
+//! The seat picker's state and actions: what is selected, what the customer holds, the seats'
+//! statuses, the countdown clock, and the calls to the server functions.
+
+use crate::domain::{Hold, Seat, SeatMap, SeatStatus};
+use crate::error::InventoryError;
+use crate::seating::{self, LimitReached};
+use crate::serverfns::{cancel_hold, get_seat_map, hold_seats};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::collections::{BTreeSet, HashMap};
+
+/// Something to tell the customer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    Limit,
+    Conflict(Vec<String>),
+    NotAvailable(String),
+    HoldFirst,
+    Expired,
+    Cancelled,
+    Error(InventoryError),
+}
+
+/// How one seat looks to this customer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatView {
+    Free,
+    Selected,
+    Mine,
+    Taken,
+    Booked,
+}
+
+impl SeatView {
+    pub fn class(self) -> &'static str {
+        match self {
+            Self::Free => "free",
+            Self::Selected => "selected",
+            Self::Mine => "mine",
+            Self::Taken => "taken",
+            Self::Booked => "booked",
+        }
+    }
+
+    /// A mark besides colour, so status never depends on colour alone.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Self::Free => "",
+            Self::Selected => "✓",
+            Self::Mine => "★",
+            Self::Taken => "⏳",
+            Self::Booked => "✕",
+        }
+    }
+}
+
+/// A hold as the page keeps it: `received_ms` is the browser clock when it arrived, so the
+/// countdown runs on server time plus elapsed local time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeldSeats {
+    pub hold: Hold,
+    pub received_ms: Option<f64>,
+}
+
+#[derive(Clone, Copy)]
+pub struct Picker {
+    pub showtime: i64,
+    pub seats: StoredValue<Vec<Seat>>,
+    pub status: RwSignal<HashMap<String, SeatStatus>>,
+    pub selected: RwSignal<BTreeSet<String>>,
+    pub conflicted: RwSignal<BTreeSet<String>>,
+    pub hold: RwSignal<Option<HeldSeats>>,
+    pub notice: RwSignal<Option<Notice>>,
+    pub pending: RwSignal<bool>,
+    /// The seat that takes Tab focus (roving tabindex).
+    pub focused: RwSignal<String>,
+    /// The browser's clock, ticking; `None` until the page runs in a browser.
+    pub now_ms: RwSignal<Option<f64>>,
+}
+
+fn statuses(map: &SeatMap) -> HashMap<String, SeatStatus> {
+    map.seats
+        .iter()
+        .map(|s| (s.code.to_string(), s.status))
+        .collect()
+}
+
+fn browser_now() -> f64 {
+    js_sys::Date::now()
+}
+
+impl Picker {
+    pub fn new(map: &SeatMap, current: Option<Hold>) -> Self {
+        let first_free = map
+            .seats
+            .iter()
+            .find(|s| s.status == SeatStatus::Available)
+            .or(map.seats.first());
+        Self {
+            showtime: map.showtime_id.0,
+            seats: StoredValue::new(map.seats.clone()),
+            status: RwSignal::new(statuses(map)),
+            selected: RwSignal::new(BTreeSet::new()),
+            conflicted: RwSignal::new(BTreeSet::new()),
+            hold: RwSignal::new(current.map(|hold| HeldSeats {
+                hold,
+                received_ms: None,
+            })),
+            notice: RwSignal::new(None),
+            pending: RwSignal::new(false),
+            focused: RwSignal::new(first_free.map(|s| s.code.to_string()).unwrap_or_default()),
+            now_ms: RwSignal::new(None),
+        }
+    }
+
+    pub fn view(self, code: &str) -> SeatView {
+        if self.hold.with(|h| {
+            h.as_ref()
+                .is_some_and(|h| h.hold.seats.iter().any(|s| s.as_str() == code))
+        }) {
+            return SeatView::Mine;
+        }
+        if self.selected.with(|s| s.contains(code)) {
+            return SeatView::Selected;
+        }
+        match self.status.with(|s| s.get(code).copied()) {
+            Some(SeatStatus::Available) => SeatView::Free,
+            Some(SeatStatus::Held) => SeatView::Taken,
+            _ => SeatView::Booked,
+        }
+    }
+
+    pub fn click(self, code: &str) {
+        if self.hold.with(Option::is_some) {
+            self.notice.set(Some(Notice::HoldFirst));
+            return;
+        }
+        if !matches!(self.view(code), SeatView::Free | SeatView::Selected) {
+            self.notice
+                .set(Some(Notice::NotAvailable(code.to_string())));
+            return;
+        }
+        let mut outcome = Ok(false);
+        self.selected.update(|s| outcome = seating::toggle(s, code));
+        match outcome {
+            Err(LimitReached) => self.notice.set(Some(Notice::Limit)),
+            Ok(_) => {
+                self.conflicted.update(|c| {
+                    c.remove(code);
+                });
+                if self
+                    .notice
+                    .with(|n| matches!(n, Some(Notice::Limit | Notice::NotAvailable(_))))
+                {
+                    self.notice.set(None);
+                }
+            }
+        }
+    }
+
+    pub fn total(self) -> i64 {
+        self.seats
+            .with_value(|seats| self.selected.with(|sel| seating::total(seats, sel)))
+    }
+
+    /// Reloads the seats' statuses from the server.
+    pub fn refresh(self) {
+        let showtime = self.showtime;
+        spawn_local(async move {
+            if let Ok(map) = get_seat_map(showtime).await {
+                self.status.set(statuses(&map));
+            }
+        });
+    }
+
+    pub fn hold_selected(self) {
+        let codes: Vec<String> = self.selected.get_untracked().into_iter().collect();
+        if codes.is_empty() || self.pending.get_untracked() {
+            return;
+        }
+        self.pending.set(true);
+        let showtime = self.showtime;
+        spawn_local(async move {
+            match hold_seats(showtime, codes).await {
+                Ok(hold) => {
+                    self.hold.set(Some(HeldSeats {
+                        hold,
+                        received_ms: Some(browser_now()),
+                    }));
+                    self.selected.set(BTreeSet::new());
+                    self.conflicted.set(BTreeSet::new());
+                    self.notice.set(None);
+                }
+                Err(InventoryError::SeatsUnavailable(taken)) => {
+                    // Point out what was taken, keep the rest selected, ask to pick again.
+                    self.selected.update(|s| s.retain(|c| !taken.contains(c)));
+                    self.conflicted.set(taken.iter().cloned().collect());
+                    self.notice.set(Some(Notice::Conflict(taken)));
+                }
+                Err(e) => self.notice.set(Some(Notice::Error(e))),
+            }
+            self.pending.set(false);
+            self.refresh();
+        });
+    }
+
+    pub fn cancel(self) {
+        let Some(held) = self.hold.get_untracked() else {
+            return;
+        };
+        self.pending.set(true);
+        spawn_local(async move {
+            match cancel_hold(held.hold.hold_id.to_string()).await {
+                Ok(()) | Err(InventoryError::HoldNotFound) => {
+                    self.hold.set(None);
+                    self.notice.set(Some(Notice::Cancelled));
+                }
+                Err(e) => self.notice.set(Some(Notice::Error(e))),
+            }
+            self.pending.set(false);
+            self.refresh();
+        });
+    }
+
+    /// Milliseconds left on the hold by server time; `None` without a hold or before the
+    /// browser clock runs (the server renders the full time).
+    pub fn remaining_ms(self) -> Option<i64> {
+        let now = self.now_ms.get()?;
+        self.hold.with(|h| {
+            let h = h.as_ref()?;
+            let total = (h.hold.expires_at - h.hold.server_time).num_milliseconds();
+            let elapsed = now - h.received_ms.unwrap_or(now);
+            Some(total - elapsed as i64)
+        })
+    }
+
+    /// The full hold time, shown before the clock runs.
+    pub fn hold_length_ms(self) -> i64 {
+        self.hold.with(|h| {
+            h.as_ref().map_or(0, |h| {
+                (h.hold.expires_at - h.hold.server_time).num_milliseconds()
+            })
+        })
+    }
+
+    /// Starts the browser clock and ends the hold when its time is up.
+    pub fn run_clock(self) {
+        Effect::new(move |_| {
+            let tick = move || {
+                let now = browser_now();
+                if self
+                    .hold
+                    .with_untracked(|h| h.as_ref().is_some_and(|h| h.received_ms.is_none()))
+                {
+                    self.hold.update(|h| {
+                        if let Some(h) = h.as_mut() {
+                            h.received_ms = Some(now);
+                        }
+                    });
+                }
+                self.now_ms.set(Some(now));
+            };
+            tick();
+            if let Ok(handle) =
+                set_interval_with_handle(tick, std::time::Duration::from_millis(250))
+            {
+                on_cleanup(move || handle.clear());
+            }
+        });
+        Effect::new(move |_| {
+            if self.remaining_ms().is_some_and(|ms| ms <= 0) {
+                self.hold.set(None);
+                self.notice.set(Some(Notice::Expired));
+                self.refresh();
+            }
+        });
+    }
+}

@@ -1,0 +1,176 @@
+//! The hall drawing: row labels and seat buttons on a grid, operable with the keyboard alone
+//! (one seat in the tab order, arrow keys move, Space/Enter select).
+
+use super::picker::{Picker, SeatView};
+use crate::domain::Seat;
+use crate::format::thousands;
+use crate::i18n::{use_lang, Lang};
+use crate::seating::{neighbour, Direction};
+use crate::tr;
+use leptos::prelude::*;
+
+#[component]
+pub fn Plan(picker: Picker) -> impl IntoView {
+    let lang = use_lang();
+    let mut rows: Vec<(i32, String)> = picker
+        .seats
+        .with_value(|s| s.iter().map(|s| (s.y, s.row.clone())).collect());
+    rows.sort();
+    rows.dedup();
+    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
+        let Some(dir) = Direction::from_key(&ev.key()) else {
+            return;
+        };
+        ev.prevent_default();
+        let from = picker.focused.get_untracked();
+        if let Some(to) = picker
+            .seats
+            .with_value(|s| neighbour(s, &from, dir).map(str::to_string))
+        {
+            picker.focused.set(to.clone());
+            focus_seat(&to);
+        }
+    };
+    view! {
+        <div
+            class="seat-grid"
+            data-test="seat-grid"
+            role="group"
+            aria-label=move || tr!(lang.get(), "map.grid_label")
+            on:keydown=on_keydown
+        >
+            {rows
+                .into_iter()
+                .map(|(y, row)| {
+                    view! {
+                        <span class="row-label" aria-hidden="true" style=format!("grid-row:{y};grid-column:1")>
+                            {row}
+                        </span>
+                    }
+                })
+                .collect_view()}
+            {picker.seats.get_value().into_iter().map(|seat| view! { <SeatButton seat picker /> }).collect_view()}
+        </div>
+    }
+}
+
+/// "Row F, seat 5, standard, 12,000 won, available" in the page's language.
+fn seat_label(lang: Lang, seat: &Seat, view: SeatView) -> String {
+    let status = match view {
+        SeatView::Free => tr!(lang, "status.available"),
+        SeatView::Selected => tr!(lang, "status.selected"),
+        SeatView::Mine => tr!(lang, "status.mine"),
+        SeatView::Taken => tr!(lang, "status.held"),
+        SeatView::Booked => tr!(lang, "status.booked"),
+    };
+    let category = category_name(lang, &seat.category);
+    let mut label = tr!(
+        lang,
+        "seat.label",
+        row = seat.row,
+        number = seat.number,
+        category = category,
+        price = tr!(lang, "price.spoken", amount = thousands(seat.price)),
+        status = status
+    );
+    if seat.accessible {
+        label.push_str(", ");
+        label.push_str(&tr!(lang, "status.wheelchair"));
+    }
+    label
+}
+
+pub fn category_name(lang: Lang, code: &str) -> String {
+    match code {
+        "STANDARD" => tr!(lang, "category.STANDARD"),
+        "PREMIUM" => tr!(lang, "category.PREMIUM"),
+        other => other.to_lowercase(),
+    }
+}
+
+#[component]
+fn SeatButton(seat: Seat, picker: Picker) -> impl IntoView {
+    let lang = use_lang();
+    let code = seat.code.to_string();
+    let view_of = {
+        let code = code.clone();
+        move || picker.view(&code)
+    };
+    let status = {
+        let code = code.clone();
+        move || {
+            picker
+                .status
+                .with(|s| s.get(&code).map_or("BOOKED", |s| s.as_str()))
+        }
+    };
+    let conflicted = {
+        let code = code.clone();
+        move || picker.conflicted.with(|c| c.contains(&code))
+    };
+    let tab_index = {
+        let code = code.clone();
+        move || {
+            if picker.focused.with(|f| *f == code) {
+                0
+            } else {
+                -1
+            }
+        }
+    };
+    let category = seat.category.to_lowercase();
+    let (x, y, number, accessible) = (seat.x, seat.y, seat.number, seat.accessible);
+    let label = {
+        let view_of = view_of.clone();
+        move || seat_label(lang.get(), &seat, view_of())
+    };
+    let on_click = {
+        let code = code.clone();
+        move |_| picker.click(&code)
+    };
+    let on_focus = {
+        let code = code.clone();
+        move |_| picker.focused.set(code.clone())
+    };
+    let view_class = view_of.clone();
+    let view_mark = view_of.clone();
+    let view_pressed = view_of.clone();
+    let view_disabled = view_of.clone();
+    view! {
+        <button
+            type="button"
+            id=format!("seat-{code}")
+            class=move || format!("seat {} cat-{category}", view_class().class())
+            class:accessible=accessible
+            class:conflict=conflicted
+            style=format!("grid-row:{y};grid-column:{x}")
+            data-test=format!("seat-{code}")
+            data-status=status
+            data-view=move || view_of().class()
+            aria-label=label
+            aria-pressed=move || (view_pressed() == SeatView::Selected).to_string()
+            aria-disabled=move || matches!(view_disabled(), SeatView::Taken | SeatView::Booked).to_string()
+            tabindex=tab_index
+            on:click=on_click
+            on:focus=on_focus
+        >
+            <span class="num">{number}</span>
+            <span class="mark" aria-hidden="true">{move || view_mark().mark()}</span>
+        </button>
+    }
+}
+
+/// Moves keyboard focus to a seat (browser only).
+fn focus_seat(code: &str) {
+    #[cfg(not(feature = "ssr"))]
+    {
+        use leptos::wasm_bindgen::JsCast;
+        if let Some(el) = document().get_element_by_id(&format!("seat-{code}")) {
+            if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+                let _ = el.focus();
+            }
+        }
+    }
+    #[cfg(feature = "ssr")]
+    let _ = code;
+}

@@ -1,0 +1,177 @@
+//! Pure logic of the seat picker, shared by the page and its unit tests: the selection limit,
+//! the price total, the countdown text and keyboard movement across the hall drawing.
+
+use crate::domain::{Seat, MAX_SEATS_PER_HOLD};
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitReached;
+
+/// Selects `code` if it was not selected, deselects it if it was. Refuses a seat beyond the
+/// limit. Returns whether the seat is now selected.
+pub fn toggle(selected: &mut BTreeSet<String>, code: &str) -> Result<bool, LimitReached> {
+    if selected.remove(code) {
+        return Ok(false);
+    }
+    if selected.len() >= MAX_SEATS_PER_HOLD {
+        return Err(LimitReached);
+    }
+    selected.insert(code.to_string());
+    Ok(true)
+}
+
+/// The sum of the prices of the selected seats, in won.
+pub fn total(seats: &[Seat], selected: &BTreeSet<String>) -> i64 {
+    seats
+        .iter()
+        .filter(|s| selected.contains(s.code.as_str()))
+        .map(|s| s.price)
+        .sum()
+}
+
+/// `mm:ss` of the time left, rounded up to the next second, never negative.
+pub fn countdown(remaining_ms: i64) -> String {
+    let secs = (remaining_ms.max(0) + 999) / 1000;
+    format!("{:02}:{:02}", secs / 60, secs % 60)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Left,
+    Right,
+    Up,
+    Down,
+}
+
+impl Direction {
+    pub fn from_key(key: &str) -> Option<Self> {
+        match key {
+            "ArrowLeft" => Some(Self::Left),
+            "ArrowRight" => Some(Self::Right),
+            "ArrowUp" => Some(Self::Up),
+            "ArrowDown" => Some(Self::Down),
+            _ => None,
+        }
+    }
+}
+
+/// The seat the arrow key moves to from `from`: along the row (skipping aisles), or to the
+/// nearest seat of the next row that has seats. `None` at the edge.
+pub fn neighbour<'a>(seats: &'a [Seat], from: &str, dir: Direction) -> Option<&'a str> {
+    let here = seats.iter().find(|s| s.code.as_str() == from)?;
+    let pick = match dir {
+        Direction::Left => seats
+            .iter()
+            .filter(|s| s.y == here.y && s.x < here.x)
+            .max_by_key(|s| s.x),
+        Direction::Right => seats
+            .iter()
+            .filter(|s| s.y == here.y && s.x > here.x)
+            .min_by_key(|s| s.x),
+        Direction::Up | Direction::Down => {
+            let row = if dir == Direction::Up {
+                seats.iter().filter(|s| s.y < here.y).map(|s| s.y).max()
+            } else {
+                seats.iter().filter(|s| s.y > here.y).map(|s| s.y).min()
+            }?;
+            seats
+                .iter()
+                .filter(|s| s.y == row)
+                .min_by_key(|s| ((s.x - here.x).abs(), s.x))
+        }
+    };
+    pick.map(|s| s.code.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{SeatCode, SeatStatus};
+
+    fn seat(code: &str, x: i32, y: i32, price: i64) -> Seat {
+        let code = SeatCode::parse(code).unwrap();
+        Seat {
+            row: code.row().to_string(),
+            number: i32::from(code.number()),
+            code,
+            x,
+            y,
+            category: "STANDARD".into(),
+            price,
+            accessible: false,
+            status: SeatStatus::Available,
+            version: 0,
+        }
+    }
+
+    /// Row A: 1 2 | aisle | 3 ; row B: 1 2 3 4 (no aisle); row C is empty; row D: 1.
+    fn hall() -> Vec<Seat> {
+        vec![
+            seat("A1", 2, 1, 12_000),
+            seat("A2", 3, 1, 12_000),
+            seat("A3", 5, 1, 15_000),
+            seat("B1", 2, 2, 12_000),
+            seat("B2", 3, 2, 12_000),
+            seat("B3", 4, 2, 12_000),
+            seat("B4", 5, 2, 12_000),
+            seat("D1", 4, 4, 15_000),
+        ]
+    }
+
+    #[test]
+    fn toggling_selects_then_deselects() {
+        let mut s = BTreeSet::new();
+        assert_eq!(toggle(&mut s, "F5"), Ok(true));
+        assert_eq!(toggle(&mut s, "F5"), Ok(false));
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn the_ninth_seat_is_refused_but_a_selected_one_can_still_be_removed() {
+        let mut s: BTreeSet<String> = (1..=8).map(|n| format!("A{n}")).collect();
+        assert_eq!(toggle(&mut s, "A9"), Err(LimitReached));
+        assert_eq!(s.len(), 8);
+        assert_eq!(toggle(&mut s, "A3"), Ok(false));
+        assert_eq!(toggle(&mut s, "A9"), Ok(true));
+    }
+
+    #[test]
+    fn the_total_adds_the_prices_of_selected_seats_only() {
+        let selected: BTreeSet<String> = ["A1", "A3"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(total(&hall(), &selected), 27_000);
+        assert_eq!(total(&hall(), &BTreeSet::new()), 0);
+    }
+
+    #[test]
+    fn the_countdown_shows_minutes_and_seconds_rounded_up() {
+        assert_eq!(countdown(600_000), "10:00");
+        assert_eq!(countdown(59_001), "01:00");
+        assert_eq!(countdown(59_000), "00:59");
+        assert_eq!(countdown(1), "00:01");
+        assert_eq!(countdown(0), "00:00");
+        assert_eq!(countdown(-5_000), "00:00");
+    }
+
+    #[test]
+    fn arrows_move_along_a_row_across_the_aisle_and_stop_at_the_edge() {
+        let h = hall();
+        assert_eq!(neighbour(&h, "A2", Direction::Right), Some("A3"));
+        assert_eq!(neighbour(&h, "A3", Direction::Left), Some("A2"));
+        assert_eq!(neighbour(&h, "A1", Direction::Left), None);
+        assert_eq!(neighbour(&h, "A3", Direction::Right), None);
+    }
+
+    #[test]
+    fn arrows_move_to_the_nearest_seat_of_the_next_row_skipping_empty_rows() {
+        let h = hall();
+        assert_eq!(neighbour(&h, "A3", Direction::Down), Some("B4"));
+        assert_eq!(
+            neighbour(&h, "B3", Direction::Up),
+            Some("A2"),
+            "x 4 is as near to 3 as to 5: the smaller x wins the tie"
+        );
+        assert_eq!(neighbour(&h, "B1", Direction::Down), Some("D1"));
+        assert_eq!(neighbour(&h, "D1", Direction::Up), Some("B3"));
+        assert_eq!(neighbour(&h, "A1", Direction::Up), None);
+    }
+}

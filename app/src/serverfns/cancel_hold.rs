@@ -1,0 +1,11 @@
+use crate::error::InventoryError;
+use leptos::prelude::*;
+
+/// Releases the current customer's hold at once.
+#[server(endpoint = "cancel_hold")]
+pub async fn cancel_hold(hold_id: String) -> Result<(), InventoryError> {
+    use crate::domain::HoldId;
+    let hold = HoldId::parse(&hold_id).ok_or(InventoryError::HoldNotFound)?;
+    let customer = crate::engine::current_customer()?;
+    crate::engine::inventory()?.cancel(hold, customer).await
+}
