@@ -43,7 +43,7 @@ export default defineConfig({
       LEPTOS_ENV: "PROD",
       DATABASE_URL: "",
       DATA_DIR: process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`,
-      HOLD_TTL_SECONDS: "20",
+      HOLD_TTL_SECONDS: "12",
       SWEEP_INTERVAL_SECONDS: "1",
       RUST_LOG: "warn",
     },

@@ -41,6 +41,19 @@ pub fn current_customer() -> Result<CustomerId, InventoryError> {
         .ok_or(InventoryError::Unavailable)
 }
 
+/// Passes a server function's result through, answering an error with its own HTTP status
+/// (409, 404, …) instead of the 500 Leptos uses for every server-function error.
+pub fn respond<T>(result: Result<T, InventoryError>) -> Result<T, InventoryError> {
+    if let Err(e) = &result {
+        if let Some(options) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
+            options.set_status(
+                http::StatusCode::from_u16(e.status()).unwrap_or(http::StatusCode::BAD_REQUEST),
+            );
+        }
+    }
+    result
+}
+
 /// The engine from the Leptos context of the current request.
 pub fn inventory() -> Result<Arc<dyn Inventory>, InventoryError> {
     leptos::prelude::use_context::<InventoryHandle>()

@@ -32,6 +32,42 @@ pub enum InventoryError {
     Transport(String),
 }
 
+impl InventoryError {
+    /// The HTTP status this error is answered with, by the REST API and server functions alike.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::ShowtimeNotFound(_) | Self::HoldNotFound => 404,
+            Self::NotYourHold => 403,
+            Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
+            Self::SeatsUnavailable(_) | Self::HoldLapsed => 409,
+            Self::Unavailable => 503,
+        }
+    }
+
+    /// A stable machine-readable name for clients.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::ShowtimeNotFound(_) => "SHOWTIME_NOT_FOUND",
+            Self::HoldNotFound => "HOLD_NOT_FOUND",
+            Self::NotYourHold => "NOT_YOUR_HOLD",
+            Self::InvalidRequest(_) => "INVALID_REQUEST",
+            Self::UnknownSeats(_) => "UNKNOWN_SEATS",
+            Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",
+            Self::HoldLapsed => "HOLD_LAPSED",
+            Self::Unavailable => "UNAVAILABLE",
+            Self::Transport(_) => "BAD_REQUEST",
+        }
+    }
+
+    /// The seats the error is about, when seats are the problem.
+    pub fn seats(&self) -> Option<&[String]> {
+        match self {
+            Self::UnknownSeats(seats) | Self::SeatsUnavailable(seats) => Some(seats),
+            _ => None,
+        }
+    }
+}
+
 impl From<SelectionError> for InventoryError {
     fn from(e: SelectionError) -> Self {
         Self::InvalidRequest(e.to_string())

@@ -29,6 +29,17 @@ pub fn total(seats: &[Seat], selected: &BTreeSet<String>) -> i64 {
         .sum()
 }
 
+/// Seat codes in the order a person reads them: by row, then by seat number (`H9, H10, H11`),
+/// not by text (`H10, H11, H9`).
+pub fn reading_order<S: AsRef<str>>(codes: impl IntoIterator<Item = S>) -> Vec<String> {
+    let mut codes: Vec<String> = codes.into_iter().map(|c| c.as_ref().to_string()).collect();
+    codes.sort_by_key(|c| match crate::domain::SeatCode::parse(c) {
+        Ok(code) => (code.row().len(), code.row().to_string(), code.number()),
+        Err(_) => (usize::MAX, c.clone(), 0),
+    });
+    codes
+}
+
 /// `mm:ss` of the time left, rounded up to the next second, never negative.
 pub fn countdown(remaining_ms: i64) -> String {
     let secs = (remaining_ms.max(0) + 999) / 1000;
@@ -140,6 +151,14 @@ mod tests {
         let selected: BTreeSet<String> = ["A1", "A3"].iter().map(|s| s.to_string()).collect();
         assert_eq!(total(&hall(), &selected), 27_000);
         assert_eq!(total(&hall(), &BTreeSet::new()), 0);
+    }
+
+    #[test]
+    fn seats_are_listed_by_row_then_number() {
+        assert_eq!(
+            reading_order(["H10", "H9", "AA1", "B2", "H11"]),
+            ["B2", "H9", "H10", "H11", "AA1"]
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-import { expect, type Locator, type Page } from "@playwright/test";
+import { expect, type Browser, type Locator, type Page } from "@playwright/test";
 
 /** The showtime list at `/`. */
 export class ShowtimesPage {
@@ -19,15 +19,65 @@ export class ShowtimesPage {
 export class SeatMapPage {
   readonly root: Locator;
   readonly selection: Locator;
+  readonly total: Locator;
+  readonly notice: Locator;
+  readonly holdButton: Locator;
+  readonly holdPanel: Locator;
+  readonly heldSeats: Locator;
+  readonly countdown: Locator;
+  readonly cancelButton: Locator;
+  readonly langSwitch: Locator;
   constructor(readonly page: Page) {
     this.root = page.locator('[data-test="seat-map-page"]');
     this.selection = page.locator('[data-test="selection"]');
+    this.total = page.locator('[data-test="total"]');
+    this.notice = page.locator('[data-test="notice"]');
+    this.holdButton = page.locator('[data-test="hold-button"]');
+    this.holdPanel = page.locator('[data-test="hold-panel"]');
+    this.heldSeats = page.locator('[data-test="held-seats"]');
+    this.countdown = page.locator('[data-test="countdown"]');
+    this.cancelButton = page.locator('[data-test="cancel-hold"]');
+    this.langSwitch = page.locator('[data-test="lang-switch"]');
   }
   seat(code: string): Locator {
     return this.page.locator(`[data-test="seat-${code}"]`);
+  }
+  async open(showtimeId: number) {
+    await this.page.goto(`/showtimes/${showtimeId}`);
+    await this.waitForHydration();
   }
   /** Waits until the WebAssembly client has taken over the server-rendered page. */
   async waitForHydration() {
     await expect(this.root).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
   }
+  async select(...codes: string[]) {
+    for (const code of codes) {
+      await this.seat(code).click();
+    }
+  }
+  async hold(...codes: string[]) {
+    await this.select(...codes);
+    await this.holdButton.click();
+    await expect(this.holdPanel).toBeVisible();
+  }
+}
+
+/** Showtime ids from the REST API, in time order. */
+export async function showtimeIds(page: Page): Promise<number[]> {
+  const response = await page.request.get("/showtimes");
+  const list = await response.json();
+  return list.map((s: { id: number }) => s.id);
+}
+
+/** A seat's stored status as the REST API reports it. */
+export async function apiStatus(page: Page, showtimeId: number, code: string): Promise<string> {
+  const response = await page.request.get(`/showtimes/${showtimeId}/seats`);
+  const map = await response.json();
+  return map.seats.find((s: { code: string }) => s.code === code).status;
+}
+
+/** A second customer: a fresh browser context has its own session cookie. */
+export async function otherCustomer(browser: Browser): Promise<SeatMapPage> {
+  const context = await browser.newContext();
+  return new SeatMapPage(await context.newPage());
 }

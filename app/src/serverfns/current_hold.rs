@@ -5,6 +5,11 @@ use leptos::prelude::*;
 /// The current customer's live hold in the showtime, so a reload shows it again.
 #[server(endpoint = "current_hold")]
 pub async fn current_hold(showtime_id: i64) -> Result<Option<Hold>, InventoryError> {
+    crate::engine::respond(current_hold_inner(showtime_id).await)
+}
+
+#[cfg(feature = "ssr")]
+async fn current_hold_inner(showtime_id: i64) -> Result<Option<Hold>, InventoryError> {
     use crate::domain::ShowtimeId;
     let Some(showtime) = ShowtimeId::parse(&showtime_id.to_string()) else {
         return Ok(None);

@@ -4,5 +4,10 @@ use leptos::prelude::*;
 
 #[server(endpoint = "list_showtimes")]
 pub async fn list_showtimes() -> Result<Vec<ShowtimeSummary>, InventoryError> {
+    crate::engine::respond(list_showtimes_inner().await)
+}
+
+#[cfg(feature = "ssr")]
+async fn list_showtimes_inner() -> Result<Vec<ShowtimeSummary>, InventoryError> {
     crate::engine::inventory()?.list_showtimes().await
 }

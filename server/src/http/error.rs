@@ -22,21 +22,11 @@ pub enum ApiError {
 
 impl ApiError {
     fn parts(&self) -> (StatusCode, &'static str, Option<&[String]>) {
-        use InventoryError as E;
         match self {
-            Self::Inventory(e) => match e {
-                E::ShowtimeNotFound(_) => (StatusCode::NOT_FOUND, "SHOWTIME_NOT_FOUND", None),
-                E::HoldNotFound => (StatusCode::NOT_FOUND, "HOLD_NOT_FOUND", None),
-                E::NotYourHold => (StatusCode::FORBIDDEN, "NOT_YOUR_HOLD", None),
-                E::InvalidRequest(_) => (StatusCode::BAD_REQUEST, "INVALID_REQUEST", None),
-                E::UnknownSeats(seats) => (StatusCode::BAD_REQUEST, "UNKNOWN_SEATS", Some(seats)),
-                E::SeatsUnavailable(seats) => {
-                    (StatusCode::CONFLICT, "SEATS_UNAVAILABLE", Some(seats))
-                }
-                E::HoldLapsed => (StatusCode::CONFLICT, "HOLD_LAPSED", None),
-                E::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", None),
-                E::Transport(_) => (StatusCode::BAD_REQUEST, "BAD_REQUEST", None),
-            },
+            Self::Inventory(e) => {
+                let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
+                (status, e.code(), e.seats())
+            }
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "BAD_REQUEST", None),
             Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", None),
             Self::NoRoute => (StatusCode::NOT_FOUND, "NOT_FOUND", None),

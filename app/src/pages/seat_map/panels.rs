@@ -16,7 +16,7 @@ pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
         ("free", "", |l| tr!(l, "status.available")),
         ("selected", "✓", |l| tr!(l, "status.selected")),
         ("mine", "★", |l| tr!(l, "status.mine")),
-        ("taken", "⏳", |l| tr!(l, "status.held")),
+        ("taken", "…", |l| tr!(l, "status.held")),
         ("booked", "✕", |l| tr!(l, "status.booked")),
         ("free accessible", "♿", |l| tr!(l, "status.wheelchair")),
     ];
@@ -58,7 +58,11 @@ pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
 fn notice_text(lang: Lang, n: &Notice) -> String {
     match n {
         Notice::Limit => tr!(lang, "notice.limit", max = MAX_SEATS_PER_HOLD),
-        Notice::Conflict(seats) => tr!(lang, "notice.conflict", seats = seats.join(", ")),
+        Notice::Conflict(seats) => tr!(
+            lang,
+            "notice.conflict",
+            seats = crate::seating::reading_order(seats).join(", ")
+        ),
         Notice::NotAvailable(seat) => tr!(lang, "notice.unavailable_seat", seat = seat),
         Notice::HoldFirst => tr!(lang, "notice.hold_first"),
         Notice::Expired => tr!(lang, "notice.expired"),
@@ -91,7 +95,7 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
         if chosen.is_empty() {
             tr!(lang.get(), "select.none", max = MAX_SEATS_PER_HOLD)
         } else {
-            let seats = chosen.into_iter().collect::<Vec<_>>();
+            let seats = crate::seating::reading_order(chosen);
             tr!(
                 lang.get(),
                 "select.summary",
@@ -146,11 +150,7 @@ pub fn HoldPanel(picker: Picker) -> impl IntoView {
         picker.hold.with(|h| {
             h.as_ref()
                 .map(|h| {
-                    h.hold
-                        .seats
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect::<Vec<_>>()
+                    crate::seating::reading_order(h.hold.seats.iter().map(|s| s.as_str()))
                         .join(", ")
                 })
                 .unwrap_or_default()

@@ -48,7 +48,7 @@ impl SeatView {
             Self::Free => "",
             Self::Selected => "✓",
             Self::Mine => "★",
-            Self::Taken => "⏳",
+            Self::Taken => "…",
             Self::Booked => "✕",
         }
     }

@@ -1,0 +1,184 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+import * as fs from "fs";
+import * as path from "path";
+import { SeatMapPage, ShowtimesPage, apiStatus, otherCustomer, showtimeIds } from "./pages";
+
+// The server runs with HOLD_TTL_SECONDS=12 (playwright.config.ts). Each test uses its own
+// showtime so that they cannot disturb one another.
+
+test("select and hold: a countdown runs, the seats show as mine, and the hold survives a reload", async ({ page }) => {
+  const ids = await showtimeIds(page);
+  const map = new SeatMapPage(page);
+  await map.open(ids[1]);
+  await map.select("C3", "C4", "H5"); // two standard seats and one premium
+  await expect(map.total).toHaveText("Total ₩39,000");
+  await map.holdButton.click();
+
+  await expect(map.holdPanel).toBeVisible();
+  await expect(map.heldSeats).toHaveText("Seats C3, C4, H5");
+  await expect(map.countdown).toHaveText(/^00:(1[0-2]|0\d)$/);
+  const before = await map.countdown.textContent();
+  await expect(map.countdown).not.toHaveText(before!, { timeout: 3_000 }); // it ticks
+  for (const code of ["C3", "C4", "H5"]) {
+    await expect(map.seat(code)).toHaveAttribute("data-view", "mine");
+  }
+  expect(await apiStatus(page, ids[1], "C3")).toBe("HELD");
+
+  await page.reload();
+  await map.waitForHydration();
+  await expect(map.holdPanel).toBeVisible();
+  await expect(map.heldSeats).toHaveText("Seats C3, C4, H5");
+  await expect(map.seat("H5")).toHaveAttribute("data-view", "mine");
+});
+
+test("a ninth seat is refused with a visible message", async ({ page }) => {
+  const ids = await showtimeIds(page);
+  const map = new SeatMapPage(page);
+  await map.open(ids[2]);
+  await map.select("A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8");
+  await expect(map.selection).toHaveText("8 selected: A1, A2, A3, A4, A5, A6, A7, A8");
+  await map.seat("A9").click();
+  await expect(map.notice).toHaveText("You can hold at most 8 seats at once.");
+  await expect(map.seat("A9")).toHaveAttribute("aria-pressed", "false");
+  await expect(map.selection).toContainText("8 selected");
+});
+
+test("two customers fight for a seat: one wins, the other sees the conflict and an updated map", async ({ page, browser }) => {
+  const ids = await showtimeIds(page);
+  const alice = new SeatMapPage(page);
+  const bob = await otherCustomer(browser);
+  await alice.open(ids[3]);
+  await bob.open(ids[3]);
+  await bob.select("D5", "D6");
+  await alice.hold("D5");
+
+  const answer = bob.page.waitForResponse((r) => r.url().includes("/api/hold_seats"));
+  await bob.holdButton.click();
+  expect((await answer).status()).toBe(409); // a conflict, not a server error
+  await expect(bob.notice).toContainText("D5 was just taken");
+  await expect(bob.seat("D5")).toHaveAttribute("data-view", "taken");
+  await expect(bob.seat("D5")).toHaveAttribute("aria-disabled", "true");
+  await expect(bob.seat("D6")).toHaveAttribute("data-view", "selected"); // still free: kept
+  await expect(bob.selection).toHaveText("1 selected: D6");
+  await expect(bob.holdPanel).toBeHidden();
+  await bob.page.context().close();
+});
+
+test("cancelling frees the seats at once", async ({ page }) => {
+  const ids = await showtimeIds(page);
+  const map = new SeatMapPage(page);
+  await map.open(ids[4]);
+  await map.hold("E1", "E2");
+  expect(await apiStatus(page, ids[4], "E1")).toBe("HELD");
+  await map.cancelButton.click();
+  await expect(map.notice).toHaveText("Your hold was cancelled and the seats were released.");
+  await expect(map.holdPanel).toBeHidden();
+  await expect(map.seat("E1")).toHaveAttribute("data-view", "free");
+  expect(await apiStatus(page, ids[4], "E1")).toBe("AVAILABLE");
+});
+
+test("when the countdown reaches zero the hold expires and the seats are free again", async ({ page }) => {
+  test.setTimeout(40_000);
+  const ids = await showtimeIds(page);
+  const map = new SeatMapPage(page);
+  await map.open(ids[5]);
+  await map.hold("F1");
+  await expect(map.notice).toHaveText("Your hold expired and the seats were released. You can choose again.", {
+    timeout: 16_000,
+  });
+  await expect(map.holdPanel).toBeHidden();
+  await expect(map.seat("F1")).toHaveAttribute("data-view", "free");
+  expect(await apiStatus(page, ids[5], "F1")).toBe("AVAILABLE");
+});
+
+test("the seat map works with the keyboard alone", async ({ page }) => {
+  const ids = await showtimeIds(page);
+  const map = new SeatMapPage(page);
+  await map.open(ids[6]);
+  // Tab from the top of the page until a seat has focus: only one seat is in the tab order.
+  let focused = "";
+  for (let i = 0; i < 10 && !focused.startsWith("seat-"); i++) {
+    await page.keyboard.press("Tab");
+    focused = await page.evaluate(() => document.activeElement?.getAttribute("data-test") ?? "");
+  }
+  expect(focused).toBe("seat-A1");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowDown");
+  await expect(map.seat("B2")).toBeFocused();
+  await page.keyboard.press("Space");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("Enter");
+  await expect(map.selection).toHaveText("2 selected: B2, B3");
+  // Across the aisle after seat 6.
+  for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowRight");
+  await expect(map.seat("B7")).toBeFocused();
+  // On to the hold button and press it.
+  for (let i = 0; i < 6 && (await page.evaluate(() => document.activeElement?.getAttribute("data-test"))) !== "hold-button"; i++) {
+    await page.keyboard.press("Tab");
+  }
+  await expect(map.holdButton).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(map.heldSeats).toHaveText("Seats B2, B3");
+});
+
+test("the language switch turns every string to Korean and the choice persists", async ({ page }) => {
+  const list = new ShowtimesPage(page);
+  await list.open();
+  await expect(page.locator("h1")).toHaveText("Showtimes");
+  await page.locator('[data-test="lang-switch"]').click();
+  await expect(page.locator("h1")).toHaveText("상영 시간표");
+  await expect(page.locator("html")).toHaveAttribute("lang", "ko");
+  await expect(list.showtimes().first()).toContainText("석 남음");
+
+  await page.reload();
+  await expect(page.locator("h1")).toHaveText("상영 시간표");
+  const ids = await showtimeIds(page);
+  const map = new SeatMapPage(page);
+  await map.open(ids[7]);
+  await expect(map.selection).toHaveText("최대 8석까지 선택할 수 있습니다.");
+  await expect(map.seat("A3")).toHaveAttribute("aria-label", "A열 3번, 일반석, 12,000원, 선택 가능");
+  await map.select("A3");
+  await expect(map.total).toHaveText("합계 12,000원");
+});
+
+test("the pages have no serious accessibility violations (axe-core)", async ({ page }) => {
+  const ids = await showtimeIds(page);
+  for (const url of ["/", `/showtimes/${ids[8]}`]) {
+    await page.goto(url);
+    if (url !== "/") await new SeatMapPage(page).waitForHydration();
+    const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(serious.map((v) => `${url}: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
+  }
+});
+
+test("screenshots for the README, and the time from navigation to an interactive map", async ({ page, browser }) => {
+  const ids = await showtimeIds(page);
+  // The 300-seat hall: the first showtime of the second film.
+  const response = await page.request.get("/showtimes");
+  const big = (await response.json()).find((s: { seatsTotal: number }) => s.seatsTotal === 300).id;
+  const shots = path.join(__dirname, "..", "..", "docs", "screenshots");
+  fs.mkdirSync(shots, { recursive: true });
+
+  const map = new SeatMapPage(page);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`/showtimes/${big}`);
+  await map.waitForHydration();
+  const interactiveMs = await page.evaluate(() => performance.now());
+  await map.select("H9", "H10", "H11");
+  await page.screenshot({ path: path.join(shots, "seat-map-desktop.png"), fullPage: true });
+
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const phonePage = new SeatMapPage(await phone.newPage());
+  await phonePage.open(ids[0]);
+  await phonePage.seat("E6").tap();
+  await phonePage.page.screenshot({ path: path.join(shots, "seat-map-phone.png") });
+  await phone.close();
+
+  const metrics = { navigationToInteractiveMs: Math.round(interactiveMs) };
+  fs.mkdirSync(path.join(__dirname, "..", "test-results"), { recursive: true });
+  fs.writeFileSync(path.join(__dirname, "..", "test-results", "metrics.json"), JSON.stringify(metrics));
+  console.log(`navigation → interactive seat map (300 seats): ${metrics.navigationToInteractiveMs} ms`);
+  expect(interactiveMs).toBeGreaterThan(0);
+});
