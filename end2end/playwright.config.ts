@@ -32,7 +32,7 @@ export default defineConfig({
   },
   projects: [{ name: "chromium" }],
   webServer: {
-    command: `${targetDir}/debug/server`,
+    command: process.env.E2E_SERVER_BIN ?? `${targetDir}/debug/server`,
     cwd: root,
     url: `http://127.0.0.1:${port}/health`,
     timeout: 60_000,
@@ -43,7 +43,7 @@ export default defineConfig({
       LEPTOS_ENV: "PROD",
       DATABASE_URL: "",
       DATA_DIR: process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`,
-      HOLD_TTL_SECONDS: "12",
+      HOLD_TTL_SECONDS: "20",
       SWEEP_INTERVAL_SECONDS: "1",
       RUST_LOG: "warn",
     },

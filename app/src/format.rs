@@ -1,7 +1,7 @@
 //! Formatting for display, shared by server rendering and the browser, in both languages.
 
 use crate::i18n::Lang;
-use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, Utc, Weekday};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, Timelike, Utc, Weekday};
 
 /// Venue time: the demo cinemas are in Korea (UTC+9, no daylight saving).
 pub fn venue_time(at: DateTime<Utc>) -> DateTime<FixedOffset> {
@@ -20,6 +20,12 @@ pub fn thousands(amount: i64) -> String {
     }
     let sign = if amount < 0 { "-" } else { "" };
     format!("{sign}{out}")
+}
+
+/// `10:30`. Formatted by hand: chrono's strftime machinery would add to the browser bundle.
+pub fn clock_time(at: DateTime<Utc>) -> String {
+    let t = venue_time(at);
+    format!("{:02}:{:02}", t.hour(), t.minute())
 }
 
 /// Whole won with thousands separators: `12,000원`.
@@ -98,14 +104,14 @@ pub fn showtime_when(lang: Lang, at: DateTime<Utc>) -> String {
             weekday(lang, t.weekday(), false),
             t.day(),
             &month_en(t.month())[..3],
-            t.format("%H:%M")
+            clock_time(at)
         ),
         Lang::Ko => format!(
             "{}월 {}일 ({}) {}",
             t.month(),
             t.day(),
             weekday(lang, t.weekday(), false),
-            t.format("%H:%M")
+            clock_time(at)
         ),
     }
 }

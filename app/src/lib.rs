@@ -49,7 +49,7 @@ pub fn App() -> impl IntoView {
         <Router>
             <header class="site-header">
                 <a href="/" class="brand">"Seats"</a>
-                <nav aria-label="main">
+                <nav aria-label=move || tr!(lang.get(), "nav.label")>
                     <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
                 </nav>
                 <LangSwitch />

@@ -1,3 +1,6 @@
+// Leptos views are deeply nested types; release builds of the hydrate bundle need more depth.
+#![recursion_limit = "256"]
+
 //! The browser entry point: hydrates the server-rendered page.
 
 #[wasm_bindgen::prelude::wasm_bindgen]

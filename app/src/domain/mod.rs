@@ -2,6 +2,7 @@
 //! one of these types can only exist if it is valid, so the same rule runs on both sides.
 
 mod ids;
+pub mod rfc3339;
 mod seat_code;
 mod seat_map;
 mod selection;

@@ -39,6 +39,7 @@ pub struct ShowtimeSummary {
     pub movie_title: String,
     pub hall_id: i64,
     pub hall_name: String,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub starts_at: DateTime<Utc>,
     pub seats_total: i64,
     pub seats_available: i64,
@@ -77,6 +78,7 @@ pub struct SeatMap {
     pub showtime_id: ShowtimeId,
     pub movie_title: String,
     pub hall_name: String,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub starts_at: DateTime<Utc>,
     pub categories: Vec<PriceCategory>,
     pub seats: Vec<Seat>,
@@ -87,10 +89,12 @@ pub struct SeatMap {
 #[serde(rename_all = "camelCase")]
 pub struct Hold {
     pub hold_id: HoldId,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub expires_at: DateTime<Utc>,
     pub seats: Vec<SeatCode>,
     /// The server's time when this answer was made, so a client can count down to
     /// `expires_at` without trusting its own clock.
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub server_time: DateTime<Utc>,
 }
 

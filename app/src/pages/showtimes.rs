@@ -9,9 +9,14 @@ use crate::tr;
 use chrono::NaiveDate;
 use leptos::prelude::*;
 
+/// One film's showtimes on one day.
+pub type Film = (String, Vec<ShowtimeSummary>);
+/// One venue day's films.
+pub type Day = (NaiveDate, Vec<Film>);
+
 /// Showtimes by venue day, then by film in order of first showing; the input is time-ordered.
-pub fn group(list: Vec<ShowtimeSummary>) -> Vec<(NaiveDate, Vec<(String, Vec<ShowtimeSummary>)>)> {
-    let mut days: Vec<(NaiveDate, Vec<(String, Vec<ShowtimeSummary>)>)> = Vec::new();
+pub fn group(list: Vec<ShowtimeSummary>) -> Vec<Day> {
+    let mut days: Vec<Day> = Vec::new();
     for s in list {
         let day = venue_time(s.starts_at).date_naive();
         if days.last().is_none_or(|(d, _)| *d != day) {
@@ -56,7 +61,7 @@ pub fn ShowtimesPage() -> impl IntoView {
     }
 }
 
-fn day_view((day, films): (NaiveDate, Vec<(String, Vec<ShowtimeSummary>)>)) -> impl IntoView {
+fn day_view((day, films): Day) -> impl IntoView {
     let lang = use_lang();
     view! {
         <section class="day" data-test="day">
@@ -78,7 +83,7 @@ fn day_view((day, films): (NaiveDate, Vec<(String, Vec<ShowtimeSummary>)>)) -> i
 
 fn showtime_chip(s: ShowtimeSummary) -> impl IntoView {
     let lang = use_lang();
-    let time = venue_time(s.starts_at).format("%H:%M").to_string();
+    let time = crate::format::clock_time(s.starts_at);
     let (left, total) = (s.seats_available, s.seats_total);
     view! {
         <li data-test="showtime">

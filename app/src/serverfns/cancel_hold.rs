@@ -2,7 +2,7 @@ use crate::error::InventoryError;
 use leptos::prelude::*;
 
 /// Releases the current customer's hold at once.
-#[server(endpoint = "cancel_hold")]
+#[server(endpoint = "cancel_hold", input = server_fn::codec::Json)]
 pub async fn cancel_hold(hold_id: String) -> Result<(), InventoryError> {
     crate::engine::respond(cancel_hold_inner(hold_id).await)
 }

@@ -3,7 +3,7 @@ use crate::error::InventoryError;
 use leptos::prelude::*;
 
 /// The current customer's live hold in the showtime, so a reload shows it again.
-#[server(endpoint = "current_hold")]
+#[server(endpoint = "current_hold", input = server_fn::codec::Json)]
 pub async fn current_hold(showtime_id: i64) -> Result<Option<Hold>, InventoryError> {
     crate::engine::respond(current_hold_inner(showtime_id).await)
 }

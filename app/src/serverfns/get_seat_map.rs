@@ -2,7 +2,7 @@ use crate::domain::SeatMap;
 use crate::error::InventoryError;
 use leptos::prelude::*;
 
-#[server(endpoint = "get_seat_map")]
+#[server(endpoint = "get_seat_map", input = server_fn::codec::Json)]
 pub async fn get_seat_map(showtime_id: i64) -> Result<SeatMap, InventoryError> {
     crate::engine::respond(get_seat_map_inner(showtime_id).await)
 }

@@ -3,7 +3,7 @@ use crate::error::InventoryError;
 use leptos::prelude::*;
 
 /// Holds the seats for the current customer: all of them or none.
-#[server(endpoint = "hold_seats")]
+#[server(endpoint = "hold_seats", input = server_fn::codec::Json)]
 pub async fn hold_seats(showtime_id: i64, seats: Vec<String>) -> Result<Hold, InventoryError> {
     crate::engine::respond(hold_seats_inner(showtime_id, seats).await)
 }

@@ -12,7 +12,9 @@ use leptos::prelude::*;
 #[component]
 pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
     let lang = use_lang();
-    let statuses: [(&str, &str, fn(Lang) -> String); 6] = [
+    // (seat classes, mark, label) for each status the map can show.
+    type Entry = (&'static str, &'static str, fn(Lang) -> String);
+    let statuses: [Entry; 6] = [
         ("free", "", |l| tr!(l, "status.available")),
         ("selected", "✓", |l| tr!(l, "status.selected")),
         ("mine", "★", |l| tr!(l, "status.mine")),
