@@ -3,10 +3,11 @@
 //! call it (it implements `app::engine::Inventory`), so there is one code path for every client.
 
 use crate::clock::Clock;
+use crate::events::EventBus;
 use crate::store::{CancelOutcome, HoldOutcome, HoldRequest, Layout, Released, Store, StoreError};
 use app::domain::{
-    BookingId, CustomerId, Hold, HoldId, Seat, SeatChange, SeatMap, SeatSelection, SeatStatus,
-    ShowtimeId, ShowtimeSummary,
+    BookingId, CustomerId, Hold, HoldId, LiveMessage, Seat, SeatChange, SeatMap, SeatSelection,
+    SeatStatus, ShowtimeId, ShowtimeSummary,
 };
 use app::engine::Inventory;
 use app::error::InventoryError;
@@ -20,6 +21,8 @@ pub struct Engine {
     hold_ttl: Duration,
     /// Layouts never change once a showtime exists, so they are read from the database once.
     layouts: RwLock<HashMap<ShowtimeId, Arc<Layout>>>,
+    /// Live seat-map events, published after each committed change.
+    events: EventBus,
 }
 
 impl From<StoreError> for InventoryError {
@@ -36,11 +39,37 @@ impl Engine {
             clock,
             hold_ttl,
             layouts: RwLock::default(),
+            events: EventBus::default(),
         }
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
+    }
+
+    pub fn events(&self) -> &EventBus {
+        &self.events
+    }
+
+    /// Every seat's current state and version: the live map's snapshot.
+    pub async fn snapshot(&self, showtime: ShowtimeId) -> Result<LiveMessage, InventoryError> {
+        self.layout(showtime).await?;
+        let states = self.store.seat_states(showtime, self.clock.now()).await?;
+        let seats = states
+            .into_iter()
+            .filter_map(|s| {
+                let code = app::domain::SeatCode::parse(&s.code).ok()?;
+                Some(SeatChange {
+                    code,
+                    status: s.status,
+                    version: s.version,
+                })
+            })
+            .collect();
+        Ok(LiveMessage::Snapshot {
+            showtime_id: showtime,
+            seats,
+        })
     }
 
     pub fn clock(&self) -> &Clock {
@@ -70,15 +99,33 @@ impl Engine {
         hold: HoldId,
         booking: BookingId,
     ) -> Result<Vec<SeatChange>, InventoryError> {
-        self.store
+        let showtime = hold.showtime_id();
+        let seats = self
+            .store
             .confirm(hold, booking, self.clock.now())
             .await?
-            .ok_or(InventoryError::HoldLapsed)
+            .ok_or(InventoryError::HoldLapsed)?;
+        self.events.publish(
+            showtime,
+            LiveMessage::SeatsBooked {
+                showtime_id: showtime,
+                seats: seats.clone(),
+            },
+        );
+        Ok(seats)
     }
 
     /// Releases expired holds (the sweeper's work; correctness never depends on it).
     pub async fn sweep(&self) -> Result<Vec<Released>, InventoryError> {
-        Ok(self.store.sweep(self.clock.now()).await?)
+        let released = self.store.sweep(self.clock.now()).await?;
+        for r in &released {
+            let message = LiveMessage::SeatsReleased {
+                showtime_id: r.showtime,
+                seats: r.changes.clone(),
+            };
+            self.events.publish(r.showtime, message);
+        }
+        Ok(released)
     }
 }
 
@@ -161,14 +208,27 @@ impl Inventory for Engine {
             ttl: self.hold_ttl,
         };
         match self.store.hold(req, self.clock.now()).await? {
-            HoldOutcome::Held { expires_at, .. } => Ok(Hold {
-                hold_id,
+            HoldOutcome::Held {
                 expires_at,
-                // The hold's own start on the one clock (the database's, when it decides).
-                server_time: expires_at
-                    - chrono::Duration::from_std(self.hold_ttl).unwrap_or_default(),
-                seats: seats.seats().to_vec(),
-            }),
+                changes,
+            } => {
+                // Announced only now: the store returns after its transaction committed.
+                self.events.publish(
+                    showtime,
+                    LiveMessage::SeatsHeld {
+                        showtime_id: showtime,
+                        seats: changes,
+                    },
+                );
+                Ok(Hold {
+                    hold_id,
+                    expires_at,
+                    // The hold's own start on the one clock (the database's, when it decides).
+                    server_time: expires_at
+                        - chrono::Duration::from_std(self.hold_ttl).unwrap_or_default(),
+                    seats: seats.seats().to_vec(),
+                })
+            }
             HoldOutcome::Rejected { unknown, .. } if !unknown.is_empty() => {
                 Err(InventoryError::UnknownSeats(unknown))
             }
@@ -195,7 +255,17 @@ impl Inventory for Engine {
 
     async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError> {
         match self.store.cancel(hold, customer).await? {
-            CancelOutcome::Released(_) => Ok(()),
+            CancelOutcome::Released(seats) => {
+                let showtime = hold.showtime_id();
+                self.events.publish(
+                    showtime,
+                    LiveMessage::SeatsReleased {
+                        showtime_id: showtime,
+                        seats,
+                    },
+                );
+                Ok(())
+            }
             CancelOutcome::NotFound => Err(InventoryError::HoldNotFound),
             CancelOutcome::NotOwner => Err(InventoryError::NotYourHold),
         }

@@ -4,6 +4,7 @@
 pub mod clock;
 pub mod config;
 pub mod engine;
+pub mod events;
 pub mod http;
 pub mod seed;
 pub mod startup;

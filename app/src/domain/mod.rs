@@ -2,12 +2,14 @@
 //! one of these types can only exist if it is valid, so the same rule runs on both sides.
 
 mod ids;
+mod live;
 pub mod rfc3339;
 mod seat_code;
 mod seat_map;
 mod selection;
 
 pub use ids::{BookingId, CustomerId, HoldId, ShowtimeId};
+pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{Hold, PriceCategory, Seat, SeatChange, SeatMap, SeatStatus, ShowtimeSummary};
 pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};

@@ -13,7 +13,7 @@ use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::json;
 
-fn showtime_id(raw: &str) -> Result<ShowtimeId, ApiError> {
+pub(super) fn showtime_id(raw: &str) -> Result<ShowtimeId, ApiError> {
     ShowtimeId::parse(raw).ok_or_else(|| {
         ApiError::BadRequest(format!(
             "showtime id must be a positive whole number, not {raw:?}"

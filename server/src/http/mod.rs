@@ -3,6 +3,7 @@
 pub mod error;
 mod handlers;
 pub mod json;
+mod live;
 pub mod session;
 
 use crate::engine::Engine;
@@ -39,6 +40,7 @@ pub fn router(state: AppState) -> Router {
             "/showtimes/{id}/holds",
             post(handlers::create_hold).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
         )
+        .route("/showtimes/{id}/live", get(live::live))
         .route("/holds/{hold_id}", delete(handlers::cancel_hold))
         .leptos_routes_with_context(&state, generate_route_list(app::App), context, shell)
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(

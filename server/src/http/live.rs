@@ -1,0 +1,90 @@
+//! `GET /showtimes/{id}/live`: the live seat map over a WebSocket. On connect the viewer gets a
+//! snapshot of every seat, then each committed change as it happens, and a ping every
+//! [`PING_EVERY`]. A viewer too slow to keep up is disconnected (close code 4008) rather than
+//! buffered for; browsers reconnect and resync from a fresh snapshot.
+
+use super::error::ApiError;
+use super::handlers::showtime_id;
+use super::AppState;
+use crate::engine::Engine;
+use app::domain::{LiveMessage, ShowtimeId};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+
+pub const PING_EVERY: Duration = Duration::from_secs(15);
+/// How long one message may take to leave before the viewer counts as stuck.
+const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub async fn live(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let showtime = showtime_id(&id)?;
+    // Unknown showtimes are refused with a 404 before the upgrade.
+    let snapshot = state.engine.snapshot(showtime).await?;
+    let ws = ws.map_err(|_| {
+        ApiError::BadRequest("connect to this address with a WebSocket upgrade".into())
+    })?;
+    let engine = state.engine.clone();
+    Ok(ws
+        .max_message_size(1024)
+        .on_upgrade(move |socket| serve(socket, engine, showtime, snapshot)))
+}
+
+async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId, first: LiveMessage) {
+    // Subscribe before taking the snapshot that is sent, so nothing falls between the two; a
+    // change that is in both is ignored by the client thanks to the seat versions.
+    let mut events = engine.events().subscribe(showtime);
+    let snapshot = engine.snapshot(showtime).await.unwrap_or(first);
+    let (mut sink, mut incoming) = socket.split();
+    if send(&mut sink, &snapshot).await.is_err() {
+        return;
+    }
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Ok(message) => {
+                    if send(&mut sink, &message).await.is_err() {
+                        break;
+                    }
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::info!(%showtime, missed, "live viewer too slow; disconnecting");
+                    let close = CloseFrame { code: 4008, reason: "too slow, reconnect".into() };
+                    let _ = sink.send(Message::Close(Some(close))).await;
+                    break;
+                }
+                Err(RecvError::Closed) => break,
+            },
+            _ = ping.tick() => {
+                if send(&mut sink, &LiveMessage::Ping).await.is_err() {
+                    break;
+                }
+            }
+            frame = incoming.next() => match frame {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
+                Some(Ok(_)) => {} // viewers have nothing to say; pongs are handled by axum
+            },
+        }
+    }
+}
+
+async fn send<S>(sink: &mut S, message: &LiveMessage) -> Result<(), ()>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let text = serde_json::to_string(message).map_err(|_| ())?;
+    match tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Text(text.into()))).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
