@@ -1,8 +1,8 @@
 //! Pure logic of the seat picker, shared by the page and its unit tests: the selection limit,
 //! the price total, the countdown text and keyboard movement across the hall drawing.
 
-use crate::domain::{Seat, MAX_SEATS_PER_HOLD};
-use std::collections::BTreeSet;
+use crate::domain::{Seat, SeatChange, SeatStatus, MAX_SEATS_PER_HOLD};
+use std::collections::{BTreeSet, HashMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LimitReached;
@@ -38,6 +38,33 @@ pub fn reading_order<S: AsRef<str>>(codes: impl IntoIterator<Item = S>) -> Vec<S
         Err(_) => (usize::MAX, c.clone(), 0),
     });
     codes
+}
+
+/// Applies seat changes that are newer than what the page knows, by each seat's version, so
+/// late, repeated or reordered messages cannot undo a newer state. A snapshot (`is_snapshot`)
+/// also applies at an equal version: the same row version can read differently once a hold has
+/// lapsed. Returns the codes whose status changed.
+pub fn merge(
+    status: &mut HashMap<String, SeatStatus>,
+    versions: &mut HashMap<String, i64>,
+    changes: &[SeatChange],
+    is_snapshot: bool,
+) -> Vec<String> {
+    let mut changed = Vec::new();
+    for change in changes {
+        let code = change.code.as_str();
+        let known = versions.get(code).copied();
+        let newer =
+            known.is_none_or(|v| change.version > v || (is_snapshot && change.version == v));
+        if !newer {
+            continue;
+        }
+        versions.insert(code.to_string(), change.version);
+        if status.insert(code.to_string(), change.status) != Some(change.status) {
+            changed.push(code.to_string());
+        }
+    }
+    changed
 }
 
 /// `mm:ss` of the time left, rounded up to the next second, never negative.
@@ -151,6 +178,96 @@ mod tests {
         let selected: BTreeSet<String> = ["A1", "A3"].iter().map(|s| s.to_string()).collect();
         assert_eq!(total(&hall(), &selected), 27_000);
         assert_eq!(total(&hall(), &BTreeSet::new()), 0);
+    }
+
+    fn change(code: &str, status: SeatStatus, version: i64) -> SeatChange {
+        SeatChange {
+            code: SeatCode::parse(code).unwrap(),
+            status,
+            version,
+        }
+    }
+
+    #[test]
+    fn newer_changes_apply_and_older_or_repeated_ones_do_not() {
+        let (mut status, mut versions) = (HashMap::new(), HashMap::new());
+        merge(
+            &mut status,
+            &mut versions,
+            &[change("F5", SeatStatus::Available, 1)],
+            true,
+        );
+        // Held (v2) then released (v3), delivered out of order and twice.
+        assert!(merge(
+            &mut status,
+            &mut versions,
+            &[change("F5", SeatStatus::Available, 3)],
+            false
+        )
+        .is_empty());
+        assert_eq!(
+            versions["F5"], 3,
+            "the newer version is recorded even when the status is the same"
+        );
+        assert!(merge(
+            &mut status,
+            &mut versions,
+            &[change("F5", SeatStatus::Held, 2)],
+            false
+        )
+        .is_empty());
+        assert!(merge(
+            &mut status,
+            &mut versions,
+            &[change("F5", SeatStatus::Available, 3)],
+            false
+        )
+        .is_empty());
+        assert_eq!(status["F5"], SeatStatus::Available);
+        assert_eq!(versions["F5"], 3);
+        assert_eq!(
+            merge(
+                &mut status,
+                &mut versions,
+                &[change("F5", SeatStatus::Booked, 4)],
+                false
+            ),
+            ["F5"]
+        );
+    }
+
+    #[test]
+    fn a_snapshot_at_the_same_version_shows_a_lapsed_hold_as_free() {
+        let (mut status, mut versions) = (HashMap::new(), HashMap::new());
+        merge(
+            &mut status,
+            &mut versions,
+            &[change("A1", SeatStatus::Held, 5)],
+            false,
+        );
+        assert!(merge(
+            &mut status,
+            &mut versions,
+            &[change("A1", SeatStatus::Available, 5)],
+            false
+        )
+        .is_empty());
+        assert_eq!(
+            merge(
+                &mut status,
+                &mut versions,
+                &[change("A1", SeatStatus::Available, 5)],
+                true
+            ),
+            ["A1"]
+        );
+        assert!(merge(
+            &mut status,
+            &mut versions,
+            &[change("A1", SeatStatus::Held, 4)],
+            true
+        )
+        .is_empty());
     }
 
     #[test]

@@ -48,6 +48,9 @@ test("two customers fight for a seat: one wins, the other sees the conflict and 
   const ids = await showtimeIds(page);
   const alice = new SeatMapPage(page);
   const bob = await otherCustomer(browser);
+  // Bob's live feed is cut (a socket with no server behind it), as if Alice's hold had not
+  // reached him yet: he clicks "Hold" on a seat he still sees as free, and the server decides.
+  await bob.page.routeWebSocket(/\/live$/, () => {});
   await alice.open(ids[3]);
   await bob.open(ids[3]);
   await bob.select("D5", "D6");

@@ -1,6 +1,7 @@
 //! `/showtimes/:id`: one showtime's seat map, rendered on the server and hydrated in the
 //! browser, where the customer picks seats, holds them and watches the countdown.
 
+mod live;
 mod panels;
 mod picker;
 mod plan;
@@ -55,6 +56,7 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
     let lang = use_lang();
     let picker = Picker::new(&map, current);
     picker.run_clock();
+    live::run(picker);
     let when = map.starts_at;
     view! {
         <h1>{map.movie_title.clone()}</h1>

@@ -65,6 +65,13 @@ fn notice_text(lang: Lang, n: &Notice) -> String {
             "notice.conflict",
             seats = crate::seating::reading_order(seats).join(", ")
         ),
+        Notice::TakenLive(seats) => {
+            tr!(
+                lang,
+                "notice.taken_live",
+                seats = crate::seating::reading_order(seats).join(", ")
+            )
+        }
         Notice::NotAvailable(seat) => tr!(lang, "notice.unavailable_seat", seat = seat),
         Notice::HoldFirst => tr!(lang, "notice.hold_first"),
         Notice::Expired => tr!(lang, "notice.expired"),
@@ -78,7 +85,9 @@ fn notice_text(lang: Lang, n: &Notice) -> String {
 pub fn NoticeBar(picker: Picker) -> impl IntoView {
     let lang = use_lang();
     let kind = move || match picker.notice.get() {
-        Some(Notice::Conflict(_) | Notice::Error(_) | Notice::Limit) => "notice warn",
+        Some(Notice::Conflict(_) | Notice::TakenLive(_) | Notice::Error(_) | Notice::Limit) => {
+            "notice warn"
+        }
         Some(_) => "notice info",
         None => "notice empty",
     };

@@ -1,7 +1,7 @@
 //! The seat picker's state and actions: what is selected, what the customer holds, the seats'
 //! statuses, the countdown clock, and the calls to the server functions.
 
-use crate::domain::{Hold, Seat, SeatMap, SeatStatus};
+use crate::domain::{Hold, Seat, SeatChange, SeatMap, SeatStatus};
 use crate::error::InventoryError;
 use crate::seating::{self, LimitReached};
 use crate::serverfns::{cancel_hold, get_seat_map, hold_seats};
@@ -14,6 +14,8 @@ use std::collections::{BTreeSet, HashMap};
 pub enum Notice {
     Limit,
     Conflict(Vec<String>),
+    /// Seats this customer had selected that someone else just took (live map).
+    TakenLive(Vec<String>),
     NotAvailable(String),
     HoldFirst,
     Expired,
@@ -67,6 +69,8 @@ pub struct Picker {
     pub showtime: i64,
     pub seats: StoredValue<Vec<Seat>>,
     pub status: RwSignal<HashMap<String, SeatStatus>>,
+    /// The newest version seen of each seat, to order live updates.
+    pub versions: StoredValue<HashMap<String, i64>>,
     pub selected: RwSignal<BTreeSet<String>>,
     pub conflicted: RwSignal<BTreeSet<String>>,
     pub hold: RwSignal<Option<HeldSeats>>,
@@ -100,6 +104,12 @@ impl Picker {
             showtime: map.showtime_id.0,
             seats: StoredValue::new(map.seats.clone()),
             status: RwSignal::new(statuses(map)),
+            versions: StoredValue::new(
+                map.seats
+                    .iter()
+                    .map(|s| (s.code.to_string(), s.version))
+                    .collect(),
+            ),
             selected: RwSignal::new(BTreeSet::new()),
             conflicted: RwSignal::new(BTreeSet::new()),
             hold: RwSignal::new(current.map(|hold| HeldSeats {
@@ -163,12 +173,44 @@ impl Picker {
             .with_value(|seats| self.selected.with(|sel| seating::total(seats, sel)))
     }
 
+    /// Applies seat changes (a snapshot or a live update) by version. A seat this customer had
+    /// selected that someone else has now taken leaves the selection, with a notice.
+    pub fn apply(self, changes: &[SeatChange], is_snapshot: bool) {
+        let mut changed = Vec::new();
+        self.versions.update_value(|versions| {
+            self.status
+                .update(|status| changed = seating::merge(status, versions, changes, is_snapshot));
+        });
+        let taken: Vec<String> = changed
+            .into_iter()
+            .filter(|code| self.selected.with_untracked(|s| s.contains(code)))
+            .filter(|code| {
+                self.status
+                    .with_untracked(|s| s.get(code) != Some(&SeatStatus::Available))
+            })
+            .collect();
+        if !taken.is_empty() {
+            self.selected.update(|s| s.retain(|c| !taken.contains(c)));
+            self.conflicted.update(|c| c.extend(taken.iter().cloned()));
+            self.notice.set(Some(Notice::TakenLive(taken)));
+        }
+    }
+
     /// Reloads the seats' statuses from the server.
     pub fn refresh(self) {
         let showtime = self.showtime;
         spawn_local(async move {
             if let Ok(map) = get_seat_map(showtime).await {
-                self.status.set(statuses(&map));
+                let seats: Vec<SeatChange> = map
+                    .seats
+                    .into_iter()
+                    .map(|s| SeatChange {
+                        code: s.code,
+                        status: s.status,
+                        version: s.version,
+                    })
+                    .collect();
+                self.apply(&seats, true);
             }
         });
     }
