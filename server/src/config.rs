@@ -44,6 +44,8 @@ pub struct Config {
     pub demo_data: bool,
     /// Largest number of database connections this process opens (PostgreSQL).
     pub db_max_connections: u32,
+    /// Redis for the live map's fan-out across server processes; unset: in-process only.
+    pub redis_url: Option<String>,
 }
 
 impl Config {
@@ -101,6 +103,13 @@ impl Config {
                 })
                 .transpose()?
                 .unwrap_or(32),
+            redis_url: match get("REDIS_URL").filter(|s| !s.is_empty()) {
+                None => None,
+                Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
+                    Some(url)
+                }
+                Some(_) => bail!("REDIS_URL must start with redis:// or rediss://"),
+            },
         })
     }
 }

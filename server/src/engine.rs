@@ -33,13 +33,23 @@ impl From<StoreError> for InventoryError {
 }
 
 impl Engine {
+    /// An engine whose live events stay in this process.
     pub fn new(store: Arc<dyn Store>, clock: Clock, hold_ttl: Duration) -> Self {
+        Self::with_events(store, clock, hold_ttl, EventBus::default())
+    }
+
+    pub fn with_events(
+        store: Arc<dyn Store>,
+        clock: Clock,
+        hold_ttl: Duration,
+        events: EventBus,
+    ) -> Self {
         Self {
             store,
             clock,
             hold_ttl,
             layouts: RwLock::default(),
-            events: EventBus::default(),
+            events,
         }
     }
 
@@ -105,13 +115,15 @@ impl Engine {
             .confirm(hold, booking, self.clock.now())
             .await?
             .ok_or(InventoryError::HoldLapsed)?;
-        self.events.publish(
-            showtime,
-            LiveMessage::SeatsBooked {
-                showtime_id: showtime,
-                seats: seats.clone(),
-            },
-        );
+        self.events
+            .publish(
+                showtime,
+                LiveMessage::SeatsBooked {
+                    showtime_id: showtime,
+                    seats: seats.clone(),
+                },
+            )
+            .await;
         Ok(seats)
     }
 
@@ -123,7 +135,7 @@ impl Engine {
                 showtime_id: r.showtime,
                 seats: r.changes.clone(),
             };
-            self.events.publish(r.showtime, message);
+            self.events.publish(r.showtime, message).await;
         }
         Ok(released)
     }
@@ -213,13 +225,15 @@ impl Inventory for Engine {
                 changes,
             } => {
                 // Announced only now: the store returns after its transaction committed.
-                self.events.publish(
-                    showtime,
-                    LiveMessage::SeatsHeld {
-                        showtime_id: showtime,
-                        seats: changes,
-                    },
-                );
+                self.events
+                    .publish(
+                        showtime,
+                        LiveMessage::SeatsHeld {
+                            showtime_id: showtime,
+                            seats: changes,
+                        },
+                    )
+                    .await;
                 Ok(Hold {
                     hold_id,
                     expires_at,
@@ -257,13 +271,15 @@ impl Inventory for Engine {
         match self.store.cancel(hold, customer).await? {
             CancelOutcome::Released(seats) => {
                 let showtime = hold.showtime_id();
-                self.events.publish(
-                    showtime,
-                    LiveMessage::SeatsReleased {
-                        showtime_id: showtime,
-                        seats,
-                    },
-                );
+                self.events
+                    .publish(
+                        showtime,
+                        LiveMessage::SeatsReleased {
+                            showtime_id: showtime,
+                            seats,
+                        },
+                    )
+                    .await;
                 Ok(())
             }
             CancelOutcome::NotFound => Err(InventoryError::HoldNotFound),

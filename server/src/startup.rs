@@ -4,6 +4,7 @@
 use crate::clock::Clock;
 use crate::config::{Config, Database, Secret};
 use crate::engine::Engine;
+use crate::events::EventBus;
 use crate::http::session::SessionKey;
 use crate::http::{router, AppState};
 use crate::store::{PgStore, SqliteStore, Store};
@@ -94,7 +95,13 @@ impl Application {
                 );
             }
         }
-        let engine = Arc::new(Engine::new(store, clock, config.hold_ttl));
+        let events = match &config.redis_url {
+            Some(url) => {
+                EventBus::with_redis(url).context("REDIS_URL is not a usable Redis address")?
+            }
+            None => EventBus::default(),
+        };
+        let engine = Arc::new(Engine::with_events(store, clock, config.hold_ttl, events));
         crate::sweeper::spawn(engine.clone(), config.sweep_interval);
         let listener = TcpListener::bind(options.site_addr)
             .await

@@ -7,6 +7,7 @@ use super::error::ApiError;
 use super::handlers::showtime_id;
 use super::AppState;
 use crate::engine::Engine;
+use crate::events::BusItem;
 use app::domain::{LiveMessage, ShowtimeId};
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
@@ -52,7 +53,15 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId, fir
     loop {
         tokio::select! {
             event = events.recv() => match event {
-                Ok(message) => {
+                Ok(item) => {
+                    let message = match &*item {
+                        BusItem::Event(message) => message.clone(),
+                        // Events may have been missed (Redis was away): a fresh snapshot.
+                        BusItem::Resync => match engine.snapshot(showtime).await {
+                            Ok(snapshot) => snapshot,
+                            Err(_) => break, // the client reconnects and tries again
+                        },
+                    };
                     if send(&mut sink, &message).await.is_err() {
                         break;
                     }

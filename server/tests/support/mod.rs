@@ -4,6 +4,7 @@
 
 /// Declares each named `async fn name(backend: Backend)` as two tests, `postgres::name` and
 /// `sqlite::name`: one contract, both backends.
+#[allow(unused_macros)] // each test binary includes this module; not all use the macro
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod postgres {
