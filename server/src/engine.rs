@@ -4,6 +4,7 @@
 
 use crate::clock::Clock;
 use crate::events::EventBus;
+use crate::read_model::{SeatMapCache, Snapshot};
 use crate::store::{CancelOutcome, HoldOutcome, HoldRequest, Layout, Released, Store, StoreError};
 use app::domain::{
     BookingId, CustomerId, Hold, HoldId, LiveMessage, Seat, SeatChange, SeatMap, SeatSelection,
@@ -23,6 +24,8 @@ pub struct Engine {
     layouts: RwLock<HashMap<ShowtimeId, Arc<Layout>>>,
     /// Live seat-map events, published after each committed change.
     events: EventBus,
+    /// Serialised seat maps for `GET /showtimes/{id}/seats`.
+    snapshots: SeatMapCache,
 }
 
 impl From<StoreError> for InventoryError {
@@ -50,6 +53,7 @@ impl Engine {
             hold_ttl,
             layouts: RwLock::default(),
             events,
+            snapshots: SeatMapCache::default(),
         }
     }
 
@@ -59,6 +63,27 @@ impl Engine {
 
     pub fn events(&self) -> &EventBus {
         &self.events
+    }
+
+    /// After a commit: this process's snapshot learns the change at once, then every viewer
+    /// (every process's, with Redis) is told.
+    async fn announce(&self, showtime: ShowtimeId, message: LiveMessage) {
+        self.snapshots.apply(showtime, message.seats());
+        self.events.publish(showtime, message).await;
+    }
+
+    /// The seat map as `GET /showtimes/{id}/seats` serves it: from memory, at most a second or
+    /// so behind the database (see `read_model`).
+    pub async fn seat_map_snapshot(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<Arc<Snapshot>, InventoryError> {
+        if let Some(snapshot) = self.snapshots.fresh(showtime) {
+            return Ok(snapshot);
+        }
+        let started = std::time::Instant::now();
+        let map = self.seat_map(showtime).await?;
+        Ok(self.snapshots.store(showtime, map, started, &self.events))
     }
 
     /// Every seat's current state and version: the live map's snapshot.
@@ -115,15 +140,14 @@ impl Engine {
             .confirm(hold, booking, self.clock.now())
             .await?
             .ok_or(InventoryError::HoldLapsed)?;
-        self.events
-            .publish(
-                showtime,
-                LiveMessage::SeatsBooked {
-                    showtime_id: showtime,
-                    seats: seats.clone(),
-                },
-            )
-            .await;
+        self.announce(
+            showtime,
+            LiveMessage::SeatsBooked {
+                showtime_id: showtime,
+                seats: seats.clone(),
+            },
+        )
+        .await;
         Ok(seats)
     }
 
@@ -135,7 +159,7 @@ impl Engine {
                 showtime_id: r.showtime,
                 seats: r.changes.clone(),
             };
-            self.events.publish(r.showtime, message).await;
+            self.announce(r.showtime, message).await;
         }
         Ok(released)
     }
@@ -225,15 +249,14 @@ impl Inventory for Engine {
                 changes,
             } => {
                 // Announced only now: the store returns after its transaction committed.
-                self.events
-                    .publish(
-                        showtime,
-                        LiveMessage::SeatsHeld {
-                            showtime_id: showtime,
-                            seats: changes,
-                        },
-                    )
-                    .await;
+                self.announce(
+                    showtime,
+                    LiveMessage::SeatsHeld {
+                        showtime_id: showtime,
+                        seats: changes,
+                    },
+                )
+                .await;
                 Ok(Hold {
                     hold_id,
                     expires_at,
@@ -271,15 +294,14 @@ impl Inventory for Engine {
         match self.store.cancel(hold, customer).await? {
             CancelOutcome::Released(seats) => {
                 let showtime = hold.showtime_id();
-                self.events
-                    .publish(
-                        showtime,
-                        LiveMessage::SeatsReleased {
-                            showtime_id: showtime,
-                            seats,
-                        },
-                    )
-                    .await;
+                self.announce(
+                    showtime,
+                    LiveMessage::SeatsReleased {
+                        showtime_id: showtime,
+                        seats,
+                    },
+                )
+                .await;
                 Ok(())
             }
             CancelOutcome::NotFound => Err(InventoryError::HoldNotFound),

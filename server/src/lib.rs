@@ -6,6 +6,7 @@ pub mod config;
 pub mod engine;
 pub mod events;
 pub mod http;
+pub mod read_model;
 pub mod seed;
 pub mod startup;
 pub mod store;

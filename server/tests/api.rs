@@ -21,6 +21,7 @@ on_both_backends!(
     an_expired_hold_frees_its_seats_for_others,
     the_pages_are_rendered_on_the_server,
     pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose,
+    the_seat_map_revalidates_with_its_etag_and_follows_changes_at_once,
 );
 
 async fn setup(backend: Backend) -> (TestDb, TestApp, i64) {
@@ -517,4 +518,52 @@ async fn pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose
         chosen.contains("<html lang=\"en\""),
         "the customer's choice beats the browser's"
     );
+}
+
+async fn the_seat_map_revalidates_with_its_etag_and_follows_changes_at_once(backend: Backend) {
+    let (_db, app, id) = setup(backend).await;
+    let url = app.url(&format!("/showtimes/{id}/seats"));
+    let client = app.customer();
+    let first = client.get(&url).send().await.unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    assert_eq!(first.headers()["cache-control"], "public, max-age=1");
+    let etag = first.headers()["etag"].to_str().unwrap().to_string();
+    assert!(
+        etag.starts_with('"') && etag.len() > 10,
+        "a strong ETag: {etag}"
+    );
+
+    let again = client
+        .get(&url)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
+    assert!(again.bytes().await.unwrap().is_empty());
+
+    // A hold reaches the snapshot through the events, not by waiting for a refresh.
+    let (status, _) = hold(&client, &app, id, json!({"seats": ["K7"]})).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let after = client
+        .get(&url)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        after.status(),
+        StatusCode::OK,
+        "the old tag no longer matches"
+    );
+    assert_ne!(after.headers()["etag"].to_str().unwrap(), etag);
+    let map: Value = after.json().await.unwrap();
+    let k7 = map["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["code"] == "K7")
+        .unwrap();
+    assert_eq!(k7["status"], "HELD");
 }

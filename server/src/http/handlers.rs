@@ -7,8 +7,8 @@ use app::domain::{CustomerId, HoldId, SeatSelection, ShowtimeId};
 use app::engine::Inventory;
 use app::error::InventoryError;
 use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
-use axum::response::IntoResponse;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::json;
@@ -44,12 +44,35 @@ pub async fn list_showtimes(State(state): State<AppState>) -> Result<impl IntoRe
     Ok(Json(state.engine.list_showtimes().await?))
 }
 
-#[tracing::instrument(skip(state))]
+/// Served from the in-memory snapshot, with a strong `ETag` and a one-second public cache
+/// lifetime so that a CDN can absorb the reads; `If-None-Match` with the current tag gets 304.
+#[tracing::instrument(skip(state, headers))]
 pub async fn seat_map(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    Ok(Json(state.engine.seat_map(showtime_id(&id)?).await?))
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let snapshot = state.engine.seat_map_snapshot(showtime_id(&id)?).await?;
+    let cache = [
+        (header::ETAG, snapshot.etag.clone()),
+        (header::CACHE_CONTROL, "public, max-age=1".to_string()),
+    ];
+    let unchanged = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|tag| tag.trim() == snapshot.etag || tag.trim() == "*");
+    if unchanged {
+        return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
+    }
+    Ok((
+        StatusCode::OK,
+        cache,
+        [(header::CONTENT_TYPE, "application/json".to_string())],
+        snapshot.json.clone(),
+    )
+        .into_response())
 }
 
 #[derive(Debug, Deserialize)]
