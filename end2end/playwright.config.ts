@@ -5,6 +5,13 @@ import { defineConfig } from "@playwright/test";
 const port = Number(process.env.E2E_PORT ?? 3901);
 const root = `${__dirname}/..`;
 const targetDir = process.env.CARGO_TARGET_DIR ?? `${root}/target`;
+const serverBin = process.env.E2E_SERVER_BIN ?? `${targetDir}/debug/server`;
+const siteRoot = process.env.LEPTOS_SITE_ROOT ?? `${root}/target/site`;
+// The two instances of tests/fanout.spec.ts; scripts/test.sh creates their database.
+const sharedPortA = Number(process.env.E2E_SHARED_PORT_A ?? 3902);
+const sharedPortB = Number(process.env.E2E_SHARED_PORT_B ?? 3903);
+const sharedDatabase =
+  process.env.E2E_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/seats_e2e";
 
 export default defineConfig({
   testDir: "./tests",
@@ -31,21 +38,45 @@ export default defineConfig({
     },
   },
   projects: [{ name: "chromium" }],
-  webServer: {
-    command: process.env.E2E_SERVER_BIN ?? `${targetDir}/debug/server`,
-    cwd: root,
-    url: `http://127.0.0.1:${port}/health`,
-    timeout: 60_000,
-    reuseExistingServer: false,
-    env: {
-      LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
-      LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT ?? `${root}/target/site`,
-      LEPTOS_ENV: "PROD",
-      DATABASE_URL: "",
-      DATA_DIR: process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`,
-      HOLD_TTL_SECONDS: "20",
-      SWEEP_INTERVAL_SECONDS: "1",
-      RUST_LOG: "warn",
+  webServer: [
+    {
+      // The product's embedded default: SQLite, in-process events.
+      command: serverBin,
+      cwd: root,
+      url: `http://127.0.0.1:${port}/health`,
+      timeout: 60_000,
+      reuseExistingServer: false,
+      env: {
+        LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
+        LEPTOS_SITE_ROOT: siteRoot,
+        LEPTOS_ENV: "PROD",
+        DATABASE_URL: "",
+        REDIS_URL: "",
+        DATA_DIR: process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`,
+        HOLD_TTL_SECONDS: "20",
+        SWEEP_INTERVAL_SECONDS: "1",
+        RUST_LOG: "warn",
+      },
     },
-  },
+    // Two instances sharing PostgreSQL and Redis, as in production (tests/fanout.spec.ts).
+    ...[sharedPortA, sharedPortB].map((p, i) => ({
+      command: serverBin,
+      cwd: root,
+      url: `http://127.0.0.1:${p}/health`,
+      timeout: 60_000,
+      reuseExistingServer: false,
+      env: {
+        LEPTOS_SITE_ADDR: `127.0.0.1:${p}`,
+        LEPTOS_SITE_ROOT: siteRoot,
+        LEPTOS_ENV: "PROD",
+        DATABASE_URL: sharedDatabase,
+        REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+        DATA_DIR: `${process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`}/shared-${i}`,
+        SESSION_SECRET: "end-to-end tests share this session secret",
+        HOLD_TTL_SECONDS: "60",
+        SWEEP_INTERVAL_SECONDS: "1",
+        RUST_LOG: "warn",
+      },
+    })),
+  ],
 });

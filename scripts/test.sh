@@ -25,5 +25,10 @@ cargo leptos build
 E2E_DATA_DIR="$(mktemp -d /tmp/seats-e2e.XXXXXX)"
 export E2E_DATA_DIR LEPTOS_SITE_ROOT="$ROOT/target/site"
 CLEANUP+=("rm -rf $E2E_DATA_DIR")
+# Two more server instances share this PostgreSQL database and Redis (tests/fanout.spec.ts).
+E2E_DB="seats_e2e_$(date +%s)_$$"
+psql "$TEST_DATABASE_URL" -qc "create database $E2E_DB"
+export E2E_DATABASE_URL="${TEST_DATABASE_URL%/*}/$E2E_DB"
+CLEANUP+=("psql '$TEST_DATABASE_URL' -qc 'drop database if exists $E2E_DB with (force)'")
 log "Playwright end-to-end tests (headless Chromium)"
 (cd end2end && npx playwright test)

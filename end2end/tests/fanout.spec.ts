@@ -1,0 +1,24 @@
+import { expect, test } from "@playwright/test";
+import { SeatMapPage } from "./pages";
+
+// Two server instances share PostgreSQL and Redis (playwright.config.ts starts them; the test
+// command creates their database). One browser per instance.
+const a = `http://127.0.0.1:${process.env.E2E_SHARED_PORT_A ?? 3902}`;
+const b = `http://127.0.0.1:${process.env.E2E_SHARED_PORT_B ?? 3903}`;
+
+test("a hold made through one server instance appears within a second in a browser on the other", async ({ browser }) => {
+  const first = await (await fetch(`${a}/showtimes`)).json();
+  const id = first[1].id;
+  const buyer = new SeatMapPage(await (await browser.newContext({ baseURL: a })).newPage());
+  const watcher = new SeatMapPage(await (await browser.newContext({ baseURL: b })).newPage());
+  await buyer.open(id);
+  await watcher.open(id);
+
+  await buyer.hold("J10", "J11");
+  await expect(watcher.seat("J10")).toHaveAttribute("data-view", "taken", { timeout: 1_000 });
+  await expect(watcher.seat("J11")).toHaveAttribute("data-view", "taken", { timeout: 1_000 });
+
+  await buyer.cancelButton.click();
+  await expect(watcher.seat("J10")).toHaveAttribute("data-view", "free", { timeout: 1_000 });
+  await expect(watcher.seat("J11")).toHaveAttribute("data-view", "free", { timeout: 1_000 });
+});
