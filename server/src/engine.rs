@@ -86,6 +86,11 @@ impl Engine {
         Ok(self.snapshots.store(showtime, map, started, &self.events))
     }
 
+    /// `ShowtimeNotFound` unless the showtime exists (from the layout cache after the first call).
+    pub async fn ensure_showtime(&self, showtime: ShowtimeId) -> Result<(), InventoryError> {
+        self.layout(showtime).await.map(|_| ())
+    }
+
     /// Every seat's current state and version: the live map's snapshot.
     pub async fn snapshot(&self, showtime: ShowtimeId) -> Result<LiveMessage, InventoryError> {
         self.layout(showtime).await?;

@@ -13,6 +13,7 @@
 //! fresh snapshot) instead of letting the server buffer for it.
 
 use app::domain::{LiveMessage, ShowtimeId};
+use axum::extract::ws::Utf8Bytes;
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,7 +29,8 @@ const REDIS_TIMEOUT: Duration = Duration::from_millis(300);
 /// What a viewer's connection receives from the bus.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BusItem {
-    Event(LiveMessage),
+    /// A change, with its JSON made once for all viewers (sent by reference count).
+    Event(LiveMessage, Utf8Bytes),
     /// Events may have been missed: send the viewer a fresh snapshot.
     Resync,
 }
@@ -113,11 +115,12 @@ impl EventBus {
 
     /// Announces a committed change to every viewer of the showtime, in every process.
     pub async fn publish(&self, showtime: ShowtimeId, message: LiveMessage) {
+        let payload = serde_json::to_string(&message).expect("messages serialise");
         let Some(link) = &self.redis else {
-            self.local.deliver(showtime, BusItem::Event(message));
+            self.local
+                .deliver(showtime, BusItem::Event(message, payload.into()));
             return;
         };
-        let payload = serde_json::to_string(&message).expect("messages serialise");
         let sent = tokio::time::timeout(REDIS_TIMEOUT, async {
             let mut publisher = link.publisher.lock().await;
             // Two tries: after Redis restarts, the connection manager reports the broken
@@ -148,7 +151,8 @@ impl EventBus {
         if !matches!(sent, Ok(Ok(_))) {
             let failures = self.redis_failures.fetch_add(1, Ordering::Relaxed) + 1;
             tracing::warn!(%showtime, failures, "Redis publish failed; delivering to this process's viewers only");
-            self.local.deliver(showtime, BusItem::Event(message));
+            self.local
+                .deliver(showtime, BusItem::Event(message, payload.into()));
         }
     }
 }
@@ -169,8 +173,11 @@ async fn subscribe_forever(client: redis::Client, local: Arc<Local>) {
                         let Some(showtime) = showtime_of(msg.get_channel_name()) else {
                             continue;
                         };
-                        match serde_json::from_slice::<LiveMessage>(msg.get_payload_bytes()) {
-                            Ok(message) => local.deliver(showtime, BusItem::Event(message)),
+                        let payload = String::from_utf8_lossy(msg.get_payload_bytes()).into_owned();
+                        match serde_json::from_str::<LiveMessage>(&payload) {
+                            Ok(message) => {
+                                local.deliver(showtime, BusItem::Event(message, payload.into()))
+                            }
                             Err(e) => {
                                 tracing::warn!(error = %e, "unreadable live event from Redis")
                             }
@@ -202,7 +209,7 @@ mod tests {
         bus.publish(ShowtimeId(7), LiveMessage::Ping).await;
         assert_eq!(
             *seven.recv().await.unwrap(),
-            BusItem::Event(LiveMessage::Ping)
+            BusItem::Event(LiveMessage::Ping, r#"{"type":"ping"}"#.into())
         );
         assert!(eight.try_recv().is_err());
     }

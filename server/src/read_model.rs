@@ -101,7 +101,9 @@ impl SeatMapCache {
                 loop {
                     match rx.recv().await {
                         Ok(item) => match &*item {
-                            BusItem::Event(message) => apply(&entries, showtime, message.seats()),
+                            BusItem::Event(message, _) => {
+                                apply(&entries, showtime, message.seats())
+                            }
                             BusItem::Resync => forget(&entries, showtime),
                         },
                         // Missed events: forget the snapshot; the next read rebuilds it.

@@ -390,7 +390,20 @@ async fn the_session_cookie_is_signed_and_http_only_and_a_forged_one_is_not_trus
 ) {
     let (_db, app, id) = setup(backend).await;
     let plain = reqwest::Client::new();
-    let r = plain.get(app.url("/showtimes")).send().await.unwrap();
+    // Public, cacheable reads issue no session: a CDN would not cache them otherwise.
+    for path in [
+        "/showtimes".to_string(),
+        format!("/showtimes/{id}/seats"),
+        "/health".to_string(),
+    ] {
+        let r = plain.get(app.url(&path)).send().await.unwrap();
+        assert!(
+            r.headers().get("set-cookie").is_none(),
+            "{path} set a cookie"
+        );
+    }
+    // The first page (or any request that acts) does.
+    let r = plain.get(app.url("/")).send().await.unwrap();
     let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
     assert!(
         cookie.starts_with("seats_session=")

@@ -10,7 +10,7 @@ use crate::engine::Engine;
 use crate::events::BusItem;
 use app::domain::{LiveMessage, ShowtimeId};
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
@@ -28,22 +28,29 @@ pub async fn live(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let showtime = showtime_id(&id)?;
-    // Unknown showtimes are refused with a 404 before the upgrade.
-    let snapshot = state.engine.snapshot(showtime).await?;
+    // Unknown showtimes are refused with a 404 before the upgrade (cached layout, no query).
+    state.engine.ensure_showtime(showtime).await?;
     let ws = ws.map_err(|_| {
         ApiError::BadRequest("connect to this address with a WebSocket upgrade".into())
     })?;
     let engine = state.engine.clone();
     Ok(ws
         .max_message_size(1024)
-        .on_upgrade(move |socket| serve(socket, engine, showtime, snapshot)))
+        // Viewers send nothing: small buffers keep thousands of sockets cheap (tungstenite's
+        // defaults are 128 KiB each). A viewer whose unsent data passes the cap is dropped.
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(512 * 1024)
+        .on_upgrade(move |socket| serve(socket, engine, showtime)))
 }
 
-async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId, first: LiveMessage) {
+async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
     // Subscribe before taking the snapshot that is sent, so nothing falls between the two; a
     // change that is in both is ignored by the client thanks to the seat versions.
     let mut events = engine.events().subscribe(showtime);
-    let snapshot = engine.snapshot(showtime).await.unwrap_or(first);
+    let Ok(snapshot) = engine.snapshot(showtime).await else {
+        return;
+    };
     let (mut sink, mut incoming) = socket.split();
     if send(&mut sink, &snapshot).await.is_err() {
         return;
@@ -54,15 +61,15 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId, fir
         tokio::select! {
             event = events.recv() => match event {
                 Ok(item) => {
-                    let message = match &*item {
-                        BusItem::Event(message) => message.clone(),
+                    let sent = match &*item {
+                        BusItem::Event(_, json) => send_text(&mut sink, json.clone()).await,
                         // Events may have been missed (Redis was away): a fresh snapshot.
                         BusItem::Resync => match engine.snapshot(showtime).await {
-                            Ok(snapshot) => snapshot,
+                            Ok(snapshot) => send(&mut sink, &snapshot).await,
                             Err(_) => break, // the client reconnects and tries again
                         },
                     };
-                    if send(&mut sink, &message).await.is_err() {
+                    if sent.is_err() {
                         break;
                     }
                 }
@@ -92,7 +99,14 @@ where
     S: futures_util::Sink<Message> + Unpin,
 {
     let text = serde_json::to_string(message).map_err(|_| ())?;
-    match tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Text(text.into()))).await {
+    send_text(sink, text.into()).await
+}
+
+async fn send_text<S>(sink: &mut S, text: Utf8Bytes) -> Result<(), ()>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    match tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Text(text))).await {
         Ok(Ok(())) => Ok(()),
         _ => Err(()),
     }

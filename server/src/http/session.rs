@@ -6,7 +6,7 @@ use crate::config::Secret;
 use app::domain::CustomerId;
 use axum::extract::{Request, State};
 use axum::http::header::{COOKIE, SET_COOKIE};
-use axum::http::HeaderValue;
+use axum::http::{HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 use hmac::{Hmac, Mac};
@@ -58,14 +58,27 @@ impl SessionKey {
     }
 }
 
+/// Public reads that never need a customer and must stay cacheable: a CDN will not cache a
+/// response that sets a cookie, and signing one per anonymous read would waste CPU.
+fn is_public_read(req: &Request) -> bool {
+    let path = req.uri().path();
+    matches!(*req.method(), Method::GET | Method::HEAD)
+        && (path == "/showtimes"
+            || path == "/health"
+            || path.starts_with("/pkg/")
+            || (path.starts_with("/showtimes/")
+                && (path.ends_with("/seats") || path.ends_with("/live"))))
+}
+
 /// Puts the request's [`CustomerId`] into its extensions, issuing a new one (and its cookie)
-/// when the request has no valid session cookie.
+/// when the request has no valid session cookie and is not a public read.
 pub async fn middleware(State(key): State<SessionKey>, mut req: Request, next: Next) -> Response {
     let existing = key.customer_in(&req);
     let customer = existing.unwrap_or_else(|| CustomerId(Uuid::new_v4()));
+    let issue = existing.is_none() && !is_public_read(&req);
     req.extensions_mut().insert(customer);
     let mut response = next.run(req).await;
-    if existing.is_none() {
+    if issue {
         let cookie = format!(
             "{COOKIE_NAME}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000",
             key.sign(customer)

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The live-map benchmark (see BENCHMARKS.md). One release server process on the embedded
+# store; 1,000 then 5,000 WebSocket viewers of one showtime while holds and cancels go through
+# the REST API (live-bench); then GET /showtimes/{id}/seats from the snapshot against nginx
+# serving the same JSON as a static file, both with wrk, ending with `ratio=`.
+# Options: BENCH_VIEWERS (1000,5000), BENCH_OPS (50), BENCH_RATE (20), WRK_SECONDS (10).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+command -v wrk >/dev/null || apt_install wrk
+command -v nginx >/dev/null || apt_install nginx-light
+cargo build --release -p server --bin server --bin live-bench
+
+DIR="$(mktemp -d /tmp/seats-live-bench.XXXXXX)"
+PORT="$(free_port)"
+LEPTOS_SITE_ADDR="127.0.0.1:$PORT" DATA_DIR="$DIR/data" DATABASE_URL="" REDIS_URL="" RUST_LOG=warn \
+  "$CARGO_TARGET_DIR/release/server" &
+SERVER=$!
+CLEANUP+=("kill $SERVER; rm -rf $DIR")
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+
+BENCH_BASE="http://127.0.0.1:$PORT" BENCH_SERVER_PID=$SERVER "$CARGO_TARGET_DIR/release/live-bench"
+
+# The seat map from the snapshot vs the same bytes from nginx.
+ID="$(curl -fs "http://127.0.0.1:$PORT/showtimes" | python3 -c 'import json,sys; print(next(s["id"] for s in json.load(sys.stdin) if s["seatsTotal"]==300))')"
+curl -fs "http://127.0.0.1:$PORT/showtimes/$ID/seats" > "$DIR/seats.json"
+NPORT="$(free_port)"
+cat > "$DIR/nginx.conf" <<CONF
+user root;
+worker_processes auto;
+pid $DIR/nginx.pid;
+error_log $DIR/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  server {
+    listen 127.0.0.1:$NPORT;
+    location / { root $DIR; default_type application/json; }
+  }
+}
+CONF
+nginx -c "$DIR/nginx.conf" -p "$DIR"
+CLEANUP+=("nginx -c $DIR/nginx.conf -p $DIR -s stop")
+sleep 0.5
+SECS="${WRK_SECONDS:-10}"
+rps() { wrk -t2 -c64 -d"${SECS}s" "$1" | awk '/Requests\/sec/ {print $2}'; }
+APP="$(rps "http://127.0.0.1:$PORT/showtimes/$ID/seats")"
+NGX="$(rps "http://127.0.0.1:$NPORT/seats.json")"
+echo "seat map ($(wc -c < "$DIR/seats.json") bytes), wrk -t2 -c64 -d${SECS}s: server snapshot ${APP} req/s, nginx static ${NGX} req/s"
+python3 -c "print(f'ratio={float(\"$APP\")/float(\"$NGX\"):.2f}')"
