@@ -7,7 +7,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 export BENCH_DATABASE_URL="${BENCH_DATABASE_URL:-}"
-[ -n "$BENCH_DATABASE_URL" ] || BENCH_DATABASE_URL="$(start_throwaway_postgres "-c max_connections=600 -c shared_buffers=256MB")"
+if [ -z "$BENCH_DATABASE_URL" ]; then
+  start_throwaway_postgres "-c max_connections=600 -c shared_buffers=256MB"
+  BENCH_DATABASE_URL="$THROWAWAY_PG_URL"
+fi
 export PGBENCH="${PGBENCH:-$(command -v pgbench || echo "$(pg_bin)/pgbench")}"
 cargo build --release -p server --bin hold-bench
 "$CARGO_TARGET_DIR/release/hold-bench"

@@ -4,6 +4,8 @@
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/seats/target}"
+# Scripted builds gain nothing from incremental caches, which grow the target folder by gigabytes.
+export CARGO_INCREMENTAL=0
 export PATH="$HOME/.cargo/bin:$ROOT/end2end/node_modules/.bin:$PATH"
 CARGO_LEPTOS_VERSION=0.3.10
 
@@ -63,7 +65,8 @@ CLEANUP=()
 cleanup() { for c in "${CLEANUP[@]}"; do eval "$c" >/dev/null 2>&1 || true; done; }
 trap cleanup EXIT
 
-# Starts a throwaway PostgreSQL (own folder, free port) and prints its URL.
+# Starts a throwaway PostgreSQL (own folder, free port) and sets THROWAWAY_PG_URL. Called
+# directly, not in $(…): its stop command must reach CLEANUP in this shell.
 # $1: extra server options, e.g. "-c max_connections=400".
 start_throwaway_postgres() {
   local bin dir port
@@ -81,10 +84,10 @@ start_throwaway_postgres() {
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off ${1:-}" start >/dev/null
   CLEANUP+=("${run[*]} $bin/pg_ctl -D $dir/data -m immediate stop; rm -rf $dir")
   log "throwaway PostgreSQL on 127.0.0.1:$port"
-  echo "postgres://postgres@127.0.0.1:$port/postgres"
+  THROWAWAY_PG_URL="postgres://postgres@127.0.0.1:$port/postgres"
 }
 
-# Starts a throwaway Redis on a free port and prints its URL.
+# Starts a throwaway Redis on a free port and sets THROWAWAY_REDIS_URL (call directly, as above).
 start_throwaway_redis() {
   command -v redis-server >/dev/null || apt_install redis-server
   local port
@@ -93,5 +96,5 @@ start_throwaway_redis() {
     --pidfile "/tmp/seats-redis-$port.pid" --logfile "/tmp/seats-redis-$port.log" >/dev/null
   CLEANUP+=("kill \$(cat /tmp/seats-redis-$port.pid); rm -f /tmp/seats-redis-$port.*")
   log "throwaway Redis on 127.0.0.1:$port"
-  echo "redis://127.0.0.1:$port"
+  THROWAWAY_REDIS_URL="redis://127.0.0.1:$port"
 }

@@ -11,10 +11,19 @@ ensure_node_packages
 ensure_chromium
 
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-${DATABASE_URL:-}}"
-[ -n "$TEST_DATABASE_URL" ] || TEST_DATABASE_URL="$(start_throwaway_postgres "-c max_connections=400")"
+if [ -z "$TEST_DATABASE_URL" ]; then
+  start_throwaway_postgres "-c max_connections=400"
+  TEST_DATABASE_URL="$THROWAWAY_PG_URL"
+fi
 export REDIS_URL="${REDIS_URL:-}"
-[ -n "$REDIS_URL" ] || REDIS_URL="$(start_throwaway_redis)"
+if [ -z "$REDIS_URL" ]; then
+  start_throwaway_redis
+  REDIS_URL="$THROWAWAY_REDIS_URL"
+fi
 unset DATABASE_URL # the server under test picks its own database
+# Files the Rust tests leave in the temp folder (SQLite databases, data folders).
+TMP="${TMPDIR:-/tmp}"
+CLEANUP+=("rm -rf $TMP/seats-tests $TMP/seats-app-* $TMP/seats-proc-*")
 
 log "unit, contract and HTTP tests"
 # app and server only: frontend turns on app's hydrate feature, which never builds with ssr.

@@ -1,6 +1,7 @@
 //! The server: configuration, the inventory engine and its two stores, the REST API, the Leptos
 //! routes and the background workers.
 
+pub mod benchkit;
 pub mod clock;
 pub mod config;
 pub mod engine;

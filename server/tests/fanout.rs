@@ -74,20 +74,6 @@ async fn server(database_url: &str, redis_url: &str, hold_ttl: &str) -> (Running
     (running, base)
 }
 
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn viewer(base: &str, showtime: i64) -> Socket {
-    let url = format!(
-        "{}/showtimes/{showtime}/live",
-        base.replace("http://", "ws://")
-    );
-    tokio_tungstenite::connect_async(url)
-        .await
-        .expect("websocket upgrade")
-        .0
-}
-
 /// Reads messages until one satisfies `want`, or gives up after `wait`.
 async fn until(
     socket: &mut Socket,

@@ -18,20 +18,6 @@ on_both_backends!(
     an_unknown_showtime_is_refused_before_the_upgrade,
 );
 
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn viewer(app: &TestApp, showtime: i64) -> Socket {
-    let url = format!(
-        "{}/showtimes/{showtime}/live",
-        app.base.replace("http://", "ws://")
-    );
-    tokio_tungstenite::connect_async(url)
-        .await
-        .expect("websocket upgrade")
-        .0
-}
-
 /// The next message that is not a ping, or `None` if none arrives within `wait`.
 async fn next(socket: &mut Socket, wait: Duration) -> Option<Value> {
     let deadline = Instant::now() + wait;
@@ -73,7 +59,7 @@ async fn a_viewer_gets_a_snapshot_then_holds_and_releases_within_a_second(backen
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
     let id = first_showtime(&app).await;
-    let mut socket = viewer(&app, id).await;
+    let mut socket = viewer(&app.base, id).await;
     let snapshot = next(&mut socket, Duration::from_secs(2))
         .await
         .expect("snapshot");
@@ -116,7 +102,7 @@ async fn a_refused_hold_announces_nothing(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
     let id = first_showtime(&app).await;
-    let mut socket = viewer(&app, id).await;
+    let mut socket = viewer(&app.base, id).await;
     next(&mut socket, Duration::from_secs(2))
         .await
         .expect("snapshot");
@@ -149,7 +135,7 @@ async fn holds_that_expire_are_announced_by_the_sweeper(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "1").await; // 1 s holds, 1 s sweeps
     let id = first_showtime(&app).await;
-    let mut socket = viewer(&app, id).await;
+    let mut socket = viewer(&app.base, id).await;
     next(&mut socket, Duration::from_secs(2))
         .await
         .expect("snapshot");

@@ -12,6 +12,7 @@ use app::domain::{CustomerId, SeatSelection};
 use app::engine::Inventory;
 use app::error::InventoryError;
 use rand::Rng;
+use server::benchkit::{env, percentile};
 use server::clock::Clock;
 use server::engine::Engine;
 use server::store::{PgStore, Store};
@@ -25,20 +26,6 @@ struct Figures {
     ok_per_sec: Option<f64>,
     p50_ms: f64,
     p99_ms: f64,
-}
-
-fn env<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
 fn replace_db(url: &str, name: &str) -> String {

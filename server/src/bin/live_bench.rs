@@ -6,6 +6,7 @@
 
 use futures_util::StreamExt;
 use serde_json::Value;
+use server::benchkit::{env, percentile};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,20 +14,6 @@ use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
 type Pending = Arc<Mutex<HashMap<(String, &'static str), Instant>>>;
-
-fn env<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
 
 /// Peak resident set size of a process, in MB (`VmHWM`).
 fn peak_rss_mb(pid: u32) -> Option<f64> {

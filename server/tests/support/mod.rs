@@ -302,3 +302,19 @@ impl TestApp {
         format!("{}{}", self.base, path)
     }
 }
+
+/// A WebSocket client of the live seat map.
+pub type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Connects a live-map viewer of `showtime` to the server at `base` (`http://host:port`).
+pub async fn viewer(base: &str, showtime: i64) -> Socket {
+    let url = format!(
+        "{}/showtimes/{showtime}/live",
+        base.replace("http://", "ws://")
+    );
+    tokio_tungstenite::connect_async(url)
+        .await
+        .expect("websocket upgrade")
+        .0
+}

@@ -1,0 +1,28 @@
+//! Small helpers shared by the benchmark binaries (`hold-bench`, `live-bench`).
+
+/// An environment variable parsed as `T`, or `default` when unset or unparsable.
+pub fn env<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The `p` quantile (0–1) of sorted samples; NaN when there are none.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn percentiles_pick_the_nearest_rank() {
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(super::percentile(&v, 0.5), 3.0);
+        assert_eq!(super::percentile(&v, 0.99), 5.0);
+        assert!(super::percentile(&[], 0.5).is_nan());
+    }
+}
