@@ -12,9 +12,15 @@ use app::domain::{
 };
 use app::engine::Inventory;
 use app::error::InventoryError;
+use axum::extract::ws::Utf8Bytes;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
+use std::time::Instant;
+
+/// A showtime's newest live-map snapshot (JSON) and when its database read started; the async
+/// lock lets concurrent connections wait for one read instead of each making their own.
+type LiveSlot = tokio::sync::Mutex<Option<(Instant, Utf8Bytes)>>;
 
 pub struct Engine {
     store: Arc<dyn Store>,
@@ -26,6 +32,8 @@ pub struct Engine {
     events: EventBus,
     /// Serialised seat maps for `GET /showtimes/{id}/seats`.
     snapshots: SeatMapCache,
+    /// The newest live-map snapshot per showtime, with the instant its database read started.
+    live_snapshots: Mutex<HashMap<ShowtimeId, Arc<LiveSlot>>>,
 }
 
 impl From<StoreError> for InventoryError {
@@ -54,6 +62,7 @@ impl Engine {
             layouts: RwLock::default(),
             events,
             snapshots: SeatMapCache::default(),
+            live_snapshots: Mutex::default(),
         }
     }
 
@@ -89,6 +98,38 @@ impl Engine {
     /// `ShowtimeNotFound` unless the showtime exists (from the layout cache after the first call).
     pub async fn ensure_showtime(&self, showtime: ShowtimeId) -> Result<(), InventoryError> {
         self.layout(showtime).await.map(|_| ())
+    }
+
+    /// The live map's snapshot as JSON for a viewer that subscribed to the showtime's events at
+    /// `subscribed_at`. Any snapshot whose database read started after that instant is complete
+    /// for this viewer (what committed before the read is in it; what is published after the
+    /// subscription is in the viewer's channel), so thousands of viewers connecting at once share
+    /// a few reads instead of making one each.
+    pub async fn live_snapshot_json(
+        &self,
+        showtime: ShowtimeId,
+        subscribed_at: Instant,
+    ) -> Result<Utf8Bytes, InventoryError> {
+        let slot = self
+            .live_snapshots
+            .lock()
+            .expect("snapshot slots")
+            .entry(showtime)
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().await;
+        if let Some((started, json)) = slot.as_ref() {
+            if *started > subscribed_at {
+                return Ok(json.clone());
+            }
+        }
+        let started = Instant::now();
+        let snapshot = self.snapshot(showtime).await?;
+        let json: Utf8Bytes = serde_json::to_string(&snapshot)
+            .expect("messages serialise")
+            .into();
+        *slot = Some((started, json.clone()));
+        Ok(json)
     }
 
     /// Every seat's current state and version: the live map's snapshot.

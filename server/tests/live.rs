@@ -16,6 +16,7 @@ on_both_backends!(
     a_refused_hold_announces_nothing,
     holds_that_expire_are_announced_by_the_sweeper,
     an_unknown_showtime_is_refused_before_the_upgrade,
+    a_viewer_connecting_after_a_change_is_not_given_an_older_shared_snapshot,
 );
 
 /// The next message that is not a ping, or `None` if none arrives within `wait`.
@@ -189,4 +190,36 @@ async fn an_unknown_showtime_is_refused_before_the_upgrade(backend: Backend) {
         .as_str()
         .unwrap()
         .contains("WebSocket"));
+}
+
+/// Connecting viewers share snapshot reads, but only reads that started after they subscribed.
+async fn a_viewer_connecting_after_a_change_is_not_given_an_older_shared_snapshot(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let id = first_showtime(&app).await;
+    let mut early = viewer(&app.base, id).await;
+    let before = next(&mut early, Duration::from_secs(2))
+        .await
+        .expect("snapshot");
+    assert_eq!(seat(&before, "C7")["status"], "AVAILABLE");
+    let r = app
+        .customer()
+        .post(app.url(&format!("/showtimes/{id}/holds")))
+        .json(&json!({"seats": ["C7"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let mut late = viewer(&app.base, id).await;
+    let after = next(&mut late, Duration::from_secs(2))
+        .await
+        .expect("snapshot");
+    assert_eq!(after["type"], "snapshot");
+    assert_eq!(
+        seat(&after, "C7")["status"],
+        "HELD",
+        "the late viewer's snapshot includes the hold"
+    );
 }

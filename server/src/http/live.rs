@@ -15,7 +15,7 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::broadcast::error::RecvError;
 
 pub const PING_EVERY: Duration = Duration::from_secs(15);
@@ -48,11 +48,12 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
     // Subscribe before taking the snapshot that is sent, so nothing falls between the two; a
     // change that is in both is ignored by the client thanks to the seat versions.
     let mut events = engine.events().subscribe(showtime);
-    let Ok(snapshot) = engine.snapshot(showtime).await else {
+    let subscribed_at = Instant::now();
+    let Ok(snapshot) = engine.live_snapshot_json(showtime, subscribed_at).await else {
         return;
     };
     let (mut sink, mut incoming) = socket.split();
-    if send(&mut sink, &snapshot).await.is_err() {
+    if send_text(&mut sink, snapshot).await.is_err() {
         return;
     }
     let mut ping = tokio::time::interval(PING_EVERY);
@@ -64,8 +65,8 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
                     let sent = match &*item {
                         BusItem::Event(_, json) => send_text(&mut sink, json.clone()).await,
                         // Events may have been missed (Redis was away): a fresh snapshot.
-                        BusItem::Resync => match engine.snapshot(showtime).await {
-                            Ok(snapshot) => send(&mut sink, &snapshot).await,
+                        BusItem::Resync => match engine.live_snapshot_json(showtime, Instant::now()).await {
+                            Ok(snapshot) => send_text(&mut sink, snapshot).await,
                             Err(_) => break, // the client reconnects and tries again
                         },
                     };
