@@ -271,7 +271,8 @@ impl Picker {
         self.hold.with(|h| {
             let h = h.as_ref()?;
             let total = (h.hold.expires_at - h.hold.server_time).num_milliseconds();
-            let elapsed = now - h.received_ms.unwrap_or(now);
+            // The ticking clock can lag the moment the hold arrived by up to a tick: never negative.
+            let elapsed = (now - h.received_ms.unwrap_or(now)).max(0.0);
             Some(total - elapsed as i64)
         })
     }
