@@ -100,16 +100,6 @@ fn status_of(message: &Value, code: &str) -> Option<String> {
         .map(|s| s["status"].as_str().unwrap().to_string())
 }
 
-async fn first_showtime(base: &str) -> i64 {
-    let list: Value = reqwest::get(format!("{base}/showtimes"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    list[0]["id"].as_i64().unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_through_one_process_reaches_a_viewer_of_the_other_within_a_second() {
     let db = TestDb::new(Backend::Postgres).await;

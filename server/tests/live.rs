@@ -46,20 +46,10 @@ fn seat<'a>(message: &'a Value, code: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{code} in {message}"))
 }
 
-async fn first_showtime(app: &TestApp) -> i64 {
-    let list: Value = reqwest::get(app.url("/showtimes"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    list[0]["id"].as_i64().unwrap()
-}
-
 async fn a_viewer_gets_a_snapshot_then_holds_and_releases_within_a_second(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
-    let id = first_showtime(&app).await;
+    let id = first_showtime(&app.base).await;
     let mut socket = viewer(&app.base, id).await;
     let snapshot = next(&mut socket, Duration::from_secs(2))
         .await
@@ -102,7 +92,7 @@ async fn a_viewer_gets_a_snapshot_then_holds_and_releases_within_a_second(backen
 async fn a_refused_hold_announces_nothing(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
-    let id = first_showtime(&app).await;
+    let id = first_showtime(&app.base).await;
     let mut socket = viewer(&app.base, id).await;
     next(&mut socket, Duration::from_secs(2))
         .await
@@ -135,7 +125,7 @@ async fn a_refused_hold_announces_nothing(backend: Backend) {
 async fn holds_that_expire_are_announced_by_the_sweeper(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "1").await; // 1 s holds, 1 s sweeps
-    let id = first_showtime(&app).await;
+    let id = first_showtime(&app.base).await;
     let mut socket = viewer(&app.base, id).await;
     next(&mut socket, Duration::from_secs(2))
         .await
@@ -181,7 +171,7 @@ async fn an_unknown_showtime_is_refused_before_the_upgrade(backend: Backend) {
         other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
     }
     // A known showtime without an upgrade: a JSON 400 that says what to do.
-    let id = first_showtime(&app).await;
+    let id = first_showtime(&app.base).await;
     let r = reqwest::get(app.url(&format!("/showtimes/{id}/live")))
         .await
         .unwrap();
@@ -198,7 +188,7 @@ async fn a_viewer_connecting_after_a_change_is_not_given_an_older_shared_snapsho
 ) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
-    let id = first_showtime(&app).await;
+    let id = first_showtime(&app.base).await;
     let mut early = viewer(&app.base, id).await;
     let before = next(&mut early, Duration::from_secs(2))
         .await

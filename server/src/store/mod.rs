@@ -189,6 +189,15 @@ pub trait Store: Send + Sync + 'static {
     async fn hall_count(&self) -> Result<i64, StoreError>;
 }
 
+/// Why a cancel that released nothing was refused: the hold's recorded owner decides between
+/// 403 (someone else's) and 404 (unknown, or no longer holding seats).
+fn cancel_refusal(owner: Option<uuid::Uuid>, customer: CustomerId) -> CancelOutcome {
+    match owner {
+        Some(owner) if owner != customer.0 => CancelOutcome::NotOwner,
+        _ => CancelOutcome::NotFound,
+    }
+}
+
 /// Builds the [`SeatChange`] list from `(code, version)` rows a statement returned.
 fn changes(rows: Vec<(String, i64)>, status: SeatStatus) -> Result<Vec<SeatChange>, StoreError> {
     rows.into_iter()

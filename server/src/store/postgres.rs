@@ -323,10 +323,7 @@ impl Store for PgStore {
         .bind(hold.as_uuid())
         .fetch_optional(&self.pool)
         .await?;
-        Ok(match owner {
-            Some(owner) if owner != customer.0 => CancelOutcome::NotOwner,
-            _ => CancelOutcome::NotFound,
-        })
+        Ok(cancel_refusal(owner, customer))
     }
 
     async fn active_hold(

@@ -265,10 +265,7 @@ impl Store for SqliteStore {
         .bind(hold.as_uuid())
         .fetch_optional(&self.read)
         .await?;
-        Ok(match owner {
-            Some(owner) if owner != customer.0 => CancelOutcome::NotOwner,
-            _ => CancelOutcome::NotFound,
-        })
+        Ok(cancel_refusal(owner, customer))
     }
 
     async fn active_hold(

@@ -318,3 +318,14 @@ pub async fn viewer(base: &str, showtime: i64) -> Socket {
         .expect("websocket upgrade")
         .0
 }
+
+/// The id of the first showtime (in time order) the server at `base` lists.
+pub async fn first_showtime(base: &str) -> i64 {
+    let list: serde_json::Value = reqwest::get(format!("{base}/showtimes"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    list[0]["id"].as_i64().unwrap()
+}
