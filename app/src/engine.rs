@@ -49,6 +49,9 @@ pub fn respond<T>(result: Result<T, InventoryError>) -> Result<T, InventoryError
             options.set_status(
                 http::StatusCode::from_u16(e.status()).unwrap_or(http::StatusCode::BAD_REQUEST),
             );
+            if let Some(seconds) = e.retry_after() {
+                options.insert_header(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
+            }
         }
     }
     result

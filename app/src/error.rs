@@ -24,6 +24,9 @@ pub enum InventoryError {
     SeatsUnavailable(Vec<String>),
     #[error("the hold has expired or its seats are no longer held by it")]
     HoldLapsed,
+    /// Too many hold attempts: the customer may try again after this many seconds.
+    #[error("too many attempts; try again in {0} s")]
+    RateLimited(u64),
     /// Something failed inside the server; the details are logged there, never sent out.
     #[error("the service is temporarily unavailable, please try again")]
     Unavailable,
@@ -40,6 +43,7 @@ impl InventoryError {
             Self::NotYourHold => 403,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
             Self::SeatsUnavailable(_) | Self::HoldLapsed => 409,
+            Self::RateLimited(_) => 429,
             Self::Unavailable => 503,
         }
     }
@@ -54,8 +58,17 @@ impl InventoryError {
             Self::UnknownSeats(_) => "UNKNOWN_SEATS",
             Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",
             Self::HoldLapsed => "HOLD_LAPSED",
+            Self::RateLimited(_) => "RATE_LIMITED",
             Self::Unavailable => "UNAVAILABLE",
             Self::Transport(_) => "BAD_REQUEST",
+        }
+    }
+
+    /// Seconds until the request may be repeated (`Retry-After`), when the error says so.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::RateLimited(seconds) => Some(*seconds),
+            _ => None,
         }
     }
 

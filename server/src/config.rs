@@ -1,5 +1,6 @@
 //! Configuration from environment variables (documented in `.env.example`).
 
+use crate::redis_link::RedisTarget;
 use anyhow::{bail, Context};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -44,8 +45,13 @@ pub struct Config {
     pub demo_data: bool,
     /// Largest number of database connections this process opens (PostgreSQL).
     pub db_max_connections: u32,
-    /// Redis for the live map's fan-out across server processes; unset: in-process only.
-    pub redis_url: Option<String>,
+    /// Redis (one server, or a cluster's nodes) for the seat gate, the shared rate limit and the
+    /// live map's fan-out across server processes; unset: all of it in-process.
+    pub redis: Option<RedisTarget>,
+    /// How long a gate or rate-limit call may wait for Redis before the hold goes on without it.
+    pub redis_timeout: Duration,
+    /// Hold attempts a customer may make per minute (`0`: no limit).
+    pub hold_rate_per_minute: u32,
 }
 
 impl Config {
@@ -85,6 +91,13 @@ impl Config {
             Some("0" | "false" | "no") => Ok(false),
             Some(other) => bail!("{key} must be true or false, not {other:?}"),
         };
+        let whole = |key: &str, default: u64| -> anyhow::Result<u64> {
+            get(key).map_or(Ok(default), |v| {
+                v.trim()
+                    .parse()
+                    .with_context(|| format!("{key} must be a whole number, not {v:?}"))
+            })
+        };
         Ok(Self {
             database,
             data_dir,
@@ -96,20 +109,20 @@ impl Config {
                 Some(_) => bail!("SESSION_SECRET must be at least 32 characters"),
             },
             demo_data: flag("DEMO_DATA", true)?,
-            db_max_connections: get("DB_MAX_CONNECTIONS")
-                .map(|v| {
-                    v.parse()
-                        .context("DB_MAX_CONNECTIONS must be a whole number")
-                })
-                .transpose()?
-                .unwrap_or(32),
-            redis_url: match get("REDIS_URL").filter(|s| !s.is_empty()) {
+            db_max_connections: whole("DB_MAX_CONNECTIONS", 32)?
+                .try_into()
+                .context("DB_MAX_CONNECTIONS is too large")?,
+            redis: match get("REDIS_URL").filter(|s| !s.trim().is_empty()) {
                 None => None,
-                Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
-                    Some(url)
-                }
-                Some(_) => bail!("REDIS_URL must start with redis:// or rediss://"),
+                Some(url) => Some(
+                    RedisTarget::parse(&url, flag("REDIS_CLUSTER", false)?)
+                        .map_err(anyhow::Error::msg)?,
+                ),
             },
+            redis_timeout: Duration::from_millis(whole("REDIS_TIMEOUT_MS", 250)?.max(1)),
+            hold_rate_per_minute: whole("HOLD_RATE_PER_MINUTE", 5)?
+                .try_into()
+                .context("HOLD_RATE_PER_MINUTE is too large")?,
         })
     }
 }
@@ -164,5 +177,22 @@ mod tests {
         assert!(config(&[("SESSION_SECRET", "short")]).is_err());
         let c = config(&[("SESSION_SECRET", &"k".repeat(40))]).unwrap();
         assert_eq!(format!("{:?}", c.session_secret.unwrap()), "Secret(***)");
+    }
+
+    #[test]
+    fn redis_and_the_hold_rate_limit() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.redis, None);
+        assert_eq!(c.hold_rate_per_minute, 5);
+        let c = config(&[
+            ("REDIS_URL", "redis://a:7000,redis://b:7001"),
+            ("HOLD_RATE_PER_MINUTE", "0"),
+        ])
+        .unwrap();
+        assert!(c.redis.unwrap().is_cluster());
+        assert_eq!(c.hold_rate_per_minute, 0);
+        assert!(config(&[("HOLD_RATE_PER_MINUTE", "-1")]).is_err());
+        assert!(config(&[("REDIS_URL", "localhost:6379")]).is_ok());
+        assert!(config(&[("REDIS_URL", "http://x")]).is_err());
     }
 }

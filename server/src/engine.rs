@@ -4,6 +4,7 @@
 
 use crate::clock::Clock;
 use crate::events::EventBus;
+use crate::gate::{GateVerdict, RateLimiter, SeatGate};
 use crate::read_model::{SeatMapCache, Snapshot};
 use crate::store::{CancelOutcome, HoldOutcome, HoldRequest, Layout, Released, Store, StoreError};
 use app::domain::{
@@ -14,6 +15,7 @@ use app::engine::Inventory;
 use app::error::InventoryError;
 use axum::extract::ws::Utf8Bytes;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use std::time::Instant;
@@ -34,6 +36,33 @@ pub struct Engine {
     snapshots: SeatMapCache,
     /// The newest live-map snapshot per showtime, with the instant its database read started.
     live_snapshots: Mutex<HashMap<ShowtimeId, Arc<LiveSlot>>>,
+    /// Redis's first filter in front of the hold statement (off without Redis).
+    gate: SeatGate,
+    limiter: RateLimiter,
+    metrics: HoldMetrics,
+}
+
+/// What became of hold attempts since the process started (served at `/metrics`).
+#[derive(Default)]
+pub struct HoldMetrics {
+    /// Refused by the per-customer rate limit (429).
+    pub rate_limited: AtomicU64,
+    /// Refused by the seat gate without database work (409).
+    pub gate_rejected: AtomicU64,
+    /// Let through by the seat gate.
+    pub gate_passed: AtomicU64,
+    /// Sent to the database without the gate (no Redis, or Redis unusable).
+    pub gate_bypassed: AtomicU64,
+    /// Hold statements (one conditional UPDATE each) sent to the database.
+    pub db_hold_statements: AtomicU64,
+    /// Holds the database granted.
+    pub held: AtomicU64,
+}
+
+impl HoldMetrics {
+    fn count(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 impl From<StoreError> for InventoryError {
@@ -63,7 +92,30 @@ impl Engine {
             events,
             snapshots: SeatMapCache::default(),
             live_snapshots: Mutex::default(),
+            gate: SeatGate::default(),
+            limiter: RateLimiter::off(),
+            metrics: HoldMetrics::default(),
         }
+    }
+
+    /// Puts the Redis seat gate in front of the hold statement.
+    pub fn with_gate(mut self, gate: SeatGate) -> Self {
+        self.gate = gate;
+        self
+    }
+
+    /// Limits hold attempts per customer.
+    pub fn with_rate_limit(mut self, limiter: RateLimiter) -> Self {
+        self.limiter = limiter;
+        self
+    }
+
+    pub fn metrics(&self) -> &HoldMetrics {
+        &self.metrics
+    }
+
+    pub fn gate(&self) -> &SeatGate {
+        &self.gate
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
@@ -186,6 +238,8 @@ impl Engine {
             .confirm(hold, booking, self.clock.now())
             .await?
             .ok_or(InventoryError::HoldLapsed)?;
+        let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
+        self.gate.book(showtime, &codes, booking).await;
         self.announce(
             showtime,
             LiveMessage::SeatsBooked {
@@ -281,7 +335,33 @@ impl Inventory for Engine {
         if !unknown.is_empty() {
             return Err(InventoryError::UnknownSeats(unknown));
         }
+        if let Err(wait) = self.limiter.check(customer).await {
+            HoldMetrics::count(&self.metrics.rate_limited);
+            return Err(InventoryError::RateLimited(
+                wait.as_secs_f64().ceil().max(1.0) as u64,
+            ));
+        }
         let hold_id = HoldId::new(showtime, rand::random());
+        let gated = match self
+            .gate
+            .enter(showtime, seats.seats(), hold_id, self.hold_ttl)
+            .await
+        {
+            GateVerdict::Taken(taken) => {
+                HoldMetrics::count(&self.metrics.gate_rejected);
+                return Err(InventoryError::SeatsUnavailable(
+                    taken.iter().map(|c| c.to_string()).collect(),
+                ));
+            }
+            GateVerdict::Passed => {
+                HoldMetrics::count(&self.metrics.gate_passed);
+                true
+            }
+            GateVerdict::Bypassed => {
+                HoldMetrics::count(&self.metrics.gate_bypassed);
+                false
+            }
+        };
         let req = HoldRequest {
             showtime,
             seats: seats.seats(),
@@ -289,11 +369,18 @@ impl Inventory for Engine {
             customer,
             ttl: self.hold_ttl,
         };
-        match self.store.hold(req, self.clock.now()).await? {
+        HoldMetrics::count(&self.metrics.db_hold_statements);
+        let outcome = self.store.hold(req, self.clock.now()).await;
+        if gated && !matches!(outcome, Ok(HoldOutcome::Held { .. })) {
+            // The database refused (or failed): free the keys this attempt set, and only those.
+            self.gate.release(showtime, seats.seats(), hold_id).await;
+        }
+        match outcome? {
             HoldOutcome::Held {
                 expires_at,
                 changes,
             } => {
+                HoldMetrics::count(&self.metrics.held);
                 // Announced only now: the store returns after its transaction committed.
                 self.announce(
                     showtime,
@@ -340,6 +427,8 @@ impl Inventory for Engine {
         match self.store.cancel(hold, customer).await? {
             CancelOutcome::Released(seats) => {
                 let showtime = hold.showtime_id();
+                let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
+                self.gate.release(showtime, &codes, hold).await;
                 self.announce(
                     showtime,
                     LiveMessage::SeatsReleased {

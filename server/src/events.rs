@@ -9,9 +9,16 @@
 //! every viewer is told to resync from a fresh snapshot, covering what it may have missed. Redis
 //! trouble never takes the server down.
 //!
+//! With a Redis Cluster, events use sharded pub/sub (`SPUBLISH`/`SSUBSCRIBE`, Redis 7): the
+//! channel lives on the shard that owns its `{showtimeId}` slot, so a showtime's events never
+//! cross the cluster bus. Sharded channels have no patterns, so the process's one cluster
+//! connection subscribes to a showtime's channel when its first viewer arrives here; viewers get a
+//! resync once the subscription stands (and again whenever the connection was re-established).
+//!
 //! A viewer that falls behind is told it lagged and is disconnected (it reconnects and gets a
 //! fresh snapshot) instead of letting the server buffer for it.
 
+use crate::redis_link::{Conn, RedisTarget};
 use app::domain::{LiveMessage, ShowtimeId};
 use axum::extract::ws::Utf8Bytes;
 use futures_util::StreamExt;
@@ -38,15 +45,44 @@ pub enum BusItem {
 #[derive(Default)]
 struct Local {
     channels: Mutex<HashMap<ShowtimeId, broadcast::Sender<Arc<BusItem>>>>,
+    /// Told of each showtime that gets its first viewer here (sharded subscriptions).
+    first_viewer: Option<tokio::sync::mpsc::UnboundedSender<ShowtimeId>>,
 }
 
 impl Local {
     fn subscribe(&self, showtime: ShowtimeId) -> broadcast::Receiver<Arc<BusItem>> {
         let mut channels = self.channels.lock().expect("bus lock");
-        channels
-            .entry(showtime)
-            .or_insert_with(|| broadcast::channel(CHANNEL_CAPACITY).0)
-            .subscribe()
+        let sender = channels.entry(showtime).or_insert_with(|| {
+            if let Some(first_viewer) = &self.first_viewer {
+                let _ = first_viewer.send(showtime);
+            }
+            broadcast::channel(CHANNEL_CAPACITY).0
+        });
+        sender.subscribe()
+    }
+
+    fn showtimes(&self) -> Vec<ShowtimeId> {
+        let channels = self.channels.lock().expect("bus lock");
+        channels.keys().copied().collect()
+    }
+
+    fn resync(&self, showtime: ShowtimeId) {
+        let channels = self.channels.lock().expect("bus lock");
+        if let Some(sender) = channels.get(&showtime) {
+            let _ = sender.send(Arc::new(BusItem::Resync));
+        }
+    }
+
+    /// A message as Redis delivered it on a channel.
+    fn deliver_raw(&self, channel: &str, payload: &[u8]) {
+        let Some(showtime) = showtime_of(channel) else {
+            return;
+        };
+        let payload = String::from_utf8_lossy(payload).into_owned();
+        match serde_json::from_str::<LiveMessage>(&payload) {
+            Ok(message) => self.deliver(showtime, BusItem::Event(message, payload.into())),
+            Err(e) => tracing::warn!(error = %e, "unreadable live event from Redis"),
+        }
     }
 
     fn deliver(&self, showtime: ShowtimeId, item: BusItem) {
@@ -66,15 +102,35 @@ impl Local {
     }
 }
 
-struct RedisLink {
-    client: redis::Client,
-    publisher: tokio::sync::Mutex<Option<redis::aio::ConnectionManager>>,
+struct Remote {
+    connect: Connector,
+    /// `SPUBLISH` on a cluster, `PUBLISH` on one server.
+    publish_command: &'static str,
+    publisher: tokio::sync::Mutex<Option<Conn>>,
+}
+
+/// Opens a connection for publishing (on a cluster also the one that subscribes).
+#[derive(Clone)]
+enum Connector {
+    Node(redis::Client),
+    Cluster(Box<redis::cluster::ClusterClient>),
+}
+
+impl Connector {
+    async fn connect(&self) -> redis::RedisResult<Conn> {
+        Ok(match self {
+            Self::Node(client) => {
+                Conn::Node(redis::aio::ConnectionManager::new(client.clone()).await?)
+            }
+            Self::Cluster(client) => Conn::Cluster(client.get_async_connection().await?),
+        })
+    }
 }
 
 #[derive(Default)]
 pub struct EventBus {
     local: Arc<Local>,
-    redis: Option<RedisLink>,
+    redis: Option<Remote>,
     /// Publishes that could not go through Redis (delivered locally instead).
     redis_failures: AtomicU64,
 }
@@ -91,18 +147,52 @@ fn showtime_of(channel: &str) -> Option<ShowtimeId> {
 
 impl EventBus {
     /// A bus whose events go through Redis; starts this process's one subscription.
-    pub fn with_redis(url: &str) -> Result<Self, redis::RedisError> {
-        let client = redis::Client::open(url)?;
-        let local = Arc::new(Local::default());
-        tokio::spawn(subscribe_forever(client.clone(), local.clone()));
-        Ok(Self {
+    pub fn with_redis(target: &RedisTarget) -> Result<Self, redis::RedisError> {
+        match target {
+            RedisTarget::Node(url) => {
+                let client = redis::Client::open(url.as_str())?;
+                let local = Arc::new(Local::default());
+                tokio::spawn(subscribe_forever(client.clone(), local.clone()));
+                Ok(Self::remote(local, Connector::Node(client), "PUBLISH"))
+            }
+            RedisTarget::Cluster(nodes) => {
+                let (first_viewer, showtimes) = tokio::sync::mpsc::unbounded_channel();
+                let local = Arc::new(Local {
+                    first_viewer: Some(first_viewer),
+                    ..Local::default()
+                });
+                let pushes = local.clone();
+                let client = redis::cluster::ClusterClient::builder(nodes.clone())
+                    .use_protocol(redis::ProtocolVersion::RESP3)
+                    .push_sender(move |push: redis::PushInfo| {
+                        pushes.on_push(push);
+                        Ok::<(), std::convert::Infallible>(())
+                    })
+                    .build()?;
+                let bus = Self::remote(
+                    local.clone(),
+                    Connector::Cluster(Box::new(client)),
+                    "SPUBLISH",
+                );
+                let connector = bus.redis.as_ref().map(|r| r.connect.clone());
+                if let Some(connector) = connector {
+                    tokio::spawn(subscribe_sharded(connector, local, showtimes));
+                }
+                Ok(bus)
+            }
+        }
+    }
+
+    fn remote(local: Arc<Local>, connect: Connector, publish_command: &'static str) -> Self {
+        Self {
             local,
-            redis: Some(RedisLink {
-                client,
+            redis: Some(Remote {
+                connect,
+                publish_command,
                 publisher: tokio::sync::Mutex::new(None),
             }),
             redis_failures: AtomicU64::new(0),
-        })
+        }
     }
 
     pub fn subscribe(&self, showtime: ShowtimeId) -> broadcast::Receiver<Arc<BusItem>> {
@@ -128,14 +218,12 @@ impl EventBus {
             let mut result = Err(redis::RedisError::from((redis::ErrorKind::Io, "not tried")));
             for _ in 0..2 {
                 if publisher.is_none() {
-                    *publisher = redis::aio::ConnectionManager::new(link.client.clone())
-                        .await
-                        .ok();
+                    *publisher = link.connect.connect().await.ok();
                 }
                 let Some(conn) = publisher.as_mut() else {
                     continue;
                 };
-                result = redis::cmd("PUBLISH")
+                result = redis::cmd(link.publish_command)
                     .arg(channel(showtime))
                     .arg(&payload)
                     .query_async::<i64>(conn)
@@ -170,18 +258,7 @@ async fn subscribe_forever(client: redis::Client, local: Arc<Local>) {
                     local.resync_all();
                     let mut messages = pubsub.on_message();
                     while let Some(msg) = messages.next().await {
-                        let Some(showtime) = showtime_of(msg.get_channel_name()) else {
-                            continue;
-                        };
-                        let payload = String::from_utf8_lossy(msg.get_payload_bytes()).into_owned();
-                        match serde_json::from_str::<LiveMessage>(&payload) {
-                            Ok(message) => {
-                                local.deliver(showtime, BusItem::Event(message, payload.into()))
-                            }
-                            Err(e) => {
-                                tracing::warn!(error = %e, "unreadable live event from Redis")
-                            }
-                        }
+                        local.deliver_raw(msg.get_channel_name(), msg.get_payload_bytes());
                     }
                     tracing::warn!("Redis subscription lost; reconnecting");
                 }
@@ -194,6 +271,77 @@ async fn subscribe_forever(client: redis::Client, local: Arc<Local>) {
         local.resync_all();
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(5));
+    }
+}
+
+impl Local {
+    /// What the cluster connection pushes: sharded messages, (re)subscriptions and disconnects.
+    fn on_push(&self, push: redis::PushInfo) {
+        let text = |v: &redis::Value| match v {
+            redis::Value::BulkString(b) => Some(b.clone()),
+            redis::Value::SimpleString(s) => Some(s.clone().into_bytes()),
+            _ => None,
+        };
+        match push.kind {
+            redis::PushKind::SMessage => {
+                if let [channel, payload] = &push.data[..] {
+                    if let (Some(channel), Some(payload)) = (text(channel), text(payload)) {
+                        self.deliver_raw(&String::from_utf8_lossy(&channel), &payload);
+                    }
+                }
+            }
+            // A subscription (re)established: what was published meanwhile may be missing.
+            redis::PushKind::SSubscribe => {
+                let showtime = push
+                    .data
+                    .first()
+                    .and_then(text)
+                    .and_then(|c| showtime_of(&String::from_utf8_lossy(&c)));
+                if let Some(showtime) = showtime {
+                    self.resync(showtime);
+                }
+            }
+            redis::PushKind::Disconnection => {
+                tracing::warn!("Redis Cluster connection lost; it reconnects and resubscribes");
+                self.resync_all();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Sharded subscriptions on a cluster: one per showtime watched in this process, made when its
+/// first viewer arrives (the cluster connection re-subscribes by itself after reconnecting).
+async fn subscribe_sharded(
+    connector: Connector,
+    local: Arc<Local>,
+    mut showtimes: tokio::sync::mpsc::UnboundedReceiver<ShowtimeId>,
+) {
+    let mut backoff = Duration::from_millis(200);
+    let mut conn = loop {
+        match connector.connect().await {
+            Ok(Conn::Cluster(conn)) => break conn,
+            Ok(Conn::Node(_)) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "Redis Cluster unreachable for live events");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
+        }
+    };
+    // Showtimes that got viewers while the cluster was unreachable.
+    let mut pending: Vec<ShowtimeId> = local.showtimes();
+    loop {
+        while let Some(showtime) = pending.pop() {
+            while let Err(e) = conn.ssubscribe(channel(showtime)).await {
+                tracing::warn!(error = %e, %showtime, "sharded subscribe failed; retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+        match showtimes.recv().await {
+            Some(showtime) => pending.push(showtime),
+            None => return,
+        }
     }
 }
 

@@ -5,8 +5,10 @@ use crate::clock::Clock;
 use crate::config::{Config, Database, Secret};
 use crate::engine::Engine;
 use crate::events::EventBus;
+use crate::gate::{RateLimiter, SeatGate};
 use crate::http::session::SessionKey;
 use crate::http::{router, AppState};
+use crate::redis_link::RedisLink;
 use crate::store::{PgStore, SqliteStore, Store};
 use anyhow::Context;
 use leptos::config::LeptosOptions;
@@ -95,13 +97,25 @@ impl Application {
                 );
             }
         }
-        let events = match &config.redis_url {
-            Some(url) => {
-                EventBus::with_redis(url).context("REDIS_URL is not a usable Redis address")?
+        let events = match &config.redis {
+            Some(target) => {
+                EventBus::with_redis(target).context("REDIS_URL is not a usable Redis address")?
             }
             None => EventBus::default(),
         };
-        let engine = Arc::new(Engine::with_events(store, clock, config.hold_ttl, events));
+        let link = config
+            .redis
+            .clone()
+            .map(|target| Arc::new(RedisLink::new(target, config.redis_timeout)));
+        if let Some(link) = &link {
+            crate::gate::load_scripts(link).await;
+        }
+        let mut engine = Engine::with_events(store, clock, config.hold_ttl, events)
+            .with_rate_limit(RateLimiter::new(config.hold_rate_per_minute, link.clone()));
+        if let Some(link) = link {
+            engine = engine.with_gate(SeatGate::new(link));
+        }
+        let engine = Arc::new(engine);
         crate::sweeper::spawn(engine.clone(), config.sweep_interval);
         let listener = TcpListener::bind(options.site_addr)
             .await

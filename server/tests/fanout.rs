@@ -7,72 +7,9 @@ mod support;
 use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use support::*;
 use tokio_tungstenite::tungstenite::Message;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Redis for tests: `REDIS_URL` (the test command starts a throwaway one), else the local one.
-fn redis_url() -> String {
-    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
-/// A child process that is killed when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts the `server` binary and waits until `/health` answers.
-async fn server(database_url: &str, redis_url: &str, hold_ttl: &str) -> (Running, String) {
-    let port = free_port();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap();
-    let data = std::env::temp_dir().join(format!("seats-proc-{port}"));
-    let child = Command::new(env!("CARGO_BIN_EXE_server"))
-        .current_dir(root)
-        .env("DATABASE_URL", database_url)
-        .env("REDIS_URL", redis_url)
-        .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
-        .env("DATA_DIR", data)
-        .env("HOLD_TTL_SECONDS", hold_ttl)
-        .env("SWEEP_INTERVAL_SECONDS", "1")
-        .env(
-            "SESSION_SECRET",
-            "a shared session secret for both processes",
-        )
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start the server binary");
-    let running = Running(child);
-    let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !reqwest::get(format!("{base}/health"))
-        .await
-        .is_ok_and(|r| r.status() == StatusCode::OK)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "server on {port} did not become healthy"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    (running, base)
-}
 
 /// Reads messages until one satisfies `want`, or gives up after `wait`.
 async fn until(
@@ -103,8 +40,8 @@ fn status_of(message: &Value, code: &str) -> Option<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_through_one_process_reaches_a_viewer_of_the_other_within_a_second() {
     let db = TestDb::new(Backend::Postgres).await;
-    let (_a, a) = server(&db.url, &redis_url(), "2").await;
-    let (_b, b) = server(&db.url, &redis_url(), "2").await;
+    let (_a, a) = server_process(&db.url, &redis_url(), "2", &[]).await;
+    let (_b, b) = server_process(&db.url, &redis_url(), "2", &[]).await;
     let id = first_showtime(&a).await;
     let mut socket = viewer(&b, id).await;
     until(&mut socket, Duration::from_secs(2), |m| {
@@ -178,26 +115,6 @@ async fn a_change_through_one_process_reaches_a_viewer_of_the_other_within_a_sec
     );
 }
 
-/// A Redis server of this test's own, so that it can be stopped and started again.
-fn own_redis(port: u16) -> Running {
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("redis-server on PATH (scripts/test.sh installs it)");
-    std::thread::sleep(Duration::from_millis(300));
-    Running(child)
-}
-
 /// What a viewer's map shows after applying every message by seat version, as browsers do.
 #[derive(Default)]
 struct ViewerMap(std::collections::HashMap<String, (String, i64)>);
@@ -244,8 +161,8 @@ async fn after_redis_restarts_viewers_resync_to_the_correct_map() {
     let port = free_port();
     let redis = own_redis(port);
     let url = format!("redis://127.0.0.1:{port}");
-    let (_a, a) = server(&db.url, &url, "600").await;
-    let (_b, b) = server(&db.url, &url, "600").await;
+    let (_a, a) = server_process(&db.url, &url, "600", &[]).await;
+    let (_b, b) = server_process(&db.url, &url, "600", &[]).await;
     let id = first_showtime(&a).await;
     let mut socket = viewer(&b, id).await;
     let mut map = ViewerMap::default();
@@ -312,4 +229,66 @@ async fn after_redis_restarts_viewers_resync_to_the_correct_map() {
         );
     }
     assert_eq!(map.status("G7"), "HELD");
+}
+
+/// The same across a 3-master Redis Cluster: events travel by sharded pub/sub.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_a_redis_cluster_a_hold_through_one_process_reaches_a_viewer_of_the_other() {
+    let cluster = OwnCluster::start();
+    let db = TestDb::new(Backend::Postgres).await;
+    let (_a, a) = server_process(&db.url, &cluster.url(), "600", &[]).await;
+    let (_b, b) = server_process(&db.url, &cluster.url(), "600", &[]).await;
+    let id = first_showtime(&a).await;
+    let mut socket = viewer(&b, id).await;
+    until(&mut socket, Duration::from_secs(2), |m| {
+        m["type"] == "snapshot"
+    })
+    .await
+    .expect("snapshot");
+    // B subscribes to the showtime's shard channel when its first viewer arrives; the viewer is
+    // resynced once that subscription stands. Give it that moment.
+    until(&mut socket, Duration::from_millis(500), |_| false).await;
+
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let r = client
+        .post(format!("{a}/showtimes/{id}/holds"))
+        .json(&json!({"seats": ["E3"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let held = until(&mut socket, Duration::from_secs(1), |m| {
+        m["type"] == "seatsHeld"
+    })
+    .await;
+    assert_eq!(
+        held.as_ref().and_then(|m| status_of(m, "E3")).as_deref(),
+        Some("HELD"),
+        "hold via A seen on B within 1 s through the cluster"
+    );
+    // The gate works on the cluster too: the seat's key sits on the shard of the showtime's slot.
+    let other = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let r = other
+        .post(format!("{b}/showtimes/{id}/holds"))
+        .json(&json!({"seats": ["E3"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    let metrics = reqwest::get(format!("{b}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("seats_hold_gate_rejected_total 1"),
+        "{metrics}"
+    );
 }

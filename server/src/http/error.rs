@@ -1,5 +1,6 @@
 //! The HTTP error: every failure leaves as a status code with a JSON body
-//! `{"error": "<what was wrong>", "code": "<MACHINE_CODE>", "seats": [...]?}`.
+//! `{"error": "<what was wrong>", "code": "<MACHINE_CODE>", "seats": [...]?, "retryAfter": s?}`;
+//! a rate-limited request (429) also gets a `Retry-After` header in seconds.
 //! Internal details are logged where they happen (see `engine.rs`), never sent.
 
 use app::error::InventoryError;
@@ -41,6 +42,20 @@ impl IntoResponse for ApiError {
         if let Some(seats) = seats {
             body["seats"] = json!(seats);
         }
-        (status, Json(body)).into_response()
+        let retry_after = match &self {
+            Self::Inventory(e) => e.retry_after(),
+            _ => None,
+        };
+        if let Some(seconds) = retry_after {
+            body["retryAfter"] = json!(seconds);
+        }
+        let mut response = (status, Json(body)).into_response();
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(seconds),
+            );
+        }
+        response
     }
 }

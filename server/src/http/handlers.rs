@@ -39,6 +39,62 @@ pub async fn health(State(state): State<AppState>) -> impl IntoResponse {
     }
 }
 
+/// Counters in the Prometheus text format: what became of hold attempts (rate limit, seat gate,
+/// database) and how often Redis had to be bypassed.
+pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    use std::fmt::Write;
+    use std::sync::atomic::Ordering::Relaxed;
+    let m = state.engine.metrics();
+    let mut out = String::new();
+    let mut counter = |name: &str, help: &str, value: u64| {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}"
+        );
+    };
+    counter(
+        "seats_hold_rate_limited_total",
+        "Hold attempts refused by the per-customer rate limit (429).",
+        m.rate_limited.load(Relaxed),
+    );
+    counter(
+        "seats_hold_gate_rejected_total",
+        "Hold attempts the Redis seat gate refused without database work (409).",
+        m.gate_rejected.load(Relaxed),
+    );
+    counter(
+        "seats_hold_gate_passed_total",
+        "Hold attempts the Redis seat gate let through to the database.",
+        m.gate_passed.load(Relaxed),
+    );
+    counter(
+        "seats_hold_gate_bypassed_total",
+        "Hold attempts that went to the database without the gate (no Redis, or Redis unusable).",
+        m.gate_bypassed.load(Relaxed),
+    );
+    counter(
+        "seats_hold_db_statements_total",
+        "Hold statements (one conditional UPDATE each) sent to the database.",
+        m.db_hold_statements.load(Relaxed),
+    );
+    counter(
+        "seats_holds_granted_total",
+        "Holds the database granted.",
+        m.held.load(Relaxed),
+    );
+    counter(
+        "seats_redis_bypassed_total",
+        "Seat gate and rate limit calls that went past an unusable Redis.",
+        state.engine.gate().link().map_or(0, |l| l.bypassed()),
+    );
+    counter(
+        "seats_live_redis_publish_failures_total",
+        "Live events that could not go through Redis (delivered in this process only).",
+        state.engine.events().redis_failures(),
+    );
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
+}
+
 #[tracing::instrument(skip(state))]
 pub async fn list_showtimes(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
     Ok(Json(state.engine.list_showtimes().await?))

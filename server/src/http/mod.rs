@@ -34,6 +34,7 @@ pub fn router(state: AppState) -> Router {
     };
     Router::new()
         .route("/health", get(handlers::health))
+        .route("/metrics", get(handlers::metrics))
         .route("/showtimes", get(handlers::list_showtimes))
         .route("/showtimes/{id}/seats", get(handlers::seat_map))
         .route(

@@ -266,16 +266,24 @@ pub struct TestApp {
 }
 
 impl TestApp {
+    /// Without Redis and without the hold rate limit (tests of the limit turn it on).
     pub async fn spawn(db: &TestDb, hold_ttl_seconds: &str) -> Self {
+        Self::spawn_with(db, hold_ttl_seconds, &[]).await
+    }
+
+    /// With more configuration, e.g. `REDIS_URL` or `HOLD_RATE_PER_MINUTE`.
+    pub async fn spawn_with(db: &TestDb, hold_ttl_seconds: &str, extra: &[(&str, &str)]) -> Self {
         let data_dir = std::env::temp_dir().join(format!("seats-app-{}", Uuid::new_v4().simple()));
-        let vars: std::collections::HashMap<&str, String> = [
+        let mut vars: std::collections::HashMap<&str, String> = [
             ("DATABASE_URL", db.url.clone()),
             ("DATA_DIR", data_dir.display().to_string()),
             ("HOLD_TTL_SECONDS", hold_ttl_seconds.to_string()),
             ("SWEEP_INTERVAL_SECONDS", "1".to_string()),
+            ("HOLD_RATE_PER_MINUTE", "0".to_string()),
         ]
         .into_iter()
         .collect();
+        vars.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
         let config = server::config::Config::from_lookup(|k| vars.get(k).cloned()).unwrap();
         let options = leptos::config::LeptosOptions::builder()
             .output_name("seats")
@@ -328,4 +336,211 @@ pub async fn first_showtime(base: &str) -> i64 {
         .await
         .unwrap();
     list[0]["id"].as_i64().unwrap()
+}
+
+/// A free TCP port on 127.0.0.1.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process that is killed when dropped.
+pub struct Running(pub std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Redis for tests: `REDIS_URL` (the test command starts a throwaway one), else the local one.
+pub fn redis_url() -> String {
+    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// Starts the `server` binary (a real second process) and waits until `/health` answers.
+/// `extra` adds or overrides environment variables.
+pub async fn server_process(
+    database_url: &str,
+    redis_url: &str,
+    hold_ttl: &str,
+    extra: &[(&str, &str)],
+) -> (Running, String) {
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let port = free_port();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let data = std::env::temp_dir().join(format!("seats-proc-{port}"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_server"));
+    command
+        .current_dir(root)
+        .env("DATABASE_URL", database_url)
+        .env("REDIS_URL", redis_url)
+        .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
+        .env("DATA_DIR", data)
+        .env("HOLD_TTL_SECONDS", hold_ttl)
+        .env("SWEEP_INTERVAL_SECONDS", "1")
+        .env("HOLD_RATE_PER_MINUTE", "0")
+        .env(
+            "SESSION_SECRET",
+            "a shared session secret for both processes",
+        )
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null());
+    for (k, v) in extra {
+        command.env(k, v);
+    }
+    let running = Running(command.spawn().expect("start the server binary"));
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !reqwest::get(format!("{base}/health"))
+        .await
+        .is_ok_and(|r| r.status() == reqwest::StatusCode::OK)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "server on {port} did not become healthy"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (running, base)
+}
+
+/// A Redis server of the test's own on `port`, so that it can be stopped and started again.
+pub fn own_redis(port: u16) -> Running {
+    let child = std::process::Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("redis-server on PATH (scripts/test.sh installs it)");
+    wait_for_redis(port);
+    Running(child)
+}
+
+fn wait_for_redis(port: u16) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "redis-server on {port} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A 3-master Redis Cluster of the test's own on local ports (`redis-server --cluster-enabled
+/// yes` three times, then `redis-cli --cluster create`); stopped when dropped.
+pub struct OwnCluster {
+    pub ports: Vec<u16>,
+    _nodes: Vec<Running>,
+    dir: std::path::PathBuf,
+}
+
+impl OwnCluster {
+    pub fn start() -> Self {
+        use std::process::{Command, Stdio};
+        let dir = std::env::temp_dir().join(format!("seats-cluster-{}", Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Each node also needs its port + 10000 free for the cluster bus.
+        let mut ports: Vec<u16> = Vec::new();
+        while ports.len() < 3 {
+            let port = 20000 + rand_port_offset();
+            let free = |p: u16| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok();
+            if !ports.contains(&port) && free(port) && free(port + 10000) {
+                ports.push(port);
+            }
+        }
+        let nodes = ports
+            .iter()
+            .map(|port| {
+                let child = Command::new("redis-server")
+                    .args([
+                        "--port",
+                        &port.to_string(),
+                        "--bind",
+                        "127.0.0.1",
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        &format!("nodes-{port}.conf"),
+                        "--dir",
+                        dir.to_str().unwrap(),
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                    ])
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .expect("redis-server on PATH");
+                wait_for_redis(*port);
+                Running(child)
+            })
+            .collect();
+        let addresses: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+        let created = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .status()
+            .expect("redis-cli on PATH");
+        assert!(created.success(), "redis-cli --cluster create failed");
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        for port in &ports {
+            loop {
+                let info = Command::new("redis-cli")
+                    .args(["-p", &port.to_string(), "cluster", "info"])
+                    .output()
+                    .unwrap();
+                if String::from_utf8_lossy(&info.stdout).contains("cluster_state:ok") {
+                    break;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "cluster never became ok"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        Self {
+            ports,
+            _nodes: nodes,
+            dir,
+        }
+    }
+
+    /// `REDIS_URL` for the cluster: every node, comma-separated.
+    pub fn url(&self) -> String {
+        self.ports
+            .iter()
+            .map(|p| format!("redis://127.0.0.1:{p}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn rand_port_offset() -> u16 {
+    (Uuid::new_v4().as_u128() % 9000) as u16
 }

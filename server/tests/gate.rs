@@ -1,0 +1,486 @@
+//! Redis in front of the database: the seat gate, the per-customer rate limit and degradation,
+//! against a Redis server and against a 3-master Redis Cluster, each started by the test on local
+//! ports (the server is a real one on a random port; the database is PostgreSQL).
+
+mod support;
+
+use app::domain::{SeatCode, ShowtimeId};
+use rand::Rng;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use server::redis_link::{connect, Conn, RedisTarget};
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+use support::*;
+use uuid::Uuid;
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Node,
+    Cluster,
+}
+
+/// A Redis of the test's own, and a connection to inspect it.
+struct TestRedis {
+    url: String,
+    conn: Conn,
+    _node: Option<Running>,
+    _cluster: Option<OwnCluster>,
+}
+
+impl TestRedis {
+    async fn start(kind: Kind) -> Self {
+        let (url, node, cluster) = match kind {
+            Kind::Node => {
+                let port = free_port();
+                let node = own_redis(port);
+                (format!("redis://127.0.0.1:{port}"), Some(node), None)
+            }
+            Kind::Cluster => {
+                let cluster = OwnCluster::start();
+                (cluster.url(), None, Some(cluster))
+            }
+        };
+        let target = RedisTarget::parse(&url, false).unwrap();
+        let conn = connect(&target, Duration::from_secs(5)).await.unwrap();
+        Self {
+            url,
+            conn,
+            _node: node,
+            _cluster: cluster,
+        }
+    }
+
+    async fn get(&self, key: &str) -> Option<String> {
+        redis::cmd("GET")
+            .arg(key)
+            .query_async(&mut self.conn.clone())
+            .await
+            .unwrap()
+    }
+
+    async fn pttl(&self, key: &str) -> i64 {
+        redis::cmd("PTTL")
+            .arg(key)
+            .query_async(&mut self.conn.clone())
+            .await
+            .unwrap()
+    }
+
+    async fn set(&self, key: &str, value: &str) {
+        redis::cmd("SET")
+            .arg(key)
+            .arg(value)
+            .query_async::<()>(&mut self.conn.clone())
+            .await
+            .unwrap()
+    }
+
+    async fn del(&self, key: &str) {
+        redis::cmd("DEL")
+            .arg(key)
+            .query_async::<()>(&mut self.conn.clone())
+            .await
+            .unwrap()
+    }
+}
+
+/// Declares each `async fn name(kind: Kind)` as `node::name` and `cluster::name`.
+macro_rules! on_node_and_cluster {
+    ($($name:ident),* $(,)?) => {
+        mod node {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name(super::Kind::Node).await }) *
+        }
+        mod cluster {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name(super::Kind::Cluster).await }) *
+        }
+    };
+}
+
+on_node_and_cluster!(
+    a_held_seat_is_refused_by_the_gate_without_touching_the_database,
+    a_gate_pass_that_loses_in_the_database_leaves_no_keys,
+    keys_of_a_cancelled_or_expired_hold_are_gone,
+    the_sixth_attempt_in_a_minute_gets_429_with_retry_after,
+    two_server_processes_share_the_rate_limit,
+);
+
+fn key(showtime: i64, seat: &str) -> String {
+    format!("seat:{{{showtime}}}:{seat}")
+}
+
+async fn hold(
+    client: &reqwest::Client,
+    base: &str,
+    id: i64,
+    seats: &[&str],
+) -> (StatusCode, Value) {
+    let r = client
+        .post(format!("{base}/showtimes/{id}/holds"))
+        .json(&json!({ "seats": seats }))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+async fn a_held_seat_is_refused_by_the_gate_without_touching_the_database(kind: Kind) {
+    let redis = TestRedis::start(kind).await;
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(&db, "600", &[("REDIS_URL", &redis.url)]).await;
+    let id = first_showtime(&app.base).await;
+    let (alice, bob) = (app.customer(), app.customer());
+
+    let (status, held) = hold(&alice, &app.base, id, &["F5"]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(
+        redis.get(&key(id, "F5")).await.as_deref(),
+        held["holdId"].as_str(),
+        "the gate key carries the hold id"
+    );
+    let ttl = redis.pttl(&key(id, "F5")).await;
+    assert!(
+        (590_000..=600_000).contains(&ttl),
+        "the key lives as long as the hold: {ttl} ms"
+    );
+
+    let metrics = app.engine.metrics();
+    let statements = metrics.db_hold_statements.load(Relaxed);
+    let (status, body) = hold(&bob, &app.base, id, &["F5", "F6"]).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["seats"], json!(["F5"]));
+    assert_eq!(body["code"], "SEATS_UNAVAILABLE");
+    assert_eq!(
+        metrics.db_hold_statements.load(Relaxed),
+        statements,
+        "no hold statement reached the database"
+    );
+    assert_eq!(metrics.gate_rejected.load(Relaxed), 1);
+    assert_eq!(
+        redis.get(&key(id, "F6")).await,
+        None,
+        "a refused attempt writes no key"
+    );
+
+    // Proof that the refusal came from Redis alone: a key planted for a seat the database has
+    // free still turns the hold away, and the seat stays untouched in the database.
+    redis.set(&key(id, "G1"), "planted").await;
+    let (status, _) = hold(&bob, &app.base, id, &["G1"]).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(db.stored(ShowtimeId(id)).await["G1"].0, "AVAILABLE");
+    assert_eq!(metrics.db_hold_statements.load(Relaxed), statements);
+}
+
+async fn a_gate_pass_that_loses_in_the_database_leaves_no_keys(kind: Kind) {
+    let redis = TestRedis::start(kind).await;
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(&db, "600", &[("REDIS_URL", &redis.url)]).await;
+    let id = first_showtime(&app.base).await;
+    let (alice, bob) = (app.customer(), app.customer());
+
+    let (status, held) = hold(&alice, &app.base, id, &["F5"]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    // The key is lost (as after a Redis restart): the gate lets Bob through, the database
+    // refuses him, and nothing of his attempt stays in Redis.
+    redis.del(&key(id, "F5")).await;
+    let statements = app.engine.metrics().db_hold_statements.load(Relaxed);
+    let (status, body) = hold(&bob, &app.base, id, &["F5", "F6"]).await;
+    assert_eq!(status, StatusCode::CONFLICT, "the database still decides");
+    assert_eq!(body["seats"], json!(["F5"]));
+    assert_eq!(
+        app.engine.metrics().db_hold_statements.load(Relaxed),
+        statements + 1
+    );
+    assert_eq!(redis.get(&key(id, "F5")).await, None);
+    assert_eq!(redis.get(&key(id, "F6")).await, None);
+    let stored = db.stored(ShowtimeId(id)).await;
+    assert_eq!(stored["F5"].0, "HELD");
+    assert_eq!(
+        stored["F5"].1.map(|h| h.to_string()).as_deref(),
+        held["holdId"].as_str(),
+        "Alice keeps her seat"
+    );
+    assert_eq!(stored["F6"].0, "AVAILABLE");
+
+    // Compare-and-delete: a key that carries another hold's id is left alone.
+    redis.set(&key(id, "F7"), "another-hold").await;
+    let attempt = app::domain::HoldId::new(ShowtimeId(id), rand::random());
+    app.engine
+        .gate()
+        .release(ShowtimeId(id), &[SeatCode::parse("F7").unwrap()], attempt)
+        .await;
+    assert_eq!(
+        redis.get(&key(id, "F7")).await.as_deref(),
+        Some("another-hold")
+    );
+}
+
+async fn keys_of_a_cancelled_or_expired_hold_are_gone(kind: Kind) {
+    let redis = TestRedis::start(kind).await;
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(&db, "1", &[("REDIS_URL", &redis.url)]).await;
+    let id = first_showtime(&app.base).await;
+    let (alice, bob) = (app.customer(), app.customer());
+
+    let (status, held) = hold(&alice, &app.base, id, &["F5", "F6"]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert!(redis.get(&key(id, "F5")).await.is_some());
+    let r = alice
+        .delete(app.url(&format!("/holds/{}", held["holdId"].as_str().unwrap())))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert_eq!(redis.get(&key(id, "F5")).await, None, "cancelled");
+    assert_eq!(redis.get(&key(id, "F6")).await, None, "cancelled");
+
+    let (status, _) = hold(&alice, &app.base, id, &["F7"]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert!(redis.get(&key(id, "F7")).await.is_some());
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert_eq!(
+        redis.get(&key(id, "F7")).await,
+        None,
+        "expired with the hold"
+    );
+    let (status, _) = hold(&bob, &app.base, id, &["F7"]).await;
+    assert_eq!(status, StatusCode::CREATED, "the seat is Bob's to take");
+}
+
+async fn the_sixth_attempt_in_a_minute_gets_429_with_retry_after(kind: Kind) {
+    let redis = TestRedis::start(kind).await;
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(
+        &db,
+        "600",
+        &[("REDIS_URL", &redis.url), ("HOLD_RATE_PER_MINUTE", "5")],
+    )
+    .await;
+    let id = first_showtime(&app.base).await;
+    let (alice, bob) = (app.customer(), app.customer());
+    for seat in ["A1", "A2", "A3", "A4", "A5"] {
+        assert_eq!(
+            hold(&alice, &app.base, id, &[seat]).await.0,
+            StatusCode::CREATED
+        );
+    }
+    let r = alice
+        .post(app.url(&format!("/showtimes/{id}/holds")))
+        .json(&json!({ "seats": ["A6"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    let retry_after: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=12).contains(&retry_after), "Retry-After {retry_after}");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "RATE_LIMITED");
+    assert_eq!(body["retryAfter"], json!(retry_after));
+    assert_eq!(db.stored(ShowtimeId(id)).await["A6"].0, "AVAILABLE");
+    assert_eq!(app.engine.metrics().rate_limited.load(Relaxed), 1);
+    // The limit is per customer, and it is kept in Redis.
+    assert_eq!(
+        hold(&bob, &app.base, id, &["A6"]).await.0,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        app.engine.gate().link().unwrap().bypassed(),
+        0,
+        "Redis answered every call"
+    );
+}
+
+async fn two_server_processes_share_the_rate_limit(kind: Kind) {
+    let redis = TestRedis::start(kind).await;
+    let db = TestDb::new(Backend::Postgres).await;
+    let limit = [("HOLD_RATE_PER_MINUTE", "5")];
+    let (_a, a) = server_process(&db.url, &redis.url, "600", &limit).await;
+    let (_b, b) = server_process(&db.url, &redis.url, "600", &limit).await;
+    let id = first_showtime(&a).await;
+    // One customer (the session cookie is valid on both: they share SESSION_SECRET).
+    let alice = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    for (base, seat) in [(&a, "B1"), (&b, "B2"), (&a, "B3"), (&b, "B4"), (&a, "B5")] {
+        assert_eq!(hold(&alice, base, id, &[seat]).await.0, StatusCode::CREATED);
+    }
+    assert_eq!(
+        hold(&alice, &b, id, &["B6"]).await.0,
+        StatusCode::TOO_MANY_REQUESTS,
+        "B counts A's attempts too"
+    );
+    assert_eq!(
+        hold(&alice, &a, id, &["B6"]).await.0,
+        StatusCode::TOO_MANY_REQUESTS
+    );
+}
+
+/// Redis goes away in the middle of a crowd holding seats, and comes back: every answer is a 201
+/// or a 409, no seat goes to two holds, holds keep being granted while Redis is down, and the
+/// gate filters again once it is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn redis_stopped_during_concurrent_holds_no_double_sale_and_the_gate_resumes() {
+    let port = free_port();
+    let mut redis = Some(own_redis(port));
+    let url = format!("redis://127.0.0.1:{port}");
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(
+        &db,
+        "600",
+        &[("REDIS_URL", &url), ("REDIS_TIMEOUT_MS", "100")],
+    )
+    .await;
+    let id = first_showtime(&app.base).await;
+    let metrics = app.engine.metrics();
+
+    // Three phases, each fought over its own rows of the 10 × 12 hall by 40 customers.
+    let phase = |rows: &'static [char], seconds: f64| {
+        let clients: Vec<reqwest::Client> = (0..40).map(|_| app.customer()).collect();
+        let base = app.base.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+            let tasks = clients.into_iter().map(|client| {
+                let base = base.clone();
+                tokio::spawn(async move {
+                    let mut results = Vec::new();
+                    while Instant::now() < deadline {
+                        let (row, n) = {
+                            let mut rng = rand::rng();
+                            (
+                                rows[rng.random_range(0..rows.len())],
+                                rng.random_range(1..12),
+                            )
+                        };
+                        let seats = [format!("{row}{n}"), format!("{row}{}", n + 1)];
+                        let r = client
+                            .post(format!("{base}/showtimes/{id}/holds"))
+                            .json(&json!({ "seats": seats }))
+                            .send()
+                            .await
+                            .unwrap();
+                        let status = r.status();
+                        let body: Value = r.json().await.unwrap_or(Value::Null);
+                        let hold = body["holdId"]
+                            .as_str()
+                            .and_then(|h| Uuid::parse_str(h).ok());
+                        results.push((status, hold, seats.to_vec()));
+                    }
+                    results
+                })
+            });
+            let mut all = Vec::new();
+            for task in tasks {
+                all.extend(task.await.unwrap());
+            }
+            all
+        }
+    };
+
+    let up = phase(&['A', 'B', 'C'], 1.5).await;
+    let bypassed_before = metrics.gate_bypassed.load(Relaxed);
+    drop(redis.take()); // Redis goes away
+    let down = phase(&['D', 'E', 'F'], 2.0).await;
+    let bypassed_while_down = metrics.gate_bypassed.load(Relaxed) - bypassed_before;
+    redis = Some(own_redis(port)); // and comes back
+    tokio::time::sleep(Duration::from_millis(1200)).await; // past the breaker's pause
+    let (passed, rejected) = (
+        metrics.gate_passed.load(Relaxed),
+        metrics.gate_rejected.load(Relaxed),
+    );
+    let back = phase(&['G', 'H', 'I', 'J'], 1.5).await;
+
+    let granted = |results: &[(StatusCode, Option<Uuid>, Vec<String>)]| {
+        results
+            .iter()
+            .filter(|(s, _, _)| *s == StatusCode::CREATED)
+            .count()
+    };
+    let mut wins = Vec::new();
+    for (status, hold, seats) in up.iter().chain(&down).chain(&back) {
+        assert!(
+            *status == StatusCode::CREATED || *status == StatusCode::CONFLICT,
+            "every answer is 201 or 409, not {status}"
+        );
+        if *status == StatusCode::CREATED {
+            wins.push((hold.expect("a granted hold has an id"), seats.clone()));
+        }
+    }
+    exclusive(&wins).expect("no seat granted twice");
+    // The database agrees with the winners, seat by seat.
+    let stored = db.stored(ShowtimeId(id)).await;
+    for (hold, seats) in &wins {
+        for seat in seats {
+            assert_eq!(stored[seat].1, Some(*hold), "seat {seat}");
+        }
+    }
+    let held = stored.values().filter(|(s, _)| s == "HELD").count();
+    assert_eq!(held, wins.iter().map(|(_, s)| s.len()).sum::<usize>());
+
+    assert!(granted(&up) > 0 && granted(&down) > 0 && granted(&back) > 0);
+    assert!(
+        bypassed_while_down > 0,
+        "holds went straight to the database while Redis was down"
+    );
+    assert!(
+        metrics.gate_passed.load(Relaxed) > passed
+            && metrics.gate_rejected.load(Relaxed) > rejected,
+        "the gate works again after Redis restarted"
+    );
+    drop(redis);
+}
+
+/// Control for the test above: if the database did not decide (a read, then a blind write, as a
+/// store trusting the gate would do), a lost gate key lets two customers both "win" a seat, and
+/// the same `exclusive` check catches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn control_a_gate_with_lost_keys_in_front_of_a_blind_write_double_sells() {
+    let port = free_port();
+    let _redis = own_redis(port);
+    let url = format!("redis://127.0.0.1:{port}");
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(&db, "600", &[("REDIS_URL", &url)]).await;
+    let showtime = ShowtimeId(first_showtime(&app.base).await);
+    let gate = app.engine.gate();
+    let seat = [SeatCode::parse("F5").unwrap()];
+    let redis = TestRedis {
+        url: url.clone(),
+        conn: connect(&RedisTarget::Node(url), Duration::from_secs(5))
+            .await
+            .unwrap(),
+        _node: None,
+        _cluster: None,
+    };
+
+    let first = app::domain::HoldId::new(showtime, rand::random());
+    let second = app::domain::HoldId::new(showtime, rand::random());
+    assert_eq!(
+        gate.enter(showtime, &seat, first, Duration::from_secs(600))
+            .await,
+        server::gate::GateVerdict::Passed
+    );
+    redis.del(&key(showtime.0, "F5")).await; // the key is lost
+    assert_eq!(
+        gate.enter(showtime, &seat, second, Duration::from_secs(600))
+            .await,
+        server::gate::GateVerdict::Passed
+    );
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    let (won_a, won_b) = tokio::join!(
+        db.read_then_write_hold(showtime, &["F5"], a, Uuid::new_v4()),
+        db.read_then_write_hold(showtime, &["F5"], b, Uuid::new_v4()),
+    );
+    assert!(won_a && won_b, "both blind writes 'succeed'");
+    let wins = vec![(a, vec!["F5".to_string()]), (b, vec!["F5".to_string()])];
+    assert!(
+        exclusive(&wins).is_err(),
+        "the check catches the double sale"
+    );
+}
