@@ -185,3 +185,26 @@ test("screenshots for the README, and the time from navigation to an interactive
   console.log(`navigation → interactive seat map (300 seats): ${metrics.navigationToInteractiveMs} ms`);
   expect(interactiveMs).toBeGreaterThan(0);
 });
+
+test("too many hold attempts: the page says when to try again and the hold button waits", async ({ page }) => {
+  // The embedded server runs with the default limit of 5 hold attempts a minute per customer.
+  const ids = await showtimeIds(page);
+  const map = new SeatMapPage(page);
+  await map.open(ids[12]);
+  // Five attempts through the REST API with the page's own session cookie (refused ones count).
+  for (const seat of ["A1", "A2", "A3", "A1", "A2"]) {
+    const r = await page.request.post(`/showtimes/${ids[12]}/holds`, { data: { seats: [seat] } });
+    expect([201, 409]).toContain(r.status());
+  }
+  await map.select("B1");
+  const answer = page.waitForResponse((r) => r.url().includes("/api/hold_seats"));
+  await map.holdButton.click();
+  expect((await answer).status()).toBe(429);
+  await expect(map.notice).toHaveText(/^Too many attempts in a short time\. You can try again in ([1-9]|1[0-2]) s\.$/);
+  await expect(map.holdButton).toBeDisabled();
+  await expect(map.holdButton).toHaveText(/^Try again in \d+ s$/);
+  const first = await map.notice.textContent();
+  await expect(map.notice).not.toHaveText(first!, { timeout: 3_000 }); // the wait counts down
+  expect(await apiStatus(page, ids[12], "B1")).toBe("AVAILABLE");
+  await expect(map.seat("B1")).toHaveAttribute("data-view", "selected"); // the choice is kept
+});

@@ -22,6 +22,7 @@ on_both_backends!(
     the_pages_are_rendered_on_the_server,
     pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose,
     the_seat_map_revalidates_with_its_etag_and_follows_changes_at_once,
+    without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_is_429,
 );
 
 async fn setup(backend: Backend) -> (TestDb, TestApp, i64) {
@@ -579,4 +580,59 @@ async fn the_seat_map_revalidates_with_its_etag_and_follows_changes_at_once(back
         .find(|s| s["code"] == "K7")
         .unwrap();
     assert_eq!(k7["status"], "HELD");
+}
+
+/// The embedded default (no Redis): the hold rate limit still holds, per customer, in this
+/// process; the hold server function answers the same 429 as the REST API.
+async fn without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_is_429(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn_with(&db, "600", &[("HOLD_RATE_PER_MINUTE", "5")]).await;
+    let id = first_showtime(&app.base).await;
+    let (alice, bob) = (app.customer(), app.customer());
+    let attempt = |client: &reqwest::Client, seat: &str| {
+        client
+            .post(app.url(&format!("/showtimes/{id}/holds")))
+            .json(&json!({ "seats": [seat] }))
+            .send()
+    };
+    // Refused attempts count too: two of the five are conflicts.
+    for seat in ["C1", "C2", "C3", "C1", "C2"] {
+        let status = attempt(&alice, seat).await.unwrap().status();
+        assert!(status == StatusCode::CREATED || status == StatusCode::CONFLICT);
+    }
+    let r = attempt(&alice, "C4").await.unwrap();
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    let retry_after: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=12).contains(&retry_after));
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "RATE_LIMITED");
+    assert!(body["error"].as_str().unwrap().contains("try again"));
+    assert_eq!(
+        db.stored(app::domain::ShowtimeId(id)).await["C4"].0,
+        "AVAILABLE"
+    );
+
+    // The page's server function is limited alike (same customer, same count).
+    let r = alice
+        .post(app.url("/api/hold_seats"))
+        .json(&json!({ "showtime_id": id, "seats": ["C5"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(r.headers().contains_key("retry-after"));
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["kind"], "RateLimited");
+
+    assert_eq!(
+        attempt(&bob, "C4").await.unwrap().status(),
+        StatusCode::CREATED,
+        "another customer is not limited by Alice's attempts"
+    );
 }

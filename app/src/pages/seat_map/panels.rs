@@ -77,6 +77,8 @@ fn notice_text(lang: Lang, n: &Notice) -> String {
         Notice::Expired => tr!(lang, "notice.expired"),
         Notice::Cancelled => tr!(lang, "notice.cancelled"),
         Notice::Error(e) => error_text(lang, e),
+        // Rendered by `NoticeBar` with the seconds still to wait.
+        Notice::RateLimited => String::new(),
     }
 }
 
@@ -85,15 +87,30 @@ fn notice_text(lang: Lang, n: &Notice) -> String {
 pub fn NoticeBar(picker: Picker) -> impl IntoView {
     let lang = use_lang();
     let kind = move || match picker.notice.get() {
-        Some(Notice::Conflict(_) | Notice::TakenLive(_) | Notice::Error(_) | Notice::Limit) => {
-            "notice warn"
-        }
+        Some(
+            Notice::Conflict(_)
+            | Notice::TakenLive(_)
+            | Notice::Error(_)
+            | Notice::Limit
+            | Notice::RateLimited,
+        ) => "notice warn",
         Some(_) => "notice info",
         None => "notice empty",
     };
     view! {
         <div class=kind data-test="notice" role="status" aria-live="polite">
-            {move || picker.notice.with(|n| n.as_ref().map(|n| notice_text(lang.get(), n)))}
+            {move || {
+                picker
+                    .notice
+                    .with(|n| match n {
+                        Some(Notice::RateLimited) => {
+                            let seconds = picker.retry_in_seconds().unwrap_or(1);
+                            Some(tr!(lang.get(), "error.rate_limited", seconds = seconds))
+                        }
+                        Some(n) => Some(notice_text(lang.get(), n)),
+                        None => None,
+                    })
+            }}
         </div>
     }
 }
@@ -142,11 +159,20 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
                     type="button"
                     class="primary"
                     data-test="hold-button"
-                    disabled=move || picker.selected.with(|s| s.is_empty()) || picker.pending.get()
+                    disabled=move || {
+                        picker.selected.with(|s| s.is_empty()) || picker.pending.get()
+                            || picker.retry_in_seconds().is_some()
+                    }
                     on:click=move |_| picker.hold_selected()
                 >
                     {move || {
-                        if picker.pending.get() { tr!(lang.get(), "select.holding") } else { tr!(lang.get(), "select.hold") }
+                        if picker.pending.get() {
+                            tr!(lang.get(), "select.holding")
+                        } else if let Some(seconds) = picker.retry_in_seconds() {
+                            tr!(lang.get(), "select.retry_in", seconds = seconds)
+                        } else {
+                            tr!(lang.get(), "select.hold")
+                        }
                     }}
                 </button>
             </div>

@@ -20,6 +20,8 @@ pub enum Notice {
     HoldFirst,
     Expired,
     Cancelled,
+    /// Too many hold attempts: the customer may try again at `Picker::retry_at_ms`.
+    RateLimited,
     Error(InventoryError),
 }
 
@@ -80,6 +82,8 @@ pub struct Picker {
     pub focused: RwSignal<String>,
     /// The browser's clock, ticking; `None` until the page runs in a browser.
     pub now_ms: RwSignal<Option<f64>>,
+    /// When a rate-limited customer may try to hold again (browser clock).
+    pub retry_at_ms: RwSignal<Option<f64>>,
 }
 
 fn statuses(map: &SeatMap) -> HashMap<String, SeatStatus> {
@@ -120,7 +124,16 @@ impl Picker {
             pending: RwSignal::new(false),
             focused: RwSignal::new(first_free.map(|s| s.code.to_string()).unwrap_or_default()),
             now_ms: RwSignal::new(None),
+            retry_at_ms: RwSignal::new(None),
         }
+    }
+
+    /// Whole seconds until a rate-limited customer may try again; `None` when they may now.
+    pub fn retry_in_seconds(self) -> Option<u64> {
+        let at = self.retry_at_ms.get()?;
+        let now = self.now_ms.get().unwrap_or_else(browser_now);
+        let left = ((at - now) / 1000.0).ceil();
+        (left > 0.0).then_some(left as u64)
     }
 
     pub fn view(self, code: &str) -> SeatView {
@@ -233,6 +246,11 @@ impl Picker {
                     self.conflicted.set(BTreeSet::new());
                     self.notice.set(None);
                 }
+                Err(InventoryError::RateLimited(seconds)) => {
+                    self.retry_at_ms
+                        .set(Some(browser_now() + seconds as f64 * 1000.0));
+                    self.notice.set(Some(Notice::RateLimited));
+                }
                 Err(InventoryError::SeatsUnavailable(taken)) => {
                     // Point out what was taken, keep the rest selected, ask to pick again.
                     self.selected.update(|s| s.retain(|c| !taken.contains(c)));
@@ -308,6 +326,17 @@ impl Picker {
                 set_interval_with_handle(tick, std::time::Duration::from_millis(250))
             {
                 on_cleanup(move || handle.clear());
+            }
+        });
+        Effect::new(move |_| {
+            if self.retry_at_ms.with(Option::is_some) && self.retry_in_seconds().is_none() {
+                self.retry_at_ms.set(None);
+                if self
+                    .notice
+                    .with_untracked(|n| matches!(n, Some(Notice::RateLimited)))
+                {
+                    self.notice.set(None);
+                }
             }
         });
         Effect::new(move |_| {
