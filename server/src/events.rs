@@ -18,7 +18,7 @@
 //! A viewer that falls behind is told it lagged and is disconnected (it reconnects and gets a
 //! fresh snapshot) instead of letting the server buffer for it.
 
-use crate::redis_link::{Conn, RedisTarget};
+use crate::redis_link::{Conn, RedisLink, RedisTarget};
 use app::domain::{LiveMessage, ShowtimeId};
 use axum::extract::ws::Utf8Bytes;
 use futures_util::StreamExt;
@@ -78,6 +78,10 @@ impl Local {
         let Some(showtime) = showtime_of(channel) else {
             return;
         };
+        if payload == RESYNC {
+            self.resync(showtime);
+            return;
+        }
         let payload = String::from_utf8_lossy(payload).into_owned();
         match serde_json::from_str::<LiveMessage>(&payload) {
             Ok(message) => self.deliver(showtime, BusItem::Event(message, payload.into())),
@@ -102,35 +106,66 @@ impl Local {
     }
 }
 
+/// Published on a showtime's channel after some of its events could not go through Redis: every
+/// process tells its viewers of that showtime to resync.
+const RESYNC: &[u8] = b"resync";
+/// How often showtimes with events that missed Redis are announced for resync.
+const HEAL_INTERVAL: Duration = Duration::from_millis(500);
+
 struct Remote {
-    connect: Connector,
+    /// Publishing connection, with a timeout and a breaker: while Redis is unusable, events are
+    /// delivered here at once instead of each waiting for the timeout.
+    link: RedisLink,
     /// `SPUBLISH` on a cluster, `PUBLISH` on one server.
     publish_command: &'static str,
-    publisher: tokio::sync::Mutex<Option<Conn>>,
+    /// Showtimes with events that only this process's viewers got.
+    missed: Mutex<std::collections::HashSet<ShowtimeId>>,
 }
 
-/// Opens a connection for publishing (on a cluster also the one that subscribes).
-#[derive(Clone)]
-enum Connector {
-    Node(redis::Client),
-    Cluster(Box<redis::cluster::ClusterClient>),
+impl Remote {
+    async fn publish(&self, showtime: ShowtimeId, payload: &[u8]) -> bool {
+        let command = self.publish_command;
+        self.link
+            .run("live event publish", |mut conn: Conn| async move {
+                redis::cmd(command)
+                    .arg(channel(showtime))
+                    .arg(payload)
+                    .query_async::<i64>(&mut conn)
+                    .await
+            })
+            .await
+            .is_some()
+    }
 }
 
-impl Connector {
-    async fn connect(&self) -> redis::RedisResult<Conn> {
-        Ok(match self {
-            Self::Node(client) => {
-                Conn::Node(redis::aio::ConnectionManager::new(client.clone()).await?)
+/// Once Redis takes publishes again, asks every process's viewers of each showtime whose events
+/// missed Redis to resync (they may have missed those events).
+async fn heal_missed(remote: std::sync::Weak<Remote>) {
+    loop {
+        tokio::time::sleep(HEAL_INTERVAL).await;
+        let Some(remote) = remote.upgrade() else {
+            return;
+        };
+        let missed: Vec<ShowtimeId> = remote
+            .missed
+            .lock()
+            .expect("missed lock")
+            .iter()
+            .copied()
+            .collect();
+        for showtime in missed {
+            if !remote.publish(showtime, RESYNC).await {
+                break;
             }
-            Self::Cluster(client) => Conn::Cluster(client.get_async_connection().await?),
-        })
+            remote.missed.lock().expect("missed lock").remove(&showtime);
+        }
     }
 }
 
 #[derive(Default)]
 pub struct EventBus {
     local: Arc<Local>,
-    redis: Option<Remote>,
+    redis: Option<Arc<Remote>>,
     /// Publishes that could not go through Redis (delivered locally instead).
     redis_failures: AtomicU64,
 }
@@ -148,12 +183,13 @@ fn showtime_of(channel: &str) -> Option<ShowtimeId> {
 impl EventBus {
     /// A bus whose events go through Redis; starts this process's one subscription.
     pub fn with_redis(target: &RedisTarget) -> Result<Self, redis::RedisError> {
+        let link = RedisLink::new(target.clone(), REDIS_TIMEOUT);
         match target {
             RedisTarget::Node(url) => {
                 let client = redis::Client::open(url.as_str())?;
                 let local = Arc::new(Local::default());
-                tokio::spawn(subscribe_forever(client.clone(), local.clone()));
-                Ok(Self::remote(local, Connector::Node(client), "PUBLISH"))
+                tokio::spawn(subscribe_forever(client, local.clone()));
+                Ok(Self::remote(local, link, "PUBLISH"))
             }
             RedisTarget::Cluster(nodes) => {
                 let (first_viewer, showtimes) = tokio::sync::mpsc::unbounded_channel();
@@ -169,28 +205,22 @@ impl EventBus {
                         Ok::<(), std::convert::Infallible>(())
                     })
                     .build()?;
-                let bus = Self::remote(
-                    local.clone(),
-                    Connector::Cluster(Box::new(client)),
-                    "SPUBLISH",
-                );
-                let connector = bus.redis.as_ref().map(|r| r.connect.clone());
-                if let Some(connector) = connector {
-                    tokio::spawn(subscribe_sharded(connector, local, showtimes));
-                }
-                Ok(bus)
+                tokio::spawn(subscribe_sharded(client, local.clone(), showtimes));
+                Ok(Self::remote(local, link, "SPUBLISH"))
             }
         }
     }
 
-    fn remote(local: Arc<Local>, connect: Connector, publish_command: &'static str) -> Self {
+    fn remote(local: Arc<Local>, link: RedisLink, publish_command: &'static str) -> Self {
+        let remote = Arc::new(Remote {
+            link,
+            publish_command,
+            missed: Mutex::default(),
+        });
+        tokio::spawn(heal_missed(Arc::downgrade(&remote)));
         Self {
             local,
-            redis: Some(Remote {
-                connect,
-                publish_command,
-                publisher: tokio::sync::Mutex::new(None),
-            }),
+            redis: Some(remote),
             redis_failures: AtomicU64::new(0),
         }
     }
@@ -211,34 +241,11 @@ impl EventBus {
                 .deliver(showtime, BusItem::Event(message, payload.into()));
             return;
         };
-        let sent = tokio::time::timeout(REDIS_TIMEOUT, async {
-            let mut publisher = link.publisher.lock().await;
-            // Two tries: after Redis restarts, the connection manager reports the broken
-            // connection on first use and reconnects for the next one.
-            let mut result = Err(redis::RedisError::from((redis::ErrorKind::Io, "not tried")));
-            for _ in 0..2 {
-                if publisher.is_none() {
-                    *publisher = link.connect.connect().await.ok();
-                }
-                let Some(conn) = publisher.as_mut() else {
-                    continue;
-                };
-                result = redis::cmd(link.publish_command)
-                    .arg(channel(showtime))
-                    .arg(&payload)
-                    .query_async::<i64>(conn)
-                    .await;
-                if result.is_ok() {
-                    break;
-                }
-                *publisher = None; // the next try (or publish) opens a fresh connection
-            }
-            result
-        })
-        .await;
-        if !matches!(sent, Ok(Ok(_))) {
-            let failures = self.redis_failures.fetch_add(1, Ordering::Relaxed) + 1;
-            tracing::warn!(%showtime, failures, "Redis publish failed; delivering to this process's viewers only");
+        let sent = link.publish(showtime, payload.as_bytes()).await;
+        if !sent {
+            // Logged by the link once per outage; counted here, and healed by `heal_missed`.
+            self.redis_failures.fetch_add(1, Ordering::Relaxed);
+            link.missed.lock().expect("missed lock").insert(showtime);
             self.local
                 .deliver(showtime, BusItem::Event(message, payload.into()));
         }
@@ -313,15 +320,14 @@ impl Local {
 /// Sharded subscriptions on a cluster: one per showtime watched in this process, made when its
 /// first viewer arrives (the cluster connection re-subscribes by itself after reconnecting).
 async fn subscribe_sharded(
-    connector: Connector,
+    client: redis::cluster::ClusterClient,
     local: Arc<Local>,
     mut showtimes: tokio::sync::mpsc::UnboundedReceiver<ShowtimeId>,
 ) {
     let mut backoff = Duration::from_millis(200);
     let mut conn = loop {
-        match connector.connect().await {
-            Ok(Conn::Cluster(conn)) => break conn,
-            Ok(Conn::Node(_)) => return,
+        match client.get_async_connection().await {
+            Ok(conn) => break conn,
             Err(e) => {
                 tracing::warn!(error = %e, "Redis Cluster unreachable for live events");
                 tokio::time::sleep(backoff).await;

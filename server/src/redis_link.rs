@@ -242,7 +242,7 @@ impl RedisLink {
                 what,
                 error,
                 bypassed,
-                "Redis unusable: holds go straight to the database and the rate limit is kept in this process until it answers again"
+                "Redis unusable; going on without it until it answers again (holds go straight to the database, rate limits and live events stay in this process)"
             );
         }
     }

@@ -484,3 +484,82 @@ async fn control_a_gate_with_lost_keys_in_front_of_a_blind_write_double_sells() 
         "the check catches the double sale"
     );
 }
+
+/// A Redis that stops answering (the process frozen with SIGSTOP: its socket stays open) costs a
+/// hold at most the timeout once, then the breaker sends holds straight to the database; when
+/// Redis answers again (SIGCONT) the gate is used again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_redis_is_bypassed_after_its_timeout_and_used_again_when_it_answers() {
+    let port = free_port();
+    let redis = own_redis(port);
+    let pid = redis.0.id().to_string();
+    let url = format!("redis://127.0.0.1:{port}");
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(
+        &db,
+        "600",
+        &[("REDIS_URL", &url), ("REDIS_TIMEOUT_MS", "150")],
+    )
+    .await;
+    let id = first_showtime(&app.base).await;
+    let customer = app.customer();
+    let metrics = app.engine.metrics();
+    assert_eq!(
+        hold(&customer, &app.base, id, &["J1"]).await.0,
+        StatusCode::CREATED
+    );
+    assert_eq!(metrics.gate_passed.load(Relaxed), 1);
+
+    let signal = |sig: &str| {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill {sig}");
+    };
+    signal("-STOP");
+    let started = Instant::now();
+    assert_eq!(
+        hold(&customer, &app.base, id, &["J2"]).await.0,
+        StatusCode::CREATED
+    );
+    let first = started.elapsed();
+    let started = Instant::now();
+    assert_eq!(
+        hold(&customer, &app.base, id, &["J3"]).await.0,
+        StatusCode::CREATED
+    );
+    let second = started.elapsed();
+    assert!(
+        first < Duration::from_millis(1000),
+        "the first hold waited only about the timeout: {first:?}"
+    );
+    assert!(
+        second < Duration::from_millis(100),
+        "the next one did not wait for Redis at all: {second:?}"
+    );
+    assert_eq!(metrics.gate_bypassed.load(Relaxed), 2);
+    assert!(app.engine.gate().link().unwrap().is_degraded());
+    // The database still decides while the gate is away.
+    let other = app.customer();
+    assert_eq!(
+        hold(&other, &app.base, id, &["J2"]).await.0,
+        StatusCode::CONFLICT
+    );
+
+    signal("-CONT");
+    tokio::time::sleep(Duration::from_millis(1100)).await; // past the breaker's pause
+    let passed = metrics.gate_passed.load(Relaxed);
+    assert_eq!(
+        hold(&customer, &app.base, id, &["J4"]).await.0,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        metrics.gate_passed.load(Relaxed),
+        passed + 1,
+        "the gate is back"
+    );
+    assert!(!app.engine.gate().link().unwrap().is_degraded());
+    drop(redis);
+}
