@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The live-map benchmark (see BENCHMARKS.md). One release server process on the embedded
-# store; 1,000 then 5,000 WebSocket viewers of one showtime while holds and cancels go through
+# store (hold rate limit off: one client makes all the changes); 1,000 then 5,000 WebSocket viewers of one showtime while holds and cancels go through
 # the REST API (live-bench); then GET /showtimes/{id}/seats from the snapshot against nginx
 # serving the same JSON as a static file, both with wrk, ending with `ratio=`.
 # Options: BENCH_VIEWERS (1000,5000), BENCH_OPS (50), BENCH_RATE (20), WRK_SECONDS (10).
@@ -13,7 +13,7 @@ cargo build --release -p server --bin server --bin live-bench
 
 DIR="$(mktemp -d /tmp/seats-live-bench.XXXXXX)"
 PORT="$(free_port)"
-LEPTOS_SITE_ADDR="127.0.0.1:$PORT" DATA_DIR="$DIR/data" DATABASE_URL="" REDIS_URL="" RUST_LOG=warn \
+LEPTOS_SITE_ADDR="127.0.0.1:$PORT" DATA_DIR="$DIR/data" DATABASE_URL="" REDIS_URL="" RUST_LOG=warn HOLD_RATE_PER_MINUTE=0 \
   "$CARGO_TARGET_DIR/release/server" &
 SERVER=$!
 CLEANUP+=("kill $SERVER; rm -rf $DIR")

@@ -137,8 +137,14 @@ impl Application {
     }
 
     pub async fn serve(self) -> anyhow::Result<()> {
+        use axum::serve::ListenerExt;
         let app = router(self.state);
-        axum::serve(self.listener, app)
+        // Small frames (live-map events, JSON answers) leave at once instead of waiting for the
+        // previous segment's ACK (Nagle), which a delayed ACK can hold back for tens of ms.
+        let listener = self.listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, app)
             .with_graceful_shutdown(shutdown_signal())
             .await?;
         Ok(())

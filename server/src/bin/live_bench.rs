@@ -7,14 +7,59 @@
 use futures_util::StreamExt;
 use serde_json::Value;
 use server::benchkit::{env, percentile};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
-type Pending = Arc<Mutex<HashMap<(String, &'static str), Instant>>>;
+/// When each change's request was sent, in nanoseconds after `BASE` (0: not yet), by seat of
+/// row A (index 0–19) and kind (held, released). Atomics, so that thousands of viewers reading
+/// it at once do not queue on a lock and the measuring does not distort what it measures.
+struct Pending {
+    base: Instant,
+    sent: Vec<AtomicU64>,
+}
 
+impl Pending {
+    fn new() -> Self {
+        Self {
+            base: Instant::now(),
+            sent: (0..40).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn slot(seat: &str, released: bool) -> Option<usize> {
+        let n: usize = seat.strip_prefix('A')?.parse().ok()?;
+        (1..=20)
+            .contains(&n)
+            .then_some((n - 1) * 2 + usize::from(released))
+    }
+
+    fn mark(&self, seat: &str, released: bool) {
+        if let Some(i) = Self::slot(seat, released) {
+            let nanos = self.base.elapsed().as_nanos() as u64 + 1;
+            self.sent[i].store(nanos, Ordering::Relaxed);
+        }
+    }
+
+    /// Milliseconds from the request to `received`.
+    fn latency_ms(&self, seat: &str, released: bool, received: Instant) -> Option<f64> {
+        let nanos = self.sent[Self::slot(seat, released)?].load(Ordering::Relaxed);
+        (nanos > 0).then(|| {
+            let sent = self.base + Duration::from_nanos(nanos - 1);
+            received.saturating_duration_since(sent).as_secs_f64() * 1000.0
+        })
+    }
+}
+
+/// The string value after `"key":"` in a live message, without parsing the JSON: the viewers
+/// run on the same two cores as the server, so they do as little as a real browser tab would
+/// per message (the server's output is checked by the tests, not here).
+fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let start = text.find(key)? + key.len();
+    let rest = &text[start..];
+    Some(&rest[..rest.find('"')?])
+}
 /// Peak resident set size of a process, in MB (`VmHWM`).
 fn peak_rss_mb(pid: u32) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -31,8 +76,9 @@ async fn run(
     rate: f64,
     pid: Option<u32>,
 ) -> anyhow::Result<()> {
-    let pending: Pending = Arc::default();
+    let pending = Arc::new(Pending::new());
     let latencies: Arc<Mutex<Vec<f64>>> = Arc::default();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
     let ready = Arc::new(AtomicUsize::new(0));
     let url = format!(
         "{}/showtimes/{showtime}/live",
@@ -40,11 +86,12 @@ async fn run(
     );
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..viewers {
-        let (url, pending, latencies, ready) = (
+        let (url, pending, latencies, ready, mut stopped) = (
             url.clone(),
             pending.clone(),
             latencies.clone(),
             ready.clone(),
+            stopped.clone(),
         );
         tasks.spawn(async move {
             let mut socket = None;
@@ -58,34 +105,35 @@ async fn run(
                 }
             }
             let Some(mut socket) = socket else { return };
-            while let Some(Ok(message)) = socket.next().await {
-                let Message::Text(text) = message else {
+            let mut mine = Vec::new();
+            loop {
+                let message = tokio::select! {
+                    m = socket.next() => m,
+                    _ = stopped.changed() => break,
+                };
+                let Some(Ok(Message::Text(text))) = message else {
+                    if message.is_none() {
+                        break;
+                    }
                     continue;
                 };
                 let received = Instant::now();
-                let Ok(v) = serde_json::from_str::<Value>(&text) else {
-                    continue;
-                };
-                let kind: &'static str = match v["type"].as_str() {
+                let released = match field(&text, "\"type\":\"") {
                     Some("snapshot") => {
                         ready.fetch_add(1, Ordering::Relaxed);
                         continue;
                     }
-                    Some("seatsHeld") => "seatsHeld",
-                    Some("seatsReleased") => "seatsReleased",
+                    Some("seatsHeld") => false,
+                    Some("seatsReleased") => true,
                     _ => continue,
                 };
-                let seat = v["seats"][0]["code"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                if let Some(sent) = pending.lock().unwrap().get(&(seat, kind)).copied() {
-                    latencies
-                        .lock()
-                        .unwrap()
-                        .push((received - sent).as_secs_f64() * 1000.0);
+                if let Some(seat) = field(&text, "\"code\":\"") {
+                    if let Some(ms) = pending.latency_ms(seat, released, received) {
+                        mine.push(ms);
+                    }
                 }
             }
+            latencies.lock().unwrap().extend(mine);
         });
         if i % 200 == 199 {
             tokio::time::sleep(Duration::from_millis(20)).await; // pace the handshakes
@@ -103,10 +151,7 @@ async fn run(
     let mut next = Instant::now();
     for i in 0..ops {
         let seat = format!("A{}", i % 20 + 1);
-        pending
-            .lock()
-            .unwrap()
-            .insert((seat.clone(), "seatsHeld"), Instant::now());
+        pending.mark(&seat, false);
         let hold: Value = client
             .post(format!("{base}/showtimes/{showtime}/holds"))
             .json(&serde_json::json!({ "seats": [seat] }))
@@ -116,10 +161,7 @@ async fn run(
             .await?;
         next += step;
         tokio::time::sleep_until(next.into()).await;
-        pending
-            .lock()
-            .unwrap()
-            .insert((seat.clone(), "seatsReleased"), Instant::now());
+        pending.mark(&seat, true);
         let hold_id = hold["holdId"]
             .as_str()
             .ok_or_else(|| anyhow::anyhow!("hold refused: {hold}"))?;
@@ -132,7 +174,8 @@ async fn run(
     }
     tokio::time::sleep(Duration::from_secs(2)).await; // stragglers
     let rss = pid.and_then(peak_rss_mb);
-    tasks.abort_all();
+    let _ = stop.send(true);
+    while tasks.join_next().await.is_some() {}
     let mut all = std::mem::take(&mut *latencies.lock().unwrap());
     all.sort_by(f64::total_cmp);
     let expected = connected * ops * 2;

@@ -16,7 +16,7 @@ use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 pub const PING_EVERY: Duration = Duration::from_secs(15);
 /// How long one message may take to leave before the viewer counts as stuck.
@@ -60,28 +60,39 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
     ping.tick().await;
     loop {
         tokio::select! {
-            event = events.recv() => match event {
-                Ok(item) => {
-                    let sent = match &*item {
-                        BusItem::Event(_, json) => send_text(&mut sink, json.clone()).await,
+            event = events.recv() => {
+                let after = match event {
+                    Ok(item) => match &*item {
+                        BusItem::Event(_, json) => {
+                            match send_events(&mut sink, &mut events, json.clone()).await {
+                                Ok(after) => after,
+                                Err(()) => break,
+                            }
+                        }
                         // Events may have been missed (Redis was away): a fresh snapshot.
-                        BusItem::Resync => match engine.live_snapshot_json(showtime, Instant::now()).await {
-                            Ok(snapshot) => send_text(&mut sink, snapshot).await,
-                            Err(_) => break, // the client reconnects and tries again
-                        },
-                    };
-                    if sent.is_err() {
+                        BusItem::Resync => After::Resync,
+                    },
+                    Err(RecvError::Lagged(missed)) => After::Lagged(missed),
+                    Err(RecvError::Closed) => break,
+                };
+                match after {
+                    After::Nothing => {}
+                    After::Resync => {
+                        let Ok(snapshot) = engine.live_snapshot_json(showtime, Instant::now()).await else {
+                            break; // the client reconnects and tries again
+                        };
+                        if send_text(&mut sink, snapshot).await.is_err() {
+                            break;
+                        }
+                    }
+                    After::Lagged(missed) => {
+                        tracing::info!(%showtime, missed, "live viewer too slow; disconnecting");
+                        let close = CloseFrame { code: 4008, reason: "too slow, reconnect".into() };
+                        let _ = sink.send(Message::Close(Some(close))).await;
                         break;
                     }
                 }
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::info!(%showtime, missed, "live viewer too slow; disconnecting");
-                    let close = CloseFrame { code: 4008, reason: "too slow, reconnect".into() };
-                    let _ = sink.send(Message::Close(Some(close))).await;
-                    break;
-                }
-                Err(RecvError::Closed) => break,
-            },
+            }
             _ = ping.tick() => {
                 if send(&mut sink, &LiveMessage::Ping).await.is_err() {
                     break;
@@ -93,6 +104,56 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
             },
         }
     }
+}
+
+/// Frames sent with one flush when a viewer has several events waiting.
+const MAX_BATCH: usize = 32;
+
+/// What [`send_events`] found after the events it sent.
+enum After {
+    Nothing,
+    /// A resync was waiting: send a fresh snapshot next.
+    Resync,
+    /// The viewer fell behind the channel's buffer.
+    Lagged(u64),
+}
+
+/// Sends an event and the further events already waiting for this viewer with one flush, so a
+/// viewer that fell behind catches up with fewer writes.
+async fn send_events<S>(
+    sink: &mut S,
+    events: &mut tokio::sync::broadcast::Receiver<Arc<BusItem>>,
+    first: Utf8Bytes,
+) -> Result<After, ()>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let mut batch = vec![first];
+    let mut after = After::Nothing;
+    while batch.len() < MAX_BATCH {
+        match events.try_recv() {
+            Ok(item) => match &*item {
+                BusItem::Event(_, json) => batch.push(json.clone()),
+                BusItem::Resync => {
+                    after = After::Resync;
+                    break;
+                }
+            },
+            Err(TryRecvError::Lagged(missed)) => {
+                after = After::Lagged(missed);
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    if batch.len() == 1 {
+        send_text(sink, batch.pop().expect("one frame")).await?;
+    } else {
+        let mut frames =
+            futures_util::stream::iter(batch.into_iter().map(|t| Ok(Message::Text(t))));
+        with_timeout(sink.send_all(&mut frames)).await?;
+    }
+    Ok(after)
 }
 
 async fn send<S>(sink: &mut S, message: &LiveMessage) -> Result<(), ()>
@@ -107,8 +168,70 @@ async fn send_text<S>(sink: &mut S, text: Utf8Bytes) -> Result<(), ()>
 where
     S: futures_util::Sink<Message> + Unpin,
 {
-    match tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Text(text))).await {
+    with_timeout(sink.send(Message::Text(text))).await
+}
+
+/// Awaits a send for at most [`SEND_TIMEOUT`]. Most sends finish at once (the socket takes the
+/// frame): those are polled once and never arm a timer.
+async fn with_timeout<F, E>(send: F) -> Result<(), ()>
+where
+    F: std::future::Future<Output = Result<(), E>>,
+{
+    let mut send = std::pin::pin!(send);
+    if let Some(done) = futures_util::FutureExt::now_or_never(send.as_mut()) {
+        return done.map_err(|_| ());
+    }
+    match tokio::time::timeout(SEND_TIMEOUT, send).await {
         Ok(Ok(())) => Ok(()),
         _ => Err(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::broadcast;
+
+    fn event(text: &str) -> Arc<BusItem> {
+        Arc::new(BusItem::Event(LiveMessage::Ping, text.into()))
+    }
+
+    fn texts(sink: &[Message]) -> Vec<String> {
+        sink.iter()
+            .map(|m| match m {
+                Message::Text(t) => t.to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn waiting_events_go_out_together_in_order_and_a_resync_behind_them_is_reported() {
+        let (tx, mut events) = broadcast::channel(16);
+        for item in [
+            event("b"),
+            event("c"),
+            Arc::new(BusItem::Resync),
+            event("d"),
+        ] {
+            tx.send(item).unwrap();
+        }
+        let mut sink: Vec<Message> = Vec::new();
+        let after = send_events(&mut sink, &mut events, "a".into()).await;
+        assert!(matches!(after, Ok(After::Resync)));
+        assert_eq!(texts(&sink), ["a", "b", "c"]);
+        // What came after the resync is still there for the main loop.
+        assert_eq!(*events.recv().await.unwrap(), *event("d"));
+    }
+
+    #[tokio::test]
+    async fn a_viewer_found_lagging_while_draining_is_reported() {
+        let (tx, mut events) = broadcast::channel(2);
+        for text in ["b", "c", "d", "e"] {
+            tx.send(event(text)).unwrap();
+        }
+        let mut sink: Vec<Message> = Vec::new();
+        let after = send_events(&mut sink, &mut events, "a".into()).await;
+        assert!(matches!(after, Ok(After::Lagged(2))));
     }
 }
