@@ -5,6 +5,12 @@ use server::clock::Clock;
 use server::config::Config;
 use server::startup::{leptos_options, open_store, Application};
 
+/// mimalloc instead of glibc's malloc: a hold request allocates and frees many small buffers
+/// across two worker threads, where glibc's allocator took a fifth of the server's CPU time
+/// (BENCHMARKS.md, flash sale).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     server::init_tracing();

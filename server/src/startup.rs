@@ -121,7 +121,7 @@ impl Application {
             .await
             .with_context(|| format!("failed to listen on {}", options.site_addr))?;
         let state = AppState {
-            leptos_options: options,
+            leptos_options: Arc::new(options),
             engine: engine.clone(),
             session: session_key(&config)?,
         };

@@ -15,11 +15,20 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use session::SessionKey;
 use std::sync::Arc;
 
+/// What every handler gets. axum clones it for each request, so it holds only `Arc`s (the
+/// Leptos options are a dozen strings: cloning them per hold request was measurable).
 #[derive(Clone, FromRef)]
 pub struct AppState {
-    pub leptos_options: LeptosOptions,
+    #[from_ref(skip)]
+    pub leptos_options: Arc<LeptosOptions>,
     pub engine: Arc<Engine>,
     pub session: SessionKey,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        (*state.leptos_options).clone()
+    }
 }
 
 pub fn router(state: AppState) -> Router {
@@ -30,7 +39,7 @@ pub fn router(state: AppState) -> Router {
     };
     let shell = {
         let options = state.leptos_options.clone();
-        move || app::shell(options.clone())
+        move || app::shell((*options).clone())
     };
     Router::new()
         .route("/health", get(handlers::health))
