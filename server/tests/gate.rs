@@ -103,6 +103,7 @@ on_node_and_cluster!(
     a_held_seat_is_refused_by_the_gate_without_touching_the_database,
     a_gate_pass_that_loses_in_the_database_leaves_no_keys,
     keys_of_a_cancelled_or_expired_hold_are_gone,
+    a_confirmed_booking_keeps_its_seats_filtered_for_good,
     the_sixth_attempt_in_a_minute_gets_429_with_retry_after,
     two_server_processes_share_the_rate_limit,
 );
@@ -248,6 +249,39 @@ async fn keys_of_a_cancelled_or_expired_hold_are_gone(kind: Kind) {
     );
     let (status, _) = hold(&bob, &app.base, id, &["F7"]).await;
     assert_eq!(status, StatusCode::CREATED, "the seat is Bob's to take");
+}
+
+async fn a_confirmed_booking_keeps_its_seats_filtered_for_good(kind: Kind) {
+    let redis = TestRedis::start(kind).await;
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(&db, "600", &[("REDIS_URL", &redis.url)]).await;
+    let id = first_showtime(&app.base).await;
+    let (alice, bob) = (app.customer(), app.customer());
+    let (status, held) = hold(&alice, &app.base, id, &["H3", "H4"]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let hold_id = app::domain::HoldId::parse(held["holdId"].as_str().unwrap()).unwrap();
+    let booking = app::domain::BookingId(Uuid::new_v4());
+    app.engine.confirm(hold_id, booking).await.unwrap();
+    for seat in ["H3", "H4"] {
+        assert_eq!(
+            redis.get(&key(id, seat)).await,
+            Some(format!("booked:{}", booking.0))
+        );
+        assert_eq!(
+            redis.pttl(&key(id, seat)).await,
+            -1,
+            "no TTL on a sold seat"
+        );
+    }
+    let statements = app.engine.metrics().db_hold_statements.load(Relaxed);
+    assert_eq!(
+        hold(&bob, &app.base, id, &["H4"]).await.0,
+        StatusCode::CONFLICT
+    );
+    assert_eq!(
+        app.engine.metrics().db_hold_statements.load(Relaxed),
+        statements
+    );
 }
 
 async fn the_sixth_attempt_in_a_minute_gets_429_with_retry_after(kind: Kind) {
