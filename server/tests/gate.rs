@@ -597,3 +597,35 @@ async fn a_slow_redis_is_bypassed_after_its_timeout_and_used_again_when_it_answe
     assert!(!app.engine.gate().link().unwrap().is_degraded());
     drop(redis);
 }
+
+/// With Redis down the rate limit does not vanish: this process keeps counting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_down_the_rate_limit_is_kept_in_the_process() {
+    let port = free_port();
+    let redis = own_redis(port);
+    let url = format!("redis://127.0.0.1:{port}");
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(
+        &db,
+        "600",
+        &[
+            ("REDIS_URL", &url),
+            ("REDIS_TIMEOUT_MS", "100"),
+            ("HOLD_RATE_PER_MINUTE", "5"),
+        ],
+    )
+    .await;
+    let id = first_showtime(&app.base).await;
+    drop(redis);
+    let alice = app.customer();
+    for seat in ["D1", "D2", "D3", "D4", "D5"] {
+        assert_eq!(
+            hold(&alice, &app.base, id, &[seat]).await.0,
+            StatusCode::CREATED
+        );
+    }
+    let (status, body) = hold(&alice, &app.base, id, &["D6"]).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(body["code"], "RATE_LIMITED");
+    assert!(app.engine.gate().link().unwrap().bypassed() > 0);
+}
