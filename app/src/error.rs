@@ -24,6 +24,9 @@ pub enum InventoryError {
     SeatsUnavailable(Vec<String>),
     #[error("the hold has expired or its seats are no longer held by it")]
     HoldLapsed,
+    /// Too little of the hold is left to pay within it.
+    #[error("only {0} s of this hold are left, too little to pay safely; hold the seats again")]
+    TooLittleTime(i64),
     /// Too many hold attempts: the customer may try again after this many seconds.
     #[error("too many attempts; try again in {0} s")]
     RateLimited(u64),
@@ -42,7 +45,7 @@ impl InventoryError {
             Self::ShowtimeNotFound(_) | Self::HoldNotFound => 404,
             Self::NotYourHold => 403,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
-            Self::SeatsUnavailable(_) | Self::HoldLapsed => 409,
+            Self::SeatsUnavailable(_) | Self::HoldLapsed | Self::TooLittleTime(_) => 409,
             Self::RateLimited(_) => 429,
             Self::Unavailable => 503,
         }
@@ -58,6 +61,7 @@ impl InventoryError {
             Self::UnknownSeats(_) => "UNKNOWN_SEATS",
             Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",
             Self::HoldLapsed => "HOLD_LAPSED",
+            Self::TooLittleTime(_) => "TOO_LITTLE_TIME",
             Self::RateLimited(_) => "RATE_LIMITED",
             Self::Unavailable => "UNAVAILABLE",
             Self::Transport(_) => "BAD_REQUEST",

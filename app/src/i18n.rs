@@ -160,6 +160,7 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
             tr!(lang, "error.unavailable_seats", seats = seats.join(", "))
         }
         E::HoldLapsed => tr!(lang, "error.lapsed"),
+        E::TooLittleTime(_) => tr!(lang, "error.too_little_time"),
         E::RateLimited(seconds) => tr!(lang, "error.rate_limited", seconds = seconds),
         E::Unavailable => tr!(lang, "error.unavailable"),
         E::Transport(_) => tr!(lang, "error.network"),

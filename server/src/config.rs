@@ -52,6 +52,13 @@ pub struct Config {
     pub redis_timeout: Duration,
     /// Hold attempts a customer may make per minute (`0`: no limit).
     pub hold_rate_per_minute: u32,
+    /// The payment gateway's API (the sandbox by default).
+    pub payment_gateway_url: String,
+    /// Shared with the gateway; signs its callbacks.
+    pub payment_webhook_secret: Secret,
+    /// How customers' browsers and the gateway reach this server (`http://<listen address>`
+    /// when unset).
+    pub public_url: Option<String>,
 }
 
 impl Config {
@@ -123,6 +130,24 @@ impl Config {
             hold_rate_per_minute: whole("HOLD_RATE_PER_MINUTE", 5)?
                 .try_into()
                 .context("HOLD_RATE_PER_MINUTE is too large")?,
+            payment_gateway_url: match get("PAYMENT_GATEWAY_URL").filter(|s| !s.is_empty()) {
+                None => "http://127.0.0.1:3100".into(),
+                Some(url) if url.starts_with("http://") || url.starts_with("https://") => url,
+                Some(_) => bail!("PAYMENT_GATEWAY_URL must start with http:// or https://"),
+            },
+            payment_webhook_secret: Secret::new(
+                get("PAYMENT_WEBHOOK_SECRET")
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| crate::payments::signature::DEVELOPMENT_SECRET.into())
+                    .into_bytes(),
+            ),
+            public_url: match get("PUBLIC_URL").filter(|s| !s.is_empty()) {
+                None => None,
+                Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                    Some(url.trim_end_matches('/').to_string())
+                }
+                Some(_) => bail!("PUBLIC_URL must start with http:// or https://"),
+            },
         })
     }
 }

@@ -2,6 +2,10 @@
 //! the one clock, and calls the store. The REST handlers and the Leptos server functions both
 //! call it (it implements `app::engine::Inventory`), so there is one code path for every client.
 
+mod checkout;
+
+pub use checkout::Payments;
+
 use crate::clock::Clock;
 use crate::events::EventBus;
 use crate::gate::{GateVerdict, RateLimiter, SeatGate};
@@ -40,6 +44,8 @@ pub struct Engine {
     gate: SeatGate,
     limiter: RateLimiter,
     metrics: HoldMetrics,
+    /// The payment gateway for checkout (none: checkout answers 503).
+    payments: Option<Payments>,
 }
 
 /// What became of hold attempts since the process started (served at `/metrics`).
@@ -95,6 +101,7 @@ impl Engine {
             gate: SeatGate::default(),
             limiter: RateLimiter::off(),
             metrics: HoldMetrics::default(),
+            payments: None,
         }
     }
 

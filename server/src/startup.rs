@@ -3,11 +3,12 @@
 
 use crate::clock::Clock;
 use crate::config::{Config, Database, Secret};
-use crate::engine::Engine;
+use crate::engine::{Engine, Payments};
 use crate::events::EventBus;
 use crate::gate::{RateLimiter, SeatGate};
 use crate::http::session::SessionKey;
 use crate::http::{router, AppState};
+use crate::payments::gateway::HttpGateway;
 use crate::redis_link::RedisLink;
 use crate::store::{PgStore, SqliteStore, Store};
 use anyhow::Context;
@@ -115,11 +116,20 @@ impl Application {
         if let Some(link) = link {
             engine = engine.with_gate(SeatGate::new(link));
         }
-        let engine = Arc::new(engine);
-        crate::sweeper::spawn(engine.clone(), config.sweep_interval);
         let listener = TcpListener::bind(options.site_addr)
             .await
             .with_context(|| format!("failed to listen on {}", options.site_addr))?;
+        let public_url = config.public_url.clone().unwrap_or_else(|| {
+            format!("http://{}", listener.local_addr().expect("bound listener"))
+        });
+        engine = engine.with_payments(Payments {
+            gateway: Arc::new(HttpGateway::new(&config.payment_gateway_url)),
+            provider: "sandbox".into(),
+            callback_url: format!("{public_url}/payments/callback"),
+            return_url_base: format!("{public_url}/bookings/"),
+        });
+        let engine = Arc::new(engine);
+        crate::sweeper::spawn(engine.clone(), config.sweep_interval);
         let state = AppState {
             leptos_options: Arc::new(options),
             engine: engine.clone(),

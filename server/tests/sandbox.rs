@@ -9,44 +9,12 @@ use axum::http::{HeaderMap, StatusCode};
 use chrono::Utc;
 use serde_json::{json, Value};
 use server::payments::gateway::{
-    CallbackEvent, Faults, GatewayError, HttpGateway, NewSession, PaymentGateway, SessionStatus,
+    CallbackEvent, Faults, GatewayError, NewSession, PaymentGateway, SessionStatus,
 };
 use server::payments::signature;
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{free_port, Running};
-
-const SECRET: &str = "the sandbox tests' webhook secret";
-
-struct Sandbox {
-    _process: Running,
-    base: String,
-    gateway: HttpGateway,
-}
-
-async fn sandbox() -> Sandbox {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_payment-sandbox"))
-        .env("SANDBOX_ADDR", format!("127.0.0.1:{port}"))
-        .env("PAYMENT_WEBHOOK_SECRET", SECRET)
-        .env("RUST_LOG", "error")
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start payment-sandbox");
-    let process = Running(child);
-    let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while reqwest::get(format!("{base}/health")).await.is_err() {
-        assert!(Instant::now() < deadline, "sandbox did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    Sandbox {
-        _process: process,
-        gateway: HttpGateway::new(&base),
-        base,
-    }
-}
+use support::{sandbox, Sandbox, SANDBOX_SECRET as SECRET};
 
 /// One received callback: its signature header and raw body, and when it came.
 #[derive(Clone)]

@@ -1,7 +1,7 @@
 //! What the seat map, the showtime list and a hold look like on the wire (camelCase JSON, the
 //! same for the REST API and the server functions).
 
-use super::{HoldId, SeatCode, ShowtimeId};
+use super::{BookingId, HoldId, SeatCode, ShowtimeId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -96,6 +96,23 @@ pub struct Hold {
     /// `expires_at` without trusting its own clock.
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub server_time: DateTime<Utc>,
+}
+
+/// The answer to a checkout: the booking waiting for payment and where to pay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkout {
+    pub booking_id: BookingId,
+    /// PENDING until the payment is confirmed.
+    pub status: String,
+    /// The gateway's hosted payment page.
+    pub payment_url: String,
+    /// In won.
+    pub amount: i64,
+    pub currency: String,
+    /// The payment must be made before this; it is at least 2 minutes before the hold ends.
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub pay_before: DateTime<Utc>,
 }
 
 /// One seat's new state after a committed change; what later becomes a live-map event.

@@ -5,9 +5,6 @@
 
 use server::payments::sandbox::{router, SandboxConfig};
 
-/// The development secret both sides use when `PAYMENT_WEBHOOK_SECRET` is unset.
-const DEV_SECRET: &str = "development webhook secret - not for production";
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     server::init_tracing();
@@ -18,7 +15,7 @@ async fn main() -> anyhow::Result<()> {
             tracing::warn!(
                 "PAYMENT_WEBHOOK_SECRET unset: signing callbacks with the development secret"
             );
-            DEV_SECRET.into()
+            server::payments::signature::DEVELOPMENT_SECRET.into()
         }
     };
     let listener = tokio::net::TcpListener::bind(&addr)

@@ -19,6 +19,12 @@ pub enum ApiError {
     PayloadTooLarge(usize),
     #[error("no such resource")]
     NoRoute,
+    #[error("this request needs an Idempotency-Key header (1 to 200 characters)")]
+    IdempotencyKeyMissing,
+    #[error("this Idempotency-Key was already used for a different request")]
+    IdempotencyKeyReused,
+    #[error("a request with this Idempotency-Key is still being processed; retry shortly")]
+    IdempotencyKeyInFlight,
 }
 
 impl ApiError {
@@ -31,25 +37,51 @@ impl ApiError {
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "BAD_REQUEST", None),
             Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", None),
             Self::NoRoute => (StatusCode::NOT_FOUND, "NOT_FOUND", None),
+            Self::IdempotencyKeyMissing => {
+                (StatusCode::BAD_REQUEST, "IDEMPOTENCY_KEY_MISSING", None)
+            }
+            Self::IdempotencyKeyReused => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "IDEMPOTENCY_KEY_REUSED",
+                None,
+            ),
+            Self::IdempotencyKeyInFlight => {
+                (StatusCode::CONFLICT, "IDEMPOTENCY_KEY_IN_FLIGHT", None)
+            }
         }
+    }
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        self.parts().0
+    }
+
+    fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::Inventory(e) => e.retry_after(),
+            _ => None,
+        }
+    }
+
+    /// The JSON body this error is answered with.
+    pub fn body(&self) -> serde_json::Value {
+        let (_, code, seats) = self.parts();
+        let mut body = json!({ "error": self.to_string(), "code": code });
+        if let Some(seats) = seats {
+            body["seats"] = json!(seats);
+        }
+        if let Some(seconds) = self.retry_after() {
+            body["retryAfter"] = json!(seconds);
+        }
+        body
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, code, seats) = self.parts();
-        let mut body = json!({ "error": self.to_string(), "code": code });
-        if let Some(seats) = seats {
-            body["seats"] = json!(seats);
-        }
-        let retry_after = match &self {
-            Self::Inventory(e) => e.retry_after(),
-            _ => None,
-        };
-        if let Some(seconds) = retry_after {
-            body["retryAfter"] = json!(seconds);
-        }
-        let mut response = (status, Json(body)).into_response();
+        let retry_after = self.retry_after();
+        let mut response = (self.status(), Json(self.body())).into_response();
         if let Some(seconds) = retry_after {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,

@@ -155,21 +155,22 @@ pub async fn create_hold(
     ))
 }
 
+/// A hold id from the path: 400 when it is not a UUID, 404 when no hold can have it.
+pub(super) fn hold_id(raw: &str) -> Result<HoldId, ApiError> {
+    HoldId::parse(raw).ok_or_else(|| match uuid::Uuid::try_parse(raw) {
+        // A well-formed id that no hold of ours can have.
+        Ok(_) => InventoryError::HoldNotFound.into(),
+        Err(_) => ApiError::BadRequest(format!("hold id must be a UUID, not {raw:?}")),
+    })
+}
+
 #[tracing::instrument(skip(state))]
 pub async fn cancel_hold(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
     Path(raw): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let Some(hold) = HoldId::parse(&raw) else {
-        return match uuid::Uuid::try_parse(&raw) {
-            // A well-formed id that no hold of ours can have.
-            Ok(_) => Err(InventoryError::HoldNotFound.into()),
-            Err(_) => Err(ApiError::BadRequest(format!(
-                "hold id must be a UUID, not {raw:?}"
-            ))),
-        };
-    };
+    let hold = hold_id(&raw)?;
     state.engine.cancel(hold, customer).await?;
     Ok(StatusCode::NO_CONTENT)
 }

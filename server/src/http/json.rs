@@ -12,20 +12,34 @@ pub const MAX_JSON_BODY: usize = 16 * 1024;
 
 pub struct JsonBody<T>(pub T);
 
+/// The raw body, with the same JSON rejections (413 past the route's limit).
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        Bytes::from_request(req, state)
+            .await
+            .map(RawBody)
+            .map_err(|e| {
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::PayloadTooLarge(MAX_JSON_BODY)
+                } else {
+                    ApiError::BadRequest(format!(
+                        "could not read the request body: {}",
+                        e.body_text()
+                    ))
+                }
+            })
+    }
+}
+
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::PayloadTooLarge(MAX_JSON_BODY)
-            } else {
-                ApiError::BadRequest(format!(
-                    "could not read the request body: {}",
-                    e.body_text()
-                ))
-            }
-        })?;
+        let RawBody(bytes) = RawBody::from_request(req, state).await?;
         if bytes.is_empty() {
             return Err(ApiError::BadRequest("the request needs a JSON body".into()));
         }

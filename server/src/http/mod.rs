@@ -1,5 +1,6 @@
 //! The REST API (seed §4) and the routes that serve the Leptos app, in one axum router.
 
+mod checkout;
 pub mod error;
 mod handlers;
 pub mod json;
@@ -52,6 +53,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/showtimes/{id}/live", get(live::live))
         .route("/holds/{hold_id}", delete(handlers::cancel_hold))
+        .route(
+            "/holds/{hold_id}/checkout",
+            post(checkout::checkout).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
+        )
         .leptos_routes_with_context(&state, generate_route_list(app::App), context, shell)
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
             app::shell,

@@ -37,6 +37,9 @@ pub struct Faults {
     /// Never send the callback (the status API still knows the outcome).
     #[serde(default)]
     pub drop_callback: bool,
+    /// Answer session creation this many milliseconds late (set with `PUT /v1/faults`).
+    #[serde(default)]
+    pub session_delay_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,6 +5,9 @@
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+/// The secret both sides use when `PAYMENT_WEBHOOK_SECRET` is unset (development only).
+pub const DEVELOPMENT_SECRET: &str = "development webhook secret - not for production";
+
 /// The header that carries the signature.
 pub const HEADER: &str = "sandbox-signature";
 /// How far a callback's timestamp may be from the receiver's clock.

@@ -133,6 +133,71 @@ pub struct Released {
     pub changes: Vec<SeatChange>,
 }
 
+/// A hold as checkout sees it: still its customer's, every seat still held, not expired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveHold {
+    pub seats: Vec<SeatCode>,
+    pub expires_at: DateTime<Utc>,
+    /// The time of the check on the one clock (the database's, unless injected).
+    pub now: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HoldCheck {
+    Live(LiveHold),
+    NotFound,
+    NotOwner,
+    /// Expired, or some of its seats are no longer held by it.
+    Lapsed,
+}
+
+/// A booking to create for a hold at checkout.
+#[derive(Debug, Clone)]
+pub struct NewBooking {
+    pub id: BookingId,
+    pub hold: HoldId,
+    pub customer: CustomerId,
+    pub seats: Vec<SeatCode>,
+    pub amount: i64,
+}
+
+/// A booking as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookingRow {
+    pub id: BookingId,
+    pub status: String,
+    pub amount: i64,
+}
+
+/// A booking's payment session at the gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentSessionRow {
+    pub booking: BookingId,
+    pub provider: String,
+    pub session_id: String,
+    pub payment_url: String,
+    pub amount: i64,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// What an idempotency key says about a request that carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyBegin {
+    /// First use (or the old one lapsed): run the request, then finish or abandon the key.
+    Started,
+    /// The same request finished before: answer this again.
+    Replay { status: u16, body: String },
+    /// The same key is being used by a request that is still running.
+    InFlight,
+    /// The key was used with a different request.
+    Mismatch,
+}
+
+/// How long an idempotency key is kept.
+pub const IDEMPOTENCY_KEEP: chrono::Duration = chrono::Duration::hours(24);
+/// A request still IN_FLIGHT after this long is taken to have died; its key may be used again.
+pub const IDEMPOTENCY_IN_FLIGHT_LIMIT: chrono::Duration = chrono::Duration::minutes(2);
+
 /// A hall to create (demo data, admin tools).
 #[derive(Debug, Clone)]
 pub struct NewHall {
@@ -177,6 +242,43 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Option<Vec<SeatChange>>, StoreError>;
     /// Releases expired holds. Idempotent; safe when several processes sweep at once.
     async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError>;
+
+    /// Whether `customer` may check out `hold` now (and what it holds until when).
+    async fn check_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<HoldCheck, StoreError>;
+    /// The booking of `new.hold`, created PENDING by the first call; every later or concurrent
+    /// call gets the same one.
+    async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError>;
+    /// The booking's payment session, once one was recorded.
+    async fn payment_session(
+        &self,
+        booking: BookingId,
+    ) -> Result<Option<PaymentSessionRow>, StoreError>;
+    /// Records a payment session (PENDING); recording the same session again changes nothing.
+    async fn record_payment_session(&self, session: &PaymentSessionRow) -> Result<(), StoreError>;
+
+    /// Claims `key` for a request with this `fingerprint` (see [`IdempotencyBegin`]).
+    async fn idempotency_begin(
+        &self,
+        customer: CustomerId,
+        key: &str,
+        fingerprint: &str,
+        now: Now,
+    ) -> Result<IdempotencyBegin, StoreError>;
+    /// Stores the answer of the request that claimed `key`.
+    async fn idempotency_finish(
+        &self,
+        customer: CustomerId,
+        key: &str,
+        status: u16,
+        body: &str,
+    ) -> Result<(), StoreError>;
+    /// Frees `key` after a failure worth retrying (nothing was decided).
+    async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError>;
 
     /// Creates a hall unless one of that name exists; `None` when it existed.
     async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError>;
@@ -251,4 +353,52 @@ pub(crate) fn layout_seats(rows: Vec<SeatRow>) -> Result<Vec<LayoutSeat>, StoreE
             })
         })
         .collect()
+}
+
+/// [`IdempotencyBegin`] for a key already stored with `(fingerprint, state, status, body)`.
+fn idempotency_verdict(
+    fingerprint: &str,
+    stored: (String, String, Option<i32>, Option<String>),
+) -> IdempotencyBegin {
+    let (stored_fingerprint, state, status, body) = stored;
+    if stored_fingerprint != fingerprint {
+        return IdempotencyBegin::Mismatch;
+    }
+    match (state.as_str(), status, body) {
+        ("DONE", Some(status), Some(body)) => IdempotencyBegin::Replay {
+            status: status as u16,
+            body,
+        },
+        _ => IdempotencyBegin::InFlight,
+    }
+}
+
+/// [`HoldCheck`] from the hold's recorded `(owner, seat count)` and the seats it still holds
+/// live, with the latest expiry among them.
+fn hold_check(
+    customer: CustomerId,
+    recorded: Option<(uuid::Uuid, i64)>,
+    held: Vec<(String, DateTime<Utc>)>,
+    now: DateTime<Utc>,
+) -> Result<HoldCheck, StoreError> {
+    let Some((owner, count)) = recorded else {
+        return Ok(HoldCheck::NotFound);
+    };
+    if owner != customer.0 {
+        return Ok(HoldCheck::NotOwner);
+    }
+    if held.len() as i64 != count || held.is_empty() {
+        return Ok(HoldCheck::Lapsed);
+    }
+    let expires_at = held.iter().map(|(_, e)| *e).min().expect("not empty");
+    let mut seats = held
+        .into_iter()
+        .map(|(c, _)| SeatCode::parse(&c).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    seats.sort();
+    Ok(HoldCheck::Live(LiveHold {
+        seats,
+        expires_at,
+        now,
+    }))
 }

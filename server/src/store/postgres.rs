@@ -393,6 +393,186 @@ impl Store for PgStore {
         Ok(out)
     }
 
+    async fn check_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<HoldCheck, StoreError> {
+        let showtime = hold.showtime_id();
+        let (recorded, at): (Option<(uuid::Uuid, i32)>, DateTime<Utc>) = {
+            let row: (Option<uuid::Uuid>, Option<i32>, DateTime<Utc>) = sqlx::query_as(
+                "select h.customer_id, h.seat_count, coalesce($3::timestamptz, now())
+                   from (select 1) one
+                   left join seat_hold h on h.showtime_id = $1 and h.hold_id = $2",
+            )
+            .bind(showtime.0)
+            .bind(hold.as_uuid())
+            .bind(now)
+            .fetch_one(&self.pool)
+            .await?;
+            (row.0.zip(row.1), row.2)
+        };
+        let held: Vec<(String, DateTime<Utc>)> = sqlx::query_as(
+            "select seat_code, hold_expires_at from show_seat
+              where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $3",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .bind(at)
+        .fetch_all(&self.pool)
+        .await?;
+        hold_check(customer, recorded.map(|(o, c)| (o, i64::from(c))), held, at)
+    }
+
+    async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError> {
+        let seats: Vec<&str> = new.seats.iter().map(SeatCode::as_str).collect();
+        sqlx::query(
+            "insert into booking (id, showtime_id, hold_id, customer_id, seats, amount_krw)
+             values ($1, $2, $3, $4, $5, $6) on conflict (hold_id) do nothing",
+        )
+        .bind(new.id.0)
+        .bind(new.hold.showtime_id().0)
+        .bind(new.hold.as_uuid())
+        .bind(new.customer.0)
+        .bind(&seats)
+        .bind(new.amount)
+        .execute(&self.pool)
+        .await?;
+        let (id, status, amount): (uuid::Uuid, String, i64) =
+            sqlx::query_as("select id, status, amount_krw from booking where hold_id = $1")
+                .bind(new.hold.as_uuid())
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(BookingRow {
+            id: BookingId(id),
+            status,
+            amount,
+        })
+    }
+
+    async fn payment_session(
+        &self,
+        booking: BookingId,
+    ) -> Result<Option<PaymentSessionRow>, StoreError> {
+        let row: Option<(String, String, String, i64, DateTime<Utc>)> = sqlx::query_as(
+            "select provider, provider_session_id, payment_url, amount_krw, session_expires_at
+               from payment where booking_id = $1 order by created_at limit 1",
+        )
+        .bind(booking.0)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(
+            |(provider, session_id, payment_url, amount, expires_at)| PaymentSessionRow {
+                booking,
+                provider,
+                session_id,
+                payment_url,
+                amount,
+                expires_at,
+            },
+        ))
+    }
+
+    async fn record_payment_session(&self, p: &PaymentSessionRow) -> Result<(), StoreError> {
+        sqlx::query(
+            "insert into payment (id, booking_id, provider, provider_session_id, amount_krw,
+                                  payment_url, session_expires_at)
+             values ($1, $2, $3, $4, $5, $6, $7) on conflict (provider_session_id) do nothing",
+        )
+        .bind(uuid::Uuid::new_v4())
+        .bind(p.booking.0)
+        .bind(&p.provider)
+        .bind(&p.session_id)
+        .bind(p.amount)
+        .bind(&p.payment_url)
+        .bind(p.expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn idempotency_begin(
+        &self,
+        customer: CustomerId,
+        key: &str,
+        fingerprint: &str,
+        now: Now,
+    ) -> Result<IdempotencyBegin, StoreError> {
+        // A key past its 24 hours, or held by a request that died, is free again.
+        sqlx::query(
+            "delete from idempotency_key
+              where customer_id = $1 and key = $2
+                and (created_at < coalesce($3::timestamptz, now()) - $4::interval
+                     or (state = 'IN_FLIGHT' and created_at < coalesce($3::timestamptz, now()) - $5::interval))",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .bind(now)
+        .bind(IDEMPOTENCY_KEEP)
+        .bind(IDEMPOTENCY_IN_FLIGHT_LIMIT)
+        .execute(&self.pool)
+        .await?;
+        let claimed = sqlx::query(
+            "insert into idempotency_key (customer_id, key, fingerprint, created_at)
+             values ($1, $2, $3, coalesce($4::timestamptz, now())) on conflict do nothing",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .bind(fingerprint)
+        .bind(now)
+        .execute(&self.pool)
+        .await?
+        .rows_affected()
+            == 1;
+        if claimed {
+            return Ok(IdempotencyBegin::Started);
+        }
+        let stored: Option<(String, String, Option<i32>, Option<String>)> = sqlx::query_as(
+            "select fingerprint, state, response_status, response_body
+               from idempotency_key where customer_id = $1 and key = $2",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .fetch_optional(&self.pool)
+        .await?;
+        // Gone between the two statements (abandoned): the caller may simply try again.
+        Ok(stored.map_or(IdempotencyBegin::InFlight, |s| {
+            idempotency_verdict(fingerprint, s)
+        }))
+    }
+
+    async fn idempotency_finish(
+        &self,
+        customer: CustomerId,
+        key: &str,
+        status: u16,
+        body: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "update idempotency_key set state = 'DONE', response_status = $3, response_body = $4
+              where customer_id = $1 and key = $2",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .bind(i32::from(status))
+        .bind(body)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "delete from idempotency_key where customer_id = $1 and key = $2 and state = 'IN_FLIGHT'",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
         let mut tx = self.pool.begin().await?;
         let id: Option<i64> = sqlx::query_scalar(

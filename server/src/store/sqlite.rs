@@ -360,6 +360,190 @@ impl Store for SqliteStore {
         Ok(out)
     }
 
+    async fn check_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<HoldCheck, StoreError> {
+        let showtime = hold.showtime_id();
+        let at = now_ms(now);
+        let recorded: Option<(uuid::Uuid, i64)> = sqlx::query_as(
+            "select customer_id, seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .fetch_optional(&self.read)
+        .await?;
+        let held: Vec<(String, i64)> = sqlx::query_as(
+            "select seat_code, hold_expires_at from show_seat
+              where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?3",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .bind(at)
+        .fetch_all(&self.read)
+        .await?;
+        let held = held
+            .into_iter()
+            .map(|(c, e)| Ok((c, from_millis(e)?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        hold_check(customer, recorded, held, from_millis(at)?)
+    }
+
+    async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError> {
+        let now = millis(Utc::now());
+        sqlx::query(
+            "insert into booking (id, showtime_id, hold_id, customer_id, seats, amount_krw,
+                                  created_at, updated_at)
+             values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) on conflict (hold_id) do nothing",
+        )
+        .bind(new.id.0)
+        .bind(new.hold.showtime_id().0)
+        .bind(new.hold.as_uuid())
+        .bind(new.customer.0)
+        .bind(json_codes(&new.seats))
+        .bind(new.amount)
+        .bind(now)
+        .execute(&self.write)
+        .await?;
+        let (id, status, amount): (uuid::Uuid, String, i64) =
+            sqlx::query_as("select id, status, amount_krw from booking where hold_id = ?1")
+                .bind(new.hold.as_uuid())
+                .fetch_one(&self.write)
+                .await?;
+        Ok(BookingRow {
+            id: BookingId(id),
+            status,
+            amount,
+        })
+    }
+
+    async fn payment_session(
+        &self,
+        booking: BookingId,
+    ) -> Result<Option<PaymentSessionRow>, StoreError> {
+        let row: Option<(String, String, String, i64, i64)> = sqlx::query_as(
+            "select provider, provider_session_id, payment_url, amount_krw, session_expires_at
+               from payment where booking_id = ?1 order by created_at limit 1",
+        )
+        .bind(booking.0)
+        .fetch_optional(&self.write)
+        .await?;
+        row.map(|(provider, session_id, payment_url, amount, expires_at)| {
+            Ok(PaymentSessionRow {
+                booking,
+                provider,
+                session_id,
+                payment_url,
+                amount,
+                expires_at: from_millis(expires_at)?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn record_payment_session(&self, p: &PaymentSessionRow) -> Result<(), StoreError> {
+        let now = millis(Utc::now());
+        sqlx::query(
+            "insert into payment (id, booking_id, provider, provider_session_id, amount_krw,
+                                  payment_url, session_expires_at, created_at, updated_at)
+             values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) on conflict (provider_session_id) do nothing",
+        )
+        .bind(uuid::Uuid::new_v4())
+        .bind(p.booking.0)
+        .bind(&p.provider)
+        .bind(&p.session_id)
+        .bind(p.amount)
+        .bind(&p.payment_url)
+        .bind(millis(p.expires_at))
+        .bind(now)
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+
+    async fn idempotency_begin(
+        &self,
+        customer: CustomerId,
+        key: &str,
+        fingerprint: &str,
+        now: Now,
+    ) -> Result<IdempotencyBegin, StoreError> {
+        let at = now_ms(now);
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        // A key past its 24 hours, or held by a request that died, is free again.
+        sqlx::query(
+            "delete from idempotency_key
+              where customer_id = ?1 and key = ?2
+                and (created_at < ?3 - ?4 or (state = 'IN_FLIGHT' and created_at < ?3 - ?5))",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .bind(at)
+        .bind(IDEMPOTENCY_KEEP.num_milliseconds())
+        .bind(IDEMPOTENCY_IN_FLIGHT_LIMIT.num_milliseconds())
+        .execute(&mut *tx)
+        .await?;
+        let stored: Option<(String, String, Option<i32>, Option<String>)> = sqlx::query_as(
+            "select fingerprint, state, response_status, response_body
+               from idempotency_key where customer_id = ?1 and key = ?2",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let verdict = match stored {
+            Some(stored) => idempotency_verdict(fingerprint, stored),
+            None => {
+                sqlx::query(
+                    "insert into idempotency_key (customer_id, key, fingerprint, created_at)
+                     values (?1, ?2, ?3, ?4)",
+                )
+                .bind(customer.0)
+                .bind(key)
+                .bind(fingerprint)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+                IdempotencyBegin::Started
+            }
+        };
+        tx.commit().await?;
+        Ok(verdict)
+    }
+
+    async fn idempotency_finish(
+        &self,
+        customer: CustomerId,
+        key: &str,
+        status: u16,
+        body: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "update idempotency_key set state = 'DONE', response_status = ?3, response_body = ?4
+              where customer_id = ?1 and key = ?2",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .bind(i32::from(status))
+        .bind(body)
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+
+    async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "delete from idempotency_key where customer_id = ?1 and key = ?2 and state = 'IN_FLIGHT'",
+        )
+        .bind(customer.0)
+        .bind(key)
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+
     async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let id: Option<i64> = sqlx::query_scalar(

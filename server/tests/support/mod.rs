@@ -544,3 +544,39 @@ impl Drop for OwnCluster {
 fn rand_port_offset() -> u16 {
     (Uuid::new_v4().as_u128() % 9000) as u16
 }
+
+/// The webhook secret the test sandboxes and servers share.
+pub const SANDBOX_SECRET: &str = "the tests' payment webhook secret";
+
+/// The payment-gateway sandbox as a real process on a free port.
+pub struct Sandbox {
+    _process: Running,
+    pub base: String,
+    pub gateway: server::payments::gateway::HttpGateway,
+}
+
+pub async fn sandbox() -> Sandbox {
+    let port = free_port();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_payment-sandbox"))
+        .env("SANDBOX_ADDR", format!("127.0.0.1:{port}"))
+        .env("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET)
+        .env("RUST_LOG", "error")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start payment-sandbox");
+    let process = Running(child);
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while reqwest::get(format!("{base}/health")).await.is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "sandbox did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Sandbox {
+        _process: process,
+        gateway: server::payments::gateway::HttpGateway::new(&base),
+        base,
+    }
+}

@@ -1,0 +1,133 @@
+//! Checkout (DESIGN.md §5): the hold's owner gets one payment session at the gateway for the
+//! hold's booking, which must be paid at least [`BUFFER`] before the hold ends (seed 000 §5: an
+//! 8-minute payment inside a 10-minute hold). Nothing here waits on the gateway inside a
+//! transaction: the booking row is written first (one per hold), then the gateway is asked
+//! (idempotent by booking id), then the session is recorded (idempotent by session id), so
+//! concurrent or repeated checkouts of one hold end with one booking and one payment session.
+
+use super::Engine;
+use crate::payments::gateway::{NewSession, PaymentGateway};
+use crate::store::{HoldCheck, NewBooking, PaymentSessionRow};
+use app::domain::{BookingId, Checkout, CustomerId, HoldId};
+use app::error::InventoryError;
+use std::sync::Arc;
+
+/// Longest payment session.
+pub const SESSION_LENGTH: chrono::Duration = chrono::Duration::minutes(8);
+/// Time kept between the end of the payment session and the end of the hold, so that a payment
+/// made at the last moment still finds its seats held.
+pub const BUFFER: chrono::Duration = chrono::Duration::minutes(2);
+/// Shortest payment session worth starting.
+pub const MIN_SESSION: chrono::Duration = chrono::Duration::minutes(1);
+
+/// The gateway and the addresses it is given for this server.
+pub struct Payments {
+    pub gateway: Arc<dyn PaymentGateway>,
+    /// Recorded with each payment (`sandbox`, or a provider's name).
+    pub provider: String,
+    /// Where the gateway sends its signed callbacks (`…/payments/callback`).
+    pub callback_url: String,
+    /// Where the customer returns after paying; the booking id is appended.
+    pub return_url_base: String,
+}
+
+impl Engine {
+    pub fn with_payments(mut self, payments: Payments) -> Self {
+        self.payments = Some(payments);
+        self
+    }
+
+    /// Starts (or finds again) the payment of a hold's booking.
+    pub async fn checkout(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<Checkout, InventoryError> {
+        let Some(payments) = &self.payments else {
+            tracing::error!("checkout without a payment gateway configured");
+            return Err(InventoryError::Unavailable);
+        };
+        let live = match self
+            .store
+            .check_hold(hold, customer, self.clock.now())
+            .await?
+        {
+            HoldCheck::Live(live) => live,
+            HoldCheck::NotFound => return Err(InventoryError::HoldNotFound),
+            HoldCheck::NotOwner => return Err(InventoryError::NotYourHold),
+            HoldCheck::Lapsed => return Err(InventoryError::HoldLapsed),
+        };
+        let pay_before = (live.now + SESSION_LENGTH).min(live.expires_at - BUFFER);
+        if pay_before - live.now < MIN_SESSION {
+            return Err(InventoryError::TooLittleTime(
+                (live.expires_at - live.now).num_seconds().max(0),
+            ));
+        }
+        let layout = self.layout(hold.showtime_id()).await?;
+        let amount = live
+            .seats
+            .iter()
+            .filter_map(|code| layout.seats.iter().find(|s| &s.code == code))
+            .filter_map(|seat| layout.categories.iter().find(|c| c.code == seat.category))
+            .map(|c| c.price)
+            .sum();
+        let booking = self
+            .store
+            .booking_for_hold(&NewBooking {
+                id: BookingId(uuid::Uuid::new_v4()),
+                hold,
+                customer,
+                seats: live.seats.clone(),
+                amount,
+            })
+            .await?;
+        if booking.status != "PENDING" {
+            return Err(InventoryError::HoldLapsed);
+        }
+        if let Some(session) = self.store.payment_session(booking.id).await? {
+            return Ok(answer(&session));
+        }
+        let request = NewSession {
+            amount: booking.amount,
+            currency: "KRW".into(),
+            expires_at: pay_before,
+            return_url: format!("{}{}", payments.return_url_base, booking.id.0),
+            callback_url: payments.callback_url.clone(),
+            merchant_reference: booking.id.0.to_string(),
+            faults: None,
+        };
+        // The booking id as the gateway's idempotency key: one session per booking, however
+        // many checkouts race here.
+        let session = payments
+            .gateway
+            .create_session(&request, &booking.id.0.to_string())
+            .await
+            .map_err(|e| {
+                tracing::error!(error = %e, booking = %booking.id.0, "payment session not created");
+                InventoryError::Unavailable
+            })?;
+        let row = PaymentSessionRow {
+            booking: booking.id,
+            provider: payments.provider.clone(),
+            session_id: session.session_id,
+            payment_url: session.payment_url,
+            amount: session.amount,
+            expires_at: session.expires_at,
+        };
+        self.store.record_payment_session(&row).await?;
+        // Whichever racer recorded first, everyone answers with the stored session.
+        let stored = self.store.payment_session(booking.id).await?.unwrap_or(row);
+        Ok(answer(&stored))
+    }
+}
+
+fn answer(session: &PaymentSessionRow) -> Checkout {
+    Checkout {
+        booking_id: session.booking,
+        status: "PENDING".into(),
+        payment_url: session.payment_url.clone(),
+        amount: session.amount,
+        currency: "KRW".into(),
+        pay_before: session.expires_at,
+    }
+}

@@ -1,0 +1,93 @@
+//! `POST /holds/{holdId}/checkout` with an `Idempotency-Key` header (DESIGN.md §5). The key is
+//! claimed durably per customer before anything happens: the same key with the same request gets
+//! the first answer again (status and body, with `Idempotent-Replayed: true`), with another
+//! request 422, while the first still runs 409, and no key 400. An answer worth retrying (5xx:
+//! the gateway or the database was away) frees the key instead of being kept.
+
+use super::error::ApiError;
+use super::handlers::hold_id;
+use super::json::RawBody;
+use super::AppState;
+use crate::store::IdempotencyBegin;
+use app::domain::CustomerId;
+use app::error::InventoryError;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use sha2::{Digest, Sha256};
+
+/// Checkout takes no fields; an empty body or `{}` is fine, anything else is refused.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoFields {}
+
+fn json_answer(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+pub async fn checkout(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+    Path(raw): Path<String>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Response, ApiError> {
+    let key = headers
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty() && k.len() <= 200)
+        .ok_or(ApiError::IdempotencyKeyMissing)?
+        .to_string();
+    let hold = hold_id(&raw)?;
+    if !body.iter().all(u8::is_ascii_whitespace) {
+        serde_json::from_slice::<NoFields>(&body).map_err(|e| {
+            ApiError::BadRequest(format!(
+                "checkout takes no fields (empty body or {{}}): {e}"
+            ))
+        })?;
+    }
+    // The request is its hold (the body has no fields).
+    let fingerprint = hex::encode(Sha256::digest(format!("POST /holds/{hold}/checkout")));
+    let store = state.engine.store();
+    let begin = store
+        .idempotency_begin(customer, &key, &fingerprint, state.engine.clock().now())
+        .await
+        .map_err(InventoryError::from)?;
+    match begin {
+        IdempotencyBegin::Replay { status, body } => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let mut response = json_answer(status, body);
+            response
+                .headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+            Ok(response)
+        }
+        IdempotencyBegin::InFlight => Err(ApiError::IdempotencyKeyInFlight),
+        IdempotencyBegin::Mismatch => Err(ApiError::IdempotencyKeyReused),
+        IdempotencyBegin::Started => {
+            let (status, body) = match state.engine.checkout(hold, customer).await {
+                Ok(checkout) => (
+                    StatusCode::CREATED,
+                    serde_json::to_string(&checkout).expect("checkouts serialise"),
+                ),
+                Err(e) => {
+                    let e = ApiError::from(e);
+                    (e.status(), e.body().to_string())
+                }
+            };
+            let kept = if status.is_server_error() {
+                store.idempotency_abandon(customer, &key).await
+            } else {
+                store
+                    .idempotency_finish(customer, &key, status.as_u16(), &body)
+                    .await
+            };
+            if let Err(e) = kept {
+                tracing::error!(error = %e, "idempotency key not updated");
+            }
+            Ok(json_answer(status, body))
+        }
+    }
+}
