@@ -127,6 +127,7 @@ impl Application {
             provider: "sandbox".into(),
             callback_url: format!("{public_url}/payments/callback"),
             return_url_base: format!("{public_url}/bookings/"),
+            webhook_secret: config.payment_webhook_secret.clone(),
         });
         let engine = Arc::new(engine);
         crate::sweeper::spawn(engine.clone(), config.sweep_interval);

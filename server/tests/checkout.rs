@@ -16,6 +16,9 @@ on_both_backends!(
     two_concurrent_checkouts_of_one_hold_make_one_booking_and_one_payment_session,
     only_the_owner_of_a_live_hold_with_enough_time_left_can_check_out,
     when_the_gateway_is_down_the_answer_is_503_and_the_key_is_not_kept,
+    a_paid_callback_is_recorded_once_even_when_it_comes_twice_at_once,
+    a_callback_with_a_bad_or_stale_signature_is_401_and_records_nothing,
+    after_a_declined_payment_the_hold_can_be_checked_out_again,
 );
 
 struct Shop {
@@ -72,6 +75,74 @@ impl Shop {
         let r = request.send().await.unwrap();
         let (status, headers) = (r.status(), r.headers().clone());
         (status, headers, r.json().await.unwrap())
+    }
+
+    /// The hold's payments as `(status, provider payment id)`, oldest first, and the number of
+    /// `PaymentSucceeded` outbox events of its booking.
+    async fn payments(&self, hold: &str) -> (Vec<(String, Option<String>)>, i64) {
+        let hold = uuid::Uuid::parse_str(hold).unwrap();
+        let payments_sql = "select p.status, p.provider_payment_id from payment p
+             join booking b on b.id = p.booking_id where b.hold_id = $1 order by p.created_at";
+        let outbox_sql = "select count(*) from outbox o join booking b on b.id = o.aggregate_id
+             where b.hold_id = $1 and o.event_type = 'PaymentSucceeded'";
+        match self.db.backend {
+            Backend::Postgres => {
+                let pool = sqlx::PgPool::connect(&self.db.url).await.unwrap();
+                let payments = sqlx::query_as(payments_sql)
+                    .bind(hold)
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap();
+                let events = sqlx::query_scalar(outbox_sql)
+                    .bind(hold)
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+                (payments, events)
+            }
+            Backend::Sqlite => {
+                let pool = sqlx::SqlitePool::connect(&self.db.url).await.unwrap();
+                let payments = sqlx::query_as(&payments_sql.replace("$1", "?1"))
+                    .bind(hold)
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap();
+                let events = sqlx::query_scalar(&outbox_sql.replace("$1", "?1"))
+                    .bind(hold)
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+                (payments, events)
+            }
+        }
+    }
+
+    /// Waits until the hold's first payment is no longer PENDING.
+    async fn settled(&self, hold: &str) -> (Vec<(String, Option<String>)>, i64) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let now = self.payments(hold).await;
+            if now.0.first().is_some_and(|(s, _)| s != "PENDING")
+                || std::time::Instant::now() > deadline
+            {
+                return now;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Presses a button on the sandbox's hosted page of a checkout.
+    async fn press(&self, checkout: &Value, button: &str) {
+        let url = checkout["paymentUrl"].as_str().unwrap();
+        let r = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+            .post(format!("{url}/{button}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::SEE_OTHER);
     }
 
     /// `(bookings, payments)` stored for the hold.
@@ -355,4 +426,125 @@ async fn when_the_gateway_is_down_the_answer_is_503_and_the_key_is_not_kept(back
         );
         assert_eq!(r.json::<Value>().await.unwrap()["code"], "UNAVAILABLE");
     }
+}
+
+async fn a_paid_callback_is_recorded_once_even_when_it_comes_twice_at_once(backend: Backend) {
+    let shop = shop(backend, "600").await;
+    let r = reqwest::Client::new()
+        .put(format!("{}/v1/faults", shop.sandbox.base))
+        .json(&json!({ "duplicateCallback": true }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let alice = shop.app.customer();
+    let hold = shop.hold(&alice, &["E1", "E2"]).await;
+    let hold = hold["holdId"].as_str().unwrap();
+    let (_, _, checkout) = shop.checkout(&alice, hold, Some("pay")).await;
+    shop.press(&checkout, "pay").await;
+    let (payments, events) = shop.settled(hold).await;
+    assert_eq!(payments.len(), 1);
+    assert_eq!(payments[0].0, "PAID");
+    assert!(payments[0]
+        .1
+        .as_deref()
+        .is_some_and(|p| p.starts_with("pay_")));
+    assert_eq!(events, 1);
+    // Both deliveries have been answered by now (the sandbox sends them at once); still one.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(shop.payments(hold).await, (payments, 1));
+}
+
+async fn a_callback_with_a_bad_or_stale_signature_is_401_and_records_nothing(backend: Backend) {
+    use server::payments::gateway::CallbackEvent;
+    use server::payments::signature;
+    let shop = shop(backend, "600").await;
+    let alice = shop.app.customer();
+    let hold = shop.hold(&alice, &["C7"]).await;
+    let hold = hold["holdId"].as_str().unwrap();
+    let (_, _, checkout) = shop.checkout(&alice, hold, Some("pay")).await;
+    let session_id = checkout["paymentUrl"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap();
+    let event = CallbackEvent {
+        event_id: "evt_forged".into(),
+        kind: "payment.succeeded".into(),
+        session_id: session_id.into(),
+        payment_id: Some("pay_forged".into()),
+        merchant_reference: checkout["bookingId"].as_str().unwrap().into(),
+        amount: checkout["amount"].as_i64().unwrap(),
+        currency: "KRW".into(),
+        status: SessionStatus::Paid,
+        occurred_at: chrono::Utc::now(),
+    };
+    let body = serde_json::to_vec(&event).unwrap();
+    let now = chrono::Utc::now().timestamp();
+    let send = |header: Option<String>| {
+        let mut request = reqwest::Client::new()
+            .post(shop.app.url("/payments/callback"))
+            .header("content-type", "application/json")
+            .body(body.clone());
+        if let Some(header) = header {
+            request = request.header(signature::HEADER, header);
+        }
+        async move { request.send().await.unwrap() }
+    };
+    for (header, why) in [
+        (None, "unsigned"),
+        (
+            Some(signature::sign(b"not the shared secret", now, &body)),
+            "wrong secret",
+        ),
+        (
+            Some(signature::sign(SANDBOX_SECRET.as_bytes(), now - 400, &body)),
+            "stale",
+        ),
+        (Some("t=1,v1=00".to_string()), "garbage"),
+    ] {
+        let r = send(header).await;
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{why}");
+        assert_eq!(r.json::<Value>().await.unwrap()["code"], "BAD_SIGNATURE");
+    }
+    assert_eq!(
+        shop.payments(hold).await,
+        (vec![("PENDING".to_string(), None)], 0),
+        "nothing recorded"
+    );
+    // Signed with the shared secret it is recorded, once.
+    let good = || Some(signature::sign(SANDBOX_SECRET.as_bytes(), now, &body));
+    let r = send(good()).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.json::<Value>().await.unwrap()["status"], "recorded");
+    let r = send(good()).await;
+    assert_eq!(r.json::<Value>().await.unwrap()["status"], "duplicate");
+    assert_eq!(
+        shop.payments(hold).await,
+        (
+            vec![("PAID".to_string(), Some("pay_forged".to_string()))],
+            1
+        )
+    );
+}
+
+async fn after_a_declined_payment_the_hold_can_be_checked_out_again(backend: Backend) {
+    let shop = shop(backend, "600").await;
+    let alice = shop.app.customer();
+    let hold = shop.hold(&alice, &["B9"]).await;
+    let hold = hold["holdId"].as_str().unwrap();
+    let (_, _, first) = shop.checkout(&alice, hold, Some("first")).await;
+    shop.press(&first, "decline").await;
+    let (payments, events) = shop.settled(hold).await;
+    assert_eq!(payments, vec![("DECLINED".to_string(), None)]);
+    assert_eq!(events, 0, "nothing to confirm");
+    let (status, _, second) = shop.checkout(&alice, hold, Some("second")).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(second["bookingId"], first["bookingId"], "the same booking");
+    assert_ne!(
+        second["paymentUrl"], first["paymentUrl"],
+        "a new payment session"
+    );
+    assert_eq!(shop.stored(hold).await, (1, 2));
 }

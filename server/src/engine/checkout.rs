@@ -7,7 +7,7 @@
 
 use super::Engine;
 use crate::payments::gateway::{NewSession, PaymentGateway};
-use crate::store::{HoldCheck, NewBooking, PaymentSessionRow};
+use crate::store::{HoldCheck, NewBooking, PaymentReport, PaymentSessionRow, ReportOutcome};
 use app::domain::{BookingId, Checkout, CustomerId, HoldId};
 use app::error::InventoryError;
 use std::sync::Arc;
@@ -29,6 +29,8 @@ pub struct Payments {
     pub callback_url: String,
     /// Where the customer returns after paying; the booking id is appended.
     pub return_url_base: String,
+    /// Shared with the gateway; its callbacks are signed with it.
+    pub webhook_secret: crate::config::Secret,
 }
 
 impl Engine {
@@ -84,7 +86,8 @@ impl Engine {
         if booking.status != "PENDING" {
             return Err(InventoryError::HoldLapsed);
         }
-        if let Some(session) = self.store.payment_session(booking.id).await? {
+        let (open, attempts) = self.store.payment_session(booking.id).await?;
+        if let Some(session) = open {
             return Ok(answer(&session));
         }
         let request = NewSession {
@@ -96,11 +99,11 @@ impl Engine {
             merchant_reference: booking.id.0.to_string(),
             faults: None,
         };
-        // The booking id as the gateway's idempotency key: one session per booking, however
-        // many checkouts race here.
+        // The booking id and attempt as the gateway's idempotency key: one session per attempt,
+        // however many checkouts race here; a new one after a declined payment.
         let session = payments
             .gateway
-            .create_session(&request, &booking.id.0.to_string())
+            .create_session(&request, &format!("{}:{attempts}", booking.id.0))
             .await
             .map_err(|e| {
                 tracing::error!(error = %e, booking = %booking.id.0, "payment session not created");
@@ -116,8 +119,40 @@ impl Engine {
         };
         self.store.record_payment_session(&row).await?;
         // Whichever racer recorded first, everyone answers with the stored session.
-        let stored = self.store.payment_session(booking.id).await?.unwrap_or(row);
+        let stored = self
+            .store
+            .payment_session(booking.id)
+            .await?
+            .0
+            .unwrap_or(row);
         Ok(answer(&stored))
+    }
+}
+
+impl Engine {
+    /// The secret that gateway callbacks must be signed with (none without a gateway).
+    pub fn webhook_secret(&self) -> Option<&[u8]> {
+        self.payments.as_ref().map(|p| p.webhook_secret.expose())
+    }
+
+    /// Records what the gateway reported about a payment, once (see `Store::record_payment_report`).
+    pub async fn payment_report(
+        &self,
+        report: &PaymentReport,
+    ) -> Result<ReportOutcome, InventoryError> {
+        let outcome = self.store.record_payment_report(report).await?;
+        match outcome {
+            ReportOutcome::Recorded => {
+                tracing::info!(session = %report.session_id, paid = report.paid, "payment recorded")
+            }
+            ReportOutcome::Duplicate => {
+                tracing::info!(session = %report.session_id, "payment already recorded")
+            }
+            ReportOutcome::UnknownSession => {
+                tracing::warn!(session = %report.session_id, "report for an unknown payment session")
+            }
+        }
+        Ok(outcome)
     }
 }
 

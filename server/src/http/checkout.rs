@@ -1,4 +1,4 @@
-//! `POST /holds/{holdId}/checkout` with an `Idempotency-Key` header (DESIGN.md §5). The key is
+//! The payment endpoints. `POST /holds/{holdId}/checkout` with an `Idempotency-Key` header (DESIGN.md §5). The key is
 //! claimed durably per customer before anything happens: the same key with the same request gets
 //! the first answer again (status and body, with `Idempotent-Replayed: true`), with another
 //! request 422, while the first still runs 409, and no key 400. An answer worth retrying (5xx:
@@ -8,7 +8,9 @@ use super::error::ApiError;
 use super::handlers::hold_id;
 use super::json::RawBody;
 use super::AppState;
-use crate::store::IdempotencyBegin;
+use crate::payments::gateway::{CallbackEvent, SessionStatus};
+use crate::payments::signature;
+use crate::store::{IdempotencyBegin, PaymentReport, ReportOutcome};
 use app::domain::CustomerId;
 use app::error::InventoryError;
 use axum::extract::{Path, State};
@@ -90,4 +92,51 @@ pub async fn checkout(
             Ok(json_answer(status, body))
         }
     }
+}
+
+/// `POST /payments/callback`: the gateway's signed report. A bad or stale signature is 401 and
+/// records nothing; a verified report is recorded once (a repeat is 200 and changes nothing) and
+/// answered at once — the seats are confirmed by the outbox worker, not here.
+pub async fn payment_callback(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Response, ApiError> {
+    let Some(secret) = state.engine.webhook_secret() else {
+        return Err(InventoryError::Unavailable.into());
+    };
+    let header = headers
+        .get(signature::HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    signature::verify(secret, header, &body, chrono::Utc::now().timestamp()).map_err(|e| {
+        tracing::warn!(error = %e, "payment callback refused");
+        ApiError::BadSignature(e.to_string())
+    })?;
+    let event: CallbackEvent = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::BadRequest(format!("not a payment event: {e}")))?;
+    let paid = match event.status {
+        SessionStatus::Paid => true,
+        SessionStatus::Declined => false,
+        other => {
+            return Err(ApiError::BadRequest(format!(
+                "a callback reports a paid or declined payment, not {other:?}"
+            )))
+        }
+    };
+    let outcome = state
+        .engine
+        .payment_report(&PaymentReport {
+            session_id: event.session_id,
+            payment_id: event.payment_id,
+            paid,
+            event_id: event.event_id,
+        })
+        .await?;
+    let status = match outcome {
+        ReportOutcome::Recorded => "recorded",
+        ReportOutcome::Duplicate => "duplicate",
+        ReportOutcome::UnknownSession => "unknown session",
+    };
+    Ok(axum::Json(serde_json::json!({ "status": status })).into_response())
 }

@@ -19,6 +19,8 @@ pub enum ApiError {
     PayloadTooLarge(usize),
     #[error("no such resource")]
     NoRoute,
+    #[error("{0}")]
+    BadSignature(String),
     #[error("this request needs an Idempotency-Key header (1 to 200 characters)")]
     IdempotencyKeyMissing,
     #[error("this Idempotency-Key was already used for a different request")]
@@ -37,6 +39,7 @@ impl ApiError {
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "BAD_REQUEST", None),
             Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", None),
             Self::NoRoute => (StatusCode::NOT_FOUND, "NOT_FOUND", None),
+            Self::BadSignature(_) => (StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", None),
             Self::IdempotencyKeyMissing => {
                 (StatusCode::BAD_REQUEST, "IDEMPOTENCY_KEY_MISSING", None)
             }

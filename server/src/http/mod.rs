@@ -57,6 +57,10 @@ pub fn router(state: AppState) -> Router {
             "/holds/{hold_id}/checkout",
             post(checkout::checkout).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
         )
+        .route(
+            "/payments/callback",
+            post(checkout::payment_callback).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
+        )
         .leptos_routes_with_context(&state, generate_route_list(app::App), context, shell)
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
             app::shell,

@@ -58,10 +58,14 @@ impl SessionKey {
     }
 }
 
-/// Public reads that never need a customer and must stay cacheable: a CDN will not cache a
+/// Public reads that never need a customer and must stay cacheable (and the gateway's callbacks): a CDN will not cache a
 /// response that sets a cookie, and signing one per anonymous read would waste CPU.
 fn is_public_read(req: &Request) -> bool {
     let path = req.uri().path();
+    // The gateway's callbacks act for no customer.
+    if path == "/payments/callback" {
+        return true;
+    }
     matches!(*req.method(), Method::GET | Method::HEAD)
         && (path == "/showtimes"
             || path == "/health"

@@ -180,6 +180,27 @@ pub struct PaymentSessionRow {
     pub expires_at: DateTime<Utc>,
 }
 
+/// What the gateway reported about a payment session (a verified callback, or reconciliation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentReport {
+    pub session_id: String,
+    /// Set when the customer paid.
+    pub payment_id: Option<String>,
+    pub paid: bool,
+    /// The gateway's event id, kept in the outbox event.
+    pub event_id: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportOutcome {
+    /// The payment changed state (and, when paid, an outbox event was written with it).
+    Recorded,
+    /// Already recorded: nothing changed.
+    Duplicate,
+    /// No payment of ours has this session.
+    UnknownSession,
+}
+
 /// What an idempotency key says about a request that carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdempotencyBegin {
@@ -253,13 +274,22 @@ pub trait Store: Send + Sync + 'static {
     /// The booking of `new.hold`, created PENDING by the first call; every later or concurrent
     /// call gets the same one.
     async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError>;
-    /// The booking's payment session, once one was recorded.
+    /// The booking's open (PENDING) payment session, if any, and how many sessions it has had
+    /// (a declined payment may be followed by another).
     async fn payment_session(
         &self,
         booking: BookingId,
-    ) -> Result<Option<PaymentSessionRow>, StoreError>;
+    ) -> Result<(Option<PaymentSessionRow>, i64), StoreError>;
     /// Records a payment session (PENDING); recording the same session again changes nothing.
     async fn record_payment_session(&self, session: &PaymentSessionRow) -> Result<(), StoreError>;
+
+    /// Records a payment's outcome once: a PENDING payment becomes PAID (with a
+    /// `PaymentSucceeded` outbox event in the same transaction) or DECLINED; any repeat, even
+    /// concurrent, changes nothing.
+    async fn record_payment_report(
+        &self,
+        report: &PaymentReport,
+    ) -> Result<ReportOutcome, StoreError>;
 
     /// Claims `key` for a request with this `fingerprint` (see [`IdempotencyBegin`]).
     async fn idempotency_begin(
@@ -401,4 +431,16 @@ fn hold_check(
         expires_at,
         now,
     }))
+}
+
+/// The outbox payload of a `PaymentSucceeded` event (versioned JSON with an event id).
+fn payment_succeeded(report: &PaymentReport, booking: uuid::Uuid) -> String {
+    serde_json::json!({
+        "version": 1,
+        "eventId": report.event_id,
+        "bookingId": booking,
+        "sessionId": report.session_id,
+        "paymentId": report.payment_id,
+    })
+    .to_string()
 }

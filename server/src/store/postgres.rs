@@ -454,24 +454,31 @@ impl Store for PgStore {
     async fn payment_session(
         &self,
         booking: BookingId,
-    ) -> Result<Option<PaymentSessionRow>, StoreError> {
+    ) -> Result<(Option<PaymentSessionRow>, i64), StoreError> {
         let row: Option<(String, String, String, i64, DateTime<Utc>)> = sqlx::query_as(
             "select provider, provider_session_id, payment_url, amount_krw, session_expires_at
-               from payment where booking_id = $1 order by created_at limit 1",
+               from payment where booking_id = $1 and status = 'PENDING'
+              order by created_at limit 1",
         )
         .bind(booking.0)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.map(
-            |(provider, session_id, payment_url, amount, expires_at)| PaymentSessionRow {
-                booking,
-                provider,
-                session_id,
-                payment_url,
-                amount,
-                expires_at,
-            },
-        ))
+        let count: i64 = sqlx::query_scalar("select count(*) from payment where booking_id = $1")
+            .bind(booking.0)
+            .fetch_one(&self.pool)
+            .await?;
+        let open =
+            row.map(
+                |(provider, session_id, payment_url, amount, expires_at)| PaymentSessionRow {
+                    booking,
+                    provider,
+                    session_id,
+                    payment_url,
+                    amount,
+                    expires_at,
+                },
+            );
+        Ok((open, count))
     }
 
     async fn record_payment_session(&self, p: &PaymentSessionRow) -> Result<(), StoreError> {
@@ -490,6 +497,47 @@ impl Store for PgStore {
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    async fn record_payment_report(
+        &self,
+        report: &PaymentReport,
+    ) -> Result<ReportOutcome, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let booking: Option<uuid::Uuid> = sqlx::query_scalar(
+            "update payment set status = $2, provider_payment_id = $3, updated_at = now()
+              where provider_session_id = $1 and status = 'PENDING'
+             returning booking_id",
+        )
+        .bind(&report.session_id)
+        .bind(if report.paid { "PAID" } else { "DECLINED" })
+        .bind(&report.payment_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(booking) = booking else {
+            let known: Option<i32> =
+                sqlx::query_scalar("select 1 from payment where provider_session_id = $1")
+                    .bind(&report.session_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            return Ok(if known.is_some() {
+                ReportOutcome::Duplicate
+            } else {
+                ReportOutcome::UnknownSession
+            });
+        };
+        if report.paid {
+            sqlx::query(
+                "insert into outbox (aggregate_id, event_type, payload)
+                 values ($1, 'PaymentSucceeded', $2::jsonb)",
+            )
+            .bind(booking)
+            .bind(payment_succeeded(report, booking))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(ReportOutcome::Recorded)
     }
 
     async fn idempotency_begin(

@@ -422,25 +422,32 @@ impl Store for SqliteStore {
     async fn payment_session(
         &self,
         booking: BookingId,
-    ) -> Result<Option<PaymentSessionRow>, StoreError> {
+    ) -> Result<(Option<PaymentSessionRow>, i64), StoreError> {
         let row: Option<(String, String, String, i64, i64)> = sqlx::query_as(
             "select provider, provider_session_id, payment_url, amount_krw, session_expires_at
-               from payment where booking_id = ?1 order by created_at limit 1",
+               from payment where booking_id = ?1 and status = 'PENDING'
+              order by created_at limit 1",
         )
         .bind(booking.0)
         .fetch_optional(&self.write)
         .await?;
-        row.map(|(provider, session_id, payment_url, amount, expires_at)| {
-            Ok(PaymentSessionRow {
-                booking,
-                provider,
-                session_id,
-                payment_url,
-                amount,
-                expires_at: from_millis(expires_at)?,
+        let count: i64 = sqlx::query_scalar("select count(*) from payment where booking_id = ?1")
+            .bind(booking.0)
+            .fetch_one(&self.write)
+            .await?;
+        let open = row
+            .map(|(provider, session_id, payment_url, amount, expires_at)| {
+                Ok::<_, StoreError>(PaymentSessionRow {
+                    booking,
+                    provider,
+                    session_id,
+                    payment_url,
+                    amount,
+                    expires_at: from_millis(expires_at)?,
+                })
             })
-        })
-        .transpose()
+            .transpose()?;
+        Ok((open, count))
     }
 
     async fn record_payment_session(&self, p: &PaymentSessionRow) -> Result<(), StoreError> {
@@ -461,6 +468,50 @@ impl Store for SqliteStore {
         .execute(&self.write)
         .await?;
         Ok(())
+    }
+
+    async fn record_payment_report(
+        &self,
+        report: &PaymentReport,
+    ) -> Result<ReportOutcome, StoreError> {
+        let now = millis(Utc::now());
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let booking: Option<uuid::Uuid> = sqlx::query_scalar(
+            "update payment set status = ?2, provider_payment_id = ?3, updated_at = ?4
+              where provider_session_id = ?1 and status = 'PENDING'
+             returning booking_id",
+        )
+        .bind(&report.session_id)
+        .bind(if report.paid { "PAID" } else { "DECLINED" })
+        .bind(&report.payment_id)
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(booking) = booking else {
+            let known: Option<i32> =
+                sqlx::query_scalar("select 1 from payment where provider_session_id = ?1")
+                    .bind(&report.session_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            return Ok(if known.is_some() {
+                ReportOutcome::Duplicate
+            } else {
+                ReportOutcome::UnknownSession
+            });
+        };
+        if report.paid {
+            sqlx::query(
+                "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
+                 values (?1, 'PaymentSucceeded', ?2, ?3, ?3)",
+            )
+            .bind(booking)
+            .bind(payment_succeeded(report, booking))
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(ReportOutcome::Recorded)
     }
 
     async fn idempotency_begin(
