@@ -3,6 +3,7 @@
 //! call it (it implements `app::engine::Inventory`), so there is one code path for every client.
 
 mod checkout;
+pub mod settlement;
 
 pub use checkout::Payments;
 
@@ -46,6 +47,8 @@ pub struct Engine {
     metrics: HoldMetrics,
     /// The payment gateway for checkout (none: checkout answers 503).
     payments: Option<Payments>,
+    /// Wakes the payment worker when a payment was recorded.
+    worker_wake: tokio::sync::Notify,
 }
 
 /// What became of hold attempts since the process started (served at `/metrics`).
@@ -102,6 +105,7 @@ impl Engine {
             limiter: RateLimiter::off(),
             metrics: HoldMetrics::default(),
             payments: None,
+            worker_wake: tokio::sync::Notify::new(),
         }
     }
 

@@ -131,6 +131,7 @@ impl Application {
         });
         let engine = Arc::new(engine);
         crate::sweeper::spawn(engine.clone(), config.sweep_interval);
+        crate::engine::settlement::spawn(engine.clone());
         let state = AppState {
             leptos_options: Arc::new(options),
             engine: engine.clone(),

@@ -19,6 +19,10 @@ on_both_backends!(
     a_paid_callback_is_recorded_once_even_when_it_comes_twice_at_once,
     a_callback_with_a_bad_or_stale_signature_is_401_and_records_nothing,
     after_a_declined_payment_the_hold_can_be_checked_out_again,
+    a_paid_hold_becomes_a_confirmed_booking_with_its_seats_booked,
+    a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once,
+    a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_them,
+    a_worker_that_dies_between_steps_loses_nothing_and_refunds_once,
 );
 
 struct Shop {
@@ -143,6 +147,99 @@ impl Shop {
             .await
             .unwrap();
         assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    }
+
+    /// Runs a statement with one bound uuid on the test database (`$1`; `?1` on SQLite).
+    async fn exec(&self, sql: &str, id: uuid::Uuid) {
+        match self.db.backend {
+            Backend::Postgres => {
+                let pool = sqlx::PgPool::connect(&self.db.url).await.unwrap();
+                sqlx::query(sql).bind(id).execute(&pool).await.unwrap();
+            }
+            Backend::Sqlite => {
+                let pool = sqlx::SqlitePool::connect(&self.db.url).await.unwrap();
+                sqlx::query(
+                    &sql.replace("$1", "?1")
+                        .replace("now() - interval '1 second'", "(unixepoch() - 1) * 1000"),
+                )
+                .bind(id)
+                .execute(&pool)
+                .await
+                .unwrap();
+            }
+        }
+    }
+
+    /// A text column of one row, selected by one bound uuid.
+    async fn text(&self, sql: &str, id: uuid::Uuid) -> Option<String> {
+        match self.db.backend {
+            Backend::Postgres => {
+                let pool = sqlx::PgPool::connect(&self.db.url).await.unwrap();
+                sqlx::query_scalar(sql)
+                    .bind(id)
+                    .fetch_optional(&pool)
+                    .await
+                    .unwrap()
+            }
+            Backend::Sqlite => {
+                let pool = sqlx::SqlitePool::connect(&self.db.url).await.unwrap();
+                sqlx::query_scalar(&sql.replace("$1", "?1"))
+                    .bind(id)
+                    .fetch_optional(&pool)
+                    .await
+                    .unwrap()
+            }
+        }
+    }
+
+    /// Waits until the booking leaves PENDING; its status.
+    async fn booking_settled(&self, booking: &str) -> String {
+        let id = uuid::Uuid::parse_str(booking).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let status = self
+                .text("select status from booking where id = $1", id)
+                .await
+                .unwrap();
+            if status != "PENDING" || std::time::Instant::now() > deadline {
+                return status;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    /// How many outbox events of `kind` the booking has.
+    async fn events(&self, booking: &str, kind: &str) -> usize {
+        let id = uuid::Uuid::parse_str(booking).unwrap();
+        let kinds = self
+            .text(
+                "select coalesce(string_agg(event_type, ','), '') from outbox where aggregate_id = $1",
+                id,
+            )
+            .await;
+        kinds
+            .unwrap_or_default()
+            .split(',')
+            .filter(|k| *k == kind)
+            .count()
+    }
+
+    /// Waits until the booking's payment is REFUNDED; the sandbox's record of the payment.
+    async fn refunded(&self, hold: &str) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let (payments, _) = self.payments(hold).await;
+            if payments[0].0 == "REFUNDED" || std::time::Instant::now() > deadline {
+                let payment = payments[0].1.clone().expect("paid");
+                return reqwest::get(format!("{}/v1/payments/{payment}", self.sandbox.base))
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
     }
 
     /// `(bookings, payments)` stored for the hold.
@@ -547,4 +644,206 @@ async fn after_a_declined_payment_the_hold_can_be_checked_out_again(backend: Bac
         "a new payment session"
     );
     assert_eq!(shop.stored(hold).await, (1, 2));
+}
+
+async fn a_paid_hold_becomes_a_confirmed_booking_with_its_seats_booked(backend: Backend) {
+    let shop = shop(backend, "600").await;
+    let alice = shop.app.customer();
+    let hold = shop.hold(&alice, &["D3", "D4"]).await;
+    let hold = hold["holdId"].as_str().unwrap();
+    let (_, _, checkout) = shop.checkout(&alice, hold, Some("pay")).await;
+    let booking = checkout["bookingId"].as_str().unwrap();
+    shop.press(&checkout, "pay").await;
+    assert_eq!(shop.booking_settled(booking).await, "CONFIRMED");
+    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    for seat in ["D3", "D4"] {
+        assert_eq!(stored[seat].0, "BOOKED", "{seat}");
+    }
+    assert_eq!(shop.events(booking, "BookingConfirmed").await, 1);
+    assert_eq!(shop.events(booking, "RefundDue").await, 0);
+    let map: Value = reqwest::get(shop.app.url(&format!("/showtimes/{}/seats", shop.showtime)))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let d3 = map["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["code"] == "D3")
+        .unwrap();
+    assert_eq!(d3["status"], "BOOKED");
+}
+
+async fn a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once(backend: Backend) {
+    let shop = shop(backend, "600").await;
+    let alice = shop.app.customer();
+    let held = shop.hold(&alice, &["D7"]).await;
+    let hold = held["holdId"].as_str().unwrap();
+    let (_, _, checkout) = shop.checkout(&alice, hold, Some("pay")).await;
+    let booking = checkout["bookingId"].as_str().unwrap();
+    // Time passes: the hold's seats lapse before the money arrives.
+    shop.exec(
+        "update show_seat set hold_expires_at = now() - interval '1 second' where hold_id = $1",
+        uuid::Uuid::parse_str(hold).unwrap(),
+    )
+    .await;
+    shop.press(&checkout, "pay").await;
+    assert_eq!(shop.booking_settled(booking).await, "FAILED");
+    let record = shop.refunded(hold).await;
+    assert_eq!(record["refunds"].as_array().unwrap().len(), 1);
+    assert_eq!(record["refunded"], checkout["amount"]);
+    assert_eq!(shop.payments(hold).await.0[0].0, "REFUNDED");
+    for kind in ["BookingFailed", "RefundDue", "RefundIssued"] {
+        assert_eq!(shop.events(booking, kind).await, 1, "{kind}");
+    }
+    assert_eq!(shop.events(booking, "BookingConfirmed").await, 0);
+    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    assert_ne!(stored["D7"].0, "BOOKED");
+}
+
+async fn a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_them(
+    backend: Backend,
+) {
+    let shop = shop(backend, "600").await;
+    let (alice, bob) = (shop.app.customer(), shop.app.customer());
+    let held = shop.hold(&alice, &["D9"]).await;
+    let hold = held["holdId"].as_str().unwrap();
+    let (_, _, checkout) = shop.checkout(&alice, hold, Some("pay")).await;
+    let booking = checkout["bookingId"].as_str().unwrap();
+    // Alice's hold lapses and Bob holds the seat before her payment arrives.
+    shop.exec(
+        "update show_seat set hold_expires_at = now() - interval '1 second' where hold_id = $1",
+        uuid::Uuid::parse_str(hold).unwrap(),
+    )
+    .await;
+    let bobs = shop.hold(&bob, &["D9"]).await;
+    shop.press(&checkout, "pay").await;
+    assert_eq!(shop.booking_settled(booking).await, "FAILED");
+    let record = shop.refunded(hold).await;
+    assert_eq!(record["refunds"].as_array().unwrap().len(), 1);
+    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    assert_eq!(stored["D9"].0, "HELD");
+    assert_eq!(
+        stored["D9"].1.map(|h| h.to_string()).as_deref(),
+        bobs["holdId"].as_str(),
+        "Bob keeps the seat"
+    );
+}
+
+async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend: Backend) {
+    use server::engine::{Engine, Payments};
+    use server::payments::gateway::HttpGateway;
+    use server::store::PaymentReport;
+    // An engine with no worker running: the test takes the worker's steps itself.
+    let sandbox = sandbox().await;
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let engine = Engine::new(
+        db.store.clone(),
+        server::clock::Clock::Database,
+        std::time::Duration::from_secs(600),
+    )
+    .with_payments(Payments {
+        gateway: std::sync::Arc::new(HttpGateway::new(&sandbox.base)),
+        provider: "sandbox".into(),
+        callback_url: "http://127.0.0.1:9/payments/callback".into(),
+        return_url_base: "http://127.0.0.1:9/bookings/".into(),
+        webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
+    });
+    use app::engine::Inventory;
+    let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
+    let hold = engine
+        .hold(showtime, &sel(&["A1"]), customer)
+        .await
+        .unwrap();
+    let checkout = engine.checkout(hold.hold_id, customer).await.unwrap();
+    let session_id = checkout.payment_url.rsplit('/').next().unwrap().to_string();
+    let url = checkout.payment_url.clone();
+    let r = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(format!("{url}/pay"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let payment = shop_payment_id(&sandbox, &session_id).await;
+    // The lapsed hold: the payment must be refunded.
+    engine.cancel(hold.hold_id, customer).await.unwrap();
+    engine
+        .payment_report(&PaymentReport {
+            session_id,
+            payment_id: Some(payment.clone()),
+            paid: true,
+            event_id: "evt_1".into(),
+        })
+        .await
+        .unwrap();
+
+    // A worker takes the payment event and dies before settling it: after the lease another
+    // takes it again, so nothing is lost.
+    let taken = db
+        .store
+        .claim_outbox(
+            &["PaymentSucceeded"],
+            16,
+            std::time::Duration::from_millis(200),
+        )
+        .await
+        .unwrap();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(
+        engine.process_payment_events().await.unwrap(),
+        0,
+        "leased to the dead worker"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(engine.process_payment_events().await.unwrap(), 1);
+
+    // The refund: a worker asks the gateway, then dies before recording it. The next worker
+    // asks again under the same refund key, and the gateway refunds once.
+    let due = db
+        .store
+        .claim_outbox(&["RefundDue"], 16, std::time::Duration::from_millis(200))
+        .await
+        .unwrap();
+    assert_eq!(due.len(), 1);
+    use server::payments::gateway::PaymentGateway;
+    sandbox
+        .gateway
+        .refund(&payment, checkout.amount, &format!("refund-{payment}"))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(engine.process_payment_events().await.unwrap(), 1);
+    assert_eq!(
+        engine.process_payment_events().await.unwrap(),
+        0,
+        "all done"
+    );
+    let record: Value = reqwest::get(format!("{}/v1/payments/{payment}", sandbox.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        record["refunds"].as_array().unwrap().len(),
+        1,
+        "refunded once"
+    );
+    assert_eq!(record["refunded"], checkout.amount);
+}
+
+async fn shop_payment_id(sandbox: &Sandbox, session_id: &str) -> String {
+    sandbox
+        .gateway
+        .session(session_id)
+        .await
+        .unwrap()
+        .payment_id
+        .expect("paid")
 }

@@ -143,7 +143,8 @@ impl Engine {
         let outcome = self.store.record_payment_report(report).await?;
         match outcome {
             ReportOutcome::Recorded => {
-                tracing::info!(session = %report.session_id, paid = report.paid, "payment recorded")
+                tracing::info!(session = %report.session_id, paid = report.paid, "payment recorded");
+                self.wake_worker();
             }
             ReportOutcome::Duplicate => {
                 tracing::info!(session = %report.session_id, "payment already recorded")

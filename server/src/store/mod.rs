@@ -201,6 +201,31 @@ pub enum ReportOutcome {
     UnknownSession,
 }
 
+/// An outbox event taken for processing (payment events, by the confirmation worker).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutboxItem {
+    pub id: i64,
+    pub booking: BookingId,
+    pub event_type: String,
+    pub payload: serde_json::Value,
+    pub attempts: i64,
+}
+
+/// What settling a paid booking did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settlement {
+    /// Seats BOOKED, booking CONFIRMED, `BookingConfirmed` written.
+    Confirmed {
+        showtime: ShowtimeId,
+        seats: Vec<SeatChange>,
+    },
+    /// The hold had lapsed or its seats were gone (left with whoever has them): booking FAILED,
+    /// `BookingFailed` and `RefundDue` written.
+    Failed,
+    /// Settled before: nothing changed.
+    AlreadySettled,
+}
+
 /// What an idempotency key says about a request that carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdempotencyBegin {
@@ -290,6 +315,33 @@ pub trait Store: Send + Sync + 'static {
         &self,
         report: &PaymentReport,
     ) -> Result<ReportOutcome, StoreError>;
+
+    /// Takes up to `limit` unprocessed outbox events of these types whose time has come, and
+    /// leases them for `lease` (another worker takes them after that unless they are marked
+    /// processed). Several workers at once never take the same event.
+    async fn claim_outbox(
+        &self,
+        types: &[&str],
+        limit: i64,
+        lease: Duration,
+    ) -> Result<Vec<OutboxItem>, StoreError>;
+    /// In one transaction: confirms the paid booking's seats with the fenced confirm, or fails
+    /// the booking and asks for a refund; writes the resulting events; marks `item` processed.
+    async fn settle_payment(
+        &self,
+        item: i64,
+        booking: BookingId,
+        payment_id: &str,
+        now: Now,
+    ) -> Result<Settlement, StoreError>;
+    /// In one transaction: the payment REFUNDED, a `RefundIssued` event, `item` processed.
+    async fn finish_refund(
+        &self,
+        item: i64,
+        booking: BookingId,
+        payment_id: &str,
+        refund_id: &str,
+    ) -> Result<(), StoreError>;
 
     /// Claims `key` for a request with this `fingerprint` (see [`IdempotencyBegin`]).
     async fn idempotency_begin(
@@ -444,3 +496,20 @@ fn payment_succeeded(report: &PaymentReport, booking: uuid::Uuid) -> String {
     })
     .to_string()
 }
+
+/// Payloads of the events settling writes (versioned JSON with an event id).
+fn booking_event(kind: &str, booking: uuid::Uuid, extra: serde_json::Value) -> String {
+    let mut payload = serde_json::json!({
+        "version": 1,
+        "eventId": uuid::Uuid::new_v4(),
+        "type": kind,
+        "bookingId": booking,
+    });
+    if let (Some(payload), serde_json::Value::Object(extra)) = (payload.as_object_mut(), extra) {
+        payload.extend(extra);
+    }
+    payload.to_string()
+}
+
+/// The failure reason recorded when a payment arrives for a hold that has lapsed.
+const LAPSED_REASON: &str = "the hold had expired or its seats were taken when the payment arrived";

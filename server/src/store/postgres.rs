@@ -455,29 +455,44 @@ impl Store for PgStore {
         &self,
         booking: BookingId,
     ) -> Result<(Option<PaymentSessionRow>, i64), StoreError> {
-        let row: Option<(String, String, String, i64, DateTime<Utc>)> = sqlx::query_as(
-            "select provider, provider_session_id, payment_url, amount_krw, session_expires_at
-               from payment where booking_id = $1 and status = 'PENDING'
-              order by created_at limit 1",
+        // One statement, so the open session and the count are read at the same moment (two
+        // checkouts racing must agree on the attempt number).
+        let row: (
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<i64>,
+            Option<DateTime<Utc>>,
+            i64,
+        ) = sqlx::query_as(
+            "select p.provider, p.provider_session_id, p.payment_url, p.amount_krw,
+                        p.session_expires_at, c.n
+                   from (select count(*) as n from payment where booking_id = $1) c
+                   left join payment p on p.booking_id = $1 and p.status = 'PENDING'
+                  order by p.created_at
+                  limit 1",
         )
         .bind(booking.0)
-        .fetch_optional(&self.pool)
+        .fetch_one(&self.pool)
         .await?;
-        let count: i64 = sqlx::query_scalar("select count(*) from payment where booking_id = $1")
-            .bind(booking.0)
-            .fetch_one(&self.pool)
-            .await?;
-        let open =
-            row.map(
-                |(provider, session_id, payment_url, amount, expires_at)| PaymentSessionRow {
-                    booking,
-                    provider,
-                    session_id,
-                    payment_url,
-                    amount,
-                    expires_at,
-                },
-            );
+        let (provider, session_id, payment_url, amount, expires_at, count) = row;
+        let open = match (provider, session_id, payment_url, amount, expires_at) {
+            (
+                Some(provider),
+                Some(session_id),
+                Some(payment_url),
+                Some(amount),
+                Some(expires_at),
+            ) => Some(PaymentSessionRow {
+                booking,
+                provider,
+                session_id,
+                payment_url,
+                amount,
+                expires_at,
+            }),
+            _ => None,
+        };
         Ok((open, count))
     }
 
@@ -538,6 +553,153 @@ impl Store for PgStore {
         }
         tx.commit().await?;
         Ok(ReportOutcome::Recorded)
+    }
+
+    async fn claim_outbox(
+        &self,
+        types: &[&str],
+        limit: i64,
+        lease: Duration,
+    ) -> Result<Vec<OutboxItem>, StoreError> {
+        let rows: Vec<(i64, uuid::Uuid, String, String, i32)> = sqlx::query_as(
+            "update outbox o
+                set attempts = o.attempts + 1,
+                    next_attempt_at = now() + $3::bigint * interval '1 millisecond'
+              where o.id in (select id from outbox
+                              where processed_at is null and event_type = any($1)
+                                and next_attempt_at <= now()
+                              order by id limit $2
+                                for update skip locked)
+             returning o.id, o.aggregate_id, o.event_type, o.payload::text, o.attempts",
+        )
+        .bind(types)
+        .bind(limit)
+        .bind(lease.as_millis() as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|(id, booking, event_type, payload, attempts)| {
+                Ok(OutboxItem {
+                    id,
+                    booking: BookingId(booking),
+                    event_type,
+                    payload: serde_json::from_str(&payload)
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    attempts: i64::from(attempts),
+                })
+            })
+            .collect()
+    }
+
+    async fn settle_payment(
+        &self,
+        item: i64,
+        booking: BookingId,
+        payment_id: &str,
+        now: Now,
+    ) -> Result<Settlement, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let row: Option<(i64, uuid::Uuid, String, i64, Vec<String>)> = sqlx::query_as(
+            "select showtime_id, hold_id, status, amount_krw, seats from booking where id = $1 for update",
+        )
+        .bind(booking.0)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let processed = "update outbox set processed_at = now() where id = $1";
+        let Some((showtime, hold, _, amount, seats)) = row.filter(|r| r.2 == "PENDING") else {
+            sqlx::query(processed).bind(item).execute(&mut *tx).await?;
+            tx.commit().await?;
+            return Ok(Settlement::AlreadySettled);
+        };
+        let booked: Vec<(String, i64)> = sqlx::query_as(CONFIRM_SQL)
+            .bind(showtime)
+            .bind(hold)
+            .bind(booking.0)
+            .bind(now)
+            .fetch_all(&mut *tx)
+            .await?;
+        let settlement = if booked.is_empty() {
+            sqlx::query(
+                "update booking set status = 'FAILED', failure_reason = $2, updated_at = now()
+                  where id = $1",
+            )
+            .bind(booking.0)
+            .bind(LAPSED_REASON)
+            .execute(&mut *tx)
+            .await?;
+            let extra = serde_json::json!({ "paymentId": payment_id, "amount": amount, "reason": LAPSED_REASON });
+            for kind in ["BookingFailed", "RefundDue"] {
+                sqlx::query(
+                    "insert into outbox (aggregate_id, event_type, payload) values ($1, $2, $3::jsonb)",
+                )
+                .bind(booking.0)
+                .bind(kind)
+                .bind(booking_event(kind, booking.0, extra.clone()))
+                .execute(&mut *tx)
+                .await?;
+            }
+            Settlement::Failed
+        } else {
+            sqlx::query(
+                "update booking set status = 'CONFIRMED', updated_at = now() where id = $1",
+            )
+            .bind(booking.0)
+            .execute(&mut *tx)
+            .await?;
+            let extra = serde_json::json!({
+                "showtimeId": showtime, "seats": seats, "amount": amount, "paymentId": payment_id,
+            });
+            sqlx::query(
+                "insert into outbox (aggregate_id, event_type, payload)
+                 values ($1, 'BookingConfirmed', $2::jsonb)",
+            )
+            .bind(booking.0)
+            .bind(booking_event("BookingConfirmed", booking.0, extra))
+            .execute(&mut *tx)
+            .await?;
+            Settlement::Confirmed {
+                showtime: ShowtimeId(showtime),
+                seats: changes(booked, SeatStatus::Booked)?,
+            }
+        };
+        sqlx::query(processed).bind(item).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(settlement)
+    }
+
+    async fn finish_refund(
+        &self,
+        item: i64,
+        booking: BookingId,
+        payment_id: &str,
+        refund_id: &str,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let amount: Option<i64> = sqlx::query_scalar(
+            "update payment set status = 'REFUNDED', updated_at = now()
+              where provider_payment_id = $1 and status = 'PAID'
+             returning amount_krw",
+        )
+        .bind(payment_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(amount) = amount {
+            let extra = serde_json::json!({ "paymentId": payment_id, "refundId": refund_id, "amount": amount });
+            sqlx::query(
+                "insert into outbox (aggregate_id, event_type, payload)
+                 values ($1, 'RefundIssued', $2::jsonb)",
+            )
+            .bind(booking.0)
+            .bind(booking_event("RefundIssued", booking.0, extra))
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("update outbox set processed_at = now() where id = $1")
+            .bind(item)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     async fn idempotency_begin(

@@ -423,30 +423,44 @@ impl Store for SqliteStore {
         &self,
         booking: BookingId,
     ) -> Result<(Option<PaymentSessionRow>, i64), StoreError> {
-        let row: Option<(String, String, String, i64, i64)> = sqlx::query_as(
-            "select provider, provider_session_id, payment_url, amount_krw, session_expires_at
-               from payment where booking_id = ?1 and status = 'PENDING'
-              order by created_at limit 1",
+        // One statement, so the open session and the count are read at the same moment (two
+        // checkouts racing must agree on the attempt number).
+        let row: (
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<i64>,
+            Option<i64>,
+            i64,
+        ) = sqlx::query_as(
+            "select p.provider, p.provider_session_id, p.payment_url, p.amount_krw,
+                        p.session_expires_at, c.n
+                   from (select count(*) as n from payment where booking_id = ?1) c
+                   left join payment p on p.booking_id = ?1 and p.status = 'PENDING'
+                  order by p.created_at
+                  limit 1",
         )
         .bind(booking.0)
-        .fetch_optional(&self.write)
+        .fetch_one(&self.write)
         .await?;
-        let count: i64 = sqlx::query_scalar("select count(*) from payment where booking_id = ?1")
-            .bind(booking.0)
-            .fetch_one(&self.write)
-            .await?;
-        let open = row
-            .map(|(provider, session_id, payment_url, amount, expires_at)| {
-                Ok::<_, StoreError>(PaymentSessionRow {
-                    booking,
-                    provider,
-                    session_id,
-                    payment_url,
-                    amount,
-                    expires_at: from_millis(expires_at)?,
-                })
-            })
-            .transpose()?;
+        let (provider, session_id, payment_url, amount, expires_at, count) = row;
+        let open = match (provider, session_id, payment_url, amount, expires_at) {
+            (
+                Some(provider),
+                Some(session_id),
+                Some(payment_url),
+                Some(amount),
+                Some(expires_at),
+            ) => Some(PaymentSessionRow {
+                booking,
+                provider,
+                session_id,
+                payment_url,
+                amount,
+                expires_at: from_millis(expires_at)?,
+            }),
+            _ => None,
+        };
         Ok((open, count))
     }
 
@@ -512,6 +526,192 @@ impl Store for SqliteStore {
         }
         tx.commit().await?;
         Ok(ReportOutcome::Recorded)
+    }
+
+    async fn claim_outbox(
+        &self,
+        types: &[&str],
+        limit: i64,
+        lease: Duration,
+    ) -> Result<Vec<OutboxItem>, StoreError> {
+        let now = millis(Utc::now());
+        let rows: Vec<(i64, uuid::Uuid, String, String, i64)> = sqlx::query_as(
+            "update outbox set attempts = attempts + 1, next_attempt_at = ?3 + ?4
+              where id in (select id from outbox
+                            where processed_at is null
+                              and event_type in (select value from json_each(?1))
+                              and next_attempt_at <= ?3
+                            order by id limit ?2)
+             returning id, aggregate_id, event_type, payload, attempts",
+        )
+        .bind(serde_json::to_string(types).expect("strings serialise"))
+        .bind(limit)
+        .bind(now)
+        .bind(lease.as_millis() as i64)
+        .fetch_all(&self.write)
+        .await?;
+        rows.into_iter()
+            .map(|(id, booking, event_type, payload, attempts)| {
+                Ok(OutboxItem {
+                    id,
+                    booking: BookingId(booking),
+                    event_type,
+                    payload: serde_json::from_str(&payload)
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    attempts,
+                })
+            })
+            .collect()
+    }
+
+    async fn settle_payment(
+        &self,
+        item: i64,
+        booking: BookingId,
+        payment_id: &str,
+        now: Now,
+    ) -> Result<Settlement, StoreError> {
+        let at = now_ms(now);
+        let wall = millis(Utc::now());
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let row: Option<(i64, uuid::Uuid, String, i64, String)> = sqlx::query_as(
+            "select showtime_id, hold_id, status, amount_krw, seats from booking where id = ?1",
+        )
+        .bind(booking.0)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let processed = "update outbox set processed_at = ?2 where id = ?1";
+        let Some((showtime, hold, _, amount, seats)) = row.filter(|r| r.2 == "PENDING") else {
+            sqlx::query(processed)
+                .bind(item)
+                .bind(wall)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            return Ok(Settlement::AlreadySettled);
+        };
+        let seats: Vec<String> =
+            serde_json::from_str(&seats).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let expected: Option<i64> = sqlx::query_scalar(
+            "select seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
+        )
+        .bind(showtime)
+        .bind(hold)
+        .fetch_optional(&mut *tx)
+        .await?;
+        // The fenced confirm: all of the hold's seats still held by it and not expired, or none.
+        let held: i64 = sqlx::query_scalar(
+            "select count(*) from show_seat
+              where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?3",
+        )
+        .bind(showtime)
+        .bind(hold)
+        .bind(at)
+        .fetch_one(&mut *tx)
+        .await?;
+        let outbox =
+            "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
+                      values (?1, ?2, ?3, ?4, ?4)";
+        let settlement = if expected.is_some_and(|n| n == held && n > 0) {
+            let booked = sqlx::query_as::<_, (String, i64)>(
+                "update show_seat
+                    set status = 'BOOKED', booking_id = ?3, hold_expires_at = null, version = version + 1
+                  where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?4
+                 returning seat_code, version",
+            )
+            .bind(showtime)
+            .bind(hold)
+            .bind(booking.0)
+            .bind(at)
+            .fetch_all(&mut *tx)
+            .await?;
+            sqlx::query("update booking set status = 'CONFIRMED', updated_at = ?2 where id = ?1")
+                .bind(booking.0)
+                .bind(wall)
+                .execute(&mut *tx)
+                .await?;
+            let extra = serde_json::json!({
+                "showtimeId": showtime, "seats": seats, "amount": amount, "paymentId": payment_id,
+            });
+            sqlx::query(outbox)
+                .bind(booking.0)
+                .bind("BookingConfirmed")
+                .bind(booking_event("BookingConfirmed", booking.0, extra))
+                .bind(wall)
+                .execute(&mut *tx)
+                .await?;
+            Settlement::Confirmed {
+                showtime: ShowtimeId(showtime),
+                seats: changes(booked, SeatStatus::Booked)?,
+            }
+        } else {
+            sqlx::query(
+                "update booking set status = 'FAILED', failure_reason = ?2, updated_at = ?3
+                  where id = ?1",
+            )
+            .bind(booking.0)
+            .bind(LAPSED_REASON)
+            .bind(wall)
+            .execute(&mut *tx)
+            .await?;
+            let extra = serde_json::json!({ "paymentId": payment_id, "amount": amount, "reason": LAPSED_REASON });
+            for kind in ["BookingFailed", "RefundDue"] {
+                sqlx::query(outbox)
+                    .bind(booking.0)
+                    .bind(kind)
+                    .bind(booking_event(kind, booking.0, extra.clone()))
+                    .bind(wall)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            Settlement::Failed
+        };
+        sqlx::query(processed)
+            .bind(item)
+            .bind(wall)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(settlement)
+    }
+
+    async fn finish_refund(
+        &self,
+        item: i64,
+        booking: BookingId,
+        payment_id: &str,
+        refund_id: &str,
+    ) -> Result<(), StoreError> {
+        let wall = millis(Utc::now());
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let amount: Option<i64> = sqlx::query_scalar(
+            "update payment set status = 'REFUNDED', updated_at = ?2
+              where provider_payment_id = ?1 and status = 'PAID'
+             returning amount_krw",
+        )
+        .bind(payment_id)
+        .bind(wall)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(amount) = amount {
+            let extra = serde_json::json!({ "paymentId": payment_id, "refundId": refund_id, "amount": amount });
+            sqlx::query(
+                "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
+                 values (?1, 'RefundIssued', ?2, ?3, ?3)",
+            )
+            .bind(booking.0)
+            .bind(booking_event("RefundIssued", booking.0, extra))
+            .bind(wall)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("update outbox set processed_at = ?2 where id = ?1")
+            .bind(item)
+            .bind(wall)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     async fn idempotency_begin(
