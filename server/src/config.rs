@@ -56,6 +56,10 @@ pub struct Config {
     pub payment_gateway_url: String,
     /// Shared with the gateway; signs its callbacks.
     pub payment_webhook_secret: Secret,
+    /// Payments still PENDING this long after checkout are looked up at the gateway.
+    pub reconcile_after: Duration,
+    /// How often reconciliation runs.
+    pub reconcile_interval: Duration,
     /// How customers' browsers and the gateway reach this server (`http://<listen address>`
     /// when unset).
     pub public_url: Option<String>,
@@ -141,6 +145,8 @@ impl Config {
                     .unwrap_or_else(|| crate::payments::signature::DEVELOPMENT_SECRET.into())
                     .into_bytes(),
             ),
+            reconcile_after: seconds("RECONCILE_AFTER_SECONDS", 900)?,
+            reconcile_interval: seconds("RECONCILE_INTERVAL_SECONDS", 60)?,
             public_url: match get("PUBLIC_URL").filter(|s| !s.is_empty()) {
                 None => None,
                 Some(url) if url.starts_with("http://") || url.starts_with("https://") => {

@@ -132,6 +132,11 @@ impl Application {
         let engine = Arc::new(engine);
         crate::sweeper::spawn(engine.clone(), config.sweep_interval);
         crate::engine::settlement::spawn(engine.clone());
+        crate::engine::settlement::spawn_reconciliation(
+            engine.clone(),
+            config.reconcile_interval,
+            config.reconcile_after,
+        );
         let state = AppState {
             leptos_options: Arc::new(options),
             engine: engine.clone(),

@@ -23,6 +23,7 @@ on_both_backends!(
     a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once,
     a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_them,
     a_worker_that_dies_between_steps_loses_nothing_and_refunds_once,
+    lost_callbacks_are_found_by_reconciliation,
 );
 
 struct Shop {
@@ -33,17 +34,18 @@ struct Shop {
 }
 
 async fn shop(backend: Backend, hold_ttl: &str) -> Shop {
+    shop_with(backend, hold_ttl, &[]).await
+}
+
+async fn shop_with(backend: Backend, hold_ttl: &str, extra: &[(&str, &str)]) -> Shop {
     let sandbox = sandbox().await;
     let db = TestDb::new(backend).await;
-    let app = TestApp::spawn_with(
-        &db,
-        hold_ttl,
-        &[
-            ("PAYMENT_GATEWAY_URL", &sandbox.base),
-            ("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET),
-        ],
-    )
-    .await;
+    let mut vars = vec![
+        ("PAYMENT_GATEWAY_URL", sandbox.base.as_str()),
+        ("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET),
+    ];
+    vars.extend_from_slice(extra);
+    let app = TestApp::spawn_with(&db, hold_ttl, &vars).await;
     let showtime = first_showtime(&app.base).await;
     Shop {
         db,
@@ -846,4 +848,41 @@ async fn shop_payment_id(sandbox: &Sandbox, session_id: &str) -> String {
         .unwrap()
         .payment_id
         .expect("paid")
+}
+
+async fn lost_callbacks_are_found_by_reconciliation(backend: Backend) {
+    let shop = shop_with(
+        backend,
+        "600",
+        &[
+            ("RECONCILE_AFTER_SECONDS", "0.1"),
+            ("RECONCILE_INTERVAL_SECONDS", "0.2"),
+        ],
+    )
+    .await;
+    let r = reqwest::Client::new()
+        .put(format!("{}/v1/faults", shop.sandbox.base))
+        .json(&json!({ "dropCallback": true }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (alice, bob) = (shop.app.customer(), shop.app.customer());
+    let paid = shop.hold(&alice, &["G8"]).await;
+    let paid = paid["holdId"].as_str().unwrap();
+    let (_, _, checkout) = shop.checkout(&alice, paid, Some("pay")).await;
+    shop.press(&checkout, "pay").await;
+    let declined = shop.hold(&bob, &["G9"]).await;
+    let declined = declined["holdId"].as_str().unwrap();
+    let (_, _, other) = shop.checkout(&bob, declined, Some("pay")).await;
+    shop.press(&other, "decline").await;
+
+    let booking = checkout["bookingId"].as_str().unwrap();
+    assert_eq!(shop.booking_settled(booking).await, "CONFIRMED");
+    assert_eq!(shop.events(booking, "BookingConfirmed").await, 1);
+    assert_eq!(shop.settled(declined).await.0[0].0, "DECLINED");
+    // The declined payment released nothing: Bob's hold still holds its seat.
+    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    assert_eq!(stored["G9"].0, "HELD");
+    assert_eq!(stored["G8"].0, "BOOKED");
 }

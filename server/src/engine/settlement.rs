@@ -7,7 +7,8 @@
 //! taken again when its lease runs out.
 
 use super::Engine;
-use crate::store::{OutboxItem, Settlement};
+use crate::payments::gateway::SessionStatus;
+use crate::store::{OutboxItem, PaymentReport, ReportOutcome, Settlement};
 use app::domain::LiveMessage;
 use app::error::InventoryError;
 use std::sync::Arc;
@@ -92,6 +93,65 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+impl Engine {
+    /// Reconciliation: payments still PENDING `older_than` after they were created (a lost
+    /// callback) are looked up at the gateway and finished by the same logic as a callback. An
+    /// unpaid expired session only marks its payment EXPIRED. Returns how many were finished.
+    pub async fn reconcile(&self, older_than: Duration) -> Result<usize, InventoryError> {
+        let Some(payments) = &self.payments else {
+            return Ok(0);
+        };
+        let stale = self
+            .store
+            .stale_payments(older_than, self.clock.now(), 100)
+            .await?;
+        let mut finished = 0;
+        for session_id in stale {
+            let session = match payments.gateway.session(&session_id).await {
+                Ok(session) => session,
+                Err(e) => {
+                    tracing::warn!(error = %e, session = %session_id, "reconciliation: gateway not asked");
+                    continue;
+                }
+            };
+            let paid = match session.status {
+                SessionStatus::Open => continue,
+                SessionStatus::Expired => {
+                    if self.store.expire_payment(&session_id).await? {
+                        finished += 1;
+                    }
+                    continue;
+                }
+                SessionStatus::Paid => true,
+                SessionStatus::Declined => false,
+            };
+            tracing::info!(session = %session_id, paid, "reconciliation found a payment whose callback never came");
+            let report = PaymentReport {
+                event_id: format!("reconciliation-{session_id}"),
+                session_id,
+                payment_id: session.payment_id,
+                paid,
+            };
+            if self.payment_report(&report).await? == ReportOutcome::Recorded {
+                finished += 1;
+            }
+        }
+        Ok(finished)
+    }
+}
+
+/// Runs reconciliation every `every` for as long as the process runs.
+pub fn spawn_reconciliation(engine: Arc<Engine>, every: Duration, older_than: Duration) {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            if let Err(e) = engine.reconcile(older_than).await {
+                tracing::warn!(error = %e, "reconciliation round failed");
+            }
+        }
+    });
 }
 
 /// Runs the worker for as long as the process runs.

@@ -343,6 +343,17 @@ pub trait Store: Send + Sync + 'static {
         refund_id: &str,
     ) -> Result<(), StoreError>;
 
+    /// Sessions of payments still PENDING that were created more than `older_than` before
+    /// `now` (reconciliation asks the gateway about them), oldest first.
+    async fn stale_payments(
+        &self,
+        older_than: Duration,
+        now: Now,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError>;
+    /// A PENDING payment whose session expired unpaid becomes EXPIRED; nothing else changes.
+    async fn expire_payment(&self, session_id: &str) -> Result<bool, StoreError>;
+
     /// Claims `key` for a request with this `fingerprint` (see [`IdempotencyBegin`]).
     async fn idempotency_begin(
         &self,

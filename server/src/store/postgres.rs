@@ -702,6 +702,37 @@ impl Store for PgStore {
         Ok(())
     }
 
+    async fn stale_payments(
+        &self,
+        older_than: Duration,
+        now: Now,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "select provider_session_id from payment
+              where status = 'PENDING'
+                and created_at < coalesce($1::timestamptz, now()) - $2::bigint * interval '1 millisecond'
+              order by created_at limit $3",
+        )
+        .bind(now)
+        .bind(older_than.as_millis() as i64)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    async fn expire_payment(&self, session_id: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query(
+            "update payment set status = 'EXPIRED', updated_at = now()
+              where provider_session_id = $1 and status = 'PENDING'",
+        )
+        .bind(session_id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected()
+            == 1)
+    }
+
     async fn idempotency_begin(
         &self,
         customer: CustomerId,

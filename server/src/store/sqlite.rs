@@ -714,6 +714,37 @@ impl Store for SqliteStore {
         Ok(())
     }
 
+    async fn stale_payments(
+        &self,
+        older_than: Duration,
+        now: Now,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "select provider_session_id from payment
+              where status = 'PENDING' and created_at < ?1 - ?2
+              order by created_at limit ?3",
+        )
+        .bind(now_ms(now))
+        .bind(older_than.as_millis() as i64)
+        .bind(limit)
+        .fetch_all(&self.read)
+        .await?)
+    }
+
+    async fn expire_payment(&self, session_id: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query(
+            "update payment set status = 'EXPIRED', updated_at = ?2
+              where provider_session_id = ?1 and status = 'PENDING'",
+        )
+        .bind(session_id)
+        .bind(millis(Utc::now()))
+        .execute(&self.write)
+        .await?
+        .rows_affected()
+            == 1)
+    }
+
     async fn idempotency_begin(
         &self,
         customer: CustomerId,
