@@ -73,6 +73,7 @@ export default defineConfig({
         REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
         DATA_DIR: `${process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`}/shared-${i}`,
         SESSION_SECRET: "end-to-end tests share this session secret",
+        PAYMENT_WEBHOOK_SECRET: "end-to-end tests' payment webhook secret",
         HOLD_TTL_SECONDS: "60",
         SWEEP_INTERVAL_SECONDS: "1",
         RUST_LOG: "warn",

@@ -86,6 +86,7 @@ run() {
   port="$(free_port)"
   DATABASE_URL="${THROWAWAY_PG_URL%/*}/$db" REDIS_URL="$redis_url" LEPTOS_SITE_ADDR="127.0.0.1:$port" \
     DATA_DIR="$DIR/data" SESSION_SECRET="$SECRET" HOLD_RATE_PER_MINUTE=0 HOLD_TTL_SECONDS=600 \
+    PAYMENT_WEBHOOK_SECRET="flash-sale benchmark webhook secret" \
     RUST_LOG=warn "$CARGO_TARGET_DIR/release/server" &
   server=$!
   for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.2; done

@@ -109,6 +109,7 @@ impl Config {
                     .with_context(|| format!("{key} must be a whole number, not {v:?}"))
             })
         };
+        let production = matches!(database, Database::Postgres(_));
         Ok(Self {
             database,
             data_dir,
@@ -139,12 +140,20 @@ impl Config {
                 Some(url) if url.starts_with("http://") || url.starts_with("https://") => url,
                 Some(_) => bail!("PAYMENT_GATEWAY_URL must start with http:// or https://"),
             },
-            payment_webhook_secret: Secret::new(
-                get("PAYMENT_WEBHOOK_SECRET")
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or_else(|| crate::payments::signature::DEVELOPMENT_SECRET.into())
-                    .into_bytes(),
-            ),
+            payment_webhook_secret: match get("PAYMENT_WEBHOOK_SECRET").filter(|s| !s.is_empty()) {
+                Some(secret) if secret.len() >= 16 => Secret::new(secret.into_bytes()),
+                Some(_) => bail!("PAYMENT_WEBHOOK_SECRET must be at least 16 characters"),
+                // PostgreSQL means production: a known development secret would let anyone
+                // forge payment callbacks.
+                None if production => bail!(
+                    "PAYMENT_WEBHOOK_SECRET is required with PostgreSQL (the development secret is only for the embedded mode)"
+                ),
+                None => Secret::new(
+                    crate::payments::signature::DEVELOPMENT_SECRET
+                        .as_bytes()
+                        .to_vec(),
+                ),
+            },
             reconcile_after: seconds("RECONCILE_AFTER_SECONDS", 900)?,
             reconcile_interval: seconds("RECONCILE_INTERVAL_SECONDS", 60)?,
             public_url: match get("PUBLIC_URL").filter(|s| !s.is_empty()) {
@@ -184,7 +193,11 @@ mod tests {
 
     #[test]
     fn a_postgres_url_selects_postgres() {
-        let c = config(&[("DATABASE_URL", "postgres://u@h/db")]).unwrap();
+        let c = config(&[
+            ("DATABASE_URL", "postgres://u@h/db"),
+            ("PAYMENT_WEBHOOK_SECRET", "a long enough shared secret"),
+        ])
+        .unwrap();
         assert_eq!(c.database, Database::Postgres("postgres://u@h/db".into()));
     }
 
@@ -208,6 +221,23 @@ mod tests {
         assert!(config(&[("SESSION_SECRET", "short")]).is_err());
         let c = config(&[("SESSION_SECRET", &"k".repeat(40))]).unwrap();
         assert_eq!(format!("{:?}", c.session_secret.unwrap()), "Secret(***)");
+    }
+
+    #[test]
+    fn the_webhook_secret_has_a_development_default_only_in_the_embedded_mode() {
+        assert!(config(&[]).is_ok());
+        let pg = ("DATABASE_URL", "postgres://u@h/db");
+        assert!(config(&[pg]).is_err());
+        assert!(config(&[pg, ("PAYMENT_WEBHOOK_SECRET", "short")]).is_err());
+        let c = config(&[
+            pg,
+            ("PAYMENT_WEBHOOK_SECRET", "a long enough shared secret"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.payment_webhook_secret.expose(),
+            b"a long enough shared secret"
+        );
     }
 
     #[test]

@@ -280,6 +280,7 @@ impl TestApp {
             ("HOLD_TTL_SECONDS", hold_ttl_seconds.to_string()),
             ("SWEEP_INTERVAL_SECONDS", "1".to_string()),
             ("HOLD_RATE_PER_MINUTE", "0".to_string()),
+            ("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET.to_string()),
         ]
         .into_iter()
         .collect();
@@ -387,6 +388,7 @@ pub async fn server_process(
         .env("HOLD_TTL_SECONDS", hold_ttl)
         .env("SWEEP_INTERVAL_SECONDS", "1")
         .env("HOLD_RATE_PER_MINUTE", "0")
+        .env("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET)
         .env(
             "SESSION_SECRET",
             "a shared session secret for both processes",
