@@ -16,6 +16,10 @@ pub enum InventoryError {
     HoldNotFound,
     #[error("this hold belongs to another customer")]
     NotYourHold,
+    #[error("no such booking")]
+    BookingNotFound,
+    #[error("this booking belongs to another customer")]
+    NotYourBooking,
     #[error("{0}")]
     InvalidRequest(String),
     #[error("seats not in this showtime: {}", .0.join(", "))]
@@ -42,8 +46,8 @@ impl InventoryError {
     /// The HTTP status this error is answered with, by the REST API and server functions alike.
     pub fn status(&self) -> u16 {
         match self {
-            Self::ShowtimeNotFound(_) | Self::HoldNotFound => 404,
-            Self::NotYourHold => 403,
+            Self::ShowtimeNotFound(_) | Self::HoldNotFound | Self::BookingNotFound => 404,
+            Self::NotYourHold | Self::NotYourBooking => 403,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
             Self::SeatsUnavailable(_) | Self::HoldLapsed | Self::TooLittleTime(_) => 409,
             Self::RateLimited(_) => 429,
@@ -57,6 +61,8 @@ impl InventoryError {
             Self::ShowtimeNotFound(_) => "SHOWTIME_NOT_FOUND",
             Self::HoldNotFound => "HOLD_NOT_FOUND",
             Self::NotYourHold => "NOT_YOUR_HOLD",
+            Self::BookingNotFound => "BOOKING_NOT_FOUND",
+            Self::NotYourBooking => "NOT_YOUR_BOOKING",
             Self::InvalidRequest(_) => "INVALID_REQUEST",
             Self::UnknownSeats(_) => "UNKNOWN_SEATS",
             Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",

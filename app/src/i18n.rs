@@ -154,6 +154,8 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::ShowtimeNotFound(_) => tr!(lang, "error.showtime_not_found"),
         E::HoldNotFound => tr!(lang, "error.hold_not_found"),
         E::NotYourHold => tr!(lang, "error.not_your_hold"),
+        E::BookingNotFound => tr!(lang, "error.booking_not_found"),
+        E::NotYourBooking => tr!(lang, "error.not_your_booking"),
         E::InvalidRequest(detail) => tr!(lang, "error.invalid", detail = detail),
         E::UnknownSeats(seats) => tr!(lang, "error.unknown_seats", seats = seats.join(", ")),
         E::SeatsUnavailable(seats) => {

@@ -126,7 +126,8 @@ impl Application {
             gateway: Arc::new(HttpGateway::new(&config.payment_gateway_url)),
             provider: "sandbox".into(),
             callback_url: format!("{public_url}/payments/callback"),
-            return_url_base: format!("{public_url}/bookings/"),
+            // The booking page (not built yet: issue 6); the REST view is /bookings/{id}.
+            return_url_base: format!("{public_url}/my-bookings/"),
             webhook_secret: config.payment_webhook_secret.clone(),
         });
         let engine = Arc::new(engine);

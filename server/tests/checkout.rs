@@ -24,6 +24,7 @@ on_both_backends!(
     a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_them,
     a_worker_that_dies_between_steps_loses_nothing_and_refunds_once,
     lost_callbacks_are_found_by_reconciliation,
+    a_customer_sees_their_bookings_and_what_happened_to_the_money,
 );
 
 struct Shop {
@@ -300,14 +301,11 @@ async fn checkout_creates_one_payment_session_that_ends_two_minutes_before_the_h
     assert_eq!(checkout["status"], "PENDING");
     assert_eq!(checkout["currency"], "KRW");
     // Hall 1, row F: standard seats (the seat map says what they cost).
-    let map: Value = alice
-        .get(shop.app.url(&format!("/showtimes/{}/seats", shop.showtime)))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let map: Value = get_json(
+        &alice,
+        shop.app.url(&format!("/showtimes/{}/seats", shop.showtime)),
+    )
+    .await;
     let price = |code: &str| {
         map["seats"]
             .as_array()
@@ -885,4 +883,64 @@ async fn lost_callbacks_are_found_by_reconciliation(backend: Backend) {
     let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
     assert_eq!(stored["G9"].0, "HELD");
     assert_eq!(stored["G8"].0, "BOOKED");
+}
+
+async fn a_customer_sees_their_bookings_and_what_happened_to_the_money(backend: Backend) {
+    let shop = shop(backend, "600").await;
+    let (alice, bob) = (shop.app.customer(), shop.app.customer());
+    let first = shop.hold(&alice, &["A5", "A6"]).await;
+    let first = first["holdId"].as_str().unwrap();
+    let (_, _, paid) = shop.checkout(&alice, first, Some("one")).await;
+    shop.press(&paid, "pay").await;
+    let paid_id = paid["bookingId"].as_str().unwrap();
+    assert_eq!(shop.booking_settled(paid_id).await, "CONFIRMED");
+    let second = shop.hold(&alice, &["A8"]).await;
+    let second = second["holdId"].as_str().unwrap();
+    let (_, _, open) = shop.checkout(&alice, second, Some("two")).await;
+
+    let view: Value = get_json(&alice, shop.app.url(&format!("/bookings/{paid_id}"))).await;
+    assert_eq!(view["status"], "CONFIRMED");
+    assert_eq!(view["seats"], json!(["A5", "A6"]));
+    assert_eq!(view["amount"], paid["amount"]);
+    assert_eq!(view["showtimeId"], shop.showtime);
+    assert!(view["movieTitle"].as_str().is_some_and(|t| !t.is_empty()));
+    assert_eq!(view["payments"][0]["status"], "PAID");
+    assert_eq!(
+        view["payments"][0]["paymentUrl"],
+        Value::Null,
+        "paid: nothing to pay"
+    );
+
+    let list: Value = get_json(&alice, shop.app.url("/bookings")).await;
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0]["bookingId"], open["bookingId"], "newest first");
+    assert_eq!(list[0]["status"], "PENDING");
+    assert_eq!(list[0]["payments"][0]["paymentUrl"], open["paymentUrl"]);
+
+    let r = bob
+        .get(shop.app.url(&format!("/bookings/{paid_id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let bobs: Value = get_json(&bob, shop.app.url("/bookings")).await;
+    assert_eq!(bobs, json!([]));
+    let r = alice
+        .get(shop.app.url(&format!("/bookings/{}", uuid::Uuid::new_v4())))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let r = alice
+        .get(shop.app.url("/bookings/nope"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    assert!(r.json::<Value>().await.unwrap()["error"].is_string());
+}
+
+async fn get_json(client: &reqwest::Client, url: String) -> Value {
+    client.get(url).send().await.unwrap().json().await.unwrap()
 }

@@ -12,6 +12,7 @@ pub use ids::{BookingId, CustomerId, HoldId, ShowtimeId};
 pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{
-    Checkout, Hold, PriceCategory, Seat, SeatChange, SeatMap, SeatStatus, ShowtimeSummary,
+    BookingView, Checkout, Hold, PaymentView, PriceCategory, Seat, SeatChange, SeatMap, SeatStatus,
+    ShowtimeSummary,
 };
 pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};

@@ -115,6 +115,45 @@ pub struct Checkout {
     pub pay_before: DateTime<Utc>,
 }
 
+/// A booking as its customer sees it, with every payment attempt: what happened to the money.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookingView {
+    pub booking_id: BookingId,
+    /// PENDING, CONFIRMED or FAILED.
+    pub status: String,
+    pub showtime_id: ShowtimeId,
+    pub movie_title: String,
+    pub hall_name: String,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub starts_at: DateTime<Utc>,
+    pub seats: Vec<String>,
+    /// In won.
+    pub amount: i64,
+    pub currency: String,
+    pub failure_reason: Option<String>,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub created_at: DateTime<Utc>,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub updated_at: DateTime<Utc>,
+    /// Oldest first.
+    pub payments: Vec<PaymentView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentView {
+    /// PENDING, PAID, DECLINED, EXPIRED or REFUNDED.
+    pub status: String,
+    pub amount: i64,
+    /// Where to pay, while the payment is PENDING.
+    pub payment_url: Option<String>,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub pay_before: DateTime<Utc>,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub updated_at: DateTime<Utc>,
+}
+
 /// One seat's new state after a committed change; what later becomes a live-map event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

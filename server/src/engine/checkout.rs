@@ -7,8 +7,11 @@
 
 use super::Engine;
 use crate::payments::gateway::{NewSession, PaymentGateway};
-use crate::store::{HoldCheck, NewBooking, PaymentReport, PaymentSessionRow, ReportOutcome};
-use app::domain::{BookingId, Checkout, CustomerId, HoldId};
+use crate::store::{
+    BookingFilter, BookingRecord, HoldCheck, NewBooking, PaymentReport, PaymentSessionRow,
+    ReportOutcome,
+};
+use app::domain::{BookingId, BookingView, Checkout, CustomerId, HoldId, PaymentView};
 use app::error::InventoryError;
 use std::sync::Arc;
 
@@ -154,6 +157,71 @@ impl Engine {
             }
         }
         Ok(outcome)
+    }
+}
+
+impl Engine {
+    /// A booking as its customer sees it: 404 when unknown, 403 for another customer's.
+    pub async fn booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingView, InventoryError> {
+        let record = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .ok_or(InventoryError::BookingNotFound)?;
+        if record.customer != customer {
+            return Err(InventoryError::NotYourBooking);
+        }
+        self.booking_view(record).await
+    }
+
+    /// The customer's bookings, newest first.
+    pub async fn bookings_of(
+        &self,
+        customer: CustomerId,
+    ) -> Result<Vec<BookingView>, InventoryError> {
+        let mut out = Vec::new();
+        for record in self
+            .store
+            .bookings(BookingFilter::OfCustomer(customer))
+            .await?
+        {
+            out.push(self.booking_view(record).await?);
+        }
+        Ok(out)
+    }
+
+    async fn booking_view(&self, record: BookingRecord) -> Result<BookingView, InventoryError> {
+        let layout = self.layout(record.showtime).await?;
+        Ok(BookingView {
+            booking_id: record.id,
+            status: record.status,
+            showtime_id: record.showtime,
+            movie_title: layout.movie_title.clone(),
+            hall_name: layout.hall_name.clone(),
+            starts_at: layout.starts_at,
+            seats: record.seats,
+            amount: record.amount,
+            currency: "KRW".into(),
+            failure_reason: record.failure_reason,
+            created_at: record.created_at,
+            updated_at: record.updated_at,
+            payments: record
+                .payments
+                .into_iter()
+                .map(|p| PaymentView {
+                    payment_url: (p.status == "PENDING").then_some(p.payment_url),
+                    status: p.status,
+                    amount: p.amount,
+                    pay_before: p.pay_before,
+                    updated_at: p.updated_at,
+                })
+                .collect(),
+        })
     }
 }
 

@@ -11,7 +11,7 @@ use super::AppState;
 use crate::payments::gateway::{CallbackEvent, SessionStatus};
 use crate::payments::signature;
 use crate::store::{IdempotencyBegin, PaymentReport, ReportOutcome};
-use app::domain::CustomerId;
+use app::domain::{BookingId, CustomerId};
 use app::error::InventoryError;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -139,4 +139,24 @@ pub async fn payment_callback(
         ReportOutcome::UnknownSession => "unknown session",
     };
     Ok(axum::Json(serde_json::json!({ "status": status })).into_response())
+}
+
+/// `GET /bookings/{id}`: the customer's own booking with its payments.
+pub async fn booking(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+    Path(raw): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = uuid::Uuid::try_parse(&raw)
+        .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
+    let view = state.engine.booking(BookingId(id), customer).await?;
+    Ok(axum::Json(view).into_response())
+}
+
+/// `GET /bookings`: the customer's bookings, newest first.
+pub async fn bookings(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+) -> Result<Response, ApiError> {
+    Ok(axum::Json(state.engine.bookings_of(customer).await?).into_response())
 }

@@ -57,6 +57,8 @@ pub fn router(state: AppState) -> Router {
             "/holds/{hold_id}/checkout",
             post(checkout::checkout).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
         )
+        .route("/bookings", get(checkout::bookings))
+        .route("/bookings/{id}", get(checkout::booking))
         .route(
             "/payments/callback",
             post(checkout::payment_callback).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),

@@ -226,6 +226,38 @@ pub enum Settlement {
     AlreadySettled,
 }
 
+/// A stored booking and its payments (oldest first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookingRecord {
+    pub id: BookingId,
+    pub showtime: ShowtimeId,
+    pub customer: CustomerId,
+    pub seats: Vec<String>,
+    pub amount: i64,
+    pub status: String,
+    pub failure_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub payments: Vec<PaymentRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentRecord {
+    pub status: String,
+    pub amount: i64,
+    pub payment_url: String,
+    pub pay_before: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Which bookings to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BookingFilter {
+    One(BookingId),
+    /// A customer's newest 50.
+    OfCustomer(CustomerId),
+}
+
 /// What an idempotency key says about a request that carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdempotencyBegin {
@@ -342,6 +374,9 @@ pub trait Store: Send + Sync + 'static {
         payment_id: &str,
         refund_id: &str,
     ) -> Result<(), StoreError>;
+
+    /// Bookings with their payments, newest first.
+    async fn bookings(&self, filter: BookingFilter) -> Result<Vec<BookingRecord>, StoreError>;
 
     /// Sessions of payments still PENDING that were created more than `older_than` before
     /// `now` (reconciliation asks the gateway about them), oldest first.

@@ -702,6 +702,85 @@ impl Store for PgStore {
         Ok(())
     }
 
+    async fn bookings(&self, filter: BookingFilter) -> Result<Vec<BookingRecord>, StoreError> {
+        type Row = (
+            uuid::Uuid,
+            i64,
+            uuid::Uuid,
+            Vec<String>,
+            i64,
+            String,
+            Option<String>,
+            DateTime<Utc>,
+            DateTime<Utc>,
+        );
+        let columns =
+            "select id, showtime_id, customer_id, seats, amount_krw, status, failure_reason,
+                              created_at, updated_at from booking";
+        let rows: Vec<Row> = match filter {
+            BookingFilter::One(id) => {
+                sqlx::query_as(&format!("{columns} where id = $1"))
+                    .bind(id.0)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            BookingFilter::OfCustomer(customer) => {
+                sqlx::query_as(&format!(
+                    "{columns} where customer_id = $1 order by created_at desc limit 50"
+                ))
+                .bind(customer.0)
+                .fetch_all(&self.pool)
+                .await?
+            }
+        };
+        let mut out = Vec::with_capacity(rows.len());
+        for (
+            id,
+            showtime,
+            customer,
+            seats,
+            amount,
+            status,
+            failure_reason,
+            created_at,
+            updated_at,
+        ) in rows
+        {
+            let payments: Vec<(String, i64, String, DateTime<Utc>, DateTime<Utc>)> =
+                sqlx::query_as(
+                    "select status, amount_krw, payment_url, session_expires_at, updated_at
+                   from payment where booking_id = $1 order by created_at",
+                )
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+            out.push(BookingRecord {
+                id: BookingId(id),
+                showtime: ShowtimeId(showtime),
+                customer: CustomerId(customer),
+                seats,
+                amount,
+                status,
+                failure_reason,
+                created_at,
+                updated_at,
+                payments: payments
+                    .into_iter()
+                    .map(
+                        |(status, amount, payment_url, pay_before, updated_at)| PaymentRecord {
+                            status,
+                            amount,
+                            payment_url,
+                            pay_before,
+                            updated_at,
+                        },
+                    )
+                    .collect(),
+            });
+        }
+        Ok(out)
+    }
+
     async fn stale_payments(
         &self,
         older_than: Duration,
