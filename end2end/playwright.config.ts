@@ -10,6 +10,10 @@ const siteRoot = process.env.LEPTOS_SITE_ROOT ?? `${root}/target/site`;
 // The two instances of tests/fanout.spec.ts; scripts/test.sh creates their database.
 const sharedPortA = Number(process.env.E2E_SHARED_PORT_A ?? 3902);
 const sharedPortB = Number(process.env.E2E_SHARED_PORT_B ?? 3903);
+// The payment tests (tests/payment.spec.ts): a server with 10-minute holds and the sandbox.
+const payPort = Number(process.env.E2E_PAY_PORT ?? 3904);
+const sandboxPort = Number(process.env.E2E_SANDBOX_PORT ?? 3905);
+const sandboxBin = process.env.E2E_SANDBOX_BIN ?? `${targetDir}/debug/payment-sandbox`;
 const sharedDatabase =
   process.env.E2E_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/seats_e2e";
 
@@ -55,6 +59,32 @@ export default defineConfig({
         DATA_DIR: process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`,
         HOLD_TTL_SECONDS: "20",
         SWEEP_INTERVAL_SECONDS: "1",
+        RUST_LOG: "warn",
+      },
+    },
+    {
+      command: sandboxBin,
+      cwd: root,
+      url: `http://127.0.0.1:${sandboxPort}/health`,
+      timeout: 60_000,
+      reuseExistingServer: false,
+      env: { SANDBOX_ADDR: `127.0.0.1:${sandboxPort}`, RUST_LOG: "warn" },
+    },
+    {
+      command: serverBin,
+      cwd: root,
+      url: `http://127.0.0.1:${payPort}/health`,
+      timeout: 60_000,
+      reuseExistingServer: false,
+      env: {
+        LEPTOS_SITE_ADDR: `127.0.0.1:${payPort}`,
+        LEPTOS_SITE_ROOT: siteRoot,
+        LEPTOS_ENV: "PROD",
+        DATABASE_URL: "",
+        REDIS_URL: "",
+        DATA_DIR: `${process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`}/payments`,
+        HOLD_TTL_SECONDS: "600",
+        PAYMENT_GATEWAY_URL: `http://127.0.0.1:${sandboxPort}`,
         RUST_LOG: "warn",
       },
     },

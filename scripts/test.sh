@@ -31,6 +31,7 @@ cargo test -p app -p server
 
 log "building the app for the end-to-end tests"
 cargo leptos build
+cargo build -p server --bin payment-sandbox # the gateway of tests/payment.spec.ts
 E2E_DATA_DIR="$(mktemp -d /tmp/seats-e2e.XXXXXX)"
 export E2E_DATA_DIR LEPTOS_SITE_ROOT="$ROOT/target/site"
 CLEANUP+=("rm -rf $E2E_DATA_DIR")

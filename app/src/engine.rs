@@ -3,7 +3,8 @@
 //! handlers call the same implementation, so browser and API clients share one code path.
 
 use crate::domain::{
-    CustomerId, Hold, HoldId, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary,
+    BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, SeatMap, SeatSelection, ShowtimeId,
+    ShowtimeSummary, Ticket,
 };
 use crate::error::InventoryError;
 use std::sync::Arc;
@@ -28,6 +29,26 @@ pub trait Inventory: Send + Sync + 'static {
         showtime: ShowtimeId,
         customer: CustomerId,
     ) -> Result<Option<Hold>, InventoryError>;
+    /// Starts (or finds again) the payment of the hold; only its customer may.
+    async fn checkout(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<Checkout, InventoryError>;
+    /// The customer's own booking.
+    async fn booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingView, InventoryError>;
+    /// The customer's bookings, newest first.
+    async fn bookings(&self, customer: CustomerId) -> Result<Vec<BookingView>, InventoryError>;
+    /// The ticket of the customer's confirmed booking.
+    async fn ticket(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<Ticket, InventoryError>;
 }
 
 /// The engine as Leptos context carries it.

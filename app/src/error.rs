@@ -20,6 +20,8 @@ pub enum InventoryError {
     BookingNotFound,
     #[error("this booking belongs to another customer")]
     NotYourBooking,
+    #[error("the ticket is issued once the booking is confirmed")]
+    TicketNotReady,
     #[error("{0}")]
     InvalidRequest(String),
     #[error("seats not in this showtime: {}", .0.join(", "))]
@@ -49,7 +51,10 @@ impl InventoryError {
             Self::ShowtimeNotFound(_) | Self::HoldNotFound | Self::BookingNotFound => 404,
             Self::NotYourHold | Self::NotYourBooking => 403,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
-            Self::SeatsUnavailable(_) | Self::HoldLapsed | Self::TooLittleTime(_) => 409,
+            Self::SeatsUnavailable(_)
+            | Self::HoldLapsed
+            | Self::TooLittleTime(_)
+            | Self::TicketNotReady => 409,
             Self::RateLimited(_) => 429,
             Self::Unavailable => 503,
         }
@@ -63,6 +68,7 @@ impl InventoryError {
             Self::NotYourHold => "NOT_YOUR_HOLD",
             Self::BookingNotFound => "BOOKING_NOT_FOUND",
             Self::NotYourBooking => "NOT_YOUR_BOOKING",
+            Self::TicketNotReady => "TICKET_NOT_READY",
             Self::InvalidRequest(_) => "INVALID_REQUEST",
             Self::UnknownSeats(_) => "UNKNOWN_SEATS",
             Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",

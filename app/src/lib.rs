@@ -51,6 +51,7 @@ pub fn App() -> impl IntoView {
                 <a href="/" class="brand">"Seats"</a>
                 <nav aria-label=move || tr!(lang.get(), "nav.label")>
                     <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
+                    <a href="/my-bookings">{move || tr!(lang.get(), "booking.all")}</a>
                 </nav>
                 <LangSwitch />
             </header>
@@ -58,6 +59,8 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=pages::NotFound>
                     <Route path=path!("/") view=pages::ShowtimesPage />
                     <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
+                    <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
+                    <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
                 </Routes>
             </main>
         </Router>

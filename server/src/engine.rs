@@ -49,6 +49,8 @@ pub struct Engine {
     payments: Option<Payments>,
     /// Wakes the payment worker when a payment was recorded.
     worker_wake: tokio::sync::Notify,
+    /// Signs ticket codes (see `with_ticket_key`).
+    ticket_key: Vec<u8>,
 }
 
 /// What became of hold attempts since the process started (served at `/metrics`).
@@ -106,6 +108,7 @@ impl Engine {
             metrics: HoldMetrics::default(),
             payments: None,
             worker_wake: tokio::sync::Notify::new(),
+            ticket_key: rand::random::<[u8; 32]>().to_vec(),
         }
     }
 
@@ -432,6 +435,37 @@ impl Inventory for Engine {
             seats: a.seats,
             server_time: now.unwrap_or_else(chrono::Utc::now),
         }))
+    }
+
+    async fn checkout(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<app::domain::Checkout, InventoryError> {
+        Engine::checkout(self, hold, customer).await
+    }
+
+    async fn booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<app::domain::BookingView, InventoryError> {
+        Engine::booking(self, booking, customer).await
+    }
+
+    async fn bookings(
+        &self,
+        customer: CustomerId,
+    ) -> Result<Vec<app::domain::BookingView>, InventoryError> {
+        self.bookings_of(customer).await
+    }
+
+    async fn ticket(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<app::domain::Ticket, InventoryError> {
+        Engine::ticket(self, booking, customer).await
     }
 
     async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError> {

@@ -130,7 +130,8 @@ impl Application {
             return_url_base: format!("{public_url}/my-bookings/"),
             webhook_secret: config.payment_webhook_secret.clone(),
         });
-        let engine = Arc::new(engine);
+        let session = session_key(&config)?;
+        let engine = Arc::new(engine.with_ticket_key(session.expose()));
         crate::sweeper::spawn(engine.clone(), config.sweep_interval);
         crate::engine::settlement::spawn(engine.clone());
         crate::engine::settlement::spawn_reconciliation(
@@ -141,7 +142,7 @@ impl Application {
         let state = AppState {
             leptos_options: Arc::new(options),
             engine: engine.clone(),
-            session: session_key(&config)?,
+            session,
         };
         Ok(Self {
             listener,

@@ -13,6 +13,6 @@ pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{
     BookingView, Checkout, Hold, PaymentView, PriceCategory, Seat, SeatChange, SeatMap, SeatStatus,
-    ShowtimeSummary,
+    ShowtimeSummary, Ticket,
 };
 pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};

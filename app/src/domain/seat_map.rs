@@ -154,6 +154,15 @@ pub struct PaymentView {
     pub updated_at: DateTime<Utc>,
 }
 
+/// The ticket of a confirmed booking: a signed code (what the QR code holds) and the QR code as
+/// SVG, made on the server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ticket {
+    pub code: String,
+    pub qr_svg: String,
+}
+
 /// One seat's new state after a committed change; what later becomes a live-map event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,9 +1,11 @@
 //! The routed pages.
 
+mod booking;
 mod not_found;
 mod seat_map;
 mod showtimes;
 
+pub use booking::{BookingPage, MyBookingsPage};
 pub use not_found::NotFound;
 pub use seat_map::SeatMapPage;
 pub use showtimes::ShowtimesPage;

@@ -11,7 +11,7 @@ use crate::store::{
     BookingFilter, BookingRecord, HoldCheck, NewBooking, PaymentReport, PaymentSessionRow,
     ReportOutcome,
 };
-use app::domain::{BookingId, BookingView, Checkout, CustomerId, HoldId, PaymentView};
+use app::domain::{BookingId, BookingView, Checkout, CustomerId, HoldId, PaymentView, Ticket};
 use app::error::InventoryError;
 use std::sync::Arc;
 
@@ -222,6 +222,96 @@ impl Engine {
                 })
                 .collect(),
         })
+    }
+}
+
+/// Ticket codes: `SEATS1-<booking id, 32 hex>-<HMAC-SHA256 of the id under the ticket key, first
+/// 16 bytes in hex>`. Anyone can read a code; only this server (any instance sharing
+/// `SESSION_SECRET`) can make one that verifies.
+const TICKET_PREFIX: &str = "SEATS1";
+
+impl Engine {
+    /// Signs tickets with a key derived from `secret` (the session secret).
+    pub fn with_ticket_key(mut self, secret: &[u8]) -> Self {
+        use hmac::{Hmac, Mac};
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).expect("any key length");
+        mac.update(b"seats ticket key v1");
+        self.ticket_key = mac.finalize().into_bytes().to_vec();
+        self
+    }
+
+    fn ticket_tag(&self, booking: BookingId) -> String {
+        use hmac::{Hmac, Mac};
+        let mut mac =
+            Hmac::<sha2::Sha256>::new_from_slice(&self.ticket_key).expect("any key length");
+        mac.update(booking.0.as_bytes());
+        hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    /// The signed code of a booking's ticket.
+    pub fn ticket_code(&self, booking: BookingId) -> String {
+        format!(
+            "{TICKET_PREFIX}-{}-{}",
+            booking.0.simple(),
+            self.ticket_tag(booking)
+        )
+    }
+
+    /// The booking a ticket code names, if its signature is ours.
+    pub fn verify_ticket(&self, code: &str) -> Option<BookingId> {
+        let mut parts = code.trim().split('-');
+        let (Some(TICKET_PREFIX), Some(id), Some(tag), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        let booking = BookingId(uuid::Uuid::try_parse(id).ok()?);
+        let expected = self.ticket_tag(booking);
+        // Compare without an early exit on the first differing byte.
+        let same = expected.len() == tag.len()
+            && expected
+                .bytes()
+                .zip(tag.bytes())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0;
+        same.then_some(booking)
+    }
+
+    /// The ticket of the customer's confirmed booking.
+    pub async fn ticket(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<Ticket, InventoryError> {
+        let view = self.booking(booking, customer).await?;
+        if view.status != "CONFIRMED" {
+            return Err(InventoryError::TicketNotReady);
+        }
+        let code = self.ticket_code(booking);
+        let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| {
+            tracing::error!(error = %e, "QR code not made");
+            InventoryError::Unavailable
+        })?;
+        let qr_svg = qr
+            .render::<qrcode::render::svg::Color>()
+            .min_dimensions(200, 200)
+            .quiet_zone(true)
+            .build();
+        Ok(Ticket { code, qr_svg })
+    }
+
+    /// What a ticket scanner is told about a code: the booking, when the code is ours.
+    pub async fn ticket_booking(&self, code: &str) -> Result<BookingView, InventoryError> {
+        let booking = self
+            .verify_ticket(code)
+            .ok_or(InventoryError::BookingNotFound)?;
+        let record = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .ok_or(InventoryError::BookingNotFound)?;
+        self.booking_view(record).await
     }
 }
 

@@ -160,3 +160,23 @@ pub async fn bookings(
 ) -> Result<Response, ApiError> {
     Ok(axum::Json(state.engine.bookings_of(customer).await?).into_response())
 }
+
+/// `GET /tickets/{code}`: what a door scanner learns from a ticket's QR code. A code this server
+/// did not sign is 404 `{valid: false}`.
+pub async fn ticket(State(state): State<AppState>, Path(code): Path<String>) -> Response {
+    match state.engine.ticket_booking(&code).await {
+        Ok(view) => {
+            let mut body = serde_json::to_value(&view).expect("bookings serialise");
+            body["valid"] = serde_json::Value::Bool(true);
+            axum::Json(body).into_response()
+        }
+        Err(InventoryError::BookingNotFound) => (
+            StatusCode::NOT_FOUND,
+            axum::Json(serde_json::json!({
+                "valid": false, "error": "not a ticket of ours", "code": "INVALID_TICKET"
+            })),
+        )
+            .into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}

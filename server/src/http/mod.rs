@@ -59,6 +59,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/bookings", get(checkout::bookings))
         .route("/bookings/{id}", get(checkout::booking))
+        .route("/tickets/{code}", get(checkout::ticket))
         .route(
             "/payments/callback",
             post(checkout::payment_callback).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),

@@ -24,6 +24,11 @@ impl SessionKey {
         Self(Arc::new(secret))
     }
 
+    /// The key itself (other signing keys are derived from it).
+    pub fn expose(&self) -> &[u8] {
+        self.0.expose()
+    }
+
     fn mac(&self, id: &Uuid) -> Hmac<Sha256> {
         let mut mac =
             Hmac::<Sha256>::new_from_slice(self.0.expose()).expect("HMAC takes any key length");

@@ -55,6 +55,11 @@ pub fn SeatMapPage() -> impl IntoView {
 fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
     let lang = use_lang();
     let picker = Picker::new(&map, current);
+    // Back from a declined payment (`?payment=declined`): say so; the hold is still shown.
+    let query = leptos_router::hooks::use_query_map();
+    if query.with_untracked(|q| q.get("payment").as_deref() == Some("declined")) {
+        picker.notice.set(Some(picker::Notice::PaymentDeclined));
+    }
     picker.run_clock();
     live::run(picker);
     let when = map.starts_at;

@@ -79,6 +79,7 @@ fn notice_text(lang: Lang, n: &Notice) -> String {
         Notice::Error(e) => error_text(lang, e),
         // Rendered by `NoticeBar` with the seconds still to wait.
         Notice::RateLimited => String::new(),
+        Notice::PaymentDeclined => tr!(lang, "notice.payment_declined"),
     }
 }
 
@@ -92,7 +93,8 @@ pub fn NoticeBar(picker: Picker) -> impl IntoView {
             | Notice::TakenLive(_)
             | Notice::Error(_)
             | Notice::Limit
-            | Notice::RateLimited,
+            | Notice::RateLimited
+            | Notice::PaymentDeclined,
         ) => "notice warn",
         Some(_) => "notice info",
         None => "notice empty",
@@ -218,11 +220,18 @@ pub fn HoldPanel(picker: Picker) -> impl IntoView {
                 >
                     {move || tr!(lang.get(), "hold.cancel")}
                 </button>
-                <button type="button" class="primary" data-test="pay" disabled=true aria-describedby="pay-soon">
+                <button
+                    type="button"
+                    class="primary"
+                    data-test="pay"
+                    disabled=move || picker.pending.get()
+                    aria-describedby="pay-hint"
+                    on:click=move |_| picker.pay()
+                >
                     {move || tr!(lang.get(), "hold.pay")}
                 </button>
             </div>
-            <p class="hint" id="pay-soon">{move || tr!(lang.get(), "hold.pay_soon")}</p>
+            <p class="hint" id="pay-hint">{move || tr!(lang.get(), "hold.pay_hint")}</p>
         </section>
     }
 }

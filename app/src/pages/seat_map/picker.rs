@@ -4,7 +4,7 @@
 use crate::domain::{Hold, Seat, SeatChange, SeatMap, SeatStatus};
 use crate::error::InventoryError;
 use crate::seating::{self, LimitReached};
-use crate::serverfns::{cancel_hold, get_seat_map, hold_seats};
+use crate::serverfns::{cancel_hold, checkout_hold, get_seat_map, hold_seats};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::collections::{BTreeSet, HashMap};
@@ -22,6 +22,8 @@ pub enum Notice {
     Cancelled,
     /// Too many hold attempts: the customer may try again at `Picker::retry_at_ms`.
     RateLimited,
+    /// Back from the payment page without paying; the hold is still there.
+    PaymentDeclined,
     Error(InventoryError),
 }
 
@@ -261,6 +263,26 @@ impl Picker {
             }
             self.pending.set(false);
             self.refresh();
+        });
+    }
+
+    /// Starts the payment of the hold and sends the browser to the gateway's payment page.
+    pub fn pay(self) {
+        let Some(held) = self.hold.get_untracked() else {
+            return;
+        };
+        self.pending.set(true);
+        spawn_local(async move {
+            match checkout_hold(held.hold.hold_id.to_string()).await {
+                Ok(checkout) => {
+                    // The page stays pending until the browser has left it.
+                    let _ = window().location().set_href(&checkout.payment_url);
+                }
+                Err(e) => {
+                    self.notice.set(Some(Notice::Error(e)));
+                    self.pending.set(false);
+                }
+            }
         });
     }
 

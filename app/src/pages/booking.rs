@@ -1,0 +1,184 @@
+//! `/my-bookings/:id`: where the customer lands after the payment page. It shows the booking as
+//! PENDING until the payment is settled (asked again every second, without reloading), then the
+//! ticket — seats, showtime, price and a QR code with a signed code, printable — or why the
+//! booking failed and the refund. Back from a declined payment it returns to the hold.
+//! `/my-bookings`: the customer's bookings.
+
+use crate::domain::BookingView;
+use crate::format::{price, showtime_when};
+use crate::i18n::{error_text, use_lang, Lang};
+use crate::serverfns::{get_booking, get_ticket, my_bookings};
+use crate::tr;
+use leptos::prelude::*;
+use leptos_router::components::Redirect;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+#[component]
+pub fn BookingPage() -> impl IntoView {
+    let lang = use_lang();
+    let params = use_params_map();
+    let query = use_query_map();
+    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    let declined = query.with_untracked(|q| q.get("status").as_deref() == Some("declined"));
+    // Bumped every second while the booking is pending: the resource asks again.
+    let tick = RwSignal::new(0u32);
+    let pending = RwSignal::new(false);
+    let booking = Resource::new(move || (id.get(), tick.get()), |(id, _)| get_booking(id));
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| {
+        hydrated.set(true);
+        if let Ok(handle) = set_interval_with_handle(
+            move || {
+                if pending.get_untracked() {
+                    tick.update(|t| *t += 1);
+                }
+            },
+            std::time::Duration::from_secs(1),
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    view! {
+        <section class="booking-page" data-test="booking-page" data-hydrated=move || hydrated.get().to_string()>
+            <h1>{move || tr!(lang.get(), "booking.heading")}</h1>
+            <Transition fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || Suspend::new(async move {
+                    match booking.await {
+                        Ok(b) if declined && b.status == "PENDING" => {
+                            let to = format!("/showtimes/{}?payment=declined", b.showtime_id.0);
+                            view! { <Redirect path=to /> }.into_any()
+                        }
+                        Ok(b) => {
+                            pending.set(b.status == "PENDING");
+                            booking_view(b).into_any()
+                        }
+                        Err(e) => {
+                            pending.set(false);
+                            view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+            <p><a href="/my-bookings">{move || tr!(lang.get(), "booking.all")}</a></p>
+        </section>
+    }
+}
+
+fn status_text(lang: Lang, b: &BookingView) -> String {
+    let refund = |key_done: bool| {
+        let amount = price(lang, b.amount);
+        if key_done {
+            tr!(lang, "booking.refunded", amount = amount)
+        } else {
+            tr!(lang, "booking.refund_pending", amount = amount)
+        }
+    };
+    match b.status.as_str() {
+        "CONFIRMED" => tr!(lang, "booking.confirmed"),
+        "FAILED" => {
+            let reason = b.failure_reason.clone().unwrap_or_default();
+            let paid = b
+                .payments
+                .iter()
+                .any(|p| p.status == "PAID" || p.status == "REFUNDED");
+            let refunded = b.payments.iter().any(|p| p.status == "REFUNDED");
+            let mut text = tr!(lang, "booking.failed", reason = reason);
+            if paid {
+                text = format!("{text} {}", refund(refunded));
+            }
+            text
+        }
+        _ => tr!(lang, "booking.pending"),
+    }
+}
+
+fn booking_view(b: BookingView) -> impl IntoView {
+    let lang = use_lang();
+    let seats = crate::seating::reading_order(b.seats.iter().map(String::as_str)).join(", ");
+    let when = b.starts_at;
+    let confirmed = b.status == "CONFIRMED";
+    let id = b.booking_id.0.to_string();
+    let amount = b.amount;
+    let status = b.status.clone();
+    let b2 = b.clone();
+    view! {
+        <p class=format!("booking-status status-{}", status.to_lowercase()) data-test="booking-status"
+            data-status=status role="status" aria-live="polite">
+            {move || status_text(lang.get(), &b2)}
+        </p>
+        <div class="booking-details">
+            <h2>{b.movie_title.clone()}</h2>
+            <p class="meta">{b.hall_name.clone()} " · " {move || showtime_when(lang.get(), when)}</p>
+            <p data-test="booking-seats">{move || tr!(lang.get(), "booking.seats", seats = seats.clone())}</p>
+            <p>{move || tr!(lang.get(), "booking.total", total = price(lang.get(), amount))}</p>
+        </div>
+        {confirmed.then(|| view! { <TicketView booking_id=id /> })}
+    }
+}
+
+#[component]
+fn TicketView(booking_id: String) -> impl IntoView {
+    let lang = use_lang();
+    let ticket = Resource::new(move || booking_id.clone(), get_ticket);
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                match ticket.await {
+                    Ok(t) => {
+                        let code = t.code.clone();
+                        view! {
+                            <div class="ticket" data-test="ticket">
+                                <div class="qr" data-test="ticket-qr" role="img"
+                                    aria-label=move || tr!(lang.get(), "booking.qr_label") inner_html=t.qr_svg></div>
+                                <p class="ticket-code" data-test="ticket-code">
+                                    {move || tr!(lang.get(), "booking.ticket", code = code.clone())}
+                                </p>
+                                <button type="button" class="secondary no-print" data-test="print-ticket"
+                                    on:click=move |_| { let _ = window().print(); }>
+                                    {move || tr!(lang.get(), "booking.print")}
+                                </button>
+                            </div>
+                        }
+                            .into_any()
+                    }
+                    Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+pub fn MyBookingsPage() -> impl IntoView {
+    let lang = use_lang();
+    let list = Resource::new(|| (), |_| my_bookings());
+    view! {
+        <h1>{move || tr!(lang.get(), "booking.all")}</h1>
+        <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+            {move || Suspend::new(async move {
+                match list.await {
+                    Ok(list) if list.is_empty() => view! { <p>{move || tr!(lang.get(), "booking.none")}</p> }.into_any(),
+                    Ok(list) => view! {
+                        <ul class="bookings" data-test="booking-list">
+                            {list.into_iter().map(|b| {
+                                let href = format!("/my-bookings/{}", b.booking_id.0);
+                                let key = format!("booking.status_{}", b.status);
+                                let seats = crate::seating::reading_order(b.seats.iter().map(String::as_str)).join(", ");
+                                let when = b.starts_at;
+                                view! {
+                                    <li data-test="booking">
+                                        <a href=href>{b.movie_title.clone()}</a>
+                                        " · " {move || showtime_when(lang.get(), when)} " · " {seats}
+                                        " · " <strong>{move || crate::i18n::translate(lang.get(), &key, &[])}</strong>
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}

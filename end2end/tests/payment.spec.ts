@@ -1,0 +1,60 @@
+import { expect, test } from "@playwright/test";
+import * as path from "path";
+import { SeatMapPage } from "./pages";
+
+// A server with 10-minute holds and the payment sandbox (playwright.config.ts): checkout needs
+// at least 3 minutes left on a hold, more than the main test server's 20-second holds.
+const shop = `http://127.0.0.1:${Number(process.env.E2E_PAY_PORT ?? 3904)}`;
+
+async function openShowtime(page: import("@playwright/test").Page, index: number): Promise<SeatMapPage> {
+  const list = await (await page.request.get(`${shop}/showtimes`)).json();
+  const map = new SeatMapPage(page);
+  await page.goto(`${shop}/showtimes/${list[index].id}`);
+  await map.waitForHydration();
+  return map;
+}
+
+test("hold, pay on the gateway's page, and the booking page shows the QR ticket without reloading", async ({ page }) => {
+  const map = await openShowtime(page, 0);
+  await map.hold("C5", "C6");
+  await page.locator('[data-test="pay"]').click();
+  await expect(page).toHaveURL(/\/pay\/ps_/);
+  await expect(page.locator('[data-test="sandbox-amount"]')).toHaveText(/^[\d,]+ KRW$/);
+  await page.locator('[data-test="sandbox-pay"]').click();
+
+  await expect(page).toHaveURL(/\/my-bookings\/[0-9a-f-]+\?/);
+  const status = page.locator('[data-test="booking-status"]');
+  await expect(status).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
+  await expect(status).toHaveText("Confirmed. Enjoy the show!");
+  await expect(page.locator('[data-test="booking-seats"]')).toHaveText("Seats C5, C6");
+  await expect(page.locator('[data-test="ticket-qr"] svg')).toBeVisible();
+  const text = await page.locator('[data-test="ticket-code"]').textContent();
+  const code = text!.match(/SEATS1-[0-9a-f]+-[0-9a-f]+/)![0];
+  // The code in the QR verifies at the door; a forged one does not.
+  const valid = await page.request.get(`${shop}/tickets/${code}`);
+  expect(valid.status()).toBe(200);
+  expect((await valid.json()).seats).toEqual(["C5", "C6"]);
+  const forged = await page.request.get(`${shop}/tickets/${code.slice(0, -1)}0`);
+  expect(forged.status()).toBe(404);
+  await expect(page.locator('[data-test="print-ticket"]')).toBeVisible();
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "booking-ticket.png"), fullPage: true });
+
+  // The seats are sold on the map, and the booking is in "my bookings".
+  const seats = await (await page.request.get(`${shop}/showtimes/${(await (await page.request.get(`${shop}/showtimes`)).json())[0].id}/seats`)).json();
+  expect(seats.seats.find((s: { code: string }) => s.code === "C5").status).toBe("BOOKED");
+  await page.goto(`${shop}/my-bookings`);
+  await expect(page.locator('[data-test="booking"]').first()).toContainText("Confirmed");
+});
+
+test("declining on the gateway's page returns to the hold with a message", async ({ page }) => {
+  const map = await openShowtime(page, 1);
+  await map.hold("D5");
+  await page.locator('[data-test="pay"]').click();
+  await expect(page).toHaveURL(/\/pay\/ps_/);
+  await page.locator('[data-test="sandbox-decline"]').click();
+  await expect(page).toHaveURL(/\/showtimes\/\d+\?payment=declined$/);
+  await map.waitForHydration();
+  await expect(map.notice).toHaveText("Your payment was declined. Your seats are still held — you can try again.");
+  await expect(map.holdPanel).toBeVisible();
+  await expect(map.heldSeats).toHaveText("Seats D5");
+});
