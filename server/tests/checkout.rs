@@ -23,6 +23,7 @@ on_both_backends!(
     a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once,
     a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_them,
     a_worker_that_dies_between_steps_loses_nothing_and_refunds_once,
+    several_workers_at_once_settle_each_payment_once,
     lost_callbacks_are_found_by_reconciliation,
     a_customer_sees_their_bookings_and_what_happened_to_the_money,
 );
@@ -550,6 +551,13 @@ async fn a_paid_callback_is_recorded_once_even_when_it_comes_twice_at_once(backe
     // Both deliveries have been answered by now (the sandbox sends them at once); still one.
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert_eq!(shop.payments(hold).await, (payments, 1));
+    let booking = checkout["bookingId"].as_str().unwrap();
+    assert_eq!(shop.booking_settled(booking).await, "CONFIRMED");
+    assert_eq!(
+        shop.events(booking, "BookingConfirmed").await,
+        1,
+        "one booking"
+    );
 }
 
 async fn a_callback_with_a_bad_or_stale_signature_is_401_and_records_nothing(backend: Backend) {
@@ -733,25 +741,12 @@ async fn a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_t
 }
 
 async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend: Backend) {
-    use server::engine::{Engine, Payments};
-    use server::payments::gateway::HttpGateway;
     use server::store::PaymentReport;
     // An engine with no worker running: the test takes the worker's steps itself.
     let sandbox = sandbox().await;
     let db = TestDb::new(backend).await;
     let showtime = db.showtime().await;
-    let engine = Engine::new(
-        db.store.clone(),
-        server::clock::Clock::Database,
-        std::time::Duration::from_secs(600),
-    )
-    .with_payments(Payments {
-        gateway: std::sync::Arc::new(HttpGateway::new(&sandbox.base)),
-        provider: "sandbox".into(),
-        callback_url: "http://127.0.0.1:9/payments/callback".into(),
-        return_url_base: "http://127.0.0.1:9/bookings/".into(),
-        webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
-    });
+    let engine = bare_engine(&db, &sandbox);
     use app::engine::Inventory;
     let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
     let hold = engine
@@ -943,4 +938,98 @@ async fn a_customer_sees_their_bookings_and_what_happened_to_the_money(backend: 
 
 async fn get_json(client: &reqwest::Client, url: String) -> Value {
     client.get(url).send().await.unwrap().json().await.unwrap()
+}
+
+/// An engine over `db` and `sandbox` with no worker running (tests take the worker's steps).
+fn bare_engine(db: &TestDb, sandbox: &Sandbox) -> server::engine::Engine {
+    server::engine::Engine::new(
+        db.store.clone(),
+        server::clock::Clock::Database,
+        std::time::Duration::from_secs(600),
+    )
+    .with_payments(server::engine::Payments {
+        gateway: std::sync::Arc::new(server::payments::gateway::HttpGateway::new(&sandbox.base)),
+        provider: "sandbox".into(),
+        callback_url: "http://127.0.0.1:9/payments/callback".into(),
+        return_url_base: "http://127.0.0.1:9/my-bookings/".into(),
+        webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
+    })
+}
+
+async fn several_workers_at_once_settle_each_payment_once(backend: Backend) {
+    use app::engine::Inventory;
+    use server::store::PaymentReport;
+    let sandbox = sandbox().await;
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let engine = bare_engine(&db, &sandbox);
+    // Twelve paid bookings waiting in the outbox.
+    let mut bookings = Vec::new();
+    for n in 1..=12 {
+        let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
+        let seat = format!("B{n}");
+        let hold = engine
+            .hold(showtime, &sel(&[seat.as_str()]), customer)
+            .await
+            .unwrap();
+        let checkout = engine.checkout(hold.hold_id, customer).await.unwrap();
+        let session_id = checkout.payment_url.rsplit('/').next().unwrap().to_string();
+        engine
+            .payment_report(&PaymentReport {
+                session_id,
+                payment_id: Some(format!("pay_{n}")),
+                paid: true,
+                event_id: format!("evt_{n}"),
+            })
+            .await
+            .unwrap();
+        bookings.push(checkout.booking_id);
+    }
+    // Four workers (engines over the same database) at once, until nothing is left.
+    let workers: Vec<_> = (0..4)
+        .map(|_| std::sync::Arc::new(bare_engine(&db, &sandbox)))
+        .collect();
+    let handled = futures_util::future::join_all(workers.iter().map(|w| {
+        let w = w.clone();
+        async move {
+            let mut handled = 0;
+            loop {
+                let n = w.process_payment_events().await.unwrap();
+                if n == 0 {
+                    return handled;
+                }
+                handled += n;
+            }
+        }
+    }))
+    .await;
+    assert_eq!(
+        handled.iter().sum::<usize>(),
+        12,
+        "each event taken once: {handled:?}"
+    );
+    for booking in bookings {
+        let view = engine
+            .booking(booking, customer_of(&engine, booking).await)
+            .await
+            .unwrap();
+        assert_eq!(view.status, "CONFIRMED");
+    }
+    let stored = db.stored(showtime).await;
+    assert_eq!(stored.values().filter(|(s, _)| s == "BOOKED").count(), 12);
+}
+
+/// The customer of a booking (read back through the store).
+async fn customer_of(
+    engine: &server::engine::Engine,
+    booking: app::domain::BookingId,
+) -> app::domain::CustomerId {
+    engine
+        .store()
+        .bookings(server::store::BookingFilter::One(booking))
+        .await
+        .unwrap()
+        .pop()
+        .unwrap()
+        .customer
 }
