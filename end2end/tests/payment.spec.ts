@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import * as path from "path";
 import { SeatMapPage } from "./pages";
@@ -38,12 +39,18 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   expect(forged.status()).toBe(404);
   await expect(page.locator('[data-test="print-ticket"]')).toBeVisible();
   await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "booking-ticket.png"), fullPage: true });
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `booking page: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
 
   // The seats are sold on the map, and the booking is in "my bookings".
   const seats = await (await page.request.get(`${shop}/showtimes/${(await (await page.request.get(`${shop}/showtimes`)).json())[0].id}/seats`)).json();
   expect(seats.seats.find((s: { code: string }) => s.code === "C5").status).toBe("BOOKED");
   await page.goto(`${shop}/my-bookings`);
   await expect(page.locator('[data-test="booking"]').first()).toContainText("Confirmed");
+  // In Korean too.
+  await page.locator('[data-test="lang-switch"]').click();
+  await expect(page.locator('[data-test="booking"]').first()).toContainText("확정");
 });
 
 test("declining on the gateway's page returns to the hold with a message", async ({ page }) => {
