@@ -28,6 +28,28 @@ on_both_backends!(
     a_customer_sees_their_bookings_and_what_happened_to_the_money,
 );
 
+/// Runs `$body` with `$pool` bound to a pool of the test database's backend; `$sql` turns a
+/// PostgreSQL statement into that backend's dialect.
+macro_rules! on_db {
+    ($db:expr, |$pool:ident, $sql:ident| $body:expr) => {
+        match $db.backend {
+            Backend::Postgres => {
+                let $pool = sqlx::PgPool::connect(&$db.url).await.unwrap();
+                let $sql = |s: &str| s.to_string();
+                $body
+            }
+            Backend::Sqlite => {
+                let $pool = sqlx::SqlitePool::connect(&$db.url).await.unwrap();
+                let $sql = |s: &str| {
+                    s.replace("$1", "?1")
+                        .replace("now() - interval '1 second'", "(unixepoch() - 1) * 1000")
+                };
+                $body
+            }
+        }
+    };
+}
+
 struct Shop {
     db: TestDb,
     app: TestApp,
@@ -89,40 +111,25 @@ impl Shop {
     /// `PaymentSucceeded` outbox events of its booking.
     async fn payments(&self, hold: &str) -> (Vec<(String, Option<String>)>, i64) {
         let hold = uuid::Uuid::parse_str(hold).unwrap();
-        let payments_sql = "select p.status, p.provider_payment_id from payment p
-             join booking b on b.id = p.booking_id where b.hold_id = $1 order by p.created_at";
-        let outbox_sql = "select count(*) from outbox o join booking b on b.id = o.aggregate_id
-             where b.hold_id = $1 and o.event_type = 'PaymentSucceeded'";
-        match self.db.backend {
-            Backend::Postgres => {
-                let pool = sqlx::PgPool::connect(&self.db.url).await.unwrap();
-                let payments = sqlx::query_as(payments_sql)
-                    .bind(hold)
-                    .fetch_all(&pool)
-                    .await
-                    .unwrap();
-                let events = sqlx::query_scalar(outbox_sql)
-                    .bind(hold)
-                    .fetch_one(&pool)
-                    .await
-                    .unwrap();
-                (payments, events)
-            }
-            Backend::Sqlite => {
-                let pool = sqlx::SqlitePool::connect(&self.db.url).await.unwrap();
-                let payments = sqlx::query_as(&payments_sql.replace("$1", "?1"))
-                    .bind(hold)
-                    .fetch_all(&pool)
-                    .await
-                    .unwrap();
-                let events = sqlx::query_scalar(&outbox_sql.replace("$1", "?1"))
-                    .bind(hold)
-                    .fetch_one(&pool)
-                    .await
-                    .unwrap();
-                (payments, events)
-            }
-        }
+        on_db!(self.db, |pool, sql| {
+            let payments = sqlx::query_as(&sql(
+                "select p.status, p.provider_payment_id from payment p
+                   join booking b on b.id = p.booking_id where b.hold_id = $1 order by p.created_at",
+            ))
+            .bind(hold)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            let events = sqlx::query_scalar(&sql(
+                "select count(*) from outbox o join booking b on b.id = o.aggregate_id
+                  where b.hold_id = $1 and o.event_type = 'PaymentSucceeded'",
+            ))
+            .bind(hold)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            (payments, events)
+        })
     }
 
     /// Waits until the hold's first payment is no longer PENDING.
@@ -153,47 +160,24 @@ impl Shop {
         assert_eq!(r.status(), StatusCode::SEE_OTHER);
     }
 
-    /// Runs a statement with one bound uuid on the test database (`$1`; `?1` on SQLite).
-    async fn exec(&self, sql: &str, id: uuid::Uuid) {
-        match self.db.backend {
-            Backend::Postgres => {
-                let pool = sqlx::PgPool::connect(&self.db.url).await.unwrap();
-                sqlx::query(sql).bind(id).execute(&pool).await.unwrap();
-            }
-            Backend::Sqlite => {
-                let pool = sqlx::SqlitePool::connect(&self.db.url).await.unwrap();
-                sqlx::query(
-                    &sql.replace("$1", "?1")
-                        .replace("now() - interval '1 second'", "(unixepoch() - 1) * 1000"),
-                )
+    /// Runs a statement with one bound uuid on the test database.
+    async fn exec(&self, statement: &str, id: uuid::Uuid) {
+        on_db!(self.db, |pool, sql| {
+            sqlx::query(&sql(statement))
                 .bind(id)
                 .execute(&pool)
                 .await
                 .unwrap();
-            }
-        }
+        })
     }
 
     /// A text column of one row, selected by one bound uuid.
-    async fn text(&self, sql: &str, id: uuid::Uuid) -> Option<String> {
-        match self.db.backend {
-            Backend::Postgres => {
-                let pool = sqlx::PgPool::connect(&self.db.url).await.unwrap();
-                sqlx::query_scalar(sql)
-                    .bind(id)
-                    .fetch_optional(&pool)
-                    .await
-                    .unwrap()
-            }
-            Backend::Sqlite => {
-                let pool = sqlx::SqlitePool::connect(&self.db.url).await.unwrap();
-                sqlx::query_scalar(&sql.replace("$1", "?1"))
-                    .bind(id)
-                    .fetch_optional(&pool)
-                    .await
-                    .unwrap()
-            }
-        }
+    async fn text(&self, statement: &str, id: uuid::Uuid) -> Option<String> {
+        on_db!(self.db, |pool, sql| sqlx::query_scalar(&sql(statement))
+            .bind(id)
+            .fetch_optional(&pool)
+            .await
+            .unwrap())
     }
 
     /// Waits until the booking leaves PENDING; its status.
@@ -249,40 +233,22 @@ impl Shop {
     /// `(bookings, payments)` stored for the hold.
     async fn stored(&self, hold: &str) -> (i64, i64) {
         let hold = uuid::Uuid::parse_str(hold).unwrap();
-        match self.db.backend {
-            Backend::Postgres => {
-                let pool = sqlx::PgPool::connect(&self.db.url).await.unwrap();
-                let b: i64 = sqlx::query_scalar("select count(*) from booking where hold_id = $1")
+        on_db!(self.db, |pool, sql| {
+            let bookings =
+                sqlx::query_scalar(&sql("select count(*) from booking where hold_id = $1"))
                     .bind(hold)
                     .fetch_one(&pool)
                     .await
                     .unwrap();
-                let p: i64 = sqlx::query_scalar(
-                    "select count(*) from payment p join booking b on b.id = p.booking_id where b.hold_id = $1",
-                )
-                .bind(hold)
-                .fetch_one(&pool)
-                .await
-                .unwrap();
-                (b, p)
-            }
-            Backend::Sqlite => {
-                let pool = sqlx::SqlitePool::connect(&self.db.url).await.unwrap();
-                let b: i64 = sqlx::query_scalar("select count(*) from booking where hold_id = ?1")
-                    .bind(hold)
-                    .fetch_one(&pool)
-                    .await
-                    .unwrap();
-                let p: i64 = sqlx::query_scalar(
-                    "select count(*) from payment p join booking b on b.id = p.booking_id where b.hold_id = ?1",
-                )
-                .bind(hold)
-                .fetch_one(&pool)
-                .await
-                .unwrap();
-                (b, p)
-            }
-        }
+            let payments = sqlx::query_scalar(&sql(
+                "select count(*) from payment p join booking b on b.id = p.booking_id where b.hold_id = $1",
+            ))
+            .bind(hold)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            (bookings, payments)
+        })
     }
 }
 

@@ -29,6 +29,38 @@ async fn until(
     }
 }
 
+/// A viewer of `id` on the server at `base` that has had its snapshot.
+async fn watching(base: &str, id: i64) -> Socket {
+    let mut socket = viewer(base, id).await;
+    until(&mut socket, Duration::from_secs(2), |m| {
+        m["type"] == "snapshot"
+    })
+    .await
+    .expect("snapshot");
+    socket
+}
+
+/// A client with its own cookie jar: one customer (valid on every process: they share
+/// SESSION_SECRET).
+fn customer() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap()
+}
+
+/// Holds `seat` through the server at `base`; the answer must be 201. Returns the hold.
+async fn hold_at(client: &reqwest::Client, base: &str, id: i64, seat: &str) -> Value {
+    let r = client
+        .post(format!("{base}/showtimes/{id}/holds"))
+        .json(&json!({ "seats": [seat] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    r.json().await.unwrap()
+}
+
 fn status_of(message: &Value, code: &str) -> Option<String> {
     message["seats"]
         .as_array()?
@@ -43,25 +75,10 @@ async fn a_change_through_one_process_reaches_a_viewer_of_the_other_within_a_sec
     let (_a, a) = server_process(&db.url, &redis_url(), "2", &[]).await;
     let (_b, b) = server_process(&db.url, &redis_url(), "2", &[]).await;
     let id = first_showtime(&a).await;
-    let mut socket = viewer(&b, id).await;
-    until(&mut socket, Duration::from_secs(2), |m| {
-        m["type"] == "snapshot"
-    })
-    .await
-    .expect("snapshot");
+    let mut socket = watching(&b, id).await;
 
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    let r = client
-        .post(format!("{a}/showtimes/{id}/holds"))
-        .json(&json!({"seats": ["F5"]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let hold: Value = r.json().await.unwrap();
+    let client = customer();
+    let hold = hold_at(&client, &a, id, "F5").await;
     let held = until(&mut socket, Duration::from_secs(1), |m| {
         m["type"] == "seatsHeld"
     })
@@ -171,10 +188,7 @@ async fn after_redis_restarts_viewers_resync_to_the_correct_map() {
             == "snapshot")
         .await
     );
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
+    let client = customer();
     let hold = |seat: &'static str| {
         let request = client
             .post(format!("{a}/showtimes/{id}/holds"))
@@ -239,27 +253,12 @@ async fn over_a_redis_cluster_a_hold_through_one_process_reaches_a_viewer_of_the
     let (_a, a) = server_process(&db.url, &cluster.url(), "600", &[]).await;
     let (_b, b) = server_process(&db.url, &cluster.url(), "600", &[]).await;
     let id = first_showtime(&a).await;
-    let mut socket = viewer(&b, id).await;
-    until(&mut socket, Duration::from_secs(2), |m| {
-        m["type"] == "snapshot"
-    })
-    .await
-    .expect("snapshot");
+    let mut socket = watching(&b, id).await;
     // B subscribes to the showtime's shard channel when its first viewer arrives; the viewer is
     // resynced once that subscription stands. Give it that moment.
     until(&mut socket, Duration::from_millis(500), |_| false).await;
 
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    let r = client
-        .post(format!("{a}/showtimes/{id}/holds"))
-        .json(&json!({"seats": ["E3"]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
+    hold_at(&customer(), &a, id, "E3").await;
     let held = until(&mut socket, Duration::from_secs(1), |m| {
         m["type"] == "seatsHeld"
     })
@@ -270,11 +269,7 @@ async fn over_a_redis_cluster_a_hold_through_one_process_reaches_a_viewer_of_the
         "hold via A seen on B within 1 s through the cluster"
     );
     // The gate works on the cluster too: the seat's key sits on the shard of the showtime's slot.
-    let other = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    let r = other
+    let r = customer()
         .post(format!("{b}/showtimes/{id}/holds"))
         .json(&json!({"seats": ["E3"]}))
         .send()
