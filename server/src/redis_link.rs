@@ -11,7 +11,7 @@ use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, Pipeline, RedisFuture, RedisResult, Value};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
 /// Where Redis is.
@@ -135,7 +135,10 @@ pub struct RedisLink {
     /// Held while connecting, so that concurrent calls wait for one connection.
     connecting: tokio::sync::Mutex<()>,
     /// While set and in the future, calls skip Redis.
-    skip_until: Mutex<Option<Instant>>,
+    /// Milliseconds after `epoch`; `0` means "never skipped". An atomic, not a lock: every
+    /// hold reads it.
+    skip_until_ms: AtomicU64,
+    epoch: Instant,
     degraded: AtomicBool,
     bypassed: AtomicU64,
 }
@@ -148,7 +151,8 @@ impl RedisLink {
             timeout,
             conn: RwLock::new(None),
             connecting: tokio::sync::Mutex::new(()),
-            skip_until: Mutex::new(None),
+            skip_until_ms: AtomicU64::new(0),
+            epoch: Instant::now(),
             degraded: AtomicBool::new(false),
             bypassed: AtomicU64::new(0),
         }
@@ -168,6 +172,10 @@ impl RedisLink {
         self.degraded.load(Ordering::Relaxed)
     }
 
+    fn elapsed_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
     fn current(&self) -> Option<Conn> {
         self.conn.read().expect("connection lock").clone()
     }
@@ -183,11 +191,7 @@ impl RedisLink {
         F: FnOnce(Conn) -> Fut,
         Fut: Future<Output = RedisResult<T>>,
     {
-        let skipping = self
-            .skip_until
-            .lock()
-            .expect("breaker lock")
-            .is_some_and(|until| Instant::now() < until);
+        let skipping = self.skip_until_ms.load(Ordering::Relaxed) > self.elapsed_ms();
         if skipping {
             self.bypassed.fetch_add(1, Ordering::Relaxed);
             return None;
@@ -234,7 +238,10 @@ impl RedisLink {
     /// Opens the breaker and drops the connection: the first call after the pause connects
     /// afresh rather than waiting on a connection that may be half dead.
     fn trip(&self, what: &'static str, error: &str) {
-        *self.skip_until.lock().expect("breaker lock") = Some(Instant::now() + RETRY_AFTER);
+        self.skip_until_ms.store(
+            self.elapsed_ms() + RETRY_AFTER.as_millis() as u64,
+            Ordering::Relaxed,
+        );
         self.conn.write().expect("connection lock").take();
         let bypassed = self.bypassed.fetch_add(1, Ordering::Relaxed) + 1;
         if !self.degraded.swap(true, Ordering::Relaxed) {

@@ -28,6 +28,34 @@ on_both_backends!(
     a_customer_sees_their_bookings_and_what_happened_to_the_money,
 );
 
+/// Holds `seats` for `client` on `app`; the answer must be 201. Returns the hold's JSON.
+async fn hold_on(app: &TestApp, client: &reqwest::Client, showtime: i64, seats: &[&str]) -> Value {
+    let r = client
+        .post(app.url(&format!("/showtimes/{showtime}/holds")))
+        .json(&json!({ "seats": seats }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    r.json().await.unwrap()
+}
+
+/// Checks out `hold` for `client` on `app`, with `key` as the Idempotency-Key if given.
+async fn checkout_on(
+    app: &TestApp,
+    client: &reqwest::Client,
+    hold: &str,
+    key: Option<&str>,
+) -> (StatusCode, reqwest::header::HeaderMap, Value) {
+    let mut request = client.post(app.url(&format!("/holds/{hold}/checkout")));
+    if let Some(key) = key {
+        request = request.header("Idempotency-Key", key);
+    }
+    let r = request.send().await.unwrap();
+    let (status, headers) = (r.status(), r.headers().clone());
+    (status, headers, r.json().await.unwrap())
+}
+
 /// Runs `$body` with `$pool` bound to a pool of the test database's backend; `$sql` turns a
 /// PostgreSQL statement into that backend's dialect.
 macro_rules! on_db {
@@ -82,14 +110,7 @@ async fn shop_with(backend: Backend, hold_ttl: &str, extra: &[(&str, &str)]) -> 
 impl Shop {
     /// Holds `seats` for `client`; returns the hold's JSON.
     async fn hold(&self, client: &reqwest::Client, seats: &[&str]) -> Value {
-        let r = client
-            .post(self.app.url(&format!("/showtimes/{}/holds", self.showtime)))
-            .json(&json!({ "seats": seats }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::CREATED);
-        r.json().await.unwrap()
+        hold_on(&self.app, client, self.showtime, seats).await
     }
 
     async fn checkout(
@@ -98,13 +119,7 @@ impl Shop {
         hold: &str,
         key: Option<&str>,
     ) -> (StatusCode, reqwest::header::HeaderMap, Value) {
-        let mut request = client.post(self.app.url(&format!("/holds/{hold}/checkout")));
-        if let Some(key) = key {
-            request = request.header("Idempotency-Key", key);
-        }
-        let r = request.send().await.unwrap();
-        let (status, headers) = (r.status(), r.headers().clone());
-        (status, headers, r.json().await.unwrap())
+        checkout_on(&self.app, client, hold, key).await
     }
 
     /// The hold's payments as `(status, provider payment id)`, oldest first, and the number of
@@ -427,24 +442,16 @@ async fn only_the_owner_of_a_live_hold_with_enough_time_left_can_check_out(backe
     // A hold of 150 s leaves 30 s once the 2-minute margin is kept: too little to pay.
     let short = shop_with_ttl(&shop, "150").await;
     let carol = short.customer();
-    let r = carol
-        .post(short.url(&format!("/showtimes/{}/holds", shop.showtime)))
-        .json(&json!({ "seats": ["J5"] }))
-        .send()
-        .await
-        .unwrap();
-    let held: Value = r.json().await.unwrap();
-    let r = carol
-        .post(short.url(&format!(
-            "/holds/{}/checkout",
-            held["holdId"].as_str().unwrap()
-        )))
-        .header("Idempotency-Key", "late")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::CONFLICT);
-    assert_eq!(r.json::<Value>().await.unwrap()["code"], "TOO_LITTLE_TIME");
+    let held = hold_on(&short, &carol, shop.showtime, &["J5"]).await;
+    let (status, _, body) = checkout_on(
+        &short,
+        &carol,
+        held["holdId"].as_str().unwrap(),
+        Some("late"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["code"], "TOO_LITTLE_TIME");
 }
 
 /// A second server over the same database and sandbox, with another hold length.
@@ -466,29 +473,21 @@ async fn when_the_gateway_is_down_the_answer_is_503_and_the_key_is_not_kept(back
     let app = TestApp::spawn_with(&db, "600", &[("PAYMENT_GATEWAY_URL", &nowhere)]).await;
     let id = first_showtime(&app.base).await;
     let alice = app.customer();
-    let r = alice
-        .post(app.url(&format!("/showtimes/{id}/holds")))
-        .json(&json!({ "seats": ["A1"] }))
-        .send()
-        .await
-        .unwrap();
-    let hold: Value = r.json().await.unwrap();
+    let hold = hold_on(&app, &alice, id, &["A1"]).await;
     for _ in 0..2 {
-        let r = alice
-            .post(app.url(&format!(
-                "/holds/{}/checkout",
-                hold["holdId"].as_str().unwrap()
-            )))
-            .header("Idempotency-Key", "retry-me")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let (status, headers, body) = checkout_on(
+            &app,
+            &alice,
+            hold["holdId"].as_str().unwrap(),
+            Some("retry-me"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
         assert!(
-            !r.headers().contains_key("idempotent-replayed"),
+            !headers.contains_key("idempotent-replayed"),
             "a 503 is not kept: the retry runs again"
         );
-        assert_eq!(r.json::<Value>().await.unwrap()["code"], "UNAVAILABLE");
+        assert_eq!(body["code"], "UNAVAILABLE");
     }
 }
 

@@ -357,21 +357,46 @@ async fn two_server_processes_share_the_rate_limit(kind: Kind) {
     );
 }
 
+/// A server over a fresh PostgreSQL database whose Redis is the test's own (so that it can be
+/// stopped): the Redis process, its port, its URL, the database and the server.
+struct OwnRedisApp {
+    redis: Running,
+    port: u16,
+    url: String,
+    db: TestDb,
+    app: TestApp,
+}
+
+async fn own_redis_app(extra: &[(&str, &str)]) -> OwnRedisApp {
+    let port = free_port();
+    let redis = own_redis(port);
+    let url = format!("redis://127.0.0.1:{port}");
+    let db = TestDb::new(Backend::Postgres).await;
+    let mut vars = vec![("REDIS_URL", url.as_str())];
+    vars.extend_from_slice(extra);
+    let app = TestApp::spawn_with(&db, "600", &vars).await;
+    OwnRedisApp {
+        redis,
+        port,
+        url,
+        db,
+        app,
+    }
+}
+
 /// Redis goes away in the middle of a crowd holding seats, and comes back: every answer is a 201
 /// or a 409, no seat goes to two holds, holds keep being granted while Redis is down, and the
 /// gate filters again once it is back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn redis_stopped_during_concurrent_holds_no_double_sale_and_the_gate_resumes() {
-    let port = free_port();
-    let mut redis = Some(own_redis(port));
-    let url = format!("redis://127.0.0.1:{port}");
-    let db = TestDb::new(Backend::Postgres).await;
-    let app = TestApp::spawn_with(
-        &db,
-        "600",
-        &[("REDIS_URL", &url), ("REDIS_TIMEOUT_MS", "100")],
-    )
-    .await;
+    let OwnRedisApp {
+        redis,
+        port,
+        db,
+        app,
+        ..
+    } = own_redis_app(&[("REDIS_TIMEOUT_MS", "100")]).await;
+    let mut redis = Some(redis);
     let id = first_showtime(&app.base).await;
     let metrics = app.engine.metrics();
 
@@ -476,11 +501,13 @@ async fn redis_stopped_during_concurrent_holds_no_double_sale_and_the_gate_resum
 /// the same `exclusive` check catches it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn control_a_gate_with_lost_keys_in_front_of_a_blind_write_double_sells() {
-    let port = free_port();
-    let _redis = own_redis(port);
-    let url = format!("redis://127.0.0.1:{port}");
-    let db = TestDb::new(Backend::Postgres).await;
-    let app = TestApp::spawn_with(&db, "600", &[("REDIS_URL", &url)]).await;
+    let OwnRedisApp {
+        redis: _redis,
+        url,
+        db,
+        app,
+        ..
+    } = own_redis_app(&[]).await;
     let showtime = ShowtimeId(first_showtime(&app.base).await);
     let gate = app.engine.gate();
     let seat = [SeatCode::parse("F5").unwrap()];
@@ -524,17 +551,13 @@ async fn control_a_gate_with_lost_keys_in_front_of_a_blind_write_double_sells() 
 /// Redis answers again (SIGCONT) the gate is used again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_redis_is_bypassed_after_its_timeout_and_used_again_when_it_answers() {
-    let port = free_port();
-    let redis = own_redis(port);
+    let OwnRedisApp {
+        redis,
+        db: _db,
+        app,
+        ..
+    } = own_redis_app(&[("REDIS_TIMEOUT_MS", "150")]).await;
     let pid = redis.0.id().to_string();
-    let url = format!("redis://127.0.0.1:{port}");
-    let db = TestDb::new(Backend::Postgres).await;
-    let app = TestApp::spawn_with(
-        &db,
-        "600",
-        &[("REDIS_URL", &url), ("REDIS_TIMEOUT_MS", "150")],
-    )
-    .await;
     let id = first_showtime(&app.base).await;
     let customer = app.customer();
     let metrics = app.engine.metrics();
@@ -601,20 +624,12 @@ async fn a_slow_redis_is_bypassed_after_its_timeout_and_used_again_when_it_answe
 /// With Redis down the rate limit does not vanish: this process keeps counting.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_redis_down_the_rate_limit_is_kept_in_the_process() {
-    let port = free_port();
-    let redis = own_redis(port);
-    let url = format!("redis://127.0.0.1:{port}");
-    let db = TestDb::new(Backend::Postgres).await;
-    let app = TestApp::spawn_with(
-        &db,
-        "600",
-        &[
-            ("REDIS_URL", &url),
-            ("REDIS_TIMEOUT_MS", "100"),
-            ("HOLD_RATE_PER_MINUTE", "5"),
-        ],
-    )
-    .await;
+    let OwnRedisApp {
+        redis,
+        db: _db,
+        app,
+        ..
+    } = own_redis_app(&[("REDIS_TIMEOUT_MS", "100"), ("HOLD_RATE_PER_MINUTE", "5")]).await;
     let id = first_showtime(&app.base).await;
     drop(redis);
     let alice = app.customer();
