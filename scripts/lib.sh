@@ -35,6 +35,19 @@ ensure_rust_tools() {
   fi
 }
 
+TANSU_VERSION=0.6.0
+
+# A Kafka-compatible broker for the relay tests (server/tests/relay.rs), unless KAFKA_BROKERS
+# names a cluster to use instead. Without the dynostore feature its in-memory storage refuses
+# to start.
+ensure_tansu() {
+  [ -n "${KAFKA_BROKERS:-}" ] && return 0
+  if [ "$(tansu --version 2>/dev/null | awk '{print $2}')" != "$TANSU_VERSION" ]; then
+    log "installing tansu $TANSU_VERSION, a Kafka-compatible broker (about 10 minutes, once)"
+    cargo install tansu --version "$TANSU_VERSION" --locked --features dynostore
+  fi
+}
+
 ensure_node_packages() {
   command -v npm >/dev/null || apt_install nodejs npm
   if [ ! -x "$ROOT/end2end/node_modules/.bin/playwright" ] || [ ! -x "$ROOT/end2end/node_modules/.bin/wasm-opt" ] \

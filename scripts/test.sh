@@ -7,6 +7,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 ensure_rust_tools
+ensure_tansu
 ensure_node_packages
 ensure_chromium
 

@@ -3,8 +3,8 @@
 //! handlers call the same implementation, so browser and API clients share one code path.
 
 use crate::domain::{
-    BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, SeatMap, SeatSelection, ShowtimeId,
-    ShowtimeSummary, Ticket,
+    BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, SalesFigure, SeatMap,
+    SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
 };
 use crate::error::InventoryError;
 use std::sync::Arc;
@@ -49,6 +49,9 @@ pub trait Inventory: Send + Sync + 'static {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<Ticket, InventoryError>;
+    /// Sales figures per showtime and day, newest day first (operators only: the HTTP layer
+    /// asks for the operator's credentials before this is reached).
+    async fn sales(&self) -> Result<Vec<SalesFigure>, InventoryError>;
 }
 
 /// The engine as Leptos context carries it.

@@ -61,6 +61,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
                     <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
                     <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
+                    <Route path=path!("/operator/sales") view=pages::SalesPage />
                 </Routes>
             </main>
         </Router>

@@ -63,6 +63,16 @@ pub struct Config {
     /// How customers' browsers and the gateway reach this server (`http://<listen address>`
     /// when unset).
     pub public_url: Option<String>,
+    /// Kafka bootstrap servers (`host:port,…`) for the outbox relay and the consumers; unset:
+    /// booking events go from the outbox to the in-process consumers.
+    pub kafka_brokers: Option<String>,
+    /// The topic booking events go to.
+    pub kafka_topic: String,
+    /// Most outbox events the relay sends in one round.
+    pub relay_batch: i64,
+    /// The operator pages' password (user `operator`). Unset: a random one in the data folder
+    /// in the embedded mode; operator pages off with PostgreSQL.
+    pub operator_password: Option<Secret>,
 }
 
 impl Config {
@@ -162,6 +172,23 @@ impl Config {
                     Some(url.trim_end_matches('/').to_string())
                 }
                 Some(_) => bail!("PUBLIC_URL must start with http:// or https://"),
+            },
+            kafka_brokers: get("KAFKA_BROKERS")
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty()),
+            kafka_topic: match get("KAFKA_TOPIC").filter(|s| !s.trim().is_empty()) {
+                None => "booking-events".into(),
+                Some(t) if t.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) => t,
+                Some(t) => bail!("KAFKA_TOPIC may hold only letters, digits, '.', '_' and '-', not {t:?}"),
+            },
+            operator_password: match get("OPERATOR_PASSWORD").filter(|s| !s.is_empty()) {
+                None => None,
+                Some(p) if p.len() >= 8 => Some(Secret::new(p.into_bytes())),
+                Some(_) => bail!("OPERATOR_PASSWORD must be at least 8 characters"),
+            },
+            relay_batch: match whole("RELAY_BATCH", 100)? {
+                0 => bail!("RELAY_BATCH must be at least 1"),
+                n => n.min(10_000) as i64,
             },
         })
     }

@@ -3,6 +3,7 @@
 //! call it (it implements `app::engine::Inventory`), so there is one code path for every client.
 
 mod checkout;
+pub mod consumers;
 pub mod settlement;
 
 pub use checkout::Payments;
@@ -49,6 +50,8 @@ pub struct Engine {
     payments: Option<Payments>,
     /// Wakes the payment worker when a payment was recorded.
     worker_wake: tokio::sync::Notify,
+    /// Wakes the outbox relay when this process committed a booking event.
+    pub(crate) relay_wake: Arc<tokio::sync::Notify>,
     /// Signs ticket codes (see `with_ticket_key`).
     ticket_key: Vec<u8>,
 }
@@ -108,6 +111,7 @@ impl Engine {
             metrics: HoldMetrics::default(),
             payments: None,
             worker_wake: tokio::sync::Notify::new(),
+            relay_wake: Arc::new(tokio::sync::Notify::new()),
             ticket_key: rand::random::<[u8; 32]>().to_vec(),
         }
     }
@@ -466,6 +470,26 @@ impl Inventory for Engine {
         customer: CustomerId,
     ) -> Result<app::domain::Ticket, InventoryError> {
         Engine::ticket(self, booking, customer).await
+    }
+
+    async fn sales(&self) -> Result<Vec<app::domain::SalesFigure>, InventoryError> {
+        Ok(self
+            .store
+            .sales()
+            .await?
+            .into_iter()
+            .map(|r| app::domain::SalesFigure {
+                day: r.day.format("%Y-%m-%d").to_string(),
+                showtime_id: r.showtime,
+                movie_title: r.movie_title,
+                starts_at: r.starts_at,
+                bookings: r.bookings,
+                seats: r.seats,
+                revenue: r.revenue,
+                refunds: r.refunds,
+                refunded: r.refunded,
+            })
+            .collect())
     }
 
     async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError> {

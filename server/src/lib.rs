@@ -11,6 +11,7 @@ pub mod http;
 pub mod payments;
 pub mod read_model;
 pub mod redis_link;
+pub mod relay;
 pub mod seed;
 pub mod startup;
 pub mod store;

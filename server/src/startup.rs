@@ -64,6 +64,34 @@ fn session_key(config: &Config) -> anyhow::Result<SessionKey> {
     Ok(SessionKey::new(Secret::new(bytes.to_vec())))
 }
 
+/// The operator password: `OPERATOR_PASSWORD`, else (embedded mode) a random one kept in the
+/// data folder, else none (operator pages off).
+fn operator_password(config: &Config) -> anyhow::Result<Option<Secret>> {
+    if let Some(password) = &config.operator_password {
+        return Ok(Some(password.clone()));
+    }
+    if matches!(config.database, Database::Postgres(_)) {
+        tracing::info!("operator pages are off (set OPERATOR_PASSWORD to turn them on)");
+        return Ok(None);
+    }
+    let path = config.data_dir.join("operator.password");
+    let password = match std::fs::read_to_string(&path) {
+        Ok(text) if text.trim().len() >= 8 => text.trim().to_string(),
+        _ => {
+            std::fs::create_dir_all(&config.data_dir)?;
+            let password = hex::encode(rand::random::<[u8; 12]>());
+            std::fs::write(&path, &password)
+                .with_context(|| format!("failed to write {}", path.display()))?;
+            password
+        }
+    };
+    tracing::info!(
+        "operator pages (/operator/sales): user \"operator\", password in {}",
+        path.display()
+    );
+    Ok(Some(Secret::new(password.into_bytes())))
+}
+
 /// Leptos options from `Leptos.toml` when it is in the working folder, else from `LEPTOS_*`
 /// variables; either way `LEPTOS_*` variables win.
 pub fn leptos_options() -> anyhow::Result<LeptosOptions> {
@@ -79,6 +107,7 @@ pub fn leptos_options() -> anyhow::Result<LeptosOptions> {
 pub struct Application {
     pub listener: TcpListener,
     pub engine: Arc<Engine>,
+    relay: Arc<crate::relay::Relay>,
     state: AppState,
 }
 
@@ -139,14 +168,17 @@ impl Application {
             config.reconcile_interval,
             config.reconcile_after,
         );
+        let relay = crate::relay::start(&engine, &config).await?;
         let state = AppState {
             leptos_options: Arc::new(options),
             engine: engine.clone(),
             session,
+            operator: crate::http::operator::OperatorKey::new(operator_password(&config)?),
         };
         Ok(Self {
             listener,
             engine,
+            relay,
             state,
         })
     }
@@ -166,6 +198,7 @@ impl Application {
         axum::serve(listener, app)
             .with_graceful_shutdown(shutdown_signal())
             .await?;
+        self.relay.stop().await;
         Ok(())
     }
 }

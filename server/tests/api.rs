@@ -23,6 +23,7 @@ on_both_backends!(
     pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose,
     the_seat_map_revalidates_with_its_etag_and_follows_changes_at_once,
     without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_is_429,
+    operator_pages_and_reports_need_the_operator_password,
 );
 
 async fn setup(backend: Backend) -> (TestDb, TestApp, i64) {
@@ -635,4 +636,69 @@ async fn without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_i
         StatusCode::CREATED,
         "another customer is not limited by Alice's attempts"
     );
+}
+
+async fn operator_pages_and_reports_need_the_operator_password(backend: Backend) {
+    let (db, app, _) = setup(backend).await;
+    let client = reqwest::Client::new();
+    for path in ["/reports/sales", "/operator/sales"] {
+        for password in [None, Some("wrong password")] {
+            let mut request = client.get(app.url(path));
+            if let Some(password) = password {
+                request = request.basic_auth("operator", Some(password));
+            }
+            let r = request.send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path} {password:?}");
+            assert!(r.headers()["www-authenticate"]
+                .to_str()
+                .unwrap()
+                .starts_with("Basic "));
+            let body: Value = r.json().await.unwrap();
+            assert_eq!(body["code"], "OPERATOR_CREDENTIALS_REQUIRED");
+        }
+    }
+    let r = client
+        .post(app.url("/api/sales_figures"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::UNAUTHORIZED,
+        "the page's server function too"
+    );
+
+    let report = client
+        .get(app.url("/reports/sales"))
+        .basic_auth("operator", Some(OPERATOR_PASSWORD))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(report.status(), StatusCode::OK);
+    assert_eq!(report.json::<Value>().await.unwrap(), json!([]));
+    let page = client
+        .get(app.url("/operator/sales"))
+        .basic_auth("operator", Some(OPERATOR_PASSWORD))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page
+        .text()
+        .await
+        .unwrap()
+        .contains("data-test=\"sales-page\""));
+
+    // PostgreSQL without OPERATOR_PASSWORD: operator pages are off, and say how to turn them on.
+    if backend == Backend::Postgres {
+        let off = TestApp::spawn_with(&db, "600", &[("OPERATOR_PASSWORD", "")]).await;
+        let r = client.get(off.url("/reports/sales")).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        let body: Value = r.json().await.unwrap();
+        assert!(body["error"]
+            .as_str()
+            .unwrap()
+            .contains("OPERATOR_PASSWORD"));
+    }
 }

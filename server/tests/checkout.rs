@@ -211,6 +211,47 @@ impl Shop {
         }
     }
 
+    /// Waits until the booking's ticket is issued; the booking as its customer sees it.
+    async fn ticket_issued(&self, client: &reqwest::Client, booking: &str) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let view = get_json(client, self.app.url(&format!("/bookings/{booking}"))).await;
+            if !view["ticketIssuedAt"].is_null() || std::time::Instant::now() > deadline {
+                return view;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Waits until the operator's sales report has a row of this showtime that `ready` accepts.
+    async fn sales_row(&self, ready: impl Fn(&Value) -> bool) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let report: Value = reqwest::Client::new()
+                .get(self.app.url("/reports/sales"))
+                .basic_auth("operator", Some(OPERATOR_PASSWORD))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let row = report
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["showtimeId"] == self.showtime)
+                .cloned();
+            match row {
+                Some(row) if ready(&row) => return row,
+                _ if std::time::Instant::now() > deadline => {
+                    panic!("no such sales row: {report}")
+                }
+                _ => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+            }
+        }
+    }
+
     /// How many outbox events of `kind` the booking has.
     async fn events(&self, booking: &str, kind: &str) -> usize {
         let id = uuid::Uuid::parse_str(booking).unwrap();
@@ -647,6 +688,28 @@ async fn a_paid_hold_becomes_a_confirmed_booking_with_its_seats_booked(backend: 
         .find(|s| s["code"] == "D3")
         .unwrap();
     assert_eq!(d3["status"], "BOOKED");
+
+    // After the confirmation, the consumers: the ticket is issued and the sale counted.
+    let view = shop.ticket_issued(&alice, booking).await;
+    assert!(view["ticketIssuedAt"].is_string(), "{view}");
+    let code = shop
+        .text(
+            "select code from ticket where booking_id = $1",
+            uuid::Uuid::parse_str(booking).unwrap(),
+        )
+        .await
+        .expect("ticket record");
+    let door: Value = reqwest::get(shop.app.url(&format!("/tickets/{code}")))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(door["valid"], true);
+    let sales = shop.sales_row(|row| row["bookings"] == 1).await;
+    assert_eq!(sales["seats"], 2);
+    assert_eq!(sales["revenue"], checkout["amount"]);
+    assert_eq!(sales["refunds"], 0);
 }
 
 async fn a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once(backend: Backend) {
@@ -674,6 +737,17 @@ async fn a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once
     assert_eq!(shop.events(booking, "BookingConfirmed").await, 0);
     let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
     assert_ne!(stored["D7"].0, "BOOKED");
+    // The sales figures count the refund and no sale; no ticket was issued.
+    let sales = shop.sales_row(|row| row["refunds"] == 1).await;
+    assert_eq!(sales["refunded"], checkout["amount"]);
+    assert_eq!(sales["bookings"], 0);
+    let ticket = shop
+        .text(
+            "select code from ticket where booking_id = $1",
+            uuid::Uuid::parse_str(booking).unwrap(),
+        )
+        .await;
+    assert_eq!(ticket, None);
 }
 
 async fn a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_them(

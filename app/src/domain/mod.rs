@@ -12,7 +12,7 @@ pub use ids::{BookingId, CustomerId, HoldId, ShowtimeId};
 pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{
-    BookingView, Checkout, Hold, PaymentView, PriceCategory, Seat, SeatChange, SeatMap, SeatStatus,
-    ShowtimeSummary, Ticket,
+    BookingView, Checkout, Hold, PaymentView, PriceCategory, SalesFigure, Seat, SeatChange,
+    SeatMap, SeatStatus, ShowtimeSummary, Ticket,
 };
 pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};

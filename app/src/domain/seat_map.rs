@@ -138,6 +138,30 @@ pub struct BookingView {
     pub updated_at: DateTime<Utc>,
     /// Oldest first.
     pub payments: Vec<PaymentView>,
+    /// When the ticket of a confirmed booking was issued (by the ticket consumer, shortly after
+    /// the confirmation); `None` until then.
+    #[serde(default)]
+    pub ticket_issued_at: Option<DateTime<Utc>>,
+}
+
+/// Sales figures of one showtime on one day (venue time), kept by the sales consumer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SalesFigure {
+    /// `YYYY-MM-DD`, venue time.
+    pub day: String,
+    pub showtime_id: ShowtimeId,
+    pub movie_title: String,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub starts_at: DateTime<Utc>,
+    /// Confirmed bookings.
+    pub bookings: i64,
+    pub seats: i64,
+    /// In won.
+    pub revenue: i64,
+    pub refunds: i64,
+    /// In won.
+    pub refunded: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! `/my-bookings/:id`: where the customer lands after the payment page. It shows the booking as
-//! PENDING until the payment is settled (asked again every second, without reloading), then the
-//! ticket — seats, showtime, price and a QR code with a signed code, printable — or why the
+//! PENDING until the payment is settled and the ticket issued (asked again every second, without
+//! reloading), then the ticket — seats, showtime, price and a QR code with a signed code, printable — or why the
 //! booking failed and the refund. Back from a declined payment it returns to the hold.
 //! `/my-bookings`: the customer's bookings.
 
@@ -49,7 +49,11 @@ pub fn BookingPage() -> impl IntoView {
                             view! { <Redirect path=to /> }.into_any()
                         }
                         Ok(b) => {
-                            pending.set(b.status == "PENDING");
+                            // Confirmed but not yet issued: the ticket consumer is a moment behind.
+                            pending.set(
+                                b.status == "PENDING"
+                                    || (b.status == "CONFIRMED" && b.ticket_issued_at.is_none()),
+                            );
                             booking_view(b).into_any()
                         }
                         Err(e) => {
@@ -75,6 +79,7 @@ fn status_text(lang: Lang, b: &BookingView) -> String {
         }
     };
     match b.status.as_str() {
+        "CONFIRMED" if b.ticket_issued_at.is_none() => tr!(lang, "booking.issuing"),
         "CONFIRMED" => tr!(lang, "booking.confirmed"),
         "FAILED" => {
             let reason = b.failure_reason.clone().unwrap_or_default();
@@ -97,7 +102,7 @@ fn booking_view(b: BookingView) -> impl IntoView {
     let lang = use_lang();
     let seats = crate::seating::reading_order(b.seats.iter().map(String::as_str)).join(", ");
     let when = b.starts_at;
-    let confirmed = b.status == "CONFIRMED";
+    let issued = b.status == "CONFIRMED" && b.ticket_issued_at.is_some();
     let id = b.booking_id.0.to_string();
     let amount = b.amount;
     let status = b.status.clone();
@@ -113,7 +118,7 @@ fn booking_view(b: BookingView) -> impl IntoView {
             <p data-test="booking-seats">{move || tr!(lang.get(), "booking.seats", seats = seats.clone())}</p>
             <p>{move || tr!(lang.get(), "booking.total", total = price(lang.get(), amount))}</p>
         </div>
-        {confirmed.then(|| view! { <TicketView booking_id=id /> })}
+        {issued.then(|| view! { <TicketView booking_id=id /> })}
     }
 }
 

@@ -8,6 +8,7 @@ mod get_booking;
 mod get_seat_map;
 mod hold_seats;
 mod list_showtimes;
+mod sales_figures;
 
 pub use cancel_hold::*;
 pub use checkout_hold::*;
@@ -16,3 +17,4 @@ pub use get_booking::*;
 pub use get_seat_map::*;
 pub use hold_seats::*;
 pub use list_showtimes::*;
+pub use sales_figures::*;

@@ -197,7 +197,13 @@ impl Engine {
 
     async fn booking_view(&self, record: BookingRecord) -> Result<BookingView, InventoryError> {
         let layout = self.layout(record.showtime).await?;
+        let ticket_issued_at = if record.status == "CONFIRMED" {
+            self.store.issued_ticket(record.id).await?.map(|(_, at)| at)
+        } else {
+            None
+        };
         Ok(BookingView {
+            ticket_issued_at,
             booking_id: record.id,
             status: record.status,
             showtime_id: record.showtime,
@@ -287,7 +293,10 @@ impl Engine {
         if view.status != "CONFIRMED" {
             return Err(InventoryError::TicketNotReady);
         }
-        let code = self.ticket_code(booking);
+        // Issued by the ticket consumer after the confirmation (a moment later).
+        let Some((code, _)) = self.store.issued_ticket(booking).await? else {
+            return Err(InventoryError::TicketNotReady);
+        };
         let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| {
             tracing::error!(error = %e, "QR code not made");
             InventoryError::Unavailable
@@ -305,6 +314,10 @@ impl Engine {
         let booking = self
             .verify_ticket(code)
             .ok_or(InventoryError::BookingNotFound)?;
+        // A code that verifies but was never issued (no confirmed booking behind it) is unknown.
+        if self.store.issued_ticket(booking).await?.is_none() {
+            return Err(InventoryError::BookingNotFound);
+        }
         let record = self
             .store
             .bookings(BookingFilter::One(booking))

@@ -50,6 +50,7 @@ impl Engine {
                     .store
                     .settle_payment(item.id, item.booking, payment_id, self.clock.now())
                     .await?;
+                self.relay_wake.notify_one();
                 match settlement {
                     Settlement::Confirmed { showtime, seats } => {
                         tracing::info!(booking = %item.booking.0, "booking confirmed");
@@ -87,6 +88,7 @@ impl Engine {
                 self.store
                     .finish_refund(item.id, item.booking, payment_id, &refund.refund_id)
                     .await?;
+                self.relay_wake.notify_one();
                 tracing::info!(booking = %item.booking.0, refund = %refund.refund_id, "refund issued");
             }
             other => tracing::error!(kind = other, "unexpected outbox event"),

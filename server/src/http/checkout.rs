@@ -180,3 +180,13 @@ pub async fn ticket(State(state): State<AppState>, Path(code): Path<String>) -> 
         Err(e) => ApiError::from(e).into_response(),
     }
 }
+
+/// `GET /reports/sales`: the sales figures per day and showtime (operator only; see
+/// `operator.rs`).
+pub async fn sales_report(State(state): State<AppState>) -> Response {
+    use app::engine::Inventory;
+    match state.engine.sales().await {
+        Ok(rows) => axum::Json(rows).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}

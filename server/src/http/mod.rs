@@ -5,6 +5,7 @@ pub mod error;
 mod handlers;
 pub mod json;
 mod live;
+pub mod operator;
 pub mod session;
 
 use crate::engine::Engine;
@@ -24,6 +25,7 @@ pub struct AppState {
     pub leptos_options: Arc<LeptosOptions>,
     pub engine: Arc<Engine>,
     pub session: SessionKey,
+    pub operator: operator::OperatorKey,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -60,6 +62,7 @@ pub fn router(state: AppState) -> Router {
         .route("/bookings", get(checkout::bookings))
         .route("/bookings/{id}", get(checkout::booking))
         .route("/tickets/{code}", get(checkout::ticket))
+        .route("/reports/sales", get(checkout::sales_report))
         .route(
             "/payments/callback",
             post(checkout::payment_callback).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
@@ -71,6 +74,10 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.session.clone(),
             session::middleware,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.operator.clone(),
+            operator::middleware,
         ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)

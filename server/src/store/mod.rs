@@ -417,6 +417,89 @@ pub trait Store: Send + Sync + 'static {
         starts_at: DateTime<Utc>,
     ) -> Result<ShowtimeId, StoreError>;
     async fn hall_count(&self) -> Result<i64, StoreError>;
+
+    /// Takes the relay lease `name` for `owner`, or renews it when `owner` has it; `false` when
+    /// another owner's lease has not run out.
+    async fn take_relay_lease(
+        &self,
+        name: &str,
+        owner: &str,
+        lease: Duration,
+    ) -> Result<bool, StoreError>;
+    /// Gives the lease up (a relay stopping), so a standby takes over at once.
+    async fn drop_relay_lease(&self, name: &str, owner: &str) -> Result<(), StoreError>;
+    /// Up to `limit` committed, unpublished events of the published types, oldest first.
+    async fn unpublished_events(&self, limit: i64) -> Result<Vec<OutboxEvent>, StoreError>;
+    /// Marks these events published — only while `owner` still holds the lease `name` (a relay
+    /// that lost its lease leaves them to the new holder, which sends them again). How many
+    /// were marked.
+    async fn mark_published(&self, name: &str, owner: &str, ids: &[i64])
+        -> Result<u64, StoreError>;
+    /// Committed events of the published types still waiting for the relay.
+    async fn unpublished_count(&self) -> Result<i64, StoreError>;
+
+    /// Applies one consumer's effect of an event together with the record that `consumer`
+    /// applied `event_id`; `false` (and nothing changed) when it had been applied before.
+    async fn apply_event(
+        &self,
+        consumer: &str,
+        event_id: &str,
+        effect: &ConsumerEffect,
+    ) -> Result<bool, StoreError>;
+    /// The ticket issued for a booking: its code and when it was issued.
+    async fn issued_ticket(
+        &self,
+        booking: BookingId,
+    ) -> Result<Option<(String, DateTime<Utc>)>, StoreError>;
+    /// Sales figures per showtime and day, newest day first.
+    async fn sales(&self) -> Result<Vec<SalesRow>, StoreError>;
+}
+
+/// The types of outbox event the relay publishes (payment events stay inside).
+pub const PUBLISHED_EVENTS: [&str; 3] = ["BookingConfirmed", "BookingFailed", "RefundIssued"];
+
+/// A committed outbox event on its way to the broker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutboxEvent {
+    pub id: i64,
+    /// The booking: the message key.
+    pub key: BookingId,
+    pub event_type: String,
+    /// Versioned JSON with an event id (see `booking_event`).
+    pub payload: String,
+}
+
+/// What one consumer does with one event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConsumerEffect {
+    /// Nothing for this consumer (the event is still recorded as seen).
+    Nothing,
+    /// The ticket of a confirmed booking.
+    IssueTicket { booking: BookingId, code: String },
+    /// Added to the sales figures of a showtime on a day.
+    Sales {
+        showtime: ShowtimeId,
+        day: chrono::NaiveDate,
+        bookings: i64,
+        seats: i64,
+        revenue: i64,
+        refunds: i64,
+        refunded: i64,
+    },
+}
+
+/// Sales figures of one showtime on one day (venue time).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalesRow {
+    pub showtime: ShowtimeId,
+    pub movie_title: String,
+    pub starts_at: DateTime<Utc>,
+    pub day: chrono::NaiveDate,
+    pub bookings: i64,
+    pub seats: i64,
+    pub revenue: i64,
+    pub refunds: i64,
+    pub refunded: i64,
 }
 
 /// Why a cancel that released nothing was refused: the hold's recorded owner decides between
@@ -550,6 +633,7 @@ fn booking_event(kind: &str, booking: uuid::Uuid, extra: serde_json::Value) -> S
         "eventId": uuid::Uuid::new_v4(),
         "type": kind,
         "bookingId": booking,
+        "occurredAt": Utc::now(),
     });
     if let (Some(payload), serde_json::Value::Object(extra)) = (payload.as_object_mut(), extra) {
         payload.extend(extra);

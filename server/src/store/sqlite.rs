@@ -654,7 +654,7 @@ impl Store for SqliteStore {
             .bind(wall)
             .execute(&mut *tx)
             .await?;
-            let extra = serde_json::json!({ "paymentId": payment_id, "amount": amount, "reason": LAPSED_REASON });
+            let extra = serde_json::json!({ "showtimeId": showtime, "paymentId": payment_id, "amount": amount, "reason": LAPSED_REASON });
             for kind in ["BookingFailed", "RefundDue"] {
                 sqlx::query(outbox)
                     .bind(booking.0)
@@ -694,7 +694,7 @@ impl Store for SqliteStore {
         .fetch_optional(&mut *tx)
         .await?;
         if let Some(amount) = amount {
-            let extra = serde_json::json!({ "paymentId": payment_id, "refundId": refund_id, "amount": amount });
+            let extra = serde_json::json!({ "showtimeId": refund_showtime(&mut tx, booking).await?, "paymentId": payment_id, "refundId": refund_id, "amount": amount });
             sqlx::query(
                 "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
                  values (?1, 'RefundIssued', ?2, ?3, ?3)",
@@ -972,4 +972,213 @@ impl Store for SqliteStore {
             .fetch_one(&self.read)
             .await?)
     }
+
+    async fn take_relay_lease(
+        &self,
+        name: &str,
+        owner: &str,
+        lease: Duration,
+    ) -> Result<bool, StoreError> {
+        let now = millis(Utc::now());
+        let taken: Option<String> = sqlx::query_scalar(
+            "insert into relay_lease (name, owner, expires_at) values (?1, ?2, ?3 + ?4)
+             on conflict (name) do update
+                set owner = excluded.owner, expires_at = excluded.expires_at
+              where relay_lease.owner = excluded.owner or relay_lease.expires_at < ?3
+             returning owner",
+        )
+        .bind(name)
+        .bind(owner)
+        .bind(now)
+        .bind(lease.as_millis() as i64)
+        .fetch_optional(&self.write)
+        .await?;
+        Ok(taken.is_some())
+    }
+
+    async fn drop_relay_lease(&self, name: &str, owner: &str) -> Result<(), StoreError> {
+        sqlx::query("delete from relay_lease where name = ?1 and owner = ?2")
+            .bind(name)
+            .bind(owner)
+            .execute(&self.write)
+            .await?;
+        Ok(())
+    }
+
+    async fn unpublished_events(&self, limit: i64) -> Result<Vec<OutboxEvent>, StoreError> {
+        let rows: Vec<(i64, uuid::Uuid, String, String)> = sqlx::query_as(
+            "select id, aggregate_id, event_type, payload from outbox
+              where published_at is null
+                and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued')
+              order by id limit ?1",
+        )
+        .bind(limit)
+        .fetch_all(&self.read)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, key, event_type, payload)| OutboxEvent {
+                id,
+                key: BookingId(key),
+                event_type,
+                payload,
+            })
+            .collect())
+    }
+
+    async fn mark_published(
+        &self,
+        name: &str,
+        owner: &str,
+        ids: &[i64],
+    ) -> Result<u64, StoreError> {
+        let now = millis(Utc::now());
+        Ok(sqlx::query(
+            "update outbox set published_at = ?3
+              where id in (select value from json_each(?4)) and published_at is null
+                and exists (select 1 from relay_lease
+                             where name = ?1 and owner = ?2 and expires_at >= ?3)",
+        )
+        .bind(name)
+        .bind(owner)
+        .bind(now)
+        .bind(serde_json::to_string(ids).expect("numbers serialise"))
+        .execute(&self.write)
+        .await?
+        .rows_affected())
+    }
+
+    async fn unpublished_count(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar(
+            "select count(*) from outbox
+              where published_at is null
+                and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued')",
+        )
+        .fetch_one(&self.read)
+        .await?)
+    }
+
+    async fn apply_event(
+        &self,
+        consumer: &str,
+        event_id: &str,
+        effect: &ConsumerEffect,
+    ) -> Result<bool, StoreError> {
+        let now = millis(Utc::now());
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let first = sqlx::query(
+            "insert into consumed_event (consumer, event_id, consumed_at) values (?1, ?2, ?3)
+             on conflict do nothing",
+        )
+        .bind(consumer)
+        .bind(event_id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if !first {
+            return Ok(false);
+        }
+        match effect {
+            ConsumerEffect::Nothing => {}
+            ConsumerEffect::IssueTicket { booking, code } => {
+                sqlx::query(
+                    "insert into ticket (booking_id, code, issued_at) values (?1, ?2, ?3)
+                     on conflict (booking_id) do nothing",
+                )
+                .bind(booking.0)
+                .bind(code)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            ConsumerEffect::Sales {
+                showtime,
+                day,
+                bookings,
+                seats,
+                revenue,
+                refunds,
+                refunded,
+            } => {
+                sqlx::query(
+                    "insert into sales_daily
+                        (showtime_id, day, bookings, seats, revenue_krw, refunds, refunded_krw)
+                     values (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     on conflict (showtime_id, day) do update
+                        set bookings = sales_daily.bookings + excluded.bookings,
+                            seats = sales_daily.seats + excluded.seats,
+                            revenue_krw = sales_daily.revenue_krw + excluded.revenue_krw,
+                            refunds = sales_daily.refunds + excluded.refunds,
+                            refunded_krw = sales_daily.refunded_krw + excluded.refunded_krw",
+                )
+                .bind(showtime.0)
+                .bind(day.format("%Y-%m-%d").to_string())
+                .bind(bookings)
+                .bind(seats)
+                .bind(revenue)
+                .bind(refunds)
+                .bind(refunded)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn issued_ticket(
+        &self,
+        booking: BookingId,
+    ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
+        let row: Option<(String, i64)> =
+            sqlx::query_as("select code, issued_at from ticket where booking_id = ?1")
+                .bind(booking.0)
+                .fetch_optional(&self.read)
+                .await?;
+        row.map(|(code, at)| Ok((code, from_millis(at)?)))
+            .transpose()
+    }
+
+    async fn sales(&self) -> Result<Vec<SalesRow>, StoreError> {
+        type Row = (i64, String, i64, String, i64, i64, i64, i64, i64);
+        let rows: Vec<Row> = sqlx::query_as(
+            "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.bookings, d.seats,
+                    d.revenue_krw, d.refunds, d.refunded_krw
+               from sales_daily d join showtime s on s.id = d.showtime_id
+              order by d.day desc, s.starts_at, d.showtime_id",
+        )
+        .fetch_all(&self.read)
+        .await?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(SalesRow {
+                    showtime: ShowtimeId(r.0),
+                    movie_title: r.1,
+                    starts_at: from_millis(r.2)?,
+                    day: chrono::NaiveDate::parse_from_str(&r.3, "%Y-%m-%d")
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    bookings: r.4,
+                    seats: r.5,
+                    revenue: r.6,
+                    refunds: r.7,
+                    refunded: r.8,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The showtime of a refunded booking (named in `RefundIssued`).
+async fn refund_showtime(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    booking: BookingId,
+) -> Result<i64, StoreError> {
+    Ok(
+        sqlx::query_scalar("select showtime_id from booking where id = ?1")
+            .bind(booking.0)
+            .fetch_one(&mut **tx)
+            .await?,
+    )
 }

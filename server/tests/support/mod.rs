@@ -281,6 +281,7 @@ impl TestApp {
             ("SWEEP_INTERVAL_SECONDS", "1".to_string()),
             ("HOLD_RATE_PER_MINUTE", "0".to_string()),
             ("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET.to_string()),
+            ("OPERATOR_PASSWORD", OPERATOR_PASSWORD.to_string()),
         ]
         .into_iter()
         .collect();
@@ -546,6 +547,9 @@ impl Drop for OwnCluster {
 fn rand_port_offset() -> u16 {
     (Uuid::new_v4().as_u128() % 9000) as u16
 }
+
+/// The operator password of test servers (user `operator`).
+pub const OPERATOR_PASSWORD: &str = "the tests' operator password";
 
 /// The webhook secret the test sandboxes and servers share.
 pub const SANDBOX_SECRET: &str = "the tests' payment webhook secret";

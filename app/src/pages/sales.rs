@@ -1,0 +1,78 @@
+//! `/operator/sales`: the operator's sales figures per day and showtime — confirmed bookings,
+//! seats, revenue, refunds — as the sales consumer keeps them from booking events. The server
+//! asks for the operator's password (HTTP Basic) before this page or its data is served.
+
+use crate::domain::SalesFigure;
+use crate::format::{price, showtime_when, thousands};
+use crate::i18n::{error_text, use_lang};
+use crate::serverfns::sales_figures;
+use crate::tr;
+use leptos::prelude::*;
+
+#[component]
+pub fn SalesPage() -> impl IntoView {
+    let lang = use_lang();
+    let figures = Resource::new(|| (), |_| sales_figures());
+    view! {
+        <section class="sales-page" data-test="sales-page">
+            <h1>{move || tr!(lang.get(), "sales.heading")}</h1>
+            <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || Suspend::new(async move {
+                    match figures.await {
+                        Ok(rows) if rows.is_empty() => {
+                            view! { <p data-test="sales-empty">{move || tr!(lang.get(), "sales.none")}</p> }.into_any()
+                        }
+                        Ok(rows) => {
+                            let total = |f: fn(&SalesFigure) -> i64| rows.iter().map(f).sum::<i64>();
+                            let (bookings, seats, revenue, refunded) = (
+                                total(|r| r.bookings),
+                                total(|r| r.seats),
+                                total(|r| r.revenue),
+                                total(|r| r.refunded),
+                            );
+                            view! {
+                                <table class="sales" data-test="sales-table">
+                                    <thead>
+                                        <tr>
+                                            <th scope="col">{move || tr!(lang.get(), "sales.day")}</th>
+                                            <th scope="col">{move || tr!(lang.get(), "sales.showtime")}</th>
+                                            <th scope="col" class="num">{move || tr!(lang.get(), "sales.bookings")}</th>
+                                            <th scope="col" class="num">{move || tr!(lang.get(), "sales.seats")}</th>
+                                            <th scope="col" class="num">{move || tr!(lang.get(), "sales.revenue")}</th>
+                                            <th scope="col" class="num">{move || tr!(lang.get(), "sales.refunds")}</th>
+                                        </tr>
+                                    </thead>
+                                    <tbody>
+                                        {rows.into_iter().map(|r| {
+                                            let when = r.starts_at;
+                                            view! {
+                                                <tr data-test="sales-row" data-showtime=r.showtime_id.0.to_string()>
+                                                    <td>{r.day.clone()}</td>
+                                                    <td>{r.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</td>
+                                                    <td class="num" data-test="sales-bookings">{thousands(r.bookings)}</td>
+                                                    <td class="num" data-test="sales-seats">{thousands(r.seats)}</td>
+                                                    <td class="num" data-test="sales-revenue">{move || price(lang.get(), r.revenue)}</td>
+                                                    <td class="num">{thousands(r.refunds)} " · " {move || price(lang.get(), r.refunded)}</td>
+                                                </tr>
+                                            }
+                                        }).collect_view()}
+                                    </tbody>
+                                    <tfoot>
+                                        <tr>
+                                            <th scope="row" colspan="2">{move || tr!(lang.get(), "sales.total")}</th>
+                                            <td class="num">{thousands(bookings)}</td>
+                                            <td class="num">{thousands(seats)}</td>
+                                            <td class="num">{move || price(lang.get(), revenue)}</td>
+                                            <td class="num">{move || price(lang.get(), refunded)}</td>
+                                        </tr>
+                                    </tfoot>
+                                </table>
+                            }.into_any()
+                        }
+                        Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}

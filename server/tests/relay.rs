@@ -1,0 +1,565 @@
+//! The outbox relay to Kafka and the consumers behind it (issue 7), against a real
+//! Kafka-compatible broker (`tansu`, started by each test on a free port; `KAFKA_BROKERS` names
+//! an existing cluster instead, except for the test that stops the broker) and PostgreSQL.
+//! The consumers' idempotency runs on both stores.
+
+#[macro_use]
+mod support;
+
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::Message;
+use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+use serde_json::{json, Value};
+use server::engine::consumers::{SALES, TICKETS};
+use server::relay::{KafkaSink, Relay};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use support::*;
+
+on_both_backends!(a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time);
+
+/// A broker of the test's own (`tansu` in memory) on `port`; stopped when dropped.
+fn own_broker(port: u16) -> Running {
+    let url = format!("tcp://127.0.0.1:{port}");
+    let child = std::process::Command::new(std::env::var("TANSU").unwrap_or("tansu".into()))
+        .args([
+            "broker",
+            "--listener-url",
+            &url,
+            "--advertised-listener-url",
+            &url,
+            "--storage-engine",
+            "memory://tansu/",
+        ])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("tansu on PATH (scripts/test.sh installs it)");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "tansu on {port} did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Running(child)
+}
+
+/// `KAFKA_BROKERS` when set, else a broker of the test's own (kept alive by the returned guard).
+fn brokers() -> (String, Option<Running>) {
+    match std::env::var("KAFKA_BROKERS") {
+        Ok(brokers) if !brokers.trim().is_empty() => (brokers, None),
+        _ => {
+            let port = free_port();
+            (format!("127.0.0.1:{port}"), Some(own_broker(port)))
+        }
+    }
+}
+
+/// A topic name no other test uses.
+fn fresh_topic() -> String {
+    format!("booking-events-{}", uuid::Uuid::new_v4().simple())
+}
+
+/// One message as read back from the topic.
+#[derive(Debug, Clone)]
+struct Received {
+    key: String,
+    event_id: String,
+    seq: i64,
+}
+
+/// Reads `topic` from the beginning of every partition until at least `want` messages came and
+/// nothing more arrived for a second, or `within` passed. Messages of one key are in their
+/// partition's order.
+async fn read_topic(brokers: &str, topic: &str, want: usize, within: Duration) -> Vec<Received> {
+    let (brokers, topic) = (brokers.to_string(), topic.to_string());
+    tokio::task::spawn_blocking(move || {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", &brokers)
+            .set("group.id", format!("reader-{}", uuid::Uuid::new_v4()))
+            .set("enable.auto.commit", "false")
+            .create()
+            .unwrap();
+        let deadline = Instant::now() + within;
+        let partitions = loop {
+            let found = consumer
+                .fetch_metadata(Some(&topic), Duration::from_secs(5))
+                .ok()
+                .and_then(|m| {
+                    m.topics()
+                        .first()
+                        .map(|t| t.partitions().iter().map(|p| p.id()).collect::<Vec<_>>())
+                })
+                .unwrap_or_default();
+            if !found.is_empty() || Instant::now() > deadline {
+                break found;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        let mut list = TopicPartitionList::new();
+        for p in &partitions {
+            list.add_partition_offset(&topic, *p, Offset::Beginning)
+                .unwrap();
+        }
+        consumer.assign(&list).unwrap();
+        let mut out = Vec::new();
+        let mut last_new = Instant::now();
+        while Instant::now() < deadline {
+            if out.len() >= want && last_new.elapsed() > Duration::from_secs(1) {
+                break;
+            }
+            if let Some(Ok(m)) = consumer.poll(Duration::from_millis(100)) {
+                let payload: Value = serde_json::from_slice(m.payload().unwrap()).unwrap();
+                out.push(Received {
+                    key: String::from_utf8(m.key().unwrap().to_vec()).unwrap(),
+                    event_id: payload["eventId"].as_str().unwrap().to_string(),
+                    seq: payload["seq"].as_i64().unwrap_or(-1),
+                });
+                last_new = Instant::now();
+            }
+        }
+        out
+    })
+    .await
+    .unwrap()
+}
+
+/// Writes `n` committed outbox events (`kind`), cycling over `keys` booking ids, each with a
+/// fresh event id and `seq` = its position; returns the event ids in order.
+async fn write_events(
+    pool: &sqlx::PgPool,
+    kind: &str,
+    n: usize,
+    keys: &[uuid::Uuid],
+    extra: Value,
+) -> Vec<String> {
+    let mut tx = pool.begin().await.unwrap();
+    let mut ids = Vec::with_capacity(n);
+    for i in 0..n {
+        let key = keys[i % keys.len()];
+        let event_id = uuid::Uuid::new_v4().to_string();
+        let mut payload = json!({
+            "version": 1, "eventId": event_id, "type": kind, "bookingId": key, "seq": i,
+            "occurredAt": "2026-11-30T03:00:00Z",
+        });
+        payload
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        sqlx::query(
+            "insert into outbox (aggregate_id, event_type, payload) values ($1, $2, $3::jsonb)",
+        )
+        .bind(key)
+        .bind(kind)
+        .bind(payload.to_string())
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+        ids.push(event_id);
+    }
+    tx.commit().await.unwrap();
+    ids
+}
+
+fn keys(n: usize) -> Vec<uuid::Uuid> {
+    (0..n).map(|_| uuid::Uuid::new_v4()).collect()
+}
+
+/// Every event in `written` is on the topic; the first time each key's events appear they are
+/// in the order they were written; no event twice (`duplicates_allowed` = false). Err says what
+/// is wrong.
+fn check_delivery(
+    received: &[Received],
+    written: &[String],
+    duplicates_allowed: bool,
+) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    let mut duplicates = 0;
+    let mut last_seq: HashMap<&str, i64> = HashMap::new();
+    for m in received {
+        if !seen.insert(m.event_id.as_str()) {
+            duplicates += 1;
+            continue;
+        }
+        let last = last_seq.entry(m.key.as_str()).or_insert(-1);
+        if m.seq <= *last {
+            return Err(format!(
+                "key {}: event {} (seq {}) after seq {}",
+                m.key, m.event_id, m.seq, last
+            ));
+        }
+        *last = m.seq;
+    }
+    let missing = written
+        .iter()
+        .filter(|id| !seen.contains(id.as_str()))
+        .count();
+    if missing > 0 {
+        return Err(format!(
+            "{missing} of {} events never arrived",
+            written.len()
+        ));
+    }
+    if duplicates > 0 && !duplicates_allowed {
+        return Err(format!("{duplicates} events arrived twice"));
+    }
+    Ok(())
+}
+
+async fn wait_until<F, Fut>(what: &str, within: Duration, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + within;
+    while !check().await {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn unpublished(db: &TestDb) -> i64 {
+    db.store.unpublished_count().await.unwrap()
+}
+
+fn pg(db: &TestDb) -> sqlx::PgPool {
+    sqlx::PgPool::connect_lazy(&db.url).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn committed_events_reach_the_topic_keyed_by_booking_and_rolled_back_ones_never_do() {
+    let (brokers, _broker) = brokers();
+    let topic = fresh_topic();
+    let db = TestDb::new(Backend::Postgres).await;
+    let app = TestApp::spawn_with(
+        &db,
+        "600",
+        &[("KAFKA_BROKERS", &brokers), ("KAFKA_TOPIC", &topic)],
+    )
+    .await;
+    let pool = pg(&db);
+    let keys = keys(5);
+    let written = write_events(&pool, "BookingFailed", 40, &keys, json!({})).await;
+    // A transaction that wrote an event and then rolled back.
+    let mut tx = pool.begin().await.unwrap();
+    sqlx::query(
+        "insert into outbox (aggregate_id, event_type, payload) values ($1, 'BookingFailed', $2::jsonb)",
+    )
+    .bind(keys[0])
+    .bind(json!({"version": 1, "eventId": "rolled-back", "type": "BookingFailed", "bookingId": keys[0], "seq": 1000}).to_string())
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    tx.rollback().await.unwrap();
+
+    let received = read_topic(&brokers, &topic, 40, Duration::from_secs(30)).await;
+    check_delivery(&received, &written, false).unwrap();
+    assert_eq!(received.len(), 40);
+    assert!(received.iter().all(|m| m.event_id != "rolled-back"));
+    for m in &received {
+        assert!(
+            keys.iter().any(|k| k.to_string() == m.key),
+            "keyed by booking id"
+        );
+    }
+    wait_until(
+        "the outbox marked published",
+        Duration::from_secs(10),
+        || async { unpublished(&db).await == 0 },
+    )
+    .await;
+    // The consumers read them as their own groups and recorded each once.
+    wait_until(
+        "both consumers to see every event",
+        Duration::from_secs(30),
+        || async {
+            let n: i64 = sqlx::query_scalar("select count(*) from consumed_event")
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+            n == 80
+        },
+    )
+    .await;
+    drop(app);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_relay_killed_mid_batch_loses_nothing_and_the_consumers_absorb_the_repeats() {
+    let (brokers, _broker) = brokers();
+    let topic = fresh_topic();
+    let db = TestDb::new(Backend::Postgres).await;
+    let showtime = db.showtime().await;
+    let pool = pg(&db);
+    let total = 3000;
+    // One confirmed booking of one seat for ₩1,000 per event.
+    let written = write_events(
+        &pool,
+        "BookingConfirmed",
+        total,
+        &keys(total),
+        json!({"showtimeId": showtime.0, "seats": ["A1"], "amount": 1000}),
+    )
+    .await;
+    let env = [
+        ("KAFKA_BROKERS", brokers.as_str()),
+        ("KAFKA_TOPIC", topic.as_str()),
+        ("RELAY_BATCH", "25"),
+        ("DEMO_DATA", "false"),
+    ];
+    let (first, _) = server_process(&db.url, &redis_url(), "600", &env).await;
+    wait_until(
+        "the first relay to publish some",
+        Duration::from_secs(30),
+        || async { unpublished(&db).await < total as i64 - 200 },
+    )
+    .await;
+    drop(first); // SIGKILL, mid-stream
+    let left = unpublished(&db).await;
+    assert!(
+        left > 0,
+        "the relay was killed before it had sent everything"
+    );
+
+    let (_second, _) = server_process(&db.url, &redis_url(), "600", &env).await;
+    wait_until(
+        "the restarted relay to publish the rest",
+        Duration::from_secs(60),
+        || async { unpublished(&db).await == 0 },
+    )
+    .await;
+    let received = read_topic(&brokers, &topic, total, Duration::from_secs(60)).await;
+    check_delivery(&received, &written, true).unwrap();
+    let figures = || async {
+        sqlx::query_as::<_, (i32, i32, i64)>(
+            "select bookings, seats, revenue_krw from sales_daily where showtime_id = $1",
+        )
+        .bind(showtime.0)
+        .fetch_optional(&pool)
+        .await
+        .unwrap()
+    };
+    wait_until(
+        "the consumers to catch up",
+        Duration::from_secs(60),
+        || async {
+            let tickets: i64 = sqlx::query_scalar("select count(*) from ticket")
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+            figures().await.is_some_and(|f| f.0 as usize == total) && tickets as usize == total
+        },
+    )
+    .await;
+    // Each booking counted once however often its event came.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        figures().await,
+        Some((total as i32, total as i32, 1000 * total as i64))
+    );
+    eprintln!(
+        "killed with {left} of {total} unpublished; {} messages on the topic for {total} events",
+        received.len()
+    );
+}
+
+/// Runs `relays` at once while events are written; returns what reached the topic and what was
+/// written. `handover`: halfway, the relay that is sending stops (and gives its lease up).
+async fn relays_at_once(
+    lease_names: [&str; 2],
+    handover: bool,
+) -> (Vec<Received>, Vec<String>, [u64; 2]) {
+    let (brokers, _broker) = brokers();
+    let topic = fresh_topic();
+    let db = TestDb::new(Backend::Postgres).await;
+    let pool = pg(&db);
+    let make = |name: &str| {
+        let sink = Arc::new(KafkaSink::new(&brokers, &topic).unwrap());
+        Arc::new(Relay::new(db.store.clone(), sink, 20).with_lease_name(name))
+    };
+    let relays = [make(lease_names[0]), make(lease_names[1])];
+    server::relay::ensure_topic(&brokers, &topic).await.unwrap();
+    let tasks: Vec<_> = relays
+        .iter()
+        .map(|r| tokio::spawn(r.clone().run(Arc::new(tokio::sync::Notify::new()))))
+        .collect();
+    let keys = keys(10);
+    let mut written = Vec::new();
+    let mut stopped = false;
+    for round in 0..40 {
+        written.extend(write_events(&pool, "BookingFailed", 50, &keys, json!({})).await);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        if handover && round == 20 && !stopped {
+            let active = if relays[0].published.load(Ordering::Relaxed) > 0 {
+                0
+            } else {
+                1
+            };
+            tasks[active].abort();
+            relays[active].stop().await;
+            stopped = true;
+        }
+    }
+    wait_until("everything published", Duration::from_secs(60), || async {
+        unpublished(&db).await == 0
+    })
+    .await;
+    let mut received = read_topic(&brokers, &topic, written.len(), Duration::from_secs(60)).await;
+    // `seq` restarts with every write: make it the global position so order is checked across.
+    let position: HashMap<&str, i64> = written
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i as i64))
+        .collect();
+    for m in &mut received {
+        m.seq = position[m.event_id.as_str()];
+    }
+    for task in tasks {
+        task.abort();
+    }
+    let published = [
+        relays[0].published.load(Ordering::Relaxed),
+        relays[1].published.load(Ordering::Relaxed),
+    ];
+    (received, written, published)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_relays_at_once_lose_nothing_and_keep_each_bookings_order() {
+    let (received, written, published) =
+        relays_at_once([server::relay::LEASE_NAME, server::relay::LEASE_NAME], true).await;
+    check_delivery(&received, &written, false).unwrap();
+    assert_eq!(published[0] + published[1], written.len() as u64);
+    assert!(
+        published[0] > 0 && published[1] > 0,
+        "the standby took over when the sender stopped: {published:?}"
+    );
+}
+
+/// Control: relays that do not share the lease both send everything — the check above sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn control_relays_without_the_shared_lease_send_events_twice() {
+    let (received, written, _) = relays_at_once(["relay-a", "relay-b"], false).await;
+    let verdict = check_delivery(&received, &written, false);
+    assert!(
+        verdict.as_ref().is_err_and(|e| e.contains("twice")),
+        "uncoordinated relays must be caught: {verdict:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn while_the_broker_is_down_events_wait_in_the_outbox_and_go_out_when_it_returns() {
+    let port = free_port();
+    let brokers = format!("127.0.0.1:{port}");
+    let broker = own_broker(port);
+    let topic = fresh_topic();
+    let db = TestDb::new(Backend::Postgres).await;
+    let _app = TestApp::spawn_with(
+        &db,
+        "600",
+        &[("KAFKA_BROKERS", &brokers), ("KAFKA_TOPIC", &topic)],
+    )
+    .await;
+    let pool = pg(&db);
+    let keys = keys(3);
+    write_events(&pool, "BookingFailed", 5, &keys, json!({})).await;
+    wait_until(
+        "the first events published",
+        Duration::from_secs(30),
+        || async { unpublished(&db).await == 0 },
+    )
+    .await;
+
+    drop(broker);
+    let written = write_events(&pool, "BookingFailed", 20, &keys, json!({})).await;
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    assert_eq!(
+        unpublished(&db).await,
+        20,
+        "nothing is marked sent while the broker is down"
+    );
+
+    // The broker returns (empty: in-memory storage; the relay makes the topic again).
+    let _broker = own_broker(port);
+    wait_until(
+        "the waiting events published",
+        Duration::from_secs(60),
+        || async { unpublished(&db).await == 0 },
+    )
+    .await;
+    let received = read_topic(&brokers, &topic, 20, Duration::from_secs(30)).await;
+    check_delivery(&received, &written, true).unwrap();
+}
+
+async fn a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let engine = engine(
+        &db,
+        server::clock::Clock::Database,
+        Duration::from_secs(600),
+    );
+    let booking = uuid::Uuid::new_v4();
+    let confirmed = json!({
+        "version": 1, "eventId": uuid::Uuid::new_v4(), "type": "BookingConfirmed",
+        "bookingId": booking, "occurredAt": "2026-11-30T03:00:00Z",
+        "showtimeId": showtime.0, "seats": ["A1", "A2"], "amount": 24000,
+    })
+    .to_string();
+    let refund = json!({
+        "version": 1, "eventId": uuid::Uuid::new_v4(), "type": "RefundIssued",
+        "bookingId": uuid::Uuid::new_v4(), "occurredAt": "2026-11-30T16:00:00Z",
+        "showtimeId": showtime.0, "amount": 12000,
+    })
+    .to_string();
+    for consumer in [TICKETS, SALES] {
+        for payload in [&confirmed, &refund] {
+            assert!(engine.consume(consumer, payload.as_bytes()).await.unwrap());
+            assert!(!engine.consume(consumer, payload.as_bytes()).await.unwrap());
+        }
+    }
+    let ticket = db
+        .store
+        .issued_ticket(app::domain::BookingId(booking))
+        .await
+        .unwrap()
+        .expect("ticket issued");
+    assert_eq!(
+        ticket.0,
+        engine.ticket_code(app::domain::BookingId(booking))
+    );
+    let sales = db.store.sales().await.unwrap();
+    // 03:00 UTC is noon in Seoul (the 30th); 16:00 UTC is 01:00 on the 1st there.
+    let days: Vec<_> = sales
+        .iter()
+        .map(|r| {
+            (
+                r.day.to_string(),
+                r.bookings,
+                r.seats,
+                r.revenue,
+                r.refunds,
+                r.refunded,
+            )
+        })
+        .collect();
+    assert_eq!(
+        days,
+        vec![
+            ("2026-12-01".to_string(), 0, 0, 0, 1, 12000),
+            ("2026-11-30".to_string(), 1, 2, 24000, 0, 0),
+        ]
+    );
+    // Unreadable messages are refused, not applied.
+    for bad in [
+        "not json",
+        r#"{"version": 2, "eventId": "x", "type": "BookingConfirmed", "bookingId": "00000000-0000-0000-0000-000000000000"}"#,
+    ] {
+        assert!(matches!(
+            engine.consume(SALES, bad.as_bytes()).await,
+            Err(server::engine::consumers::ConsumeError::Unreadable(_))
+        ));
+    }
+}
