@@ -85,6 +85,7 @@ export default defineConfig({
         DATA_DIR: `${process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`}/payments`,
         HOLD_TTL_SECONDS: "600",
         PAYMENT_GATEWAY_URL: `http://127.0.0.1:${sandboxPort}`,
+        OPERATOR_PASSWORD: "end-to-end operator password",
         RUST_LOG: "warn",
       },
     },

@@ -15,7 +15,7 @@ async function openShowtime(page: import("@playwright/test").Page, index: number
   return map;
 }
 
-test("hold, pay on the gateway's page, and the booking page shows the QR ticket without reloading", async ({ page }) => {
+test("hold, pay on the gateway's page, and the booking page shows the QR ticket without reloading", async ({ page, browser }) => {
   const map = await openShowtime(page, 0);
   await map.hold("C5", "C6");
   await page.locator('[data-test="pay"]').click();
@@ -51,6 +51,26 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   // In Korean too.
   await page.locator('[data-test="lang-switch"]').click();
   await expect(page.locator('[data-test="booking"]').first()).toContainText("확정");
+
+  // The sale reaches the operator's sales page (through the outbox and the sales consumer),
+  // which asks for the operator's password.
+  const showtimeId = String((await (await page.request.get(`${shop}/showtimes`)).json())[0].id);
+  const denied = await page.request.get(`${shop}/operator/sales`);
+  expect(denied.status()).toBe(401);
+  const operator = await browser.newContext({
+    httpCredentials: { username: "operator", password: "end-to-end operator password" },
+  });
+  const sales = await operator.newPage();
+  await sales.goto(`${shop}/operator/sales`);
+  const row = sales.locator(`[data-test="sales-row"][data-showtime="${showtimeId}"]`);
+  await expect(row.locator('[data-test="sales-bookings"]')).toHaveText("1");
+  await expect(row.locator('[data-test="sales-seats"]')).toHaveText("2");
+  await expect(row.locator('[data-test="sales-revenue"]')).toHaveText(/^₩[\d,]+$/);
+  await sales.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "operator-sales.png"), fullPage: true });
+  const axeSales = await new AxeBuilder({ page: sales }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const seriousSales = axeSales.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(seriousSales.map((v) => `sales page: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
+  await operator.close();
 });
 
 test("declining on the gateway's page returns to the hold with a message", async ({ page }) => {

@@ -239,7 +239,9 @@ pub async fn ensure_topic(brokers: &str, topic: &str) -> Result<(), String> {
         .set("bootstrap.servers", brokers)
         .create()
         .map_err(|e| e.to_string())?;
-    let options = AdminOptions::new().operation_timeout(Some(Duration::from_secs(5)));
+    let options = AdminOptions::new()
+        .operation_timeout(Some(Duration::from_secs(5)))
+        .request_timeout(Some(Duration::from_secs(5)));
     let results = admin
         .create_topics(
             &[NewTopic::new(topic, PARTITIONS, TopicReplication::Fixed(1))],
@@ -320,10 +322,14 @@ pub async fn start(
         Some(brokers) => {
             let sink = KafkaSink::new(brokers, &config.kafka_topic)
                 .context("KAFKA_BROKERS is not usable")?;
-            // A broker that is down now is retried by the relay; nothing waits for it here.
-            if let Err(e) = sink.ensure_topic().await {
-                tracing::warn!(error = %e, topic = %config.kafka_topic, "topic not checked; the relay tries again");
-            }
+            // Start-up does not wait for the broker: a broker that is down now is retried by
+            // the relay after its first failed delivery.
+            let (brokers_, topic) = (brokers.clone(), config.kafka_topic.clone());
+            tokio::spawn(async move {
+                if let Err(e) = ensure_topic(&brokers_, &topic).await {
+                    tracing::warn!(error = %e, %topic, "topic not checked; the relay tries again");
+                }
+            });
             for name in CONSUMERS {
                 spawn_kafka_consumer(engine.clone(), brokers, &config.kafka_topic, name)
                     .context("Kafka consumer not started")?;

@@ -92,6 +92,13 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "Live events that could not go through Redis (delivered in this process only).",
         state.engine.events().redis_failures(),
     );
+    // Booking events waiting for the relay: growing means the broker or the relay is stuck.
+    if let Ok(waiting) = state.engine.store().unpublished_count().await {
+        let _ = writeln!(
+            out,
+            "# HELP seats_outbox_unpublished Committed booking events the relay has not yet delivered.\n# TYPE seats_outbox_unpublished gauge\nseats_outbox_unpublished {waiting}"
+        );
+    }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
 }
 
