@@ -230,18 +230,24 @@ fn pg(db: &TestDb) -> sqlx::PgPool {
     sqlx::PgPool::connect_lazy(&db.url).unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn committed_events_reach_the_topic_keyed_by_booking_and_rolled_back_ones_never_do() {
-    let (brokers, _broker) = brokers();
+/// A server on a fresh PostgreSQL database publishing to a fresh topic of `brokers`.
+async fn kafka_app(brokers: &str) -> (TestDb, TestApp, String, sqlx::PgPool) {
     let topic = fresh_topic();
     let db = TestDb::new(Backend::Postgres).await;
     let app = TestApp::spawn_with(
         &db,
         "600",
-        &[("KAFKA_BROKERS", &brokers), ("KAFKA_TOPIC", &topic)],
+        &[("KAFKA_BROKERS", brokers), ("KAFKA_TOPIC", &topic)],
     )
     .await;
     let pool = pg(&db);
+    (db, app, topic, pool)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn committed_events_reach_the_topic_keyed_by_booking_and_rolled_back_ones_never_do() {
+    let (brokers, _broker) = brokers();
+    let (db, app, topic, pool) = kafka_app(&brokers).await;
     let keys = keys(5);
     let written = write_events(&pool, "BookingFailed", 40, &keys, json!({})).await;
     // A transaction that wrote an event and then rolled back.
@@ -464,15 +470,7 @@ async fn while_the_broker_is_down_events_wait_in_the_outbox_and_go_out_when_it_r
     let port = free_port();
     let brokers = format!("127.0.0.1:{port}");
     let broker = own_broker(port);
-    let topic = fresh_topic();
-    let db = TestDb::new(Backend::Postgres).await;
-    let app = TestApp::spawn_with(
-        &db,
-        "600",
-        &[("KAFKA_BROKERS", &brokers), ("KAFKA_TOPIC", &topic)],
-    )
-    .await;
-    let pool = pg(&db);
+    let (db, app, topic, pool) = kafka_app(&brokers).await;
     let keys = keys(3);
     write_events(&pool, "BookingFailed", 5, &keys, json!({})).await;
     wait_until(
@@ -489,6 +487,16 @@ async fn while_the_broker_is_down_events_wait_in_the_outbox_and_go_out_when_it_r
         unpublished(&db).await,
         20,
         "nothing is marked sent while the broker is down"
+    );
+    let metrics = reqwest::get(app.url("/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("\nseats_outbox_unpublished 20\n"),
+        "the backlog shows: {metrics}"
     );
 
     // The broker returns (empty: in-memory storage; the relay makes the topic again).

@@ -24,10 +24,11 @@ pub fn SalesPage() -> impl IntoView {
                         }
                         Ok(rows) => {
                             let total = |f: fn(&SalesFigure) -> i64| rows.iter().map(f).sum::<i64>();
-                            let (bookings, seats, revenue, refunded) = (
+                            let (bookings, seats, revenue, refunds, refunded) = (
                                 total(|r| r.bookings),
                                 total(|r| r.seats),
                                 total(|r| r.revenue),
+                                total(|r| r.refunds),
                                 total(|r| r.refunded),
                             );
                             view! {
@@ -63,7 +64,7 @@ pub fn SalesPage() -> impl IntoView {
                                             <td class="num">{thousands(bookings)}</td>
                                             <td class="num">{thousands(seats)}</td>
                                             <td class="num">{move || price(lang.get(), revenue)}</td>
-                                            <td class="num">{move || price(lang.get(), refunded)}</td>
+                                            <td class="num">{thousands(refunds)} " · " {move || price(lang.get(), refunded)}</td>
                                         </tr>
                                     </tfoot>
                                 </table>
