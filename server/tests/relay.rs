@@ -18,7 +18,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::*;
 
-on_both_backends!(a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time);
+on_both_backends!(
+    a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time,
+    the_relay_lease_has_one_holder_and_only_the_holder_marks_events_sent,
+    a_failed_delivery_stops_the_batch_and_the_rest_follows_in_order,
+);
 
 /// A broker of the test's own (`tansu` in memory) on `port`; stopped when dropped.
 fn own_broker(port: u16) -> Running {
@@ -603,4 +607,151 @@ fn control_the_delivery_check_catches_a_key_out_of_order_and_a_missing_event() {
     assert!(check_delivery(&swapped, &written, 0).is_err_and(|e| e.contains("after seq")));
     let missing = [m("k", "e0", 0), m("k", "e2", 2)];
     assert!(check_delivery(&missing, &written, 0).is_err_and(|e| e.contains("never arrived")));
+}
+
+/// Writes one committed outbox event of `kind` on either backend; its event id.
+async fn outbox_event(db: &TestDb, kind: &str, key: uuid::Uuid, seq: i64) -> String {
+    let event_id = uuid::Uuid::new_v4().to_string();
+    let payload =
+        json!({"version": 1, "eventId": event_id, "type": kind, "bookingId": key, "seq": seq})
+            .to_string();
+    match db.backend {
+        Backend::Postgres => {
+            sqlx::query(
+                "insert into outbox (aggregate_id, event_type, payload) values ($1, $2, $3::jsonb)",
+            )
+            .bind(key)
+            .bind(kind)
+            .bind(payload)
+            .execute(&pg(db))
+            .await
+            .unwrap();
+        }
+        Backend::Sqlite => {
+            let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+            sqlx::query(
+                "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
+                 values (?1, ?2, ?3, 0, 0)",
+            )
+            .bind(key)
+            .bind(kind)
+            .bind(payload)
+            .execute(&pool)
+            .await
+            .unwrap();
+        }
+    }
+    event_id
+}
+
+async fn the_relay_lease_has_one_holder_and_only_the_holder_marks_events_sent(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let store = db.store.clone();
+    let long = Duration::from_secs(10);
+    assert!(store.take_relay_lease("r", "a", long).await.unwrap());
+    assert!(
+        !store.take_relay_lease("r", "b", long).await.unwrap(),
+        "a holds it"
+    );
+    assert!(
+        store.take_relay_lease("r", "a", long).await.unwrap(),
+        "a renews"
+    );
+    assert!(
+        store.take_relay_lease("other", "b", long).await.unwrap(),
+        "leases are per name"
+    );
+
+    let key = uuid::Uuid::new_v4();
+    outbox_event(&db, "BookingConfirmed", key, 0).await;
+    outbox_event(&db, "PaymentSucceeded", key, 1).await; // internal: never published
+    outbox_event(&db, "RefundIssued", key, 2).await;
+    let events = store.unpublished_events(10).await.unwrap();
+    let kinds: Vec<_> = events.iter().map(|e| e.event_type.as_str()).collect();
+    assert_eq!(kinds, ["BookingConfirmed", "RefundIssued"]);
+    assert!(events[0].id < events[1].id && events.iter().all(|e| e.key.0 == key));
+    let ids: Vec<_> = events.iter().map(|e| e.id).collect();
+    assert_eq!(
+        store.mark_published("r", "b", &ids).await.unwrap(),
+        0,
+        "not the holder"
+    );
+    assert_eq!(store.unpublished_count().await.unwrap(), 2);
+    assert_eq!(store.mark_published("r", "a", &ids[..1]).await.unwrap(), 1);
+    assert_eq!(
+        store.mark_published("r", "a", &ids).await.unwrap(),
+        1,
+        "once each"
+    );
+    assert_eq!(store.unpublished_count().await.unwrap(), 0);
+
+    // Given up: another takes it at once. Not renewed: it lapses and another takes it.
+    store.drop_relay_lease("r", "a").await.unwrap();
+    assert!(store
+        .take_relay_lease("r", "b", Duration::from_millis(200))
+        .await
+        .unwrap());
+    assert!(!store.take_relay_lease("r", "c", long).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(
+        store.take_relay_lease("r", "c", long).await.unwrap(),
+        "b's lease lapsed"
+    );
+    outbox_event(&db, "BookingFailed", key, 3).await;
+    let late = store.unpublished_events(10).await.unwrap();
+    assert_eq!(
+        store.mark_published("r", "b", &[late[0].id]).await.unwrap(),
+        0,
+        "b lost it"
+    );
+}
+
+/// A sink that records what it was given and fails at the `fail_at`-th event of a call (once).
+struct Flaky {
+    delivered: std::sync::Mutex<Vec<i64>>,
+    fail_at: std::sync::Mutex<Option<usize>>,
+}
+
+#[async_trait::async_trait]
+impl server::relay::EventSink for Flaky {
+    async fn deliver(&self, events: &[server::store::OutboxEvent]) -> (usize, Option<String>) {
+        let stop = self.fail_at.lock().unwrap().take();
+        let n = stop.unwrap_or(events.len()).min(events.len());
+        self.delivered
+            .lock()
+            .unwrap()
+            .extend(events[..n].iter().map(|e| e.id));
+        (n, stop.map(|_| "broker said no".to_string()))
+    }
+}
+
+async fn a_failed_delivery_stops_the_batch_and_the_rest_follows_in_order(backend: Backend) {
+    use server::relay::Round;
+    let db = TestDb::new(backend).await;
+    let key = uuid::Uuid::new_v4();
+    for seq in 0..5 {
+        outbox_event(&db, "BookingConfirmed", key, seq).await;
+    }
+    let sink = Arc::new(Flaky {
+        delivered: Default::default(),
+        fail_at: std::sync::Mutex::new(Some(2)),
+    });
+    let relay = Relay::new(db.store.clone(), sink.clone(), 10);
+    assert_eq!(relay.round().await.unwrap(), Round::Failed(2));
+    assert_eq!(
+        db.store.unpublished_count().await.unwrap(),
+        3,
+        "only the delivered two are marked"
+    );
+    assert_eq!(relay.round().await.unwrap(), Round::Sent(3));
+    assert_eq!(relay.round().await.unwrap(), Round::Sent(0));
+    let delivered = sink.delivered.lock().unwrap().clone();
+    assert_eq!(delivered.len(), 5);
+    assert!(
+        delivered.windows(2).all(|w| w[0] < w[1]),
+        "in outbox order: {delivered:?}"
+    );
+    // A second relay stands by while the first holds the lease.
+    let standby = Relay::new(db.store.clone(), sink.clone(), 10);
+    assert_eq!(standby.round().await.unwrap(), Round::Standby);
 }
