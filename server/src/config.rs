@@ -70,6 +70,8 @@ pub struct Config {
     pub kafka_topic: String,
     /// Most outbox events the relay sends in one round.
     pub relay_batch: i64,
+    /// How often an idle relay looks for events nothing woke it for.
+    pub relay_poll: Duration,
     /// The operator pages' password (user `operator`). Unset: a random one in the data folder
     /// in the embedded mode; operator pages off with PostgreSQL.
     pub operator_password: Option<Secret>,
@@ -186,6 +188,7 @@ impl Config {
                 Some(p) if p.len() >= 8 => Some(Secret::new(p.into_bytes())),
                 Some(_) => bail!("OPERATOR_PASSWORD must be at least 8 characters"),
             },
+            relay_poll: seconds("RELAY_POLL_SECONDS", 1)?,
             relay_batch: match whole("RELAY_BATCH", 100)? {
                 0 => bail!("RELAY_BATCH must be at least 1"),
                 n => n.min(10_000) as i64,

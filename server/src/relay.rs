@@ -32,7 +32,8 @@ use std::time::Duration;
 pub const LEASE_NAME: &str = "booking-events";
 /// How long a lease lasts unless renewed (a dead relay's standby waits at most this long).
 pub const LEASE: Duration = Duration::from_secs(10);
-/// How often an idle relay looks for events it was not woken for.
+/// How often an idle relay looks for events it was not woken for (default of
+/// `RELAY_POLL_SECONDS`).
 pub const POLL: Duration = Duration::from_secs(1);
 /// How long the broker has to acknowledge a message before its delivery counts as failed.
 const DELIVERY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -67,6 +68,7 @@ pub struct Relay {
     owner: String,
     lease_name: String,
     batch: i64,
+    poll: Duration,
     /// Events this relay marked published.
     pub published: AtomicU64,
 }
@@ -79,6 +81,7 @@ impl Relay {
             owner: uuid::Uuid::new_v4().to_string(),
             lease_name: LEASE_NAME.into(),
             batch: batch.max(1),
+            poll: POLL,
             published: AtomicU64::new(0),
         }
     }
@@ -87,6 +90,12 @@ impl Relay {
     /// not coordinate with the others).
     pub fn with_lease_name(mut self, name: &str) -> Self {
         self.lease_name = name.into();
+        self
+    }
+
+    /// Looks for events every `poll` when nothing woke it.
+    pub fn with_poll(mut self, poll: Duration) -> Self {
+        self.poll = poll;
         self
     }
 
@@ -138,7 +147,7 @@ impl Relay {
     }
 
     /// Runs rounds for as long as the process runs: at once again after a full batch, after a
-    /// growing pause after a failure, else when woken or after [`POLL`].
+    /// growing pause after a failure, else when woken or after its poll interval.
     pub async fn run(self: Arc<Self>, wake: Arc<tokio::sync::Notify>) {
         let mut backoff = Duration::from_millis(200);
         loop {
@@ -163,7 +172,7 @@ impl Relay {
                 None => {
                     tokio::select! {
                         _ = wake.notified() => {}
-                        _ = tokio::time::sleep(POLL) => {}
+                        _ = tokio::time::sleep(self.poll) => {}
                     }
                 }
             }
@@ -341,7 +350,9 @@ pub async fn start(
             engine: engine.clone(),
         }),
     };
-    let relay = Arc::new(Relay::new(engine.store().clone(), sink, config.relay_batch));
+    let relay = Arc::new(
+        Relay::new(engine.store().clone(), sink, config.relay_batch).with_poll(config.relay_poll),
+    );
     let wake = engine.relay_wake.clone();
     if let crate::config::Database::Postgres(url) = &config.database {
         spawn_listener(url.clone(), wake.clone());

@@ -236,14 +236,18 @@ fn pg(db: &TestDb) -> sqlx::PgPool {
 
 /// A server on a fresh PostgreSQL database publishing to a fresh topic of `brokers`.
 async fn kafka_app(brokers: &str) -> (TestDb, TestApp, String, sqlx::PgPool) {
+    kafka_app_with(brokers, &[]).await
+}
+
+async fn kafka_app_with(
+    brokers: &str,
+    extra: &[(&str, &str)],
+) -> (TestDb, TestApp, String, sqlx::PgPool) {
     let topic = fresh_topic();
     let db = TestDb::new(Backend::Postgres).await;
-    let app = TestApp::spawn_with(
-        &db,
-        "600",
-        &[("KAFKA_BROKERS", brokers), ("KAFKA_TOPIC", &topic)],
-    )
-    .await;
+    let mut vars = vec![("KAFKA_BROKERS", brokers), ("KAFKA_TOPIC", topic.as_str())];
+    vars.extend_from_slice(extra);
+    let app = TestApp::spawn_with(&db, "600", &vars).await;
     let pool = pg(&db);
     (db, app, topic, pool)
 }
@@ -296,6 +300,38 @@ async fn committed_events_reach_the_topic_keyed_by_booking_and_rolled_back_ones_
     )
     .await;
     drop(app);
+}
+
+/// A commit in another connection (here: the test's) wakes the relay through LISTEN/NOTIFY: with
+/// polling set to a minute, the events still arrive at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_commit_anywhere_wakes_the_relay_without_waiting_for_its_poll() {
+    let (brokers, _broker) = brokers();
+    let (db, _app, topic, pool) = kafka_app_with(&brokers, &[("RELAY_POLL_SECONDS", "60")]).await;
+    // The relay's first round (at start) found nothing; now it waits.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let written = write_events(&pool, "BookingFailed", 10, &keys(2), json!({})).await;
+    let started = Instant::now();
+    wait_until("the relay to be woken", Duration::from_secs(20), || async {
+        unpublished(&db).await == 0
+    })
+    .await;
+    let first = started.elapsed();
+    // Once the producer knows the topic, the same again.
+    let more = write_events(&pool, "BookingFailed", 10, &keys(2), json!({})).await;
+    let started = Instant::now();
+    wait_until(
+        "the relay to be woken again",
+        Duration::from_secs(20),
+        || async { unpublished(&db).await == 0 },
+    )
+    .await;
+    eprintln!(
+        "published {first:?} after the first commit, {:?} after the second",
+        started.elapsed()
+    );
+    let received = read_topic(&brokers, &topic, 20, Duration::from_secs(20)).await;
+    check_delivery(&received, &[written, more].concat(), 0).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
