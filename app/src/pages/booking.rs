@@ -1,7 +1,8 @@
 //! `/my-bookings/:id`: where the customer lands after the payment page. It shows the booking as
 //! PENDING until the payment is settled and the ticket issued (asked again every second, without
-//! reloading), then the ticket — seats, showtime, price and a QR code with a signed code, printable — or why the
-//! booking failed and the refund. Back from a declined payment it returns to the hold.
+//! reloading), then the ticket — seats, showtime, price and a QR code with a signed code,
+//! printable — or why the booking failed and the refund. Back from a declined payment it returns
+//! to the hold.
 //! `/my-bookings`: the customer's bookings.
 
 use crate::domain::BookingView;
