@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: unit tests, the store contract suite on PostgreSQL and SQLite, the
-# HTTP tests, and the Playwright end-to-end tests in headless Chromium. Installs what is missing.
+# HTTP tests, the outbox relay against a Kafka-compatible broker (tansu, which the relay tests
+# start themselves), and the Playwright end-to-end tests in headless Chromium. Installs what is
+# missing.
 # Uses TEST_DATABASE_URL (or DATABASE_URL) / REDIS_URL when given; otherwise starts throwaway
 # PostgreSQL and Redis servers for the run and stops them afterwards. Fails when any test fails.
 set -euo pipefail
