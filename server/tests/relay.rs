@@ -239,6 +239,18 @@ where
     }
 }
 
+/// Waits until the consumers together recorded `n` applied events.
+async fn consumers_saw(pool: &sqlx::PgPool, n: i64, within: Duration) {
+    wait_until("both consumers to see every event", within, || async {
+        let seen: i64 = sqlx::query_scalar("select count(*) from consumed_event")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        seen == n
+    })
+    .await;
+}
+
 async fn unpublished(db: &TestDb) -> i64 {
     db.store.unpublished_count().await.unwrap()
 }
@@ -300,18 +312,7 @@ async fn committed_events_reach_the_topic_keyed_by_booking_and_rolled_back_ones_
     )
     .await;
     // The consumers read them as their own groups and recorded each once.
-    wait_until(
-        "both consumers to see every event",
-        Duration::from_secs(30),
-        || async {
-            let n: i64 = sqlx::query_scalar("select count(*) from consumed_event")
-                .fetch_one(&pool)
-                .await
-                .unwrap();
-            n == 80
-        },
-    )
-    .await;
+    consumers_saw(&pool, 80, Duration::from_secs(30)).await;
     drop(app);
 }
 
@@ -566,18 +567,7 @@ async fn while_the_broker_is_down_events_wait_in_the_outbox_and_go_out_when_it_r
     // A delivery that timed out while the broker was frozen may have been written after all.
     check_delivery(&received, &written, usize::MAX).unwrap();
     // Both consumer groups carried on after the outage and applied every event once.
-    wait_until(
-        "both consumers to see every event",
-        Duration::from_secs(60),
-        || async {
-            let n: i64 = sqlx::query_scalar("select count(*) from consumed_event")
-                .fetch_one(&pool)
-                .await
-                .unwrap();
-            n == 50
-        },
-    )
-    .await;
+    consumers_saw(&pool, 50, Duration::from_secs(60)).await;
 }
 
 async fn a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time(backend: Backend) {
