@@ -314,17 +314,18 @@ impl Engine {
         let booking = self
             .verify_ticket(code)
             .ok_or(InventoryError::BookingNotFound)?;
-        // A code that verifies but was never issued (no confirmed booking behind it) is unknown.
-        if self.store.issued_ticket(booking).await?.is_none() {
-            return Err(InventoryError::BookingNotFound);
-        }
         let record = self
             .store
             .bookings(BookingFilter::One(booking))
             .await?
             .pop()
             .ok_or(InventoryError::BookingNotFound)?;
-        self.booking_view(record).await
+        let view = self.booking_view(record).await?;
+        // A code that verifies but was never issued (no confirmed booking behind it) is unknown.
+        if view.ticket_issued_at.is_none() {
+            return Err(InventoryError::BookingNotFound);
+        }
+        Ok(view)
     }
 }
 
