@@ -748,6 +748,15 @@ async fn a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once
         )
         .await;
     assert_eq!(ticket, None);
+    // A correctly signed code for a booking whose ticket was never issued is not a ticket.
+    let id = app::domain::BookingId(uuid::Uuid::parse_str(booking).unwrap());
+    let door = reqwest::get(
+        shop.app
+            .url(&format!("/tickets/{}", shop.app.engine.ticket_code(id))),
+    )
+    .await
+    .unwrap();
+    assert_eq!(door.status(), StatusCode::NOT_FOUND);
 }
 
 async fn a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_them(
