@@ -493,7 +493,19 @@ async fn two_relays_at_once_lose_nothing_and_keep_each_bookings_order() {
     // The sender is stopped abruptly: the batch it had sent but not yet marked (20 at most)
     // is sent again by the other.
     check_delivery(&received, &written, 20).unwrap();
-    assert!(published[0] + published[1] >= written.len() as u64);
+    // The two relays marked everything between them, but for the one batch the stopped sender
+    // may have marked in the database just before it was aborted, before it counted it.
+    let marked = published[0] + published[1];
+    eprintln!(
+        "relays marked {published:?} of {} events; {} messages on the topic",
+        written.len(),
+        received.len()
+    );
+    assert!(
+        marked + 20 >= written.len() as u64,
+        "marked {marked} of {}",
+        written.len()
+    );
     assert!(
         published[0] > 0 && published[1] > 0,
         "the standby took over when the sender stopped: {published:?}"
