@@ -55,12 +55,18 @@ pub struct TestDb {
 
 impl TestDb {
     pub async fn new(backend: Backend) -> Self {
-        let name = format!("seats_test_{}", Uuid::new_v4().simple());
+        // Named with its creation time, so later runs can sweep the databases tests left.
+        let name = format!(
+            "seats_test_{}_{}",
+            Utc::now().timestamp(),
+            Uuid::new_v4().simple()
+        );
         match backend {
             Backend::Postgres => {
                 let admin = PgPool::connect(&pg_admin_url())
                     .await
                     .expect("PostgreSQL for tests is reachable");
+                sweep_old_test_databases(&admin).await;
                 sqlx::query(&format!("create database {name}"))
                     .execute(&admin)
                     .await
@@ -213,6 +219,34 @@ impl TestDb {
             for suffix in ["", "-wal", "-shm"] {
                 let _ = std::fs::remove_file(format!("{path}{suffix}"));
             }
+        }
+    }
+}
+
+/// Most tests leave their database behind when they end (it is dropped only where a test says
+/// so). The first test database a test process makes drops those more than three hours old:
+/// no test runs that long, so none in use by a run going on at the same time.
+async fn sweep_old_test_databases(admin: &PgPool) {
+    static SWEPT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SWEPT.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let cutoff = Utc::now().timestamp() - 3 * 3600;
+    let names: Vec<String> = sqlx::query_scalar(
+        "select datname::text from pg_database where datname like 'seats\\_test\\_%'",
+    )
+    .fetch_all(admin)
+    .await
+    .unwrap_or_default();
+    for name in names {
+        let created = name
+            .strip_prefix("seats_test_")
+            .and_then(|rest| rest.split_once('_'))
+            .and_then(|(secs, _)| secs.parse::<i64>().ok());
+        if created.is_some_and(|t| t < cutoff) {
+            let _ = sqlx::query(&format!("drop database if exists {name} with (force)"))
+                .execute(admin)
+                .await;
         }
     }
 }
