@@ -51,12 +51,7 @@ async fn setup(backend: Backend) -> (TestDb, TestApp, i64) {
 }
 
 async fn statuses(app: &TestApp, showtime: i64) -> Vec<(String, String)> {
-    let map: Value = reqwest::get(app.url(&format!("/showtimes/{showtime}/seats")))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let map: Value = get_json(app.url(&format!("/showtimes/{showtime}/seats"))).await;
     map["seats"]
         .as_array()
         .unwrap()
@@ -456,12 +451,7 @@ async fn the_session_cookie_is_signed_and_http_only_and_a_forged_one_is_not_trus
 async fn an_expired_hold_frees_its_seats_for_others(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "1").await;
-    let list: Value = reqwest::get(app.url("/showtimes"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = get_json(app.url("/showtimes")).await;
     let id = list[0]["id"].as_i64().unwrap();
     let (alice, bob) = (app.customer(), app.customer());
     assert_eq!(
@@ -492,12 +482,7 @@ async fn the_pages_are_rendered_on_the_server(backend: Backend) {
         "the showtime list is in the server's HTML"
     );
     assert!(html.contains(&format!("href=\"/showtimes/{id}\"")));
-    let html = reqwest::get(app.url(&format!("/showtimes/{id}")))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = get_text(app.url(&format!("/showtimes/{id}"))).await;
     assert!(
         html.contains("data-test=\"seat-F5\""),
         "the seat map is in the server's HTML"

@@ -215,7 +215,7 @@ impl Shop {
     async fn ticket_issued(&self, client: &reqwest::Client, booking: &str) -> Value {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         loop {
-            let view = get_json(client, self.app.url(&format!("/bookings/{booking}"))).await;
+            let view = get_json_as(client, self.app.url(&format!("/bookings/{booking}"))).await;
             if !view["ticketIssuedAt"].is_null() || std::time::Instant::now() > deadline {
                 return view;
             }
@@ -275,12 +275,7 @@ impl Shop {
             let (payments, _) = self.payments(hold).await;
             if payments[0].0 == "REFUNDED" || std::time::Instant::now() > deadline {
                 let payment = payments[0].1.clone().expect("paid");
-                return reqwest::get(format!("{}/v1/payments/{payment}", self.sandbox.base))
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
+                return get_json(format!("{}/v1/payments/{payment}", self.sandbox.base)).await;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
@@ -324,7 +319,7 @@ async fn checkout_creates_one_payment_session_that_ends_two_minutes_before_the_h
     assert_eq!(checkout["status"], "PENDING");
     assert_eq!(checkout["currency"], "KRW");
     // Hall 1, row F: standard seats (the seat map says what they cost).
-    let map: Value = get_json(
+    let map: Value = get_json_as(
         &alice,
         shop.app.url(&format!("/showtimes/{}/seats", shop.showtime)),
     )
@@ -675,12 +670,7 @@ async fn a_paid_hold_becomes_a_confirmed_booking_with_its_seats_booked(backend: 
     }
     assert_eq!(shop.events(booking, "BookingConfirmed").await, 1);
     assert_eq!(shop.events(booking, "RefundDue").await, 0);
-    let map: Value = reqwest::get(shop.app.url(&format!("/showtimes/{}/seats", shop.showtime)))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let map: Value = get_json(shop.app.url(&format!("/showtimes/{}/seats", shop.showtime))).await;
     let d3 = map["seats"]
         .as_array()
         .unwrap()
@@ -699,12 +689,7 @@ async fn a_paid_hold_becomes_a_confirmed_booking_with_its_seats_booked(backend: 
         )
         .await
         .expect("ticket record");
-    let door: Value = reqwest::get(shop.app.url(&format!("/tickets/{code}")))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let door: Value = get_json(shop.app.url(&format!("/tickets/{code}"))).await;
     assert_eq!(door["valid"], true);
     let sales = shop.sales_row(|row| row["bookings"] == 1).await;
     assert_eq!(sales["seats"], 2);
@@ -867,12 +852,7 @@ async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend
         0,
         "all done"
     );
-    let record: Value = reqwest::get(format!("{}/v1/payments/{payment}", sandbox.base))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let record: Value = get_json(format!("{}/v1/payments/{payment}", sandbox.base)).await;
     assert_eq!(
         record["refunds"].as_array().unwrap().len(),
         1,
@@ -941,7 +921,7 @@ async fn a_customer_sees_their_bookings_and_what_happened_to_the_money(backend: 
     let second = second["holdId"].as_str().unwrap();
     let (_, _, open) = shop.checkout(&alice, second, Some("two")).await;
 
-    let view: Value = get_json(&alice, shop.app.url(&format!("/bookings/{paid_id}"))).await;
+    let view: Value = get_json_as(&alice, shop.app.url(&format!("/bookings/{paid_id}"))).await;
     assert_eq!(view["status"], "CONFIRMED");
     assert_eq!(view["seats"], json!(["A5", "A6"]));
     assert_eq!(view["amount"], paid["amount"]);
@@ -954,7 +934,7 @@ async fn a_customer_sees_their_bookings_and_what_happened_to_the_money(backend: 
         "paid: nothing to pay"
     );
 
-    let list: Value = get_json(&alice, shop.app.url("/bookings")).await;
+    let list: Value = get_json_as(&alice, shop.app.url("/bookings")).await;
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 2);
     assert_eq!(list[0]["bookingId"], open["bookingId"], "newest first");
@@ -967,7 +947,7 @@ async fn a_customer_sees_their_bookings_and_what_happened_to_the_money(backend: 
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let bobs: Value = get_json(&bob, shop.app.url("/bookings")).await;
+    let bobs: Value = get_json_as(&bob, shop.app.url("/bookings")).await;
     assert_eq!(bobs, json!([]));
     let r = alice
         .get(shop.app.url(&format!("/bookings/{}", uuid::Uuid::new_v4())))
@@ -984,7 +964,8 @@ async fn a_customer_sees_their_bookings_and_what_happened_to_the_money(backend: 
     assert!(r.json::<Value>().await.unwrap()["error"].is_string());
 }
 
-async fn get_json(client: &reqwest::Client, url: String) -> Value {
+/// The body of a GET by `client` (its cookies) read as JSON.
+async fn get_json_as(client: &reqwest::Client, url: String) -> Value {
     client.get(url).send().await.unwrap().json().await.unwrap()
 }
 

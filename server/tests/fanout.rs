@@ -228,12 +228,7 @@ async fn after_redis_restarts_viewers_resync_to_the_correct_map() {
     );
     // Whatever was missed meanwhile came with a resync: the viewer's map is the true one.
     follow(&mut socket, &mut map, Duration::from_millis(500), |_| false).await;
-    let truth: Value = reqwest::get(format!("{b}/showtimes/{id}/seats"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let truth: Value = get_json(format!("{b}/showtimes/{id}/seats")).await;
     for seat in truth["seats"].as_array().unwrap() {
         let code = seat["code"].as_str().unwrap();
         assert_eq!(
@@ -276,12 +271,7 @@ async fn over_a_redis_cluster_a_hold_through_one_process_reaches_a_viewer_of_the
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::CONFLICT);
-    let metrics = reqwest::get(format!("{b}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = get_text(format!("{b}/metrics")).await;
     assert!(
         metrics.contains("seats_hold_gate_rejected_total 1"),
         "{metrics}"

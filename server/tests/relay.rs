@@ -556,12 +556,7 @@ async fn while_the_broker_is_down_events_wait_in_the_outbox_and_go_out_when_it_r
         20,
         "nothing is marked sent while the broker is down"
     );
-    let metrics = reqwest::get(app.url("/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = get_text(app.url("/metrics")).await;
     assert!(
         metrics.contains("\nseats_outbox_unpublished 20\n"),
         "the backlog shows: {metrics}"

@@ -14,6 +14,7 @@ use server::payments::gateway::{
 use server::payments::signature;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::{get_json, get_text};
 use support::{sandbox, Sandbox, SANDBOX_SECRET as SECRET};
 
 /// One received callback: its signature header and raw body, and when it came.
@@ -160,12 +161,7 @@ async fn paying_on_the_hosted_page_sends_one_signed_callback_and_the_status_says
         .payment_url
         .starts_with(&format!("{}/pay/ps_", sandbox.base)));
 
-    let page = reqwest::get(&session.payment_url)
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = get_text(&session.payment_url).await;
     assert!(page.contains("39,000 KRW"), "{page}");
     assert!(
         page.contains("booking &lt;b&gt;42&lt;/b&gt;"),
@@ -375,12 +371,7 @@ async fn refunds_are_idempotent_by_key_and_never_exceed_the_payment() {
         sandbox.gateway.refund("pay_nope", 1, "k").await,
         Err(GatewayError::NotFound(_))
     ));
-    let record: Value = reqwest::get(format!("{}/v1/payments/{payment}", sandbox.base))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let record: Value = get_json(format!("{}/v1/payments/{payment}", sandbox.base)).await;
     assert_eq!(record["refunded"], 39_000);
     assert_eq!(record["refunds"].as_array().unwrap().len(), 1);
     assert_eq!(

@@ -620,3 +620,13 @@ pub async fn sandbox() -> Sandbox {
         base,
     }
 }
+
+/// The body of a GET to `url` as text (any status).
+pub async fn get_text(url: impl reqwest::IntoUrl) -> String {
+    reqwest::get(url).await.unwrap().text().await.unwrap()
+}
+
+/// The body of a GET to `url` read as JSON (any status).
+pub async fn get_json<T: serde::de::DeserializeOwned>(url: impl reqwest::IntoUrl) -> T {
+    reqwest::get(url).await.unwrap().json().await.unwrap()
+}
