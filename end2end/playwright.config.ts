@@ -14,6 +14,8 @@ const sharedPortB = Number(process.env.E2E_SHARED_PORT_B ?? 3903);
 const payPort = Number(process.env.E2E_PAY_PORT ?? 3904);
 const sandboxPort = Number(process.env.E2E_SANDBOX_PORT ?? 3905);
 const sandboxBin = process.env.E2E_SANDBOX_BIN ?? `${targetDir}/debug/payment-sandbox`;
+// Shared by the payment sandbox and the server that uses it (a configured gateway needs one).
+const sandboxSecret = "end-to-end sandbox webhook secret";
 const sharedDatabase =
   process.env.E2E_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/seats_e2e";
 
@@ -59,6 +61,10 @@ export default defineConfig({
         DATA_DIR: process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`,
         HOLD_TTL_SECONDS: "20",
         SWEEP_INTERVAL_SECONDS: "1",
+        // Every browser of the suite comes from 127.0.0.1: the per-address caps would count
+        // all the tests' customers as one.
+        HELD_SEATS_PER_ADDRESS: "0",
+        HOLD_RATE_PER_ADDRESS: "0",
         RUST_LOG: "warn",
       },
     },
@@ -68,7 +74,11 @@ export default defineConfig({
       url: `http://127.0.0.1:${sandboxPort}/health`,
       timeout: 60_000,
       reuseExistingServer: false,
-      env: { SANDBOX_ADDR: `127.0.0.1:${sandboxPort}`, RUST_LOG: "warn" },
+      env: {
+        SANDBOX_ADDR: `127.0.0.1:${sandboxPort}`,
+        PAYMENT_WEBHOOK_SECRET: sandboxSecret,
+        RUST_LOG: "warn",
+      },
     },
     {
       command: serverBin,
@@ -85,7 +95,10 @@ export default defineConfig({
         DATA_DIR: `${process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`}/payments`,
         HOLD_TTL_SECONDS: "600",
         PAYMENT_GATEWAY_URL: `http://127.0.0.1:${sandboxPort}`,
+        PAYMENT_WEBHOOK_SECRET: sandboxSecret,
         OPERATOR_PASSWORD: "end-to-end operator password",
+        HELD_SEATS_PER_ADDRESS: "0",
+        HOLD_RATE_PER_ADDRESS: "0",
         RUST_LOG: "warn",
       },
     },
@@ -104,7 +117,10 @@ export default defineConfig({
         REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
         DATA_DIR: `${process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`}/shared-${i}`,
         SESSION_SECRET: "end-to-end tests share this session secret",
+        TICKET_KEYS: "e2e:end-to-end tests share this ticket key",
         PAYMENT_WEBHOOK_SECRET: "end-to-end tests' payment webhook secret",
+        HELD_SEATS_PER_ADDRESS: "0",
+        HOLD_RATE_PER_ADDRESS: "0",
         HOLD_TTL_SECONDS: "60",
         SWEEP_INTERVAL_SECONDS: "1",
         RUST_LOG: "warn",

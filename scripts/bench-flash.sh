@@ -87,6 +87,8 @@ run() {
   DATABASE_URL="${THROWAWAY_PG_URL%/*}/$db" REDIS_URL="$redis_url" LEPTOS_SITE_ADDR="127.0.0.1:$port" \
     DATA_DIR="$DIR/data" SESSION_SECRET="$SECRET" HOLD_RATE_PER_MINUTE=0 HOLD_TTL_SECONDS=600 \
     PAYMENT_WEBHOOK_SECRET="flash-sale benchmark webhook secret" \
+    TICKET_KEYS="b1:flash-sale benchmark ticket signing key" \
+    HOLD_RATE_PER_ADDRESS=0 HELD_SEATS_PER_ADDRESS=0 MAX_CONNECTIONS_PER_ADDRESS=10000 \
     RUST_LOG=warn "$CARGO_TARGET_DIR/release/server" &
   server=$!
   for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.2; done

@@ -14,6 +14,8 @@ cargo build --release -p server --bin server --bin live-bench
 DIR="$(mktemp -d /tmp/seats-live-bench.XXXXXX)"
 PORT="$(free_port)"
 LEPTOS_SITE_ADDR="127.0.0.1:$PORT" DATA_DIR="$DIR/data" DATABASE_URL="" REDIS_URL="" RUST_LOG=warn HOLD_RATE_PER_MINUTE=0 \
+  HOLD_RATE_PER_ADDRESS=0 HELD_SEATS_PER_ADDRESS=0 \
+  MAX_CONNECTIONS=10000 MAX_CONNECTIONS_PER_ADDRESS=10000 MAX_LIVE_VIEWERS_PER_ADDRESS=10000 \
   "$CARGO_TARGET_DIR/release/server" &
 SERVER=$!
 CLEANUP+=("kill $SERVER; rm -rf $DIR")

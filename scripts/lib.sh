@@ -23,7 +23,7 @@ ensure_rust_tools() {
     || { log "adding the wasm32 target"; rustup target add wasm32-unknown-unknown; }
   if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$CARGO_LEPTOS_VERSION" ]; then
     log "installing cargo-leptos $CARGO_LEPTOS_VERSION (about 10 minutes, once)"
-    cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked
+    cargo install --debug cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked
   fi
   # The CLI must equal the wasm-bindgen library version in Cargo.lock exactly.
   local want
@@ -31,7 +31,7 @@ ensure_rust_tools() {
   if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
     log "installing wasm-bindgen-cli $want (about 2 minutes, once)"
     # Not --locked: its lock file names a crate version the registry snapshot lacks.
-    cargo install wasm-bindgen-cli --version "$want"
+    cargo install --debug wasm-bindgen-cli --version "$want"
   fi
 }
 
@@ -44,7 +44,7 @@ ensure_tansu() {
   [ -n "${KAFKA_BROKERS:-}" ] && return 0
   if [ "$(tansu --version 2>/dev/null | awk '{print $2}')" != "$TANSU_VERSION" ]; then
     log "installing tansu $TANSU_VERSION, a Kafka-compatible broker (about 10 minutes, once)"
-    cargo install tansu --version "$TANSU_VERSION" --locked --features dynostore
+    cargo install --debug tansu --version "$TANSU_VERSION" --locked --features dynostore
   fi
 }
 

@@ -17,6 +17,8 @@ if [ -z "${PAYMENT_GATEWAY_URL:-}" ]; then
   # No real gateway configured: the payment sandbox, as its own process, stopped with the server.
   cargo build --release -p server --bin payment-sandbox
   export SANDBOX_ADDR="${SANDBOX_ADDR:-127.0.0.1:3100}"
+  # A secret for this pair only: the server requires one whenever a gateway URL is set.
+  export PAYMENT_WEBHOOK_SECRET="${PAYMENT_WEBHOOK_SECRET:-$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')}"
   "$CARGO_TARGET_DIR/release/payment-sandbox" &
   CLEANUP+=("kill $!")
   export PAYMENT_GATEWAY_URL="http://$SANDBOX_ADDR"

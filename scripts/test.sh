@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: unit tests, the store contract suite on PostgreSQL and SQLite, the
+# Runs the whole test suite: formatting and clippy (scripts/check.sh), unit tests, the store contract suite on PostgreSQL and SQLite, the
 # HTTP tests, the outbox relay against a Kafka-compatible broker (tansu, which the relay tests
 # start themselves), and the Playwright end-to-end tests in headless Chromium. Installs what is
 # missing.
@@ -27,6 +27,9 @@ unset DATABASE_URL # the server under test picks its own database
 # Files the Rust tests leave in the temp folder (SQLite databases, data folders).
 TMP="${TMPDIR:-/tmp}"
 CLEANUP+=("rm -rf $TMP/seats-tests $TMP/seats-app-* $TMP/seats-proc-*")
+
+log "formatting and clippy (scripts/check.sh)"
+"$ROOT/scripts/check.sh"
 
 log "unit, contract and HTTP tests"
 # app and server only: frontend turns on app's hydrate feature, which never builds with ssr.

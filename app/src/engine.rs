@@ -7,6 +7,7 @@ use crate::domain::{
     SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
 };
 use crate::error::InventoryError;
+use std::net::IpAddr;
 use std::sync::Arc;
 
 #[async_trait::async_trait]
@@ -14,13 +15,24 @@ pub trait Inventory: Send + Sync + 'static {
     async fn list_showtimes(&self) -> Result<Vec<ShowtimeSummary>, InventoryError>;
     /// Every seat of the showtime with its effective status.
     async fn seat_map(&self, showtime: ShowtimeId) -> Result<SeatMap, InventoryError>;
-    /// Holds all the seats or none of them.
+    /// Holds all the seats or none of them, for a request from `client_addr` (counted by the
+    /// per-address limits; `None` for callers that are not a client request).
+    async fn hold_from(
+        &self,
+        showtime: ShowtimeId,
+        seats: &SeatSelection,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<Hold, InventoryError>;
+    /// Holds all the seats or none of them, with no client address.
     async fn hold(
         &self,
         showtime: ShowtimeId,
         seats: &SeatSelection,
         customer: CustomerId,
-    ) -> Result<Hold, InventoryError>;
+    ) -> Result<Hold, InventoryError> {
+        self.hold_from(showtime, seats, customer, None).await
+    }
     /// Releases a hold at once; only its customer may.
     async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError>;
     /// The customer's live hold in this showtime, if any (the newest when there are several).
@@ -63,6 +75,17 @@ pub fn current_customer() -> Result<CustomerId, InventoryError> {
     leptos::prelude::use_context::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<CustomerId>().copied())
         .ok_or(InventoryError::Unavailable)
+}
+
+/// The address a request came from (the peer, or the forwarded address a trusted proxy gave);
+/// the server's middleware puts it in every request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub IpAddr);
+
+/// The client address of the current request, if the server recorded one.
+pub fn current_client_addr() -> Option<IpAddr> {
+    leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<ClientAddr>().map(|a| a.0))
 }
 
 /// Passes a server function's result through, answering an error with its own HTTP status

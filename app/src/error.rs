@@ -33,6 +33,19 @@ pub enum InventoryError {
     /// Too little of the hold is left to pay within it.
     #[error("only {0} s of this hold are left, too little to pay safely; hold the seats again")]
     TooLittleTime(i64),
+    /// The showtime has started (or its sales window is closed): no holds, checkouts or
+    /// confirmations.
+    #[error("sales for this showtime have closed")]
+    SalesClosed,
+    /// The customer already has a live hold in this showtime.
+    #[error("you already hold seats for this showtime: pay for them or cancel that hold first")]
+    HoldLimit,
+    /// Live holds from the client's address already hold as many seats as allowed.
+    #[error("too many seats of this showtime are held from your network; try again when some are released")]
+    AddressLimit,
+    /// A payment of this booking was received and is being confirmed: no new payment session.
+    #[error("a payment for this booking was received and is being confirmed")]
+    PaymentReceived,
     /// Too many hold attempts: the customer may try again after this many seconds.
     #[error("too many attempts; try again in {0} s")]
     RateLimited(u64),
@@ -54,7 +67,11 @@ impl InventoryError {
             Self::SeatsUnavailable(_)
             | Self::HoldLapsed
             | Self::TooLittleTime(_)
-            | Self::TicketNotReady => 409,
+            | Self::TicketNotReady
+            | Self::SalesClosed
+            | Self::HoldLimit
+            | Self::AddressLimit
+            | Self::PaymentReceived => 409,
             Self::RateLimited(_) => 429,
             Self::Unavailable => 503,
         }
@@ -74,6 +91,10 @@ impl InventoryError {
             Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",
             Self::HoldLapsed => "HOLD_LAPSED",
             Self::TooLittleTime(_) => "TOO_LITTLE_TIME",
+            Self::SalesClosed => "SALES_CLOSED",
+            Self::HoldLimit => "HOLD_LIMIT",
+            Self::AddressLimit => "ADDRESS_HOLD_LIMIT",
+            Self::PaymentReceived => "PAYMENT_RECEIVED",
             Self::RateLimited(_) => "RATE_LIMITED",
             Self::Unavailable => "UNAVAILABLE",
             Self::Transport(_) => "BAD_REQUEST",

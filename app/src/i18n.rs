@@ -164,6 +164,10 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         }
         E::HoldLapsed => tr!(lang, "error.lapsed"),
         E::TooLittleTime(_) => tr!(lang, "error.too_little_time"),
+        E::SalesClosed => tr!(lang, "error.sales_closed"),
+        E::HoldLimit => tr!(lang, "error.hold_limit"),
+        E::AddressLimit => tr!(lang, "error.address_limit"),
+        E::PaymentReceived => tr!(lang, "error.payment_received"),
         E::RateLimited(seconds) => tr!(lang, "error.rate_limited", seconds = seconds),
         E::Unavailable => tr!(lang, "error.unavailable"),
         E::Transport(_) => tr!(lang, "error.network"),
@@ -218,6 +222,10 @@ mod tests {
                 ),
                 error_text(lang, &InventoryError::Unavailable),
                 error_text(lang, &InventoryError::RateLimited(12)),
+                error_text(lang, &InventoryError::SalesClosed),
+                error_text(lang, &InventoryError::HoldLimit),
+                error_text(lang, &InventoryError::AddressLimit),
+                error_text(lang, &InventoryError::PaymentReceived),
             ] {
                 assert!(
                     !text.contains('.') || text.contains(' '),

@@ -22,6 +22,8 @@ use leptos_router::path;
 
 /// The HTML document around the app, rendered on the server in the request's language.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    content_security_policy();
     view! {
         <!DOCTYPE html>
         <html lang=i18n::initial_lang().code()>
@@ -36,6 +38,30 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <App />
             </body>
         </html>
+    }
+}
+
+/// The page's Content-Security-Policy: scripts only from this site or inline with this
+/// response's nonce (Leptos puts it on its hydration and streaming scripts), WebAssembly
+/// compilation allowed, styles from this site (plus `style` attributes, which the seat map
+/// positions seats with), no plugins, no framing, forms and connections (the live feed) only to
+/// this site.
+#[cfg(feature = "ssr")]
+fn content_security_policy() {
+    let Some(nonce) = leptos::nonce::use_nonce() else {
+        return;
+    };
+    let Some(response) = use_context::<leptos_axum::ResponseOptions>() else {
+        return;
+    };
+    let policy = format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+         style-src 'self' 'nonce-{nonce}'; style-src-attr 'unsafe-inline'; \
+         img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; \
+         base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+    );
+    if let Ok(value) = http::HeaderValue::from_str(&policy) {
+        response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
     }
 }
 

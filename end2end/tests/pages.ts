@@ -13,6 +13,11 @@ export class ShowtimesPage {
   showtimes(): Locator {
     return this.list.locator('[data-test="showtime"]');
   }
+
+  /** The showtimes still on sale (those that have started are listed as closed). */
+  onSale(): Locator {
+    return this.list.locator('[data-test="showtime"][data-open="true"]');
+  }
 }
 
 /** One showtime's seat map at `/showtimes/:id`. */
@@ -62,11 +67,23 @@ export class SeatMapPage {
   }
 }
 
-/** Showtime ids from the REST API, in time order. */
+/** A showtime as `GET /showtimes` lists it. */
+export interface Showtime {
+  id: number;
+  seatsTotal: number;
+  salesOpen: boolean;
+}
+
+/** The showtimes on sale at `base` (the page's own server by default), in time order. */
+export async function onSale(page: Page, base = ""): Promise<Showtime[]> {
+  const response = await page.request.get(`${base}/showtimes`);
+  const list: Showtime[] = await response.json();
+  return list.filter((s) => s.salesOpen);
+}
+
+/** Ids of the showtimes on sale, in time order. */
 export async function showtimeIds(page: Page): Promise<number[]> {
-  const response = await page.request.get("/showtimes");
-  const list = await response.json();
-  return list.map((s: { id: number }) => s.id);
+  return (await onSale(page)).map((s) => s.id);
 }
 
 /** A seat's stored status as the REST API reports it. */

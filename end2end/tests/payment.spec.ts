@@ -1,14 +1,14 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import * as path from "path";
-import { SeatMapPage } from "./pages";
+import { SeatMapPage, onSale } from "./pages";
 
 // A server with 10-minute holds and the payment sandbox (playwright.config.ts): checkout needs
 // at least 3 minutes left on a hold, more than the main test server's 20-second holds.
 const shop = `http://127.0.0.1:${Number(process.env.E2E_PAY_PORT ?? 3904)}`;
 
 async function openShowtime(page: import("@playwright/test").Page, index: number): Promise<SeatMapPage> {
-  const list = await (await page.request.get(`${shop}/showtimes`)).json();
+  const list = await onSale(page, shop);
   const map = new SeatMapPage(page);
   await page.goto(`${shop}/showtimes/${list[index].id}`);
   await map.waitForHydration();
@@ -30,7 +30,7 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   await expect(page.locator('[data-test="booking-seats"]')).toHaveText("Seats C5, C6");
   await expect(page.locator('[data-test="ticket-qr"] svg')).toBeVisible();
   const text = await page.locator('[data-test="ticket-code"]').textContent();
-  const code = text!.match(/SEATS1-[0-9a-f]+-[0-9a-f]+/)![0];
+  const code = text!.match(/SEATS2-[0-9a-z]+-[0-9a-f]+-[0-9a-f]+/)![0];
   // The code in the QR verifies at the door; a forged one does not.
   const valid = await page.request.get(`${shop}/tickets/${code}`);
   expect(valid.status()).toBe(200);
@@ -45,7 +45,7 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   expect(serious.map((v) => `booking page: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
 
   // The seats are sold on the map, and the booking is in "my bookings".
-  const seats = await (await page.request.get(`${shop}/showtimes/${(await (await page.request.get(`${shop}/showtimes`)).json())[0].id}/seats`)).json();
+  const seats = await (await page.request.get(`${shop}/showtimes/${(await onSale(page, shop))[0].id}/seats`)).json();
   expect(seats.seats.find((s: { code: string }) => s.code === "C5").status).toBe("BOOKED");
   await page.goto(`${shop}/my-bookings`);
   await expect(page.locator('[data-test="booking"]').first()).toContainText("Confirmed");
@@ -55,7 +55,7 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
 
   // The sale reaches the operator's sales page (through the outbox and the sales consumer),
   // which asks for the operator's password.
-  const showtimeId = String((await (await page.request.get(`${shop}/showtimes`)).json())[0].id);
+  const showtimeId = String((await onSale(page, shop))[0].id);
   const denied = await page.request.get(`${shop}/operator/sales`);
   expect(denied.status()).toBe(401);
   const operator = await browser.newContext({

@@ -2,15 +2,16 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import * as fs from "fs";
 import * as path from "path";
-import { SeatMapPage, ShowtimesPage, apiStatus, otherCustomer, showtimeIds } from "./pages";
+import { SeatMapPage, ShowtimesPage, apiStatus, onSale, otherCustomer, showtimeIds } from "./pages";
 
 // The server runs with HOLD_TTL_SECONDS=20 (playwright.config.ts). Each test uses its own
 // showtime so that they cannot disturb one another.
 
 test("select and hold: a countdown runs, the seats show as mine, and the hold survives a reload", async ({ page }) => {
-  const ids = await showtimeIds(page);
+  // The 300-seat hall, whose row H is premium.
+  const big = (await onSale(page)).find((s) => s.seatsTotal === 300)!.id;
   const map = new SeatMapPage(page);
-  await map.open(ids[1]);
+  await map.open(big);
   await map.select("C3", "C4", "H5"); // two standard seats and one premium
   await expect(map.total).toHaveText("Total ₩39,000");
   await map.holdButton.click();
@@ -23,7 +24,7 @@ test("select and hold: a countdown runs, the seats show as mine, and the hold su
   for (const code of ["C3", "C4", "H5"]) {
     await expect(map.seat(code)).toHaveAttribute("data-view", "mine");
   }
-  expect(await apiStatus(page, ids[1], "C3")).toBe("HELD");
+  expect(await apiStatus(page, big, "C3")).toBe("HELD");
 
   await page.reload();
   await map.waitForHydration();
@@ -132,7 +133,7 @@ test("the language switch turns every string to Korean and the choice persists",
   await page.locator('[data-test="lang-switch"]').click();
   await expect(page.locator("h1")).toHaveText("상영 시간표");
   await expect(page.locator("html")).toHaveAttribute("lang", "ko");
-  await expect(list.showtimes().first()).toContainText("석 남음");
+  await expect(list.onSale().first()).toContainText("석 남음");
 
   await page.reload();
   await expect(page.locator("h1")).toHaveText("상영 시간표");
@@ -158,9 +159,8 @@ test("the pages have no serious accessibility violations (axe-core)", async ({ p
 
 test("screenshots for the README, and the time from navigation to an interactive map", async ({ page, browser }) => {
   const ids = await showtimeIds(page);
-  // The 300-seat hall: the first showtime of the second film.
-  const response = await page.request.get("/showtimes");
-  const big = (await response.json()).find((s: { seatsTotal: number }) => s.seatsTotal === 300).id;
+  // The 300-seat hall: the first showtime of the second film on sale.
+  const big = (await onSale(page)).find((s) => s.seatsTotal === 300)!.id;
   const shots = path.join(__dirname, "..", "..", "docs", "screenshots");
   fs.mkdirSync(shots, { recursive: true });
 

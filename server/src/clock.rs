@@ -1,4 +1,4 @@
-//! The one clock (DESIGN.md §2.7). In production every hold and expiry time comes from the
+//! The one clock. In production every hold and expiry time comes from the
 //! database's clock: statements receive `None` and use `now()`. Tests inject a manual clock
 //! they can move; then every statement receives that time instead.
 

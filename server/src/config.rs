@@ -1,5 +1,6 @@
 //! Configuration from environment variables (documented in `.env.example`).
 
+use crate::net::IpNet;
 use crate::redis_link::RedisTarget;
 use anyhow::{bail, Context};
 use std::path::PathBuf;
@@ -75,6 +76,38 @@ pub struct Config {
     /// The operator pages' password (user `operator`). Unset: a random one in the data folder
     /// in the embedded mode; operator pages off with PostgreSQL.
     pub operator_password: Option<Secret>,
+    /// Hold attempts one client address may make per minute (`0`: no limit).
+    pub hold_rate_per_address: u32,
+    /// Live holds one customer may have in one showtime (`0`: no cap).
+    pub holds_per_customer: u32,
+    /// Seats that live holds from one client address may hold in one showtime (`0`: no cap).
+    pub held_seats_per_address: u32,
+    /// Proxies whose `X-Forwarded-For` names the client (none: the peer is the client).
+    pub trusted_proxies: Vec<IpNet>,
+    /// Connections served at once; more are answered 503 and closed.
+    pub max_connections: usize,
+    /// Connections served at once from one client address.
+    pub max_connections_per_address: usize,
+    /// Live seat-map viewers (WebSockets) at once, in all and per client address.
+    pub max_live_viewers: usize,
+    pub max_live_viewers_per_address: usize,
+    /// How long a client may take to send a request's headers, and how long an idle
+    /// keep-alive connection is kept.
+    pub header_timeout: Duration,
+    /// How long a client may take between two pieces of a request's body.
+    pub body_timeout: Duration,
+    /// The longest a request may take in all, body and answer (408 past it).
+    pub request_timeout: Duration,
+    /// Origins besides this server's own that may send state-changing requests and open live
+    /// feeds (`https://kiosk.example.com,…`).
+    pub allowed_origins: Vec<String>,
+    /// Who may read `/metrics` (default: loopback and private networks).
+    pub metrics_allow: Vec<IpNet>,
+    /// Put in front of every Redis key and channel name.
+    pub redis_key_prefix: String,
+    /// Ticket signing keys, `(id, secret)`, the first signs (none: a random key kept in the
+    /// data folder, embedded mode only).
+    pub ticket_keys: Vec<(String, Secret)>,
 }
 
 impl Config {
@@ -122,12 +155,33 @@ impl Config {
             })
         };
         let production = matches!(database, Database::Postgres(_));
+        let count = |key: &str, default: u64| -> anyhow::Result<u32> {
+            whole(key, default)?
+                .try_into()
+                .with_context(|| format!("{key} is too large"))
+        };
+        let size = |key: &str, default: usize| -> anyhow::Result<usize> {
+            match whole(key, default as u64)? {
+                0 => bail!("{key} must be at least 1"),
+                n => Ok(n as usize),
+            }
+        };
+        let ranges = |key: &str| -> anyhow::Result<Option<Vec<IpNet>>> {
+            get(key)
+                .map(|v| IpNet::parse_list(&v).map_err(|e| anyhow::anyhow!("{key}: {e}")))
+                .transpose()
+        };
+        let gateway_configured = get("PAYMENT_GATEWAY_URL").is_some_and(|s| !s.is_empty());
         Ok(Self {
             database,
             data_dir,
             hold_ttl: seconds("HOLD_TTL_SECONDS", 600)?,
             sweep_interval: seconds("SWEEP_INTERVAL_SECONDS", 15)?,
-            session_secret: match get("SESSION_SECRET") {
+            session_secret: match get("SESSION_SECRET").filter(|s| !s.is_empty()) {
+                // Several instances must share the key, and a generated one would differ.
+                None if production => bail!(
+                    "SESSION_SECRET is required with PostgreSQL (every instance must sign sessions with the same key)"
+                ),
                 None => None,
                 Some(s) if s.len() >= 32 => Some(Secret::new(s.into_bytes())),
                 Some(_) => bail!("SESSION_SECRET must be at least 32 characters"),
@@ -155,10 +209,13 @@ impl Config {
             payment_webhook_secret: match get("PAYMENT_WEBHOOK_SECRET").filter(|s| !s.is_empty()) {
                 Some(secret) if secret.len() >= 16 => Secret::new(secret.into_bytes()),
                 Some(_) => bail!("PAYMENT_WEBHOOK_SECRET must be at least 16 characters"),
-                // PostgreSQL means production: a known development secret would let anyone
-                // forge payment callbacks.
+                // PostgreSQL means production, and a configured gateway may be a real one: a
+                // known development secret would let anyone forge payment callbacks.
                 None if production => bail!(
                     "PAYMENT_WEBHOOK_SECRET is required with PostgreSQL (the development secret is only for the embedded mode)"
+                ),
+                None if gateway_configured => bail!(
+                    "PAYMENT_WEBHOOK_SECRET is required when PAYMENT_GATEWAY_URL is set (the development secret is only for the built-in sandbox)"
                 ),
                 None => Secret::new(
                     crate::payments::signature::DEVELOPMENT_SECRET
@@ -189,12 +246,110 @@ impl Config {
                 Some(_) => bail!("OPERATOR_PASSWORD must be at least 8 characters"),
             },
             relay_poll: seconds("RELAY_POLL_SECONDS", 1)?,
+            hold_rate_per_address: count("HOLD_RATE_PER_ADDRESS", 30)?,
+            holds_per_customer: count("HOLDS_PER_CUSTOMER", 1)?,
+            held_seats_per_address: count("HELD_SEATS_PER_ADDRESS", 40)?,
+            trusted_proxies: ranges("TRUSTED_PROXIES")?.unwrap_or_default(),
+            max_connections: size("MAX_CONNECTIONS", default_max_connections())?,
+            max_connections_per_address: size("MAX_CONNECTIONS_PER_ADDRESS", 128)?,
+            // Half of the connections at most, so that pages, holds and the gateway's callbacks
+            // always find a place.
+            max_live_viewers: size("MAX_LIVE_VIEWERS", default_max_connections() / 2)?,
+            max_live_viewers_per_address: size("MAX_LIVE_VIEWERS_PER_ADDRESS", 64)?,
+            header_timeout: seconds("HTTP_HEADER_TIMEOUT_SECONDS", 10)?,
+            request_timeout: seconds("HTTP_REQUEST_TIMEOUT_SECONDS", 30)?,
+            body_timeout: seconds("HTTP_BODY_TIMEOUT_SECONDS", 10)?,
+            allowed_origins: get("ALLOWED_ORIGINS")
+                .unwrap_or_default()
+                .split(',')
+                .map(|o| o.trim().trim_end_matches('/').to_string())
+                .filter(|o| !o.is_empty())
+                .map(|o| {
+                    if o.starts_with("http://") || o.starts_with("https://") {
+                        Ok(o)
+                    } else {
+                        Err(anyhow::anyhow!(
+                            "ALLOWED_ORIGINS: {o:?} must start with http:// or https://"
+                        ))
+                    }
+                })
+                .collect::<anyhow::Result<_>>()?,
+            metrics_allow: ranges("METRICS_ALLOW")?
+                .unwrap_or_else(crate::net::private_ranges),
+            redis_key_prefix: match get("REDIS_KEY_PREFIX") {
+                None => String::new(),
+                Some(p)
+                    if p.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || ":_.-".contains(c)) =>
+                {
+                    p
+                }
+                Some(p) => bail!(
+                    "REDIS_KEY_PREFIX may hold only letters, digits, ':', '_', '.' and '-', not {p:?}"
+                ),
+            },
+            ticket_keys: match get("TICKET_KEYS").filter(|s| !s.trim().is_empty()) {
+                Some(keys) => parse_ticket_keys(&keys)?,
+                None if production => bail!(
+                    "TICKET_KEYS is required with PostgreSQL (every instance must sign and check tickets with the same keys)"
+                ),
+                None => Vec::new(),
+            },
             relay_batch: match whole("RELAY_BATCH", 100)? {
                 0 => bail!("RELAY_BATCH must be at least 1"),
                 n => n.min(10_000) as i64,
             },
         })
     }
+}
+
+/// A default connection cap that stays clear of the process's open-file limit (each connection
+/// is a file descriptor; the database pool, Redis and files need some too).
+fn default_max_connections() -> usize {
+    let limit = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("Max open files"))
+                .and_then(|l| l.split_whitespace().nth(3)?.parse::<usize>().ok())
+        })
+        .unwrap_or(1024);
+    (limit.saturating_sub(128) * 3 / 4).clamp(64, 10_000)
+}
+
+/// `TICKET_KEYS`: `id:secret,id:secret,…` (a secret holds no comma) — the first key signs new
+/// tickets, every key checks
+/// them, so a key can be replaced without voiding the tickets it signed (put the new one
+/// first, keep the old one until its tickets' shows are over).
+pub fn parse_ticket_keys(text: &str) -> anyhow::Result<Vec<(String, Secret)>> {
+    let mut keys: Vec<(String, Secret)> = Vec::new();
+    for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let Some((id, secret)) = entry.split_once(':') else {
+            bail!(
+                "TICKET_KEYS: each key is id:secret, not {:?}",
+                entry.chars().take(8).collect::<String>() + "…"
+            );
+        };
+        if id.is_empty()
+            || id.len() > 8
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        {
+            bail!("TICKET_KEYS: a key id is 1 to 8 lower-case letters or digits, not {id:?}");
+        }
+        if secret.len() < 32 {
+            bail!("TICKET_KEYS: the secret of key {id:?} must be at least 32 characters");
+        }
+        if keys.iter().any(|(k, _)| k == id) {
+            bail!("TICKET_KEYS: key id {id:?} appears twice");
+        }
+        keys.push((id.to_string(), Secret::new(secret.as_bytes().to_vec())));
+    }
+    if keys.is_empty() {
+        bail!("TICKET_KEYS names no key");
+    }
+    Ok(keys)
 }
 
 #[cfg(test)]
@@ -221,13 +376,23 @@ mod tests {
         assert_eq!(c.sweep_interval, Duration::from_secs(15));
     }
 
+    /// What PostgreSQL (production) requires besides its URL.
+    const PRODUCTION: [(&str, &str); 4] = [
+        ("DATABASE_URL", "postgres://u@h/db"),
+        ("PAYMENT_WEBHOOK_SECRET", "a long enough shared secret"),
+        (
+            "SESSION_SECRET",
+            "a session secret of at least 32 characters",
+        ),
+        (
+            "TICKET_KEYS",
+            "k1:a ticket secret of at least 32 characters",
+        ),
+    ];
+
     #[test]
     fn a_postgres_url_selects_postgres() {
-        let c = config(&[
-            ("DATABASE_URL", "postgres://u@h/db"),
-            ("PAYMENT_WEBHOOK_SECRET", "a long enough shared secret"),
-        ])
-        .unwrap();
+        let c = config(&PRODUCTION).unwrap();
         assert_eq!(c.database, Database::Postgres("postgres://u@h/db".into()));
     }
 
@@ -254,13 +419,37 @@ mod tests {
     }
 
     #[test]
-    fn the_webhook_secret_has_a_development_default_only_in_the_embedded_mode() {
+    fn production_needs_its_shared_secrets() {
         assert!(config(&[]).is_ok());
-        let pg = ("DATABASE_URL", "postgres://u@h/db");
-        assert!(config(&[pg]).is_err());
-        assert!(config(&[pg, ("PAYMENT_WEBHOOK_SECRET", "short")]).is_err());
+        for (missing, (name, _)) in PRODUCTION.iter().enumerate().skip(1) {
+            let vars: Vec<_> = PRODUCTION
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != missing)
+                .map(|(_, v)| *v)
+                .collect();
+            let e = config(&vars).unwrap_err().to_string();
+            assert!(e.contains(name), "{e}");
+        }
+        let mut short = PRODUCTION.to_vec();
+        short[1] = ("PAYMENT_WEBHOOK_SECRET", "short");
+        assert!(config(&short).is_err());
+        let c = config(&PRODUCTION).unwrap();
+        assert_eq!(
+            c.payment_webhook_secret.expose(),
+            b"a long enough shared secret"
+        );
+    }
+
+    #[test]
+    fn a_configured_gateway_needs_a_real_webhook_secret_even_when_embedded() {
+        // The built-in sandbox (no gateway URL) works with no configuration.
+        assert!(config(&[]).is_ok());
+        let gateway = ("PAYMENT_GATEWAY_URL", "https://pay.example.com");
+        let e = config(&[gateway]).unwrap_err().to_string();
+        assert!(e.contains("PAYMENT_WEBHOOK_SECRET"), "{e}");
         let c = config(&[
-            pg,
+            gateway,
             ("PAYMENT_WEBHOOK_SECRET", "a long enough shared secret"),
         ])
         .unwrap();
@@ -268,6 +457,56 @@ mod tests {
             c.payment_webhook_secret.expose(),
             b"a long enough shared secret"
         );
+    }
+
+    #[test]
+    fn ticket_keys_name_an_id_and_a_long_secret_and_the_first_signs() {
+        let keys = parse_ticket_keys(
+            "k2:the newest ticket secret (32+ chars long),k1:an older ticket secret of 32+ chars",
+        )
+        .unwrap();
+        assert_eq!(
+            keys.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(),
+            ["k2", "k1"]
+        );
+        for bad in [
+            "k1",
+            "k1:short",
+            "K1:an upper-case id with a long enough secret",
+            "toolongid:an id of nine characters with a long secret",
+            "k1:a long enough secret for the first key ok,k1:the same id again and long enough",
+            " , ",
+        ] {
+            assert!(parse_ticket_keys(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn abuse_limits_have_defaults_and_can_be_turned_off() {
+        let c = config(&[]).unwrap();
+        assert_eq!(
+            (
+                c.hold_rate_per_address,
+                c.holds_per_customer,
+                c.held_seats_per_address
+            ),
+            (30, 1, 40)
+        );
+        assert!(c.trusted_proxies.is_empty());
+        assert!(c.max_connections >= 64 && c.max_connections <= 10_000);
+        let c = config(&[
+            ("HOLDS_PER_CUSTOMER", "0"),
+            ("TRUSTED_PROXIES", "10.0.0.0/8, ::1"),
+            ("REDIS_KEY_PREFIX", "cinema-1:"),
+        ])
+        .unwrap();
+        assert_eq!(c.holds_per_customer, 0);
+        assert_eq!(c.trusted_proxies.len(), 2);
+        assert_eq!(c.redis_key_prefix, "cinema-1:");
+        assert!(config(&[("TRUSTED_PROXIES", "10.0.0.0/99")]).is_err());
+        assert!(config(&[("REDIS_KEY_PREFIX", "a b")]).is_err());
+        assert!(config(&[("MAX_CONNECTIONS", "0")]).is_err());
+        assert!(config(&[("ALLOWED_ORIGINS", "kiosk.example.com")]).is_err());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 mod checkout;
 pub mod consumers;
 pub mod settlement;
+pub mod tickets;
 
 pub use checkout::Payments;
 
@@ -12,7 +13,10 @@ use crate::clock::Clock;
 use crate::events::EventBus;
 use crate::gate::{GateVerdict, RateLimiter, SeatGate};
 use crate::read_model::{SeatMapCache, Snapshot};
-use crate::store::{CancelOutcome, HoldOutcome, HoldRequest, Layout, Released, Store, StoreError};
+use crate::store::{
+    CancelOutcome, HoldLimits, HoldOutcome, HoldRefusal, HoldRequest, Layout, Released, Store,
+    StoreError,
+};
 use app::domain::{
     BookingId, CustomerId, Hold, HoldId, LiveMessage, Seat, SeatChange, SeatMap, SeatSelection,
     SeatStatus, ShowtimeId, ShowtimeSummary,
@@ -21,6 +25,7 @@ use app::engine::Inventory;
 use app::error::InventoryError;
 use axum::extract::ws::Utf8Bytes;
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -44,23 +49,41 @@ pub struct Engine {
     live_snapshots: Mutex<HashMap<ShowtimeId, Arc<LiveSlot>>>,
     /// Redis's first filter in front of the hold statement (off without Redis).
     gate: SeatGate,
+    /// Hold attempts per customer.
     limiter: RateLimiter,
+    /// Hold attempts per client address.
+    address_limiter: RateLimiter,
+    /// Caps on live holds (per customer, per address) the hold statement enforces.
+    limits: HoldLimits,
+    /// Turns of holds by one customer or address (see `hold_turn`).
+    hold_turns: Box<[tokio::sync::Mutex<()>]>,
     metrics: HoldMetrics,
     /// The payment gateway for checkout (none: checkout answers 503).
     payments: Option<Payments>,
-    /// Wakes the payment worker when a payment was recorded.
+    /// Wakes the confirmation worker when a payment was recorded.
     worker_wake: tokio::sync::Notify,
+    /// Wakes the refund worker when a refund became due.
+    refund_wake: tokio::sync::Notify,
+    /// Backlog figures for `/metrics`, refreshed by the housekeeping task.
+    gauges: Gauges,
     /// Wakes the outbox relay when this process committed a booking event.
     pub(crate) relay_wake: Arc<tokio::sync::Notify>,
-    /// Signs ticket codes (see `with_ticket_key`).
-    ticket_key: Vec<u8>,
+    /// Signs and checks ticket codes (see `with_ticket_keys`).
+    ticket_keys: tickets::TicketKeys,
 }
+
+/// Striped locks for `Engine::hold_turn`.
+const HOLD_TURNS: usize = 1024;
 
 /// What became of hold attempts since the process started (served at `/metrics`).
 #[derive(Default)]
 pub struct HoldMetrics {
     /// Refused by the per-customer rate limit (429).
     pub rate_limited: AtomicU64,
+    /// Refused by the per-address rate limit (429).
+    pub address_rate_limited: AtomicU64,
+    /// Refused because the address's live holds were at their cap.
+    pub address_capped: AtomicU64,
     /// Refused by the seat gate without database work (409).
     pub gate_rejected: AtomicU64,
     /// Let through by the seat gate.
@@ -71,6 +94,28 @@ pub struct HoldMetrics {
     pub db_hold_statements: AtomicU64,
     /// Holds the database granted.
     pub held: AtomicU64,
+    /// Payments whose charge did not match the session asked for (refunded, not confirmed).
+    pub payment_mismatches: AtomicU64,
+    /// Payment events that failed too often, or could never succeed, parked for an operator.
+    pub events_parked: AtomicU64,
+}
+
+/// Figures read from the database by the housekeeping task (so that a scrape of `/metrics`
+/// costs no query); `-1` until first read.
+pub struct Gauges {
+    /// Committed booking events the relay has not delivered yet.
+    pub outbox_unpublished: std::sync::atomic::AtomicI64,
+    /// Outbox events parked for an operator.
+    pub outbox_parked: std::sync::atomic::AtomicI64,
+}
+
+impl Default for Gauges {
+    fn default() -> Self {
+        Self {
+            outbox_unpublished: (-1).into(),
+            outbox_parked: (-1).into(),
+        }
+    }
 }
 
 impl HoldMetrics {
@@ -108,11 +153,18 @@ impl Engine {
             live_snapshots: Mutex::default(),
             gate: SeatGate::default(),
             limiter: RateLimiter::off(),
+            address_limiter: RateLimiter::off(),
+            limits: HoldLimits::default(),
+            hold_turns: (0..HOLD_TURNS)
+                .map(|_| tokio::sync::Mutex::new(()))
+                .collect(),
             metrics: HoldMetrics::default(),
             payments: None,
             worker_wake: tokio::sync::Notify::new(),
+            refund_wake: tokio::sync::Notify::new(),
+            gauges: Gauges::default(),
             relay_wake: Arc::new(tokio::sync::Notify::new()),
-            ticket_key: rand::random::<[u8; 32]>().to_vec(),
+            ticket_keys: tickets::TicketKeys::random(),
         }
     }
 
@@ -128,8 +180,91 @@ impl Engine {
         self
     }
 
+    /// Limits hold attempts per client address.
+    pub fn with_address_rate_limit(mut self, limiter: RateLimiter) -> Self {
+        self.address_limiter = limiter;
+        self
+    }
+
+    /// Caps live holds per customer and seats held per address in a showtime.
+    pub fn with_hold_limits(mut self, limits: HoldLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The per-customer, then the per-address rate limit.
+    async fn rate_limit(
+        &self,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<(), InventoryError> {
+        let limited =
+            |wait: Duration| InventoryError::RateLimited(wait.as_secs_f64().ceil().max(1.0) as u64);
+        if let Err(wait) = self.limiter.check(&customer.0.to_string()).await {
+            HoldMetrics::count(&self.metrics.rate_limited);
+            return Err(limited(wait));
+        }
+        if let Some(addr) = client_addr.filter(|_| !self.address_limiter.is_off()) {
+            if let Err(wait) = self.address_limiter.check(&addr.to_string()).await {
+                HoldMetrics::count(&self.metrics.address_rate_limited);
+                return Err(limited(wait));
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for this customer's (and address's) turn to hold: two holds of one customer, or of
+    /// one address when its seats are capped, never run at once in this process. Turns are
+    /// striped locks, so memory does not grow with customers; unrelated customers rarely share
+    /// one, and then only wait for a few milliseconds. Nothing to wait for without caps.
+    async fn hold_turn(
+        &self,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Vec<tokio::sync::MutexGuard<'_, ()>> {
+        use std::hash::BuildHasher;
+        static SEED: std::sync::LazyLock<std::collections::hash_map::RandomState> =
+            std::sync::LazyLock::new(Default::default);
+        let stripe = |hash: u64| (hash % HOLD_TURNS as u64) as usize;
+        let mut stripes = Vec::with_capacity(2);
+        if self.limits.holds_per_customer.is_some() {
+            stripes.push(stripe(SEED.hash_one(customer.0)));
+        }
+        if let (Some(_), Some(addr)) = (self.limits.seats_per_address, client_addr) {
+            stripes.push(stripe(SEED.hash_one(addr)));
+        }
+        // Always in ascending order, so two holds never wait for each other's second lock.
+        stripes.sort_unstable();
+        stripes.dedup();
+        let mut guards = Vec::with_capacity(stripes.len());
+        for i in stripes {
+            guards.push(self.hold_turns[i].lock().await);
+        }
+        guards
+    }
+
     pub fn metrics(&self) -> &HoldMetrics {
         &self.metrics
+    }
+
+    pub fn gauges(&self) -> &Gauges {
+        &self.gauges
+    }
+
+    /// Reads the backlog figures `/metrics` shows.
+    pub async fn refresh_gauges(&self) {
+        if let Ok(n) = self.store.unpublished_count().await {
+            self.gauges.outbox_unpublished.store(n, Ordering::Relaxed);
+        }
+        if let Ok(n) = self.store.parked_count().await {
+            self.gauges.outbox_parked.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Deletes holds that ended more than `retention` ago and idempotency keys past their
+    /// 24 hours; how many of each.
+    pub async fn purge(&self, retention: chrono::Duration) -> Result<(u64, u64), InventoryError> {
+        Ok(self.store.purge(self.clock.now(), retention).await?)
     }
 
     pub fn gate(&self) -> &SeatGate {
@@ -257,7 +392,8 @@ impl Engine {
             .await?
             .ok_or(InventoryError::HoldLapsed)?;
         let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
-        self.gate.book(showtime, &codes, booking).await;
+        let until = self.gate_keys_until(showtime).await;
+        self.gate.book(showtime, &codes, booking, until).await;
         self.announce(
             showtime,
             LiveMessage::SeatsBooked {
@@ -285,8 +421,18 @@ impl Engine {
 
 #[async_trait::async_trait]
 impl Inventory for Engine {
+    /// Today's (venue time) and later showtimes: those that have started are listed as closed.
     async fn list_showtimes(&self) -> Result<Vec<ShowtimeSummary>, InventoryError> {
-        Ok(self.store.list_showtimes(self.clock.now()).await?)
+        let now = self.clock.now();
+        let today = app::format::venue_time(now.unwrap_or_else(chrono::Utc::now))
+            .date_naive()
+            .and_hms_opt(0, 0, 0)
+            .expect("midnight exists")
+            .and_local_timezone(app::format::venue_time(chrono::Utc::now()).timezone())
+            .single()
+            .expect("fixed offset")
+            .with_timezone(&chrono::Utc);
+        Ok(self.store.list_showtimes(now, today).await?)
     }
 
     async fn seat_map(&self, showtime: ShowtimeId) -> Result<SeatMap, InventoryError> {
@@ -337,11 +483,12 @@ impl Inventory for Engine {
         })
     }
 
-    async fn hold(
+    async fn hold_from(
         &self,
         showtime: ShowtimeId,
         seats: &SeatSelection,
         customer: CustomerId,
+        client_addr: Option<IpAddr>,
     ) -> Result<Hold, InventoryError> {
         let layout = self.layout(showtime).await?;
         let unknown: Vec<String> = seats
@@ -353,19 +500,25 @@ impl Inventory for Engine {
         if !unknown.is_empty() {
             return Err(InventoryError::UnknownSeats(unknown));
         }
-        if let Err(wait) = self.limiter.check(customer).await {
-            HoldMetrics::count(&self.metrics.rate_limited);
-            return Err(InventoryError::RateLimited(
-                wait.as_secs_f64().ceil().max(1.0) as u64,
-            ));
+        // Early answer without Redis or database work; the hold statement decides on its clock.
+        if self.clock.now().unwrap_or_else(chrono::Utc::now) >= layout.sales_close_at() {
+            return Err(InventoryError::SalesClosed);
         }
+        self.rate_limit(customer, client_addr).await?;
+        // Holds of one customer (and of one address) in this process go one at a time, so the
+        // caps the hold statement checks cannot be passed by sending several holds at once.
+        let _turn = self.hold_turn(customer, client_addr).await;
         let hold_id = HoldId::new(showtime, rand::random());
+        // Releases the keys this attempt sets if it is abandoned before it settles them itself
+        // (a release only removes keys that carry this hold's id, so it is always safe).
+        let claim = self.gate.claim(showtime, seats.seats(), hold_id);
         let gated = match self
             .gate
             .enter(showtime, seats.seats(), hold_id, self.hold_ttl)
             .await
         {
             GateVerdict::Taken(taken) => {
+                claim.settle();
                 HoldMetrics::count(&self.metrics.gate_rejected);
                 return Err(InventoryError::SeatsUnavailable(
                     taken.iter().map(|c| c.to_string()).collect(),
@@ -373,6 +526,11 @@ impl Inventory for Engine {
             }
             GateVerdict::Passed => {
                 HoldMetrics::count(&self.metrics.gate_passed);
+                true
+            }
+            // The call may have set the keys after all: released below if the database refuses.
+            GateVerdict::Unknown => {
+                HoldMetrics::count(&self.metrics.gate_bypassed);
                 true
             }
             GateVerdict::Bypassed => {
@@ -386,6 +544,8 @@ impl Inventory for Engine {
             hold_id,
             customer,
             ttl: self.hold_ttl,
+            client_addr,
+            limits: self.limits,
         };
         HoldMetrics::count(&self.metrics.db_hold_statements);
         let outcome = self.store.hold(req, self.clock.now()).await;
@@ -393,6 +553,7 @@ impl Inventory for Engine {
             // The database refused (or failed): free the keys this attempt set, and only those.
             self.gate.release(showtime, seats.seats(), hold_id).await;
         }
+        claim.settle();
         match outcome? {
             HoldOutcome::Held {
                 expires_at,
@@ -422,6 +583,12 @@ impl Inventory for Engine {
             }
             HoldOutcome::Rejected { unavailable, .. } => {
                 Err(InventoryError::SeatsUnavailable(unavailable))
+            }
+            HoldOutcome::Refused(HoldRefusal::SalesClosed) => Err(InventoryError::SalesClosed),
+            HoldOutcome::Refused(HoldRefusal::HoldLimit) => Err(InventoryError::HoldLimit),
+            HoldOutcome::Refused(HoldRefusal::AddressLimit) => {
+                HoldMetrics::count(&self.metrics.address_capped);
+                Err(InventoryError::AddressLimit)
             }
         }
     }

@@ -44,6 +44,8 @@ pub enum BusItem {
 
 #[derive(Default)]
 struct Local {
+    /// Put in front of every channel name (`REDIS_KEY_PREFIX`).
+    prefix: String,
     channels: Mutex<HashMap<ShowtimeId, broadcast::Sender<Arc<BusItem>>>>,
     /// Told of each showtime that gets its first viewer here (sharded subscriptions).
     first_viewer: Option<tokio::sync::mpsc::UnboundedSender<ShowtimeId>>,
@@ -75,7 +77,7 @@ impl Local {
 
     /// A message as Redis delivered it on a channel.
     fn deliver_raw(&self, channel: &str, payload: &[u8]) {
-        let Some(showtime) = showtime_of(channel) else {
+        let Some(showtime) = showtime_of(&self.prefix, channel) else {
             return;
         };
         if payload == RESYNC {
@@ -128,7 +130,7 @@ impl Remote {
         self.link
             .run("live event publish", |mut conn: Conn| async move {
                 redis::cmd(command)
-                    .arg(channel(showtime))
+                    .arg(channel(self.link.prefix(), showtime))
                     .arg(payload)
                     .query_async::<i64>(&mut conn)
                     .await
@@ -170,30 +172,38 @@ pub struct EventBus {
     redis_failures: AtomicU64,
 }
 
-fn channel(showtime: ShowtimeId) -> String {
-    format!("seats:{{{}}}:live", showtime.0)
+fn channel(prefix: &str, showtime: ShowtimeId) -> String {
+    format!("{prefix}seats:{{{}}}:live", showtime.0)
 }
 
-/// The showtime of a `seats:{42}:live` channel.
-fn showtime_of(channel: &str) -> Option<ShowtimeId> {
-    let id = channel.strip_prefix("seats:{")?.strip_suffix("}:live")?;
+/// The showtime of a `<prefix>seats:{42}:live` channel.
+fn showtime_of(prefix: &str, channel: &str) -> Option<ShowtimeId> {
+    let id = channel
+        .strip_prefix(prefix)?
+        .strip_prefix("seats:{")?
+        .strip_suffix("}:live")?;
     ShowtimeId::parse(id)
 }
 
 impl EventBus {
-    /// A bus whose events go through Redis; starts this process's one subscription.
-    pub fn with_redis(target: &RedisTarget) -> Result<Self, redis::RedisError> {
-        let link = RedisLink::new(target.clone(), REDIS_TIMEOUT);
+    /// A bus whose events go through Redis on channels named with `prefix`; starts this
+    /// process's one subscription.
+    pub fn with_redis(target: &RedisTarget, prefix: &str) -> Result<Self, redis::RedisError> {
+        let link = RedisLink::with_prefix(target.clone(), REDIS_TIMEOUT, prefix);
         match target {
             RedisTarget::Node(url) => {
                 let client = redis::Client::open(url.as_str())?;
-                let local = Arc::new(Local::default());
+                let local = Arc::new(Local {
+                    prefix: prefix.to_string(),
+                    ..Local::default()
+                });
                 tokio::spawn(subscribe_forever(client, local.clone()));
                 Ok(Self::remote(local, link, "PUBLISH"))
             }
             RedisTarget::Cluster(nodes) => {
                 let (first_viewer, showtimes) = tokio::sync::mpsc::unbounded_channel();
                 let local = Arc::new(Local {
+                    prefix: prefix.to_string(),
                     first_viewer: Some(first_viewer),
                     ..Local::default()
                 });
@@ -258,7 +268,10 @@ async fn subscribe_forever(client: redis::Client, local: Arc<Local>) {
     let mut backoff = Duration::from_millis(200);
     loop {
         match client.get_async_pubsub().await {
-            Ok(mut pubsub) => match pubsub.psubscribe("seats:{*}:live").await {
+            Ok(mut pubsub) => match pubsub
+                .psubscribe(format!("{}seats:{{*}}:live", local.prefix))
+                .await
+            {
                 Ok(()) => {
                     tracing::info!("subscribed to live seat events in Redis");
                     backoff = Duration::from_millis(200);
@@ -303,7 +316,7 @@ impl Local {
                     .data
                     .first()
                     .and_then(text)
-                    .and_then(|c| showtime_of(&String::from_utf8_lossy(&c)));
+                    .and_then(|c| showtime_of(&self.prefix, &String::from_utf8_lossy(&c)));
                 if let Some(showtime) = showtime {
                     self.resync(showtime);
                 }
@@ -339,7 +352,7 @@ async fn subscribe_sharded(
     let mut pending: Vec<ShowtimeId> = local.showtimes();
     loop {
         while let Some(showtime) = pending.pop() {
-            while let Err(e) = conn.ssubscribe(channel(showtime)).await {
+            while let Err(e) = conn.ssubscribe(channel(&local.prefix, showtime)).await {
                 tracing::warn!(error = %e, %showtime, "sharded subscribe failed; retrying");
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
@@ -383,8 +396,18 @@ mod tests {
 
     #[test]
     fn channels_carry_the_showtime_as_a_hash_tag() {
-        assert_eq!(channel(ShowtimeId(42)), "seats:{42}:live");
-        assert_eq!(showtime_of("seats:{42}:live"), Some(ShowtimeId(42)));
-        assert_eq!(showtime_of("seats:{x}:live"), None);
+        assert_eq!(channel("", ShowtimeId(42)), "seats:{42}:live");
+        assert_eq!(showtime_of("", "seats:{42}:live"), Some(ShowtimeId(42)));
+        assert_eq!(showtime_of("", "seats:{x}:live"), None);
+        assert_eq!(channel("c1:", ShowtimeId(42)), "c1:seats:{42}:live");
+        assert_eq!(
+            showtime_of("c1:", "c1:seats:{42}:live"),
+            Some(ShowtimeId(42))
+        );
+        assert_eq!(
+            showtime_of("c2:", "c1:seats:{42}:live"),
+            None,
+            "another deployment's"
+        );
     }
 }

@@ -8,6 +8,7 @@ pub mod engine;
 pub mod events;
 pub mod gate;
 pub mod http;
+pub mod net;
 pub mod payments;
 pub mod read_model;
 pub mod redis_link;

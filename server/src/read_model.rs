@@ -1,5 +1,5 @@
 //! The read model behind `GET /showtimes/{id}/seats`: one serialised seat map per showtime in
-//! memory, read tens of times per hold (seed §9). Committed changes reach it through the event
+//! memory, read tens of times per hold. Committed changes reach it through the event
 //! bus (from every process, with Redis) and are applied by seat version; it is rebuilt from the
 //! database once it is older than [`REFRESH_AFTER`], which heals anything missed and shows lazily
 //! expired holds as free. A strong `ETag` (hash of the body) lets clients and CDNs revalidate

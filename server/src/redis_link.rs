@@ -124,12 +124,25 @@ pub async fn connect(target: &RedisTarget, timeout: Duration) -> RedisResult<Con
     })
 }
 
+/// What became of a call to Redis.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Attempt<T> {
+    Done(T),
+    /// Not sent: the breaker is open.
+    Skipped,
+    /// Sent, but it failed or timed out: Redis may or may not have carried it out.
+    Failed,
+}
+
 /// How long the breaker sends calls past Redis after a failure before trying again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
 pub struct RedisLink {
     target: RedisTarget,
     timeout: Duration,
+    /// Put in front of every key and channel name (`REDIS_KEY_PREFIX`), so that deployments
+    /// sharing one Redis never see each other's keys or events.
+    prefix: String,
     /// Set once connected; dropped after a failure.
     conn: RwLock<Option<Conn>>,
     /// Held while connecting, so that concurrent calls wait for one connection.
@@ -146,9 +159,15 @@ pub struct RedisLink {
 impl RedisLink {
     /// Nothing is connected yet (Redis may be down when the server starts).
     pub fn new(target: RedisTarget, timeout: Duration) -> Self {
+        Self::with_prefix(target, timeout, "")
+    }
+
+    /// A link whose keys and channels all start with `prefix`.
+    pub fn with_prefix(target: RedisTarget, timeout: Duration, prefix: &str) -> Self {
         Self {
             target,
             timeout,
+            prefix: prefix.to_string(),
             conn: RwLock::new(None),
             connecting: tokio::sync::Mutex::new(()),
             skip_until_ms: AtomicU64::new(0),
@@ -160,6 +179,11 @@ impl RedisLink {
 
     pub fn target(&self) -> &RedisTarget {
         &self.target
+    }
+
+    /// The prefix of every key and channel name.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
     }
 
     /// Calls that went past Redis because it was unreachable, slow or failing.
@@ -191,10 +215,23 @@ impl RedisLink {
         F: FnOnce(Conn) -> Fut,
         Fut: Future<Output = RedisResult<T>>,
     {
+        match self.attempt(what, call).await {
+            Attempt::Done(value) => Some(value),
+            Attempt::Skipped | Attempt::Failed => None,
+        }
+    }
+
+    /// Like [`RedisLink::run`], but tells a call that was never sent (the breaker is open) from
+    /// one that failed or timed out — which Redis may still have carried out.
+    pub async fn attempt<T, F, Fut>(&self, what: &'static str, call: F) -> Attempt<T>
+    where
+        F: FnOnce(Conn) -> Fut,
+        Fut: Future<Output = RedisResult<T>>,
+    {
         let skipping = self.skip_until_ms.load(Ordering::Relaxed) > self.elapsed_ms();
         if skipping {
             self.bypassed.fetch_add(1, Ordering::Relaxed);
-            return None;
+            return Attempt::Skipped;
         }
         let result = tokio::time::timeout(self.timeout, async {
             let conn = match self.current() {
@@ -222,15 +259,15 @@ impl RedisLink {
                         "Redis answers again; the seat gate and rate limit use it"
                     );
                 }
-                Some(value)
+                Attempt::Done(value)
             }
             Ok(Err(e)) => {
                 self.trip(what, &e.to_string());
-                None
+                Attempt::Failed
             }
             Err(_) => {
                 self.trip(what, "timed out");
-                None
+                Attempt::Failed
             }
         }
     }

@@ -1,4 +1,4 @@
-//! The outbox relay (DESIGN.md §2.6 and §5; seed 003 §3): committed booking events leave the
+//! The outbox relay: committed booking events leave the
 //! outbox for the topic `booking-events`, keyed by booking id, in outbox order, at least once.
 //!
 //! - Only the relay holding the lease `booking-events` (a row in `relay_lease`, renewed every

@@ -6,11 +6,13 @@ use crate::config::{Config, Database, Secret};
 use crate::engine::{Engine, Payments};
 use crate::events::EventBus;
 use crate::gate::{RateLimiter, SeatGate};
+use crate::http::live::Viewers;
+use crate::http::serve::{ConnLimits, Connections};
 use crate::http::session::SessionKey;
-use crate::http::{router, AppState};
+use crate::http::{router, AppState, Web};
 use crate::payments::gateway::HttpGateway;
 use crate::redis_link::RedisLink;
-use crate::store::{PgStore, SqliteStore, Store};
+use crate::store::{HoldLimits, PgStore, SqliteStore, Store};
 use anyhow::Context;
 use leptos::config::LeptosOptions;
 use std::net::SocketAddr;
@@ -64,6 +66,36 @@ fn session_key(config: &Config) -> anyhow::Result<SessionKey> {
     Ok(SessionKey::new(Secret::new(bytes.to_vec())))
 }
 
+/// The ticket keys: `TICKET_KEYS`, else (embedded mode only; PostgreSQL requires them) one
+/// random key kept in the data folder.
+fn ticket_keys(config: &Config) -> anyhow::Result<crate::engine::tickets::TicketKeys> {
+    use crate::engine::tickets::TicketKeys;
+    if !config.ticket_keys.is_empty() {
+        return Ok(TicketKeys::new(
+            config
+                .ticket_keys
+                .iter()
+                .map(|(id, secret)| (id.clone(), secret.expose().to_vec()))
+                .collect(),
+        ));
+    }
+    let path = config.data_dir.join("ticket.keys");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let keys = crate::config::parse_ticket_keys(text.trim())
+            .with_context(|| format!("{} is not a list of ticket keys", path.display()))?;
+        return Ok(TicketKeys::new(
+            keys.into_iter()
+                .map(|(id, secret)| (id, secret.expose().to_vec()))
+                .collect(),
+        ));
+    }
+    std::fs::create_dir_all(&config.data_dir)?;
+    let secret = hex::encode(rand::random::<[u8; 32]>());
+    std::fs::write(&path, format!("k1:{secret}"))
+        .with_context(|| format!("failed to write {}", path.display()))?;
+    Ok(TicketKeys::new(vec![("k1".into(), secret.into_bytes())]))
+}
+
 /// The operator password: `OPERATOR_PASSWORD`, else (embedded mode) a random one kept in the
 /// data folder, else none (operator pages off).
 fn operator_password(config: &Config) -> anyhow::Result<Option<Secret>> {
@@ -109,6 +141,8 @@ pub struct Application {
     pub engine: Arc<Engine>,
     relay: Arc<crate::relay::Relay>,
     state: AppState,
+    limits: ConnLimits,
+    connections: Arc<Connections>,
 }
 
 impl Application {
@@ -127,23 +161,33 @@ impl Application {
                 );
             }
         }
+        let prefix = &config.redis_key_prefix;
         let events = match &config.redis {
-            Some(target) => {
-                EventBus::with_redis(target).context("REDIS_URL is not a usable Redis address")?
-            }
+            Some(target) => EventBus::with_redis(target, prefix)
+                .context("REDIS_URL is not a usable Redis address")?,
             None => EventBus::default(),
         };
         let link = config
             .redis
             .clone()
-            .map(|target| Arc::new(RedisLink::new(target, config.redis_timeout)));
+            .map(|target| Arc::new(RedisLink::with_prefix(target, config.redis_timeout, prefix)));
         if let Some(link) = &link {
             crate::gate::load_scripts(link).await;
         }
+        let cap = |n: u32| (n > 0).then_some(n);
         let mut engine = Engine::with_events(store, clock, config.hold_ttl, events)
-            .with_rate_limit(RateLimiter::new(config.hold_rate_per_minute, link.clone()));
+            .with_rate_limit(RateLimiter::new(config.hold_rate_per_minute, link.clone()))
+            .with_address_rate_limit(RateLimiter::keyed(
+                "address",
+                config.hold_rate_per_address,
+                link.clone(),
+            ))
+            .with_hold_limits(HoldLimits {
+                holds_per_customer: cap(config.holds_per_customer),
+                seats_per_address: cap(config.held_seats_per_address),
+            });
         if let Some(link) = link {
-            engine = engine.with_gate(SeatGate::new(link));
+            engine = engine.with_gate(SeatGate::new(link, config.hold_ttl));
         }
         let listener = TcpListener::bind(options.site_addr)
             .await
@@ -159,9 +203,12 @@ impl Application {
             return_url_base: format!("{public_url}/my-bookings/"),
             webhook_secret: config.payment_webhook_secret.clone(),
         });
-        let session = session_key(&config)?;
-        let engine = Arc::new(engine.with_ticket_key(session.expose()));
+        let secure = public_url.starts_with("https://");
+        let session = session_key(&config)?.secure(secure);
+        let engine =
+            Arc::new(engine.with_ticket_keys(ticket_keys(&config)?.with_legacy(session.expose())));
         crate::sweeper::spawn(engine.clone(), config.sweep_interval);
+        crate::sweeper::spawn_housekeeping(engine.clone());
         crate::engine::settlement::spawn(engine.clone());
         crate::engine::settlement::spawn_reconciliation(
             engine.clone(),
@@ -169,17 +216,41 @@ impl Application {
             config.reconcile_after,
         );
         let relay = crate::relay::start(&engine, &config).await?;
+        let connections = Arc::new(Connections::default());
         let state = AppState {
             leptos_options: Arc::new(options),
             engine: engine.clone(),
             session,
             operator: crate::http::operator::OperatorKey::new(operator_password(&config)?),
+            web: Arc::new(Web {
+                trusted_proxies: config.trusted_proxies.clone(),
+                metrics_allow: config.metrics_allow.clone(),
+                // The public address is this site, whatever Host a proxy passes on.
+                allowed_origins: config
+                    .allowed_origins
+                    .iter()
+                    .cloned()
+                    .chain(config.public_url.iter().map(|u| origin_of(u)))
+                    .collect(),
+                body_timeout: config.body_timeout,
+                request_timeout: config.request_timeout,
+                viewers: Viewers::new(config.max_live_viewers, config.max_live_viewers_per_address)
+                    .into(),
+                connections: connections.clone(),
+            }),
         };
         Ok(Self {
             listener,
             engine,
             relay,
             state,
+            limits: ConnLimits {
+                max: config.max_connections,
+                per_address: config.max_connections_per_address,
+                header_timeout: config.header_timeout,
+                trusted_proxies: config.trusted_proxies.clone(),
+            },
+            connections,
         })
     }
 
@@ -188,19 +259,25 @@ impl Application {
     }
 
     pub async fn serve(self) -> anyhow::Result<()> {
-        use axum::serve::ListenerExt;
         let app = router(self.state);
-        // Small frames (live-map events, JSON answers) leave at once instead of waiting for the
-        // previous segment's ACK (Nagle), which a delayed ACK can hold back for tens of ms.
-        let listener = self.listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown_signal())
-            .await?;
+        crate::http::serve::serve(
+            self.listener,
+            app,
+            self.limits,
+            self.connections,
+            shutdown_signal(),
+        )
+        .await?;
         self.relay.stop().await;
         Ok(())
     }
+}
+
+/// `scheme://host[:port]` of a URL (`PUBLIC_URL` may carry a path).
+fn origin_of(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
+    let host = rest.split('/').next().unwrap_or(rest);
+    format!("{scheme}://{host}")
 }
 
 async fn shutdown_signal() {

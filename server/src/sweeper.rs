@@ -23,3 +23,42 @@ pub fn spawn(engine: Arc<Engine>, every: Duration) -> tokio::task::JoinHandle<()
         }
     })
 }
+
+/// Finished holds and expired idempotency keys are kept this long, then purged.
+pub const RETENTION: chrono::Duration = chrono::Duration::days(1);
+/// How often purging runs.
+const PURGE_EVERY: Duration = Duration::from_secs(600);
+
+/// Small recurring work beside the sweeper: retries of seat-gate releases that could not reach
+/// Redis (every second), the backlog gauges `/metrics` reads (every 5 s, so a scrape costs no
+/// query), and purging what has outlived its retention.
+pub fn spawn_housekeeping(engine: Arc<Engine>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(Duration::from_secs(1));
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_purge: Option<std::time::Instant> = None;
+        let mut tick: u64 = 0;
+        loop {
+            ticker.tick().await;
+            tick += 1;
+            engine.gate().retry_releases().await;
+            if tick % 5 == 1 {
+                engine.refresh_gauges().await;
+            }
+            if last_purge.is_none_or(|at| at.elapsed() >= PURGE_EVERY) {
+                last_purge = Some(std::time::Instant::now());
+                match engine.purge(RETENTION).await {
+                    Ok((holds, keys)) if holds + keys > 0 => {
+                        tracing::info!(
+                            holds,
+                            keys,
+                            "purged finished holds and expired idempotency keys"
+                        )
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "purge failed; will retry"),
+                }
+            }
+        }
+    })
+}

@@ -24,7 +24,166 @@ on_both_backends!(
     the_seat_map_revalidates_with_its_etag_and_follows_changes_at_once,
     without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_is_429,
     operator_pages_and_reports_need_the_operator_password,
+    a_cookieless_script_is_stopped_while_a_customer_behind_another_address_is_not,
+    one_customer_has_one_live_hold_per_showtime_even_when_sending_many_at_once,
 );
+
+/// Holds `seats` for `client` on `app` with `X-Forwarded-For: xff`; the status and the code.
+async fn hold_from(
+    client: &reqwest::Client,
+    app: &TestApp,
+    showtime: i64,
+    seats: &[String],
+    xff: &str,
+) -> (StatusCode, String) {
+    let r = client
+        .post(app.url(&format!("/showtimes/{showtime}/holds")))
+        .header("x-forwarded-for", xff)
+        .json(&json!({ "seats": seats }))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status();
+    let body: Value = r.json().await.unwrap_or(Value::Null);
+    (
+        status,
+        body["code"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+/// Eight seats of row `row`.
+fn row_of_eight(row: char) -> Vec<String> {
+    (1..=8).map(|n| format!("{row}{n}")).collect()
+}
+
+/// A script that sends no cookie is a new customer with every request; the per-customer
+/// limits do not see it, the per-address ones do: its address may hold 40 seats of a showtime
+/// and try 10 times a minute. A customer behind another address is not affected. Addresses
+/// come from X-Forwarded-For only because the peer is a configured trusted proxy; without one,
+/// an invented header changes nothing.
+async fn a_cookieless_script_is_stopped_while_a_customer_behind_another_address_is_not(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let limits = [
+        ("HOLD_RATE_PER_ADDRESS", "10"),
+        ("HELD_SEATS_PER_ADDRESS", "40"),
+        ("HOLDS_PER_CUSTOMER", "1"),
+    ];
+    let mut vars = limits.to_vec();
+    vars.push(("TRUSTED_PROXIES", "127.0.0.1/32"));
+    let app = TestApp::spawn_with(&db, "600", &vars).await;
+    let id = first_showtime(&app.base).await;
+    let script = "203.0.113.7";
+    let mut outcomes = Vec::new();
+    for row in "ABCDEFGHIJKL".chars() {
+        // A client without a cookie jar: every request a new customer.
+        let (status, code) = hold_from(
+            &reqwest::Client::new(),
+            &app,
+            id,
+            &row_of_eight(row),
+            script,
+        )
+        .await;
+        outcomes.push((status, code));
+    }
+    let held = outcomes
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::CREATED)
+        .count();
+    assert_eq!(held, 5, "40 seats, then no more: {outcomes:?}");
+    assert!(outcomes
+        .iter()
+        .any(|(s, c)| *s == StatusCode::CONFLICT && c == "ADDRESS_HOLD_LIMIT"));
+    assert_eq!(
+        outcomes.last().unwrap(),
+        &(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED".to_string()),
+        "the 11th attempt in a minute: {outcomes:?}"
+    );
+    let stored = db.stored(app::domain::ShowtimeId(id)).await;
+    let seats_held = stored.values().filter(|(s, _)| s == "HELD").count();
+    assert_eq!(seats_held, 40);
+    // Someone behind another address holds as usual.
+    let (status, _) = hold_from(&app.customer(), &app, id, &["M1".into()], "198.51.100.2").await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    // Without a trusted proxy the header is the client's own invention: inventing a new one
+    // per request does not escape the cap of the address it really comes from.
+    let direct = TestApp::spawn_with(&db, "600", &limits).await;
+    let mut outcomes = Vec::new();
+    for (i, row) in "FGHIJK".chars().enumerate() {
+        let xff = format!("192.0.2.{i}");
+        let client = reqwest::Client::new();
+        outcomes.push(hold_from(&client, &direct, id, &row_of_eight(row), &xff).await);
+    }
+    let created = outcomes
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::CREATED)
+        .count();
+    assert_eq!(created, 5, "{outcomes:?}");
+    assert_eq!(
+        outcomes.last().unwrap(),
+        &(StatusCode::CONFLICT, "ADDRESS_HOLD_LIMIT".to_string())
+    );
+}
+
+/// One customer (one cookie) holds at most one live hold in a showtime, however the holds are
+/// sent: one after another or many at once. A cancelled hold frees the turn. The control: with
+/// no cap, the same burst makes several holds — so the burst does reach the database at once.
+async fn one_customer_has_one_live_hold_per_showtime_even_when_sending_many_at_once(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let capped = TestApp::spawn_with(&db, "600", &[("HOLDS_PER_CUSTOMER", "1")]).await;
+    let id = first_showtime(&capped.base).await;
+    let burst = |app: &TestApp, client: reqwest::Client, rows: &'static str| {
+        let url = app.url(&format!("/showtimes/{id}/holds"));
+        let page = app.url("/");
+        async move {
+            // The customer's cookie first (a page sets it), then the burst.
+            client.get(page).send().await.unwrap();
+            let sends = rows.chars().map(|row| {
+                client
+                    .post(url.clone())
+                    .json(&json!({ "seats": row_of_eight(row) }))
+                    .send()
+            });
+            futures_util::future::join_all(sends)
+                .await
+                .into_iter()
+                .map(|r| r.unwrap().status())
+                .filter(|s| *s == StatusCode::CREATED)
+                .count()
+        }
+    };
+    let alice = capped.customer();
+    assert_eq!(burst(&capped, alice.clone(), "ABCDE").await, 1, "one hold");
+    let (status, body) = hold(&alice, &capped, id, json!({"seats": ["F1"]})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["code"], "HOLD_LIMIT");
+    // Cancelling frees the turn.
+    let holds: Vec<String> = db
+        .stored(app::domain::ShowtimeId(id))
+        .await
+        .values()
+        .filter(|(s, _)| s == "HELD")
+        .map(|(_, h)| h.unwrap().to_string())
+        .collect();
+    let r = alice
+        .delete(capped.url(&format!("/holds/{}", holds[0])))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let (status, _) = hold(&alice, &capped, id, json!({"seats": ["F1"]})).await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    // The control: the same burst with no cap makes several holds.
+    let open = TestApp::spawn_with(&db, "600", &[("HOLDS_PER_CUSTOMER", "0")]).await;
+    let made = burst(&open, open.customer(), "GHIJK").await;
+    assert!(made > 1, "uncapped, the burst made {made} holds");
+}
 
 async fn setup(backend: Backend) -> (TestDb, TestApp, i64) {
     let db = TestDb::new(backend).await;
@@ -38,13 +197,13 @@ async fn setup(backend: Backend) -> (TestDb, TestApp, i64) {
         .json()
         .await
         .unwrap();
-    // The second demo hall's first showtime: 300 seats, rows A–O.
+    // The second demo hall's first showtime on sale: 300 seats, rows A–O.
     let id = list
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["seatsTotal"] == 300)
-        .expect("a 300-seat demo showtime")["id"]
+        .find(|s| s["seatsTotal"] == 300 && s["salesOpen"] == true)
+        .expect("a 300-seat demo showtime on sale")["id"]
         .as_i64()
         .unwrap();
     (db, app, id)
@@ -451,8 +610,7 @@ async fn the_session_cookie_is_signed_and_http_only_and_a_forged_one_is_not_trus
 async fn an_expired_hold_frees_its_seats_for_others(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "1").await;
-    let list: Value = get_json(app.url("/showtimes")).await;
-    let id = list[0]["id"].as_i64().unwrap();
+    let id = first_showtime(&app.base).await;
     let (alice, bob) = (app.customer(), app.customer());
     assert_eq!(
         hold(&alice, &app, id, json!({"seats": ["A1"]})).await.0,
@@ -685,5 +843,433 @@ async fn operator_pages_and_reports_need_the_operator_password(backend: Backend)
             .as_str()
             .unwrap()
             .contains("OPERATOR_PASSWORD"));
+    }
+}
+
+/// HTTP hygiene: what every request and answer goes through, whatever the store (run on the
+/// embedded one).
+mod hygiene {
+    use super::*;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    async fn app_with(vars: &[(&str, &str)]) -> (TestDb, TestApp) {
+        let db = TestDb::new(Backend::Sqlite).await;
+        let app = TestApp::spawn_with(&db, "600", vars).await;
+        (db, app)
+    }
+
+    fn addr(app: &TestApp) -> String {
+        app.base.trim_start_matches("http://").to_string()
+    }
+
+    /// Sends `request` on a new connection; everything the server sends back until it closes
+    /// the connection (or `wait` passes).
+    async fn raw(app: &TestApp, request: &[u8], wait: Duration) -> String {
+        let mut stream = TcpStream::connect(addr(app)).await.unwrap();
+        stream.write_all(request).await.unwrap();
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(wait, stream.read_to_end(&mut answer)).await;
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    /// Whether the server closes `stream` within `within` (reads to its end).
+    async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
+        let mut sink = Vec::new();
+        matches!(
+            tokio::time::timeout(within, stream.read_to_end(&mut sink)).await,
+            Ok(Ok(_)) | Ok(Err(_))
+        )
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn idle_slow_and_excess_connections_are_closed_not_kept() {
+        let (_db, app) = app_with(&[
+            ("HTTP_HEADER_TIMEOUT_SECONDS", "1"),
+            ("HTTP_BODY_TIMEOUT_SECONDS", "1"),
+        ])
+        .await;
+        // A connection that never sends a request is closed after the header timeout.
+        let mut idle = TcpStream::connect(addr(&app)).await.unwrap();
+        assert!(
+            closed_within(&mut idle, Duration::from_secs(4)).await,
+            "idle socket kept"
+        );
+        // So is a keep-alive connection once it has been idle that long after a request.
+        let mut kept = TcpStream::connect(addr(&app)).await.unwrap();
+        kept.write_all(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+            .await
+            .unwrap();
+        let mut first = [0u8; 12];
+        kept.read_exact(&mut first).await.unwrap();
+        assert_eq!(&first, b"HTTP/1.1 200");
+        assert!(
+            closed_within(&mut kept, Duration::from_secs(4)).await,
+            "keep-alive kept"
+        );
+        // A body that stops arriving is given up on with an error, not waited for.
+        let answer = raw(
+            &app,
+            b"POST /showtimes/1/holds HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{\"seats\":",
+            Duration::from_secs(5),
+        )
+        .await;
+        assert!(
+            answer.starts_with("HTTP/1.1 408") || answer.starts_with("HTTP/1.1 400"),
+            "{answer}"
+        );
+
+        // Connections over the cap are answered 503 (JSON) and closed; the server stays up.
+        let (_db, capped) = app_with(&[("MAX_CONNECTIONS", "20")]).await;
+        let mut held = Vec::new();
+        for _ in 0..20 {
+            held.push(TcpStream::connect(addr(&capped)).await.unwrap());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let answer = raw(
+            &capped,
+            b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n",
+            Duration::from_secs(3),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        assert!(
+            answer.contains("\"code\":\"TOO_MANY_CONNECTIONS\""),
+            "{answer}"
+        );
+        drop(held);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let r = reqwest::get(capped.url("/health")).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "the server answers again");
+        let metrics = get_text(capped.url("/metrics")).await;
+        assert!(
+            metrics.contains("seats_connections_refused_total 1"),
+            "{metrics}"
+        );
+
+        // The same per client address.
+        let (_db, per_address) = app_with(&[("MAX_CONNECTIONS_PER_ADDRESS", "5")]).await;
+        let mut held = Vec::new();
+        for _ in 0..5 {
+            held.push(TcpStream::connect(addr(&per_address)).await.unwrap());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let answer = raw(
+            &per_address,
+            b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n",
+            Duration::from_secs(3),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn errors_are_json_with_the_right_status_never_a_500() {
+        let (_db, app) = app_with(&[]).await;
+        let client = reqwest::Client::new();
+        let json_error = |status: StatusCode, body: &str, want: StatusCode, what: &str| {
+            assert_eq!(status, want, "{what}: {body}");
+            let body: Value =
+                serde_json::from_str(body).unwrap_or_else(|_| panic!("{what}: not JSON: {body}"));
+            assert!(
+                body["error"].is_string() && body["code"].is_string(),
+                "{what}: {body}"
+            );
+        };
+        // Unknown API paths, a wrong method.
+        for path in [
+            "/api/no_such_function",
+            "/holds/x/y",
+            "/showtimes/1/nope",
+            "/bookings/a/b",
+        ] {
+            let r = client.get(app.url(path)).send().await.unwrap();
+            let status = r.status();
+            json_error(
+                status,
+                &r.text().await.unwrap(),
+                StatusCode::NOT_FOUND,
+                path,
+            );
+        }
+        let r = client.put(app.url("/showtimes")).send().await.unwrap();
+        let status = r.status();
+        json_error(
+            status,
+            &r.text().await.unwrap(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "PUT",
+        );
+        // Too long a URI, too many headers.
+        let long = format!("/showtimes?{}", "x".repeat(10_000));
+        let r = client.get(app.url(&long)).send().await.unwrap();
+        let status = r.status();
+        json_error(
+            status,
+            &r.text().await.unwrap(),
+            StatusCode::URI_TOO_LONG,
+            "long URI",
+        );
+        let mut request = client.get(app.url("/showtimes"));
+        for i in 0..40 {
+            request = request.header(format!("x-padding-{i}"), "y".repeat(1000));
+        }
+        let r = request.send().await.unwrap();
+        let status = r.status();
+        json_error(
+            status,
+            &r.text().await.unwrap(),
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "big headers",
+        );
+        // A body over the global limit, to a server function.
+        let r = client
+            .post(app.url("/api/hold_seats"))
+            .header("content-type", "application/json")
+            .body(vec![b' '; 100 * 1024])
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        json_error(
+            status,
+            &r.text().await.unwrap(),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "100 KiB",
+        );
+        // A page with a trailing slash is redirected; `GET *` is refused.
+        let r = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+            .get(app.url("/showtimes/3/"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::PERMANENT_REDIRECT);
+        assert_eq!(r.headers()["location"], "/showtimes/3");
+        let answer = raw(
+            &app,
+            b"GET * HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+            Duration::from_secs(3),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 4"), "{answer}");
+
+        // Every server function, fed malformed arguments: a 4xx with a JSON error, never 5xx.
+        let functions = [
+            "hold_seats",
+            "cancel_hold",
+            "checkout_hold",
+            "get_seat_map",
+            "get_booking",
+            "get_ticket",
+            "my_bookings",
+            "list_showtimes",
+            "current_hold",
+        ];
+        let bodies = [
+            "",
+            "{",
+            "null",
+            "[]",
+            "42",
+            "\"text\"",
+            "{\"showtime_id\":\"x\"}",
+            "{\"showtime_id\":1e400}",
+            "{\"showtime_id\":-1,\"seats\":\"A1\"}",
+            "{\"showtime_id\":9007199254740993,\"seats\":[1,2]}",
+            "{\"hold_id\":{}}",
+            "{\"booking_id\":\"not-a-uuid\"}",
+            "{\"seats\":[\"\\u0000\"]}",
+            "\u{feff}{}",
+            "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+        ];
+        let mut answered = 0;
+        for function in functions {
+            for body in bodies {
+                let r = client
+                    .post(app.url(&format!("/api/{function}")))
+                    .header("content-type", "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                let status = r.status();
+                let text = r.text().await.unwrap();
+                assert!(
+                    !status.is_server_error(),
+                    "/api/{function} {body:?}: {status} {text}"
+                );
+                if status.is_client_error() {
+                    let v: Value = serde_json::from_str(&text)
+                        .unwrap_or_else(|_| panic!("/api/{function} {body:?}: {text}"));
+                    assert!(v["error"].is_string() || v["kind"].is_string(), "{text}");
+                }
+                assert!(
+                    !text.contains("ServerFnError"),
+                    "an internal type name: {text}"
+                );
+                answered += 1;
+            }
+        }
+        assert_eq!(answered, functions.len() * bodies.len());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn requests_that_change_something_must_come_from_this_site() {
+        let (db, app) = app_with(&[("ALLOWED_ORIGINS", "https://kiosk.example.com")]).await;
+        let id = first_showtime(&app.base).await;
+        let customer = app.customer();
+        let hold = |origin: Option<&str>, fetch_site: Option<&str>, content_type: &str| {
+            let mut request = customer
+                .post(app.url("/api/hold_seats"))
+                .header("content-type", content_type)
+                .body(json!({ "showtime_id": id, "seats": ["J1"] }).to_string());
+            if let Some(origin) = origin {
+                request = request.header("origin", origin);
+            }
+            if let Some(site) = fetch_site {
+                request = request.header("sec-fetch-site", site);
+            }
+            async move {
+                let r = request.send().await.unwrap();
+                let status = r.status();
+                (status, r.json::<Value>().await.unwrap_or(Value::Null))
+            }
+        };
+        let (status, body) = hold(Some("https://evil.example"), None, "application/json").await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        assert_eq!(body["code"], "CROSS_SITE_REQUEST");
+        let (status, _) = hold(None, Some("cross-site"), "application/json").await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        // A "simple" request a foreign page could send without asking: refused for its type.
+        let (status, body) = hold(None, None, "text/plain").await;
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        assert_eq!(body["code"], "UNSUPPORTED_MEDIA_TYPE");
+        assert_eq!(
+            db.stored(app::domain::ShowtimeId(id)).await["J1"].0,
+            "AVAILABLE",
+            "nothing held by the refused requests"
+        );
+        // From this site, or an allowed origin, it works.
+        let (status, _) = hold(Some(&app.base), Some("same-origin"), "application/json").await;
+        assert_eq!(status, StatusCode::OK);
+        let r = customer
+            .delete(app.url("/holds/00000000-0000-0000-0000-000000000000"))
+            .header("origin", "https://evil.example")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "a cancel from elsewhere");
+        let other = app.customer();
+        let r = other
+            .post(app.url(&format!("/showtimes/{id}/holds")))
+            .header("origin", "https://kiosk.example.com")
+            .json(&json!({ "seats": ["J2"] }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED, "an allowed origin");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn answers_carry_security_headers_and_pages_a_policy_their_scripts_satisfy() {
+        let (_db, app) = app_with(&[]).await;
+        let r = reqwest::get(app.url("/")).await.unwrap();
+        let headers = r.headers().clone();
+        let html = r.text().await.unwrap();
+        let csp = headers["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        let nonce = csp
+            .split("'nonce-")
+            .nth(1)
+            .and_then(|rest| rest.split('\'').next())
+            .unwrap_or_else(|| panic!("no nonce in {csp}"));
+        assert!(
+            html.contains(&format!("nonce=\"{nonce}\"")),
+            "the page's scripts carry the policy's nonce"
+        );
+        assert!(
+            !html.contains("<script>"),
+            "an inline script without a nonce"
+        );
+        assert!(csp.contains("frame-ancestors 'none'") && csp.contains("'wasm-unsafe-eval'"));
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        assert_eq!(headers["x-frame-options"], "DENY");
+        assert!(headers.contains_key("referrer-policy"));
+        let again = reqwest::get(app.url("/")).await.unwrap();
+        assert!(
+            !again.headers()["content-security-policy"]
+                .to_str()
+                .unwrap()
+                .contains(nonce),
+            "a new nonce for every page"
+        );
+        let r = reqwest::get(app.url("/showtimes")).await.unwrap();
+        assert_eq!(
+            r.headers()["content-security-policy"],
+            "default-src 'none'; frame-ancestors 'none'"
+        );
+        // /metrics: no cookie, and (by default) for loopback and private networks.
+        let r = reqwest::get(app.url("/metrics")).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        assert!(r.headers().get("set-cookie").is_none());
+        let (_db, private) = app_with(&[("METRICS_ALLOW", "10.0.0.0/8")]).await;
+        let r = reqwest::get(private.url("/metrics")).await.unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        // Behind https, the session cookie is Secure.
+        let (_db, secure) = app_with(&[("PUBLIC_URL", "https://tickets.example.com")]).await;
+        let r = reqwest::get(secure.url("/")).await.unwrap();
+        let cookie = r.headers()["set-cookie"].to_str().unwrap();
+        assert!(cookie.contains("; Secure"), "{cookie}");
+        let r = reqwest::get(app.url("/")).await.unwrap();
+        assert!(!r.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .contains("Secure"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn guessing_the_operator_password_is_slowed_down_per_address() {
+        let (_db, app) = app_with(&[("TRUSTED_PROXIES", "127.0.0.1/32")]).await;
+        let client = reqwest::Client::new();
+        let attempt = |password: &str, from: &str| {
+            client
+                .get(app.url("/reports/sales"))
+                .basic_auth("operator", Some(password))
+                .header("x-forwarded-for", from)
+                .send()
+        };
+        let guesser = "203.0.113.50";
+        let mut statuses = Vec::new();
+        for i in 0..15 {
+            statuses.push(
+                attempt(&format!("guess {i}"), guesser)
+                    .await
+                    .unwrap()
+                    .status(),
+            );
+        }
+        assert_eq!(
+            statuses
+                .iter()
+                .filter(|s| **s == StatusCode::UNAUTHORIZED)
+                .count(),
+            10,
+            "{statuses:?}"
+        );
+        let r = attempt("another guess", guesser).await.unwrap();
+        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert!(r.headers().contains_key("retry-after"));
+        // While locked out, even the right password is not looked at.
+        let r = attempt(OPERATOR_PASSWORD, guesser).await.unwrap();
+        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+        // The operator at another address signs in.
+        let r = attempt(OPERATOR_PASSWORD, "198.51.100.9").await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
     }
 }

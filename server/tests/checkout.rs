@@ -6,7 +6,8 @@ mod support;
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use server::payments::gateway::{PaymentGateway, SessionStatus};
+use server::payments::gateway::{CallbackEvent, PaymentGateway, SessionStatus};
+use server::payments::signature;
 use support::*;
 
 on_both_backends!(
@@ -26,6 +27,12 @@ on_both_backends!(
     several_workers_at_once_settle_each_payment_once,
     lost_callbacks_are_found_by_reconciliation,
     a_customer_sees_their_bookings_and_what_happened_to_the_money,
+    a_second_payment_of_a_booking_is_refunded_and_no_new_session_opens_while_one_is_paid,
+    refunds_never_hold_up_confirmations,
+    a_payment_that_does_not_match_the_order_is_refunded_not_confirmed,
+    a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked,
+    sales_close_at_the_start_for_holds_checkouts_and_confirmations,
+    tickets_stay_valid_when_ticket_keys_rotate_or_the_session_secret_changes,
 );
 
 /// Holds `seats` for `client` on `app`; the answer must be 201. Returns the hold's JSON.
@@ -807,6 +814,7 @@ async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend
             payment_id: Some(payment.clone()),
             paid: true,
             event_id: "evt_1".into(),
+            charged: None,
         })
         .await
         .unwrap();
@@ -829,7 +837,7 @@ async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend
         "leased to the dead worker"
     );
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(engine.process_payment_events().await.unwrap(), 1);
+    assert_eq!(engine.process_confirmations().await.unwrap(), 1);
 
     // The refund: a worker asks the gateway, then dies before recording it. The next worker
     // asks again under the same refund key, and the gateway refunds once.
@@ -846,7 +854,7 @@ async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend
         .await
         .unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(engine.process_payment_events().await.unwrap(), 1);
+    assert_eq!(engine.process_refunds().await.unwrap(), 1);
     assert_eq!(
         engine.process_payment_events().await.unwrap(),
         0,
@@ -1009,6 +1017,7 @@ async fn several_workers_at_once_settle_each_payment_once(backend: Backend) {
                 payment_id: Some(format!("pay_{n}")),
                 paid: true,
                 event_id: format!("evt_{n}"),
+                charged: None,
             })
             .await
             .unwrap();
@@ -1061,4 +1070,472 @@ async fn customer_of(
         .pop()
         .unwrap()
         .customer
+}
+
+/// Pays `checkout` on the sandbox's page without its callback (a test reports the payment
+/// itself); the sandbox's payment id.
+async fn pay_quietly(sandbox: &Sandbox, checkout: &app::domain::Checkout) -> String {
+    let session_id = checkout.payment_url.rsplit('/').next().unwrap().to_string();
+    let r = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(format!("{}/pay", checkout.payment_url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    shop_payment_id(sandbox, &session_id).await
+}
+
+/// A paid report of `checkout`'s session with payment `payment`, as the gateway would make it.
+fn paid_report(checkout: &app::domain::Checkout, payment: &str) -> server::store::PaymentReport {
+    server::store::PaymentReport {
+        session_id: checkout.payment_url.rsplit('/').next().unwrap().to_string(),
+        payment_id: Some(payment.to_string()),
+        paid: true,
+        event_id: format!("evt_{payment}"),
+        charged: Some(server::store::Charged {
+            amount: checkout.amount,
+            currency: checkout.currency.clone(),
+            merchant_reference: checkout.booking_id.0.to_string(),
+        }),
+    }
+}
+
+/// A payment recorded PAID and a second checkout of the same booking: no second session. And
+/// if a second payment is made anyway (a session opened just before the first was recorded), it
+/// is refunded once the first has confirmed the booking — the customer never pays twice.
+async fn a_second_payment_of_a_booking_is_refunded_and_no_new_session_opens_while_one_is_paid(
+    backend: Backend,
+) {
+    use app::engine::Inventory;
+    use server::payments::gateway::PaymentGateway;
+    let sandbox = sandbox().await;
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let engine = bare_engine(&db, &sandbox);
+    let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
+    let hold = engine
+        .hold(showtime, &sel(&["A1"]), customer)
+        .await
+        .unwrap();
+    let first = engine.checkout(hold.hold_id, customer).await.unwrap();
+    let first_payment = pay_quietly(&sandbox, &first).await;
+    engine
+        .payment_report(&paid_report(&first, &first_payment))
+        .await
+        .unwrap();
+    // Paid but not yet settled: a new checkout opens no second session.
+    assert_eq!(
+        engine.checkout(hold.hold_id, customer).await,
+        Err(app::error::InventoryError::PaymentReceived)
+    );
+    // The race the refusal narrows: a second session, opened before the first payment was
+    // recorded, and paid.
+    let request = server::payments::gateway::NewSession {
+        amount: first.amount,
+        currency: "KRW".into(),
+        expires_at: first.pay_before,
+        return_url: "http://127.0.0.1:9/my-bookings/x".into(),
+        callback_url: "http://127.0.0.1:9/payments/callback".into(),
+        merchant_reference: first.booking_id.0.to_string(),
+        faults: None,
+    };
+    let key = format!("{}:1", first.booking_id.0);
+    let session = sandbox
+        .gateway
+        .create_session(&request, &key)
+        .await
+        .unwrap();
+    db.store
+        .record_payment_session(&server::store::PaymentSessionRow {
+            booking: first.booking_id,
+            provider: "sandbox".into(),
+            session_id: session.session_id.clone(),
+            payment_url: session.payment_url.clone(),
+            amount: session.amount,
+            expires_at: session.expires_at,
+        })
+        .await
+        .unwrap();
+    let second = app::domain::Checkout {
+        payment_url: session.payment_url,
+        ..first.clone()
+    };
+    let second_payment = pay_quietly(&sandbox, &second).await;
+    engine
+        .payment_report(&paid_report(&second, &second_payment))
+        .await
+        .unwrap();
+    // Settle both, then refund.
+    assert_eq!(engine.process_confirmations().await.unwrap(), 2);
+    assert_eq!(engine.process_refunds().await.unwrap(), 1);
+    let view = engine.booking(first.booking_id, customer).await.unwrap();
+    assert_eq!(view.status, "CONFIRMED");
+    let statuses: Vec<&str> = view.payments.iter().map(|p| p.status.as_str()).collect();
+    assert_eq!(
+        statuses,
+        ["PAID", "REFUNDED"],
+        "the first confirmed, the second went back"
+    );
+    let refunded = |payment: String| {
+        let base = sandbox.base.clone();
+        async move {
+            let record: Value = get_json(format!("{base}/v1/payments/{payment}")).await;
+            record["refunded"].as_i64().unwrap()
+        }
+    };
+    assert_eq!(refunded(first_payment).await, 0);
+    assert_eq!(refunded(second_payment).await, first.amount);
+    // Nothing more to do, and a repeated event changes nothing.
+    assert_eq!(engine.process_payment_events().await.unwrap(), 0);
+}
+
+/// A refund the gateway is slow to make does not delay another customer's confirmation: the
+/// refund worker waits on the gateway, the confirmation worker does not wait for it.
+async fn refunds_never_hold_up_confirmations(backend: Backend) {
+    let shop = shop(backend, "600").await;
+    // Every refund takes the gateway four seconds.
+    let r = reqwest::Client::new()
+        .put(format!("{}/v1/faults", shop.sandbox.base))
+        .json(&json!({ "refundDelayMs": 4000 }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // Alice pays for a hold she has cancelled: her money goes back, slowly.
+    let alice = shop.app.customer();
+    let held = shop.hold(&alice, &["E1"]).await;
+    let alice_hold = held["holdId"].as_str().unwrap();
+    let (_, _, alice_checkout) = shop.checkout(&alice, alice_hold, Some("a")).await;
+    let r = alice
+        .delete(shop.app.url(&format!("/holds/{alice_hold}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    shop.press(&alice_checkout, "pay").await;
+    let alice_booking = alice_checkout["bookingId"].as_str().unwrap();
+    assert_eq!(shop.booking_settled(alice_booking).await, "FAILED");
+    // Her refund is now being asked for.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Bob pays meanwhile: he is confirmed while Alice's refund is still on its way.
+    let bob = shop.app.customer();
+    let held = shop.hold(&bob, &["E2"]).await;
+    let bob_hold = held["holdId"].as_str().unwrap();
+    let (_, _, bob_checkout) = shop.checkout(&bob, bob_hold, Some("b")).await;
+    shop.press(&bob_checkout, "pay").await;
+    let bob_booking = bob_checkout["bookingId"].as_str().unwrap();
+    assert_eq!(shop.booking_settled(bob_booking).await, "CONFIRMED");
+    assert_eq!(
+        shop.payments(alice_hold).await.0[0].0,
+        "PAID",
+        "Bob was confirmed before Alice's refund finished"
+    );
+    let record = shop.refunded(alice_hold).await;
+    assert_eq!(record["refunded"], alice_checkout["amount"]);
+}
+
+/// A validly signed callback that reports another amount, currency or reference than the
+/// session asked for confirms nothing: the booking fails, the money taken goes back, the
+/// mismatch is recorded and counted, and the sales report counts no sale.
+async fn a_payment_that_does_not_match_the_order_is_refunded_not_confirmed(backend: Backend) {
+    let shop = shop(backend, "600").await;
+    // The sandbox's own callback is dropped: the test sends the gateway's report itself.
+    let r = reqwest::Client::new()
+        .put(format!("{}/v1/faults", shop.sandbox.base))
+        .json(&json!({ "dropCallback": true }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let alice = shop.app.customer();
+    let held = shop.hold(&alice, &["G7"]).await;
+    let hold = held["holdId"].as_str().unwrap();
+    let (_, _, checkout) = shop.checkout(&alice, hold, Some("k")).await;
+    shop.press(&checkout, "pay").await;
+    let session_id = checkout["paymentUrl"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap();
+    let payment = shop_payment_id(&shop.sandbox, session_id).await;
+    let booking = checkout["bookingId"].as_str().unwrap();
+    let event = CallbackEvent {
+        event_id: "evt_cheap".into(),
+        kind: "payment.succeeded".into(),
+        session_id: session_id.into(),
+        payment_id: Some(payment.clone()),
+        merchant_reference: booking.into(),
+        amount: 1,
+        currency: "KRW".into(),
+        status: SessionStatus::Paid,
+        occurred_at: chrono::Utc::now(),
+    };
+    let body = serde_json::to_vec(&event).unwrap();
+    let r = reqwest::Client::new()
+        .post(shop.app.url("/payments/callback"))
+        .header("content-type", "application/json")
+        .header(
+            signature::HEADER,
+            signature::sign(
+                SANDBOX_SECRET.as_bytes(),
+                chrono::Utc::now().timestamp(),
+                &body,
+            ),
+        )
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(shop.booking_settled(booking).await, "FAILED");
+    let view = get_json_as(&alice, shop.app.url(&format!("/bookings/{booking}"))).await;
+    assert_eq!(view["failureReason"], server::store::MISMATCH_REASON);
+    // What was taken (1 won) goes back; nothing was booked.
+    let record = shop.refunded(hold).await;
+    assert_eq!(record["refunded"], 1);
+    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    assert_ne!(stored["G7"].0, "BOOKED");
+    let recorded = on_db!(shop.db, |pool, sql| {
+        sqlx::query_scalar::<_, Option<String>>(&sql(
+            "select mismatch from payment where provider_payment_id = $1",
+        ))
+        .bind(&payment)
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+    });
+    assert!(
+        recorded
+            .as_deref()
+            .is_some_and(|m| m.contains("amount 1 instead of")),
+        "{recorded:?}"
+    );
+    let metrics = get_text(shop.app.url("/metrics")).await;
+    assert!(
+        metrics.contains("seats_payment_mismatches_total 1"),
+        "{metrics}"
+    );
+    let sales = shop.sales_row(|row| row["refunds"] == 1).await;
+    assert_eq!(sales["revenue"], 0);
+    assert_eq!(sales["bookings"], 0);
+}
+
+/// A "paid" report without a payment id can never be confirmed or refunded: it is parked at
+/// once. An event that keeps failing is parked after `MAX_ATTEMPTS`. Parked events are not
+/// taken again, and `/metrics` counts them.
+async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend: Backend) {
+    use app::engine::Inventory;
+    use server::engine::settlement::MAX_ATTEMPTS;
+    let sandbox = sandbox().await;
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let engine = bare_engine(&db, &sandbox);
+    let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
+    let hold = engine
+        .hold(showtime, &sel(&["A1"]), customer)
+        .await
+        .unwrap();
+    let checkout = engine.checkout(hold.hold_id, customer).await.unwrap();
+    let mut report = paid_report(&checkout, "unused");
+    report.payment_id = None;
+    engine.payment_report(&report).await.unwrap();
+    assert_eq!(engine.process_confirmations().await.unwrap(), 1);
+    assert_eq!(db.store.parked_count().await.unwrap(), 1);
+    assert_eq!(
+        engine
+            .metrics()
+            .events_parked
+            .load(std::sync::atomic::Ordering::Relaxed),
+        1
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(
+        engine.process_confirmations().await.unwrap(),
+        0,
+        "not taken again"
+    );
+
+    // A refund whose gateway never answers: retried, then parked at the cap.
+    let other = app::domain::CustomerId(uuid::Uuid::new_v4());
+    let hold = engine.hold(showtime, &sel(&["A2"]), other).await.unwrap();
+    let checkout = engine.checkout(hold.hold_id, other).await.unwrap();
+    let payment = pay_quietly(&sandbox, &checkout).await;
+    engine.cancel(hold.hold_id, other).await.unwrap();
+    engine
+        .payment_report(&paid_report(&checkout, &payment))
+        .await
+        .unwrap();
+    assert_eq!(engine.process_confirmations().await.unwrap(), 1);
+    let unreachable = server::engine::Engine::new(
+        db.store.clone(),
+        server::clock::Clock::Database,
+        std::time::Duration::from_secs(600),
+    )
+    .with_payments(server::engine::Payments {
+        gateway: std::sync::Arc::new(server::payments::gateway::HttpGateway::new(
+            "http://127.0.0.1:9",
+        )),
+        provider: "sandbox".into(),
+        callback_url: "http://127.0.0.1:9/payments/callback".into(),
+        return_url_base: "http://127.0.0.1:9/my-bookings/".into(),
+        webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
+    });
+    // The first failures are retried.
+    assert_eq!(unreachable.process_refunds().await.unwrap(), 1);
+    assert_eq!(
+        db.store.parked_count().await.unwrap(),
+        1,
+        "only the first event"
+    );
+    // It has failed MAX_ATTEMPTS - 1 times: one more failure parks it.
+    on_db!(db, |pool, sql| {
+        sqlx::query(&sql(&format!(
+            "update outbox set attempts = {}, next_attempt_at = created_at where event_type = 'RefundDue'",
+            MAX_ATTEMPTS - 1
+        )))
+        .execute(&pool)
+        .await
+        .unwrap();
+    });
+    assert_eq!(unreachable.process_refunds().await.unwrap(), 1);
+    assert_eq!(db.store.parked_count().await.unwrap(), 2);
+    assert_eq!(unreachable.process_refunds().await.unwrap(), 0);
+    assert_eq!(
+        engine.process_refunds().await.unwrap(),
+        0,
+        "parked for an operator"
+    );
+}
+
+/// Sales close when the showtime starts: no hold, no checkout, no confirmation after it. A
+/// payment that arrives after the start is refunded, and the list shows the showtime closed.
+async fn sales_close_at_the_start_for_holds_checkouts_and_confirmations(backend: Backend) {
+    use app::engine::Inventory;
+    use app::error::InventoryError;
+    let sandbox = sandbox().await;
+    let db = TestDb::new(backend).await;
+    let start = chrono::Utc::now() + chrono::Duration::minutes(4);
+    let showtime = db.showtime_at(start).await;
+    let clock = server::clock::Clock::manual(chrono::Utc::now());
+    let engine = server::engine::Engine::new(
+        db.store.clone(),
+        clock.clone(),
+        std::time::Duration::from_secs(600),
+    )
+    .with_payments(server::engine::Payments {
+        gateway: std::sync::Arc::new(server::payments::gateway::HttpGateway::new(&sandbox.base)),
+        provider: "sandbox".into(),
+        callback_url: "http://127.0.0.1:9/payments/callback".into(),
+        return_url_base: "http://127.0.0.1:9/my-bookings/".into(),
+        webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
+    });
+    let (alice, bob) = (
+        app::domain::CustomerId(uuid::Uuid::new_v4()),
+        app::domain::CustomerId(uuid::Uuid::new_v4()),
+    );
+    let alice_hold = engine.hold(showtime, &sel(&["A1"]), alice).await.unwrap();
+    let bob_hold = engine.hold(showtime, &sel(&["A2"]), bob).await.unwrap();
+    // Payment must be done two minutes before the start, as before a hold's end.
+    let checkout = engine.checkout(alice_hold.hold_id, alice).await.unwrap();
+    assert!(checkout.pay_before <= start - chrono::Duration::minutes(2));
+    let payment = pay_quietly(&sandbox, &checkout).await;
+    engine
+        .payment_report(&paid_report(&checkout, &payment))
+        .await
+        .unwrap();
+    // The show starts before the payment is settled.
+    clock.advance(chrono::Duration::minutes(5));
+    assert_eq!(
+        engine.hold(showtime, &sel(&["A3"]), customer_id()).await,
+        Err(InventoryError::SalesClosed)
+    );
+    assert_eq!(
+        engine.checkout(bob_hold.hold_id, bob).await,
+        Err(InventoryError::SalesClosed)
+    );
+    assert_eq!(engine.process_confirmations().await.unwrap(), 1);
+    let view = engine.booking(checkout.booking_id, alice).await.unwrap();
+    assert_eq!(view.status, "FAILED");
+    assert_eq!(
+        view.failure_reason.as_deref(),
+        Some(server::store::CLOSED_REASON)
+    );
+    assert_eq!(engine.process_refunds().await.unwrap(), 1);
+    let record: Value = get_json(format!("{}/v1/payments/{payment}", sandbox.base)).await;
+    assert_eq!(record["refunded"], checkout.amount);
+    assert_ne!(db.stored(showtime).await["A1"].0, "BOOKED");
+    let list = engine.list_showtimes().await.unwrap();
+    let listed = list
+        .iter()
+        .find(|s| s.id == showtime)
+        .expect("listed today");
+    assert!(!listed.sales_open);
+}
+
+fn customer_id() -> app::domain::CustomerId {
+    app::domain::CustomerId(uuid::Uuid::new_v4())
+}
+
+/// A ticket names its signing key: rotated keys (the new one first, the old one kept) still
+/// verify it, a different SESSION_SECRET changes nothing, and only retiring its key voids it.
+async fn tickets_stay_valid_when_ticket_keys_rotate_or_the_session_secret_changes(
+    backend: Backend,
+) {
+    let shop = shop(backend, "600").await;
+    let alice = shop.app.customer();
+    let held = shop.hold(&alice, &["B9"]).await;
+    let hold = held["holdId"].as_str().unwrap();
+    let (_, _, checkout) = shop.checkout(&alice, hold, Some("k")).await;
+    shop.press(&checkout, "pay").await;
+    let booking = checkout["bookingId"].as_str().unwrap();
+    let view = shop.ticket_issued(&alice, booking).await;
+    assert!(!view["ticketIssuedAt"].is_null());
+    let code = shop
+        .text(
+            "select code from ticket where booking_id = $1",
+            uuid::Uuid::parse_str(booking).unwrap(),
+        )
+        .await
+        .unwrap();
+    assert!(code.starts_with("SEATS2-t1-"), "{code}");
+    let door = |app: &TestApp| {
+        let url = app.url(&format!("/tickets/{code}"));
+        async move { reqwest::get(url).await.unwrap().status() }
+    };
+    assert_eq!(door(&shop.app).await, StatusCode::OK);
+    let (_, old) = TICKET_KEYS.split_once(':').unwrap();
+    let rotated = format!("t2:a newer ticket signing key of 32+ characters,t1:{old}");
+    let other_session = "another session secret, also 32+ characters long";
+    let next = TestApp::spawn_with(
+        &shop.db,
+        "600",
+        &[
+            ("TICKET_KEYS", &rotated),
+            ("SESSION_SECRET", other_session),
+            ("PAYMENT_GATEWAY_URL", &shop.sandbox.base),
+        ],
+    )
+    .await;
+    assert_eq!(door(&next).await, StatusCode::OK, "rotated: still valid");
+    let retired = TestApp::spawn_with(
+        &shop.db,
+        "600",
+        &[
+            (
+                "TICKET_KEYS",
+                "t2:a newer ticket signing key of 32+ characters",
+            ),
+            ("PAYMENT_GATEWAY_URL", &shop.sandbox.base),
+        ],
+    )
+    .await;
+    assert_eq!(
+        door(&retired).await,
+        StatusCode::NOT_FOUND,
+        "its key retired"
+    );
 }

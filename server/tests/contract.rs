@@ -45,7 +45,416 @@ on_both_backends!(
     unknown_seats_and_showtimes_are_refused_without_change,
     every_change_increments_the_seat_version,
     a_customer_finds_their_live_hold_again_and_nobody_else_does,
+    a_hold_waiting_behind_a_cancel_takes_all_its_seats_or_none,
+    a_hold_at_the_expiry_instant_racing_the_sweeper_takes_all_its_seats_or_none,
+    no_hold_once_the_showtime_has_started,
+    one_live_hold_per_customer_and_a_seat_cap_per_address,
+    finished_holds_and_old_idempotency_keys_are_purged_after_their_retention,
+    a_burst_of_holds_by_one_customer_at_once_makes_one_hold,
 );
+
+/// The seats `hold` holds, from the stored rows (no lazy expiry).
+fn held_by(
+    stored: &std::collections::BTreeMap<String, (String, Option<Uuid>)>,
+    hold: Uuid,
+) -> BTreeSet<String> {
+    stored
+        .iter()
+        .filter(|(_, (status, h))| status == "HELD" && *h == Some(hold))
+        .map(|(code, _)| code.clone())
+        .collect()
+}
+
+/// All or none: a hold holds every seat it asked for, or none of them.
+fn all_or_none(held: &BTreeSet<String>, requested: &[&str]) -> Result<(), String> {
+    if held.is_empty() || held.len() == requested.len() {
+        Ok(())
+    } else {
+        Err(format!("a hold of {requested:?} holds only {held:?}"))
+    }
+}
+
+/// X holds A1; X's cancel has freed A1 in a transaction not yet committed; Y's hold of A1 and
+/// A2 starts and waits for A1's row lock; X commits. Y must get both seats — and never only A2
+/// (the statement once judged A1 on its newest version but updated on an older snapshot).
+async fn a_hold_waiting_behind_a_cancel_takes_all_its_seats_or_none(backend: Backend) {
+    race_a_release(backend, chrono::Duration::zero()).await;
+}
+
+/// The same race with the sweeper at the instant X's hold expires: Y's hold runs at exactly the
+/// expiry instant (X's seat not yet free by the clock), the sweeper a moment later.
+async fn a_hold_at_the_expiry_instant_racing_the_sweeper_takes_all_its_seats_or_none(
+    backend: Backend,
+) {
+    race_a_release(backend, minutes(10)).await;
+}
+
+/// X holds A1 at t0; at `t0 + later` a release of A1 (cancel or sweep) sits uncommitted while
+/// Y holds {A1, A2}; then it commits.
+async fn race_a_release(backend: Backend, later: chrono::Duration) {
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let clock = Clock::manual(t0());
+    let engine = engine(&db, clock.clone(), TTL);
+    engine
+        .hold(showtime, &sel(&["A1"]), customer())
+        .await
+        .unwrap();
+    clock.advance(later);
+    let release = db.release_in_open_transaction(showtime, "A1").await;
+    let y = tokio::spawn({
+        let engine = engine.clone();
+        async move { engine.hold(showtime, &sel(&["A1", "A2"]), customer()).await }
+    });
+    db.until_a_statement_waits_for_a_lock().await;
+    release.commit().await;
+    let y = y.await.unwrap();
+    let hold = y
+        .as_ref()
+        .expect("A1 was freed before Y's hold decided: Y gets both");
+    let held = held_by(&db.stored(showtime).await, hold.hold_id.as_uuid());
+    all_or_none(&held, &["A1", "A2"]).unwrap();
+    assert_eq!(held.len(), 2);
+    db.drop_database().await;
+}
+
+/// The control: the hold statement as it was before the fix, in the same race, commits a hold
+/// of A2 alone — which the `all_or_none` check above reports. (PostgreSQL only: SQLite's hold
+/// never had the bug; its writers do not overlap.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_control_the_old_hold_statement_commits_a_partial_hold_in_the_same_race() {
+    const OLD_HOLD_SQL: &str = r#"
+with args as (
+    select $1::bigint as showtime_id, $2::text[] as seats, $3::uuid as hold_id,
+           $4::uuid as customer_id, coalesce($5::timestamptz, now()) as now,
+           $6::bigint * interval '1 millisecond' as ttl
+),
+req as (
+    select s.seat_code,
+           (s.status = 'AVAILABLE' or (s.status = 'HELD' and s.hold_expires_at < a.now)) as free
+      from show_seat s, args a
+     where s.showtime_id = a.showtime_id and s.seat_code = any(a.seats)
+     order by s.seat_code
+       for update of s
+),
+verdict as (
+    select (select count(*) from req where free) = (select cardinality(seats) from args) as all_free
+),
+held as (
+    update show_seat s
+       set status = 'HELD', hold_id = a.hold_id, customer_id = a.customer_id,
+           hold_expires_at = a.now + a.ttl, booking_id = null, version = s.version + 1
+      from args a
+     where s.showtime_id = a.showtime_id and s.seat_code = any(a.seats)
+       and (s.status = 'AVAILABLE' or (s.status = 'HELD' and s.hold_expires_at < a.now))
+       and (select all_free from verdict)
+    returning s.seat_code, s.version, s.hold_expires_at
+),
+recorded as (
+    insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at)
+    select a.showtime_id, a.hold_id, a.customer_id, a.seats, cardinality(a.seats), a.now + a.ttl
+      from args a
+     where (select all_free from verdict)
+)
+select r.seat_code, r.free, h.version, h.hold_expires_at
+  from req r left join held h on h.seat_code = r.seat_code
+"#;
+    let db = TestDb::new(Backend::Postgres).await;
+    let showtime = db.showtime().await;
+    let engine = engine(&db, Clock::manual(t0()), TTL);
+    engine
+        .hold(showtime, &sel(&["A1"]), customer())
+        .await
+        .unwrap();
+    let release = db.release_in_open_transaction(showtime, "A1").await;
+    let hold = HoldId::new(showtime, rand::random());
+    let y = tokio::spawn({
+        let pool = db.pg_pool().clone();
+        async move {
+            sqlx::query(OLD_HOLD_SQL)
+                .bind(showtime.0)
+                .bind(vec!["A1".to_string(), "A2".to_string()])
+                .bind(hold.as_uuid())
+                .bind(Uuid::new_v4())
+                .bind(t0())
+                .bind(600_000i64)
+                .execute(&pool)
+                .await
+        }
+    });
+    db.until_a_statement_waits_for_a_lock().await;
+    release.commit().await;
+    y.await.unwrap().unwrap();
+    let held = held_by(&db.stored(showtime).await, hold.as_uuid());
+    assert_eq!(
+        held,
+        BTreeSet::from(["A2".to_string()]),
+        "the old statement's partial hold"
+    );
+    assert!(
+        all_or_none(&held, &["A1", "A2"]).is_err(),
+        "the check must flag it"
+    );
+    db.drop_database().await;
+}
+
+/// Sales close when the showtime starts: from then on nothing can be held, whatever the seats.
+async fn no_hold_once_the_showtime_has_started(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let starts = t0() + chrono::Duration::hours(2);
+    let showtime = db.showtime_at(starts).await;
+    let clock = Clock::manual(starts - chrono::Duration::seconds(1));
+    let engine = engine(&db, clock.clone(), TTL);
+    engine
+        .hold(showtime, &sel(&["A1"]), customer())
+        .await
+        .expect("a second before the start, sales are open");
+    clock.advance(chrono::Duration::seconds(1));
+    assert_eq!(
+        engine.hold(showtime, &sel(&["A2"]), customer()).await,
+        Err(InventoryError::SalesClosed)
+    );
+    // The statement refuses it too (the engine's early check aside).
+    let outcome = db
+        .store
+        .hold(
+            HoldRequest {
+                showtime,
+                seats: &[code("A3")],
+                hold_id: HoldId::new(showtime, rand::random()),
+                customer: customer(),
+                ttl: TTL,
+                client_addr: None,
+                limits: Default::default(),
+            },
+            Some(starts + chrono::Duration::hours(9)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome,
+        HoldOutcome::Refused(server::store::HoldRefusal::SalesClosed)
+    );
+    let stored = db.stored(showtime).await;
+    assert_eq!(stored["A2"].0, "AVAILABLE");
+    assert_eq!(stored["A3"].0, "AVAILABLE");
+    db.drop_database().await;
+}
+
+/// A customer has one live hold per showtime; an address's live holds hold at most so many
+/// seats. Both count only live holds: a cancelled or expired hold frees its share.
+async fn one_live_hold_per_customer_and_a_seat_cap_per_address(backend: Backend) {
+    use server::store::{HoldLimits, HoldRefusal};
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let store = db.store.clone();
+    let clock = Clock::manual(t0());
+    let limits = HoldLimits {
+        holds_per_customer: Some(1),
+        seats_per_address: Some(10),
+    };
+    let hold = |who: CustomerId, addr: &str, seats: &'static [&'static str]| {
+        let store = store.clone();
+        let addr: std::net::IpAddr = addr.parse().unwrap();
+        let now = clock.now();
+        async move {
+            let seats: Vec<_> = seats.iter().map(|c| code(c)).collect();
+            let hold_id = HoldId::new(showtime, rand::random());
+            let outcome = store
+                .hold(
+                    HoldRequest {
+                        showtime,
+                        seats: &seats,
+                        hold_id,
+                        customer: who,
+                        ttl: TTL,
+                        client_addr: Some(addr),
+                        limits,
+                    },
+                    now,
+                )
+                .await
+                .unwrap();
+            (hold_id, outcome)
+        }
+    };
+    let me = customer();
+    let (first, outcome) = hold(me, "198.51.100.1", &["A1", "A2"]).await;
+    assert!(matches!(outcome, HoldOutcome::Held { .. }));
+    let (_, outcome) = hold(me, "198.51.100.1", &["B1"]).await;
+    assert_eq!(outcome, HoldOutcome::Refused(HoldRefusal::HoldLimit));
+    // Others at my address share its 10 seats: 2 are mine, 8 more fit, the 11th does not.
+    let (_, outcome) = hold(
+        customer(),
+        "198.51.100.1",
+        &["C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"],
+    )
+    .await;
+    assert!(matches!(outcome, HoldOutcome::Held { .. }));
+    let (_, outcome) = hold(customer(), "198.51.100.1", &["D1"]).await;
+    assert_eq!(outcome, HoldOutcome::Refused(HoldRefusal::AddressLimit));
+    // Another address is not affected.
+    let (_, outcome) = hold(customer(), "203.0.113.5", &["D1"]).await;
+    assert!(matches!(outcome, HoldOutcome::Held { .. }));
+    // My cancelled hold frees my turn and its 2 seats of the address's share.
+    assert!(matches!(
+        store.cancel(first, me).await.unwrap(),
+        server::store::CancelOutcome::Released(_)
+    ));
+    let (_, outcome) = hold(me, "198.51.100.1", &["B1", "B2"]).await;
+    assert!(matches!(outcome, HoldOutcome::Held { .. }), "{outcome:?}");
+    // Expired holds count for nothing.
+    clock.advance(minutes(11));
+    let (_, outcome) = hold(
+        me,
+        "198.51.100.1",
+        &["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8"],
+    )
+    .await;
+    assert!(matches!(outcome, HoldOutcome::Held { .. }), "{outcome:?}");
+    let stored = db.stored(showtime).await;
+    assert_eq!(stored["B1"].0, "HELD");
+    assert_eq!(stored["D1"].0, "HELD", "D1 went to the other address");
+    db.drop_database().await;
+}
+
+/// Twenty holds of one customer (different seats) released at the same instant, with a cap of
+/// one live hold: exactly one is granted. The caps are checked by the hold statement against
+/// committed holds, so concurrent statements cannot see each other; the engine runs one
+/// customer's holds one at a time for them.
+async fn a_burst_of_holds_by_one_customer_at_once_makes_one_hold(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let engine = Arc::new(
+        server::engine::Engine::new(db.store.clone(), Clock::Database, TTL).with_hold_limits(
+            server::store::HoldLimits {
+                holds_per_customer: Some(1),
+                seats_per_address: None,
+            },
+        ),
+    );
+    let me = customer();
+    let start = Arc::new(Barrier::new(20));
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 1..=20 {
+        let (engine, start) = (engine.clone(), start.clone());
+        tasks.spawn(async move {
+            start.wait().await;
+            let seat = format!("B{n}");
+            engine.hold(showtime, &sel(&[seat.as_str()]), me).await
+        });
+    }
+    let mut granted = 0;
+    while let Some(r) = tasks.join_next().await {
+        match r.unwrap() {
+            Ok(_) => granted += 1,
+            Err(InventoryError::HoldLimit) => {}
+            Err(other) => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(granted, 1);
+    db.drop_database().await;
+}
+
+/// The control: the same burst sent to the store directly, without the engine's turns, is
+/// granted several holds on PostgreSQL — so the burst does meet in the database, and the test
+/// above would see the cap broken if the turns were gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_control_a_burst_past_the_engines_turns_breaks_the_cap() {
+    let db = TestDb::new(Backend::Postgres).await;
+    let showtime = db.showtime().await;
+    // Rounds on fresh rows until one shows it (the first may still be opening connections).
+    let mut most = 0;
+    for row in "BCDEFGHIJK".chars() {
+        let me = customer();
+        let start = Arc::new(Barrier::new(20));
+        let mut tasks = tokio::task::JoinSet::new();
+        for n in 1..=20 {
+            let (store, start) = (db.store.clone(), start.clone());
+            tasks.spawn(async move {
+                let seats = [code(&format!("{row}{n}"))];
+                start.wait().await;
+                store
+                    .hold(
+                        HoldRequest {
+                            showtime,
+                            seats: &seats,
+                            hold_id: HoldId::new(showtime, rand::random()),
+                            customer: me,
+                            ttl: TTL,
+                            client_addr: None,
+                            limits: server::store::HoldLimits {
+                                holds_per_customer: Some(1),
+                                seats_per_address: None,
+                            },
+                        },
+                        None,
+                    )
+                    .await
+                    .unwrap()
+            });
+        }
+        let mut granted = 0;
+        while let Some(r) = tasks.join_next().await {
+            if matches!(r.unwrap(), HoldOutcome::Held { .. }) {
+                granted += 1;
+            }
+        }
+        most = most.max(granted);
+        if most > 1 {
+            break;
+        }
+    }
+    assert!(most > 1, "no burst was granted more than {most} hold");
+    db.drop_database().await;
+}
+
+/// Holds whose time ended more than the retention ago, and idempotency keys older than 24
+/// hours, are deleted; newer ones stay.
+async fn finished_holds_and_old_idempotency_keys_are_purged_after_their_retention(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let clock = Clock::manual(t0());
+    let engine = engine(&db, clock.clone(), TTL);
+    let old = engine
+        .hold(showtime, &sel(&["A1"]), customer())
+        .await
+        .unwrap();
+    let me = customer();
+    db.store
+        .idempotency_begin(me, "old-key", "fingerprint", clock.now())
+        .await
+        .unwrap();
+    clock.advance(chrono::Duration::hours(25));
+    let recent = engine
+        .hold(showtime, &sel(&["A2"]), customer())
+        .await
+        .unwrap();
+    db.store
+        .idempotency_begin(me, "new-key", "fingerprint", clock.now())
+        .await
+        .unwrap();
+    let (holds, keys) = engine.purge(chrono::Duration::days(1)).await.unwrap();
+    assert_eq!((holds, keys), (1, 1));
+    let remaining = db.hold_ids(showtime).await;
+    assert!(!remaining.contains(&old.hold_id.as_uuid()));
+    assert!(remaining.contains(&recent.hold_id.as_uuid()));
+    // The new key is still there: the same request is still answered as in flight.
+    assert_eq!(
+        db.store
+            .idempotency_begin(me, "new-key", "fingerprint", clock.now())
+            .await
+            .unwrap(),
+        server::store::IdempotencyBegin::InFlight
+    );
+    assert_eq!(
+        engine.purge(chrono::Duration::days(1)).await.unwrap(),
+        (0, 0)
+    );
+    db.drop_database().await;
+}
 
 /// Seed §10: 20 customers, the same two seats, at the same moment.
 async fn twenty_customers_on_the_same_two_seats_exactly_one_wins(backend: Backend) {
@@ -210,6 +619,8 @@ async fn opposite_seat_orders_never_deadlock(backend: Backend) {
                     hold_id: HoldId::new(showtime, rand::random()),
                     customer: customer(),
                     ttl: TTL,
+                    client_addr: None,
+                    limits: Default::default(),
                 };
                 let hold = req.hold_id;
                 (hold, req.customer, store.hold(req, None).await)
@@ -221,6 +632,7 @@ async fn opposite_seat_orders_never_deadlock(backend: Backend) {
             match outcome.unwrap_or_else(|e| panic!("iteration {i}: database error {e}")) {
                 HoldOutcome::Held { .. } => winners.push((hold, who)),
                 HoldOutcome::Rejected { .. } => {}
+                HoldOutcome::Refused(r) => panic!("iteration {i}: refused {r:?}"),
             }
         }
         assert_eq!(winners.len(), 1, "iteration {i}");

@@ -103,7 +103,7 @@ on_node_and_cluster!(
     a_held_seat_is_refused_by_the_gate_without_touching_the_database,
     a_gate_pass_that_loses_in_the_database_leaves_no_keys,
     keys_of_a_cancelled_or_expired_hold_are_gone,
-    a_confirmed_booking_keeps_its_seats_filtered_for_good,
+    a_confirmed_booking_keeps_its_seats_filtered_until_after_the_show,
     the_sixth_attempt_in_a_minute_gets_429_with_retry_after,
     two_server_processes_share_the_rate_limit,
 );
@@ -251,7 +251,9 @@ async fn keys_of_a_cancelled_or_expired_hold_are_gone(kind: Kind) {
     assert_eq!(status, StatusCode::CREATED, "the seat is Bob's to take");
 }
 
-async fn a_confirmed_booking_keeps_its_seats_filtered_for_good(kind: Kind) {
+/// Sold seats stay filtered by the gate until an hour after the show, then their keys expire
+/// (they would pile up in Redis for ever otherwise).
+async fn a_confirmed_booking_keeps_its_seats_filtered_until_after_the_show(kind: Kind) {
     let redis = TestRedis::start(kind).await;
     let db = TestDb::new(Backend::Postgres).await;
     let app = TestApp::spawn_with(&db, "600", &[("REDIS_URL", &redis.url)]).await;
@@ -262,15 +264,24 @@ async fn a_confirmed_booking_keeps_its_seats_filtered_for_good(kind: Kind) {
     let hold_id = app::domain::HoldId::parse(held["holdId"].as_str().unwrap()).unwrap();
     let booking = app::domain::BookingId(Uuid::new_v4());
     app.engine.confirm(hold_id, booking).await.unwrap();
+    let list: Vec<serde_json::Value> = get_json(format!("{}/showtimes", app.base)).await;
+    let starts_at: chrono::DateTime<chrono::Utc> = list.iter().find(|s| s["id"] == id).unwrap()
+        ["startsAt"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     for seat in ["H3", "H4"] {
         assert_eq!(
             redis.get(&key(id, seat)).await,
             Some(format!("booked:{}", booking.0))
         );
-        assert_eq!(
-            redis.pttl(&key(id, seat)).await,
-            -1,
-            "no TTL on a sold seat"
+        let ttl = redis.pttl(&key(id, seat)).await;
+        let until =
+            (starts_at + chrono::Duration::hours(1) - chrono::Utc::now()).num_milliseconds();
+        assert!(
+            ttl > 0 && (ttl - until).abs() < 10_000,
+            "a sold seat's key lapses an hour after the show: {ttl} ms left, expected about {until}"
         );
     }
     let statements = app.engine.metrics().db_hold_statements.load(Relaxed);
@@ -643,4 +654,260 @@ async fn with_redis_down_the_rate_limit_is_kept_in_the_process() {
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(body["code"], "RATE_LIMITED");
     assert!(app.engine.gate().link().unwrap().bypassed() > 0);
+}
+
+/// Sends a signal to a process (`-STOP`, `-CONT`).
+fn signal(pid: u32, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig}");
+}
+
+/// Waits until `key` is gone from Redis (at most `within`); whether it went.
+async fn gone(redis: &Conn, key: &str, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        let value: Option<String> = redis::cmd("GET")
+            .arg(key)
+            .query_async(&mut redis.clone())
+            .await
+            .unwrap();
+        if value.is_none() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The gate's call times out but Redis carries it out later (it was only slow): the keys it
+/// set for a hold the database then refused are released once Redis answers again — free
+/// seats are not turned away for the rest of a hold's time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_set_by_a_gate_call_that_timed_out_are_released_when_the_hold_is_refused() {
+    let OwnRedisApp {
+        redis,
+        url,
+        db: _db,
+        app,
+        ..
+    } = own_redis_app(&[("REDIS_TIMEOUT_MS", "150")]).await;
+    let inspect = connect(
+        &RedisTarget::parse(&url, false).unwrap(),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
+    let pid = redis.0.id();
+    let id = first_showtime(&app.base).await;
+    let (alice, bob, carol) = (app.customer(), app.customer(), app.customer());
+    // F5 is Alice's in the database, but its gate key was lost.
+    assert_eq!(
+        hold(&alice, &app.base, id, &["F5"]).await.0,
+        StatusCode::CREATED
+    );
+    redis::cmd("DEL")
+        .arg(key(id, "F5"))
+        .query_async::<()>(&mut inspect.clone())
+        .await
+        .unwrap();
+    // Redis is slow: Bob's gate call times out, the database refuses F5.
+    signal(pid, "-STOP");
+    assert_eq!(
+        hold(&bob, &app.base, id, &["F5", "F6"]).await.0,
+        StatusCode::CONFLICT
+    );
+    signal(pid, "-CONT");
+    // Redis ran Bob's gate script after all (F5 and F6 carry his hold); the release that
+    // follows the refusal reaches Redis once it answers, and F6 is free again.
+    assert!(
+        gone(&inspect, &key(id, "F6"), Duration::from_secs(5)).await,
+        "F6 still carries the refused hold: {:?}",
+        redis::cmd("GET")
+            .arg(key(id, "F6"))
+            .query_async::<Option<String>>(&mut inspect.clone())
+            .await
+    );
+    assert_eq!(
+        hold(&carol, &app.base, id, &["F6"]).await.0,
+        StatusCode::CREATED
+    );
+    assert_eq!(app.engine.gate().pending_releases(), 0);
+    drop(redis);
+}
+
+/// A cancel whose release cannot reach Redis: the release is kept and made when Redis answers
+/// again, so the cancelled seats are not refused by the gate for the rest of the hold's time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_release_that_failed_after_a_cancel_is_made_when_redis_is_back() {
+    let OwnRedisApp {
+        redis,
+        url,
+        db: _db,
+        app,
+        ..
+    } = own_redis_app(&[("REDIS_TIMEOUT_MS", "150")]).await;
+    let inspect = connect(
+        &RedisTarget::parse(&url, false).unwrap(),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
+    let pid = redis.0.id();
+    let id = first_showtime(&app.base).await;
+    let (alice, bob, dave) = (app.customer(), app.customer(), app.customer());
+    let (status, held) = hold(&alice, &app.base, id, &["G1"]).await;
+    assert_eq!(status, StatusCode::CREATED);
+    signal(pid, "-STOP");
+    // Dave's gate call times out: the breaker opens, and calls skip Redis for a second — so
+    // the cancel's release below is never sent.
+    assert_eq!(
+        hold(&dave, &app.base, id, &["H1"]).await.0,
+        StatusCode::CREATED
+    );
+    let r = alice
+        .delete(format!(
+            "{}/holds/{}",
+            app.base,
+            held["holdId"].as_str().unwrap()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert_eq!(app.engine.gate().pending_releases(), 1);
+    signal(pid, "-CONT");
+    assert!(gone(&inspect, &key(id, "G1"), Duration::from_secs(5)).await);
+    let passed = app.engine.metrics().gate_passed.load(Relaxed);
+    assert_eq!(
+        hold(&bob, &app.base, id, &["G1"]).await.0,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        app.engine.metrics().gate_passed.load(Relaxed),
+        passed + 1,
+        "through the gate, not around it"
+    );
+    drop(redis);
+}
+
+/// Two deployments share one Redis, each with its own REDIS_KEY_PREFIX: neither sees the
+/// other's live events nor is refused by the other's gate keys. The control: a third deployment
+/// with the first one's prefix is refused by the first one's key for the same seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn deployments_sharing_a_redis_keep_apart_by_their_key_prefix() {
+    let port = free_port();
+    let _redis = own_redis(port);
+    let url = format!("redis://127.0.0.1:{port}");
+    let app_on = |prefix: &'static str| {
+        let url = url.clone();
+        async move {
+            let db = TestDb::new(Backend::Postgres).await;
+            let app = TestApp::spawn_with(
+                &db,
+                "600",
+                &[("REDIS_URL", &url), ("REDIS_KEY_PREFIX", prefix)],
+            )
+            .await;
+            (db, app)
+        }
+    };
+    let (_a_db, a) = app_on("cinema-a:").await;
+    let (_b_db, b) = app_on("cinema-b:").await;
+    // Both have the same demo programme, so the same showtime ids.
+    let id = first_showtime(&a.base).await;
+    assert_eq!(first_showtime(&b.base).await, id);
+    let mut b_viewer = viewer(&b.base, id).await;
+    // The snapshot first.
+    let _ = tokio::time::timeout(
+        Duration::from_secs(2),
+        futures_util::StreamExt::next(&mut b_viewer),
+    )
+    .await;
+    assert_eq!(
+        hold(&a.customer(), &a.base, id, &["F5"]).await.0,
+        StatusCode::CREATED
+    );
+    let heard = tokio::time::timeout(Duration::from_secs(1), async {
+        loop {
+            match futures_util::StreamExt::next(&mut b_viewer).await {
+                Some(Ok(tokio_tungstenite::tungstenite::Message::Text(t)))
+                    if !t.contains("\"ping\"") =>
+                {
+                    return t.to_string()
+                }
+                Some(Ok(_)) => {}
+                _ => return String::new(),
+            }
+        }
+    })
+    .await;
+    assert!(heard.is_err(), "B's viewer heard A's hold: {heard:?}");
+    assert_eq!(
+        hold(&b.customer(), &b.base, id, &["F5"]).await.0,
+        StatusCode::CREATED,
+        "A's gate key does not refuse B's customer"
+    );
+    // The control: the same prefix as A collides with A's key.
+    let (_c_db, c) = app_on("cinema-a:").await;
+    assert_eq!(
+        hold(&c.customer(), &c.base, id, &["F5"]).await.0,
+        StatusCode::CONFLICT
+    );
+}
+
+/// A hold attempt abandoned between the gate and the database's answer (its request dropped
+/// while the statement waits for a row lock) releases the keys it set: the seats are not
+/// refused by the gate for the rest of a hold's time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_hold_attempt_releases_its_gate_keys() {
+    let OwnRedisApp {
+        redis: _redis,
+        url,
+        db,
+        app,
+        ..
+    } = own_redis_app(&[]).await;
+    let inspect = connect(
+        &RedisTarget::parse(&url, false).unwrap(),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
+    let id = first_showtime(&app.base).await;
+    // Another transaction sits on F7's row: the hold statement will wait for it.
+    let mut blocker = db.pg_pool().begin().await.unwrap();
+    sqlx::query("select 1 from show_seat where showtime_id = $1 and seat_code = 'F7' for update")
+        .bind(id)
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let engine = app.engine.clone();
+    let attempt = tokio::spawn(async move {
+        use app::engine::Inventory;
+        let customer = app::domain::CustomerId(Uuid::new_v4());
+        let seats = app::domain::SeatSelection::parse(&["F7", "F8"]).unwrap();
+        engine.hold(ShowtimeId(id), &seats, customer).await
+    });
+    db.until_a_statement_waits_for_a_lock().await;
+    assert!(
+        redis::cmd("GET")
+            .arg(key(id, "F8"))
+            .query_async::<Option<String>>(&mut inspect.clone())
+            .await
+            .unwrap()
+            .is_some(),
+        "the gate let the attempt through"
+    );
+    attempt.abort(); // the request is gone
+    assert!(
+        gone(&inspect, &key(id, "F8"), Duration::from_secs(3)).await,
+        "the abandoned attempt's key is released"
+    );
+    blocker.rollback().await.unwrap();
 }

@@ -55,7 +55,13 @@ async fn a_viewer_gets_a_snapshot_then_holds_and_releases_within_a_second(backen
         .await
         .expect("snapshot");
     assert_eq!(snapshot["type"], "snapshot");
-    assert_eq!(snapshot["seats"].as_array().unwrap().len(), 120);
+    let list: Vec<Value> = get_json(app.url("/showtimes")).await;
+    let total = list.iter().find(|s| s["id"] == id).unwrap()["seatsTotal"].clone();
+    assert_eq!(
+        snapshot["seats"].as_array().unwrap().len() as i64,
+        total.as_i64().unwrap(),
+        "every seat of the showtime"
+    );
     let v0 = seat(&snapshot, "F5")["version"].as_i64().unwrap();
 
     let alice = app.customer();
@@ -212,4 +218,155 @@ async fn a_viewer_connecting_after_a_change_is_not_given_an_older_shared_snapsho
         "HELD",
         "the late viewer's snapshot includes the hold"
     );
+}
+
+/// The live feed is for viewers, who send nothing: a large frame is refused from its header
+/// (never read into memory), a data message ends the connection with 1008, a page of another
+/// site cannot open it, and viewers per address are capped.
+mod guarded {
+    use super::*;
+    use futures_util::SinkExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    /// Waits for the server to end the connection; the close code it gave, if any.
+    async fn closed(socket: &mut Socket) -> Option<u16> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let left = deadline
+                .checked_duration_since(Instant::now())
+                .expect("the server did not close the connection");
+            match tokio::time::timeout(left, socket.next()).await {
+                Ok(Some(Ok(Message::Close(frame)))) => return frame.map(|f| u16::from(f.code)),
+                Ok(Some(Ok(_))) => {}
+                Ok(Some(Err(_))) | Ok(None) => return None,
+                Err(_) => panic!("the server did not close the connection"),
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn viewers_that_talk_or_send_large_frames_are_closed_and_foreign_pages_refused() {
+        let db = TestDb::new(Backend::Sqlite).await;
+        let app = TestApp::spawn_with(&db, "600", &[("MAX_LIVE_VIEWERS_PER_ADDRESS", "3")]).await;
+        let id = first_showtime(&app.base).await;
+        // A text message: closed with 1008.
+        let mut talker = viewer(&app.base, id).await;
+        next(&mut talker, Duration::from_secs(2))
+            .await
+            .expect("snapshot");
+        talker.send(Message::Text("hello".into())).await.unwrap();
+        assert_eq!(closed(&mut talker).await, Some(1008));
+        // A 1 MiB binary frame: refused on its header.
+        let mut big = viewer(&app.base, id).await;
+        next(&mut big, Duration::from_secs(2))
+            .await
+            .expect("snapshot");
+        let _ = big.send(Message::Binary(vec![7u8; 1 << 20].into())).await;
+        let code = closed(&mut big).await;
+        assert!(
+            code.is_none() || code == Some(1009) || code == Some(1002),
+            "{code:?}"
+        );
+        // A page of another site.
+        let url = format!(
+            "{}/showtimes/{id}/live",
+            app.base.replace("http://", "ws://")
+        );
+        let mut request = url.as_str().into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("origin", "https://evil.example".parse().unwrap());
+        match tokio_tungstenite::connect_async(request).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
+                assert_eq!(r.status(), StatusCode::FORBIDDEN)
+            }
+            other => panic!("a foreign page's feed opened: {other:?}"),
+        }
+        // This site's own pages may.
+        let mut request = url.as_str().into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("origin", app.base.parse().unwrap());
+        let (mut own, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        next(&mut own, Duration::from_secs(2))
+            .await
+            .expect("snapshot");
+        // Three viewers from this address at most (the one above is the first).
+        let _second = viewer(&app.base, id).await;
+        let _third = viewer(&app.base, id).await;
+        match tokio_tungstenite::connect_async(url.as_str()).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
+                assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE)
+            }
+            other => panic!("a fourth viewer from one address: {other:?}"),
+        }
+    }
+
+    /// Resident memory of a process, in KiB.
+    fn rss_kib(pid: u32) -> u64 {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap()
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap()
+    }
+
+    /// Clients that announce large frames and send most of them cost the server no memory:
+    /// 40 connections each 6 MiB into an 8 MiB frame would be 240 MiB buffered if frames were
+    /// read before their size was checked.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn large_frames_are_refused_before_they_are_read_into_memory() {
+        let db = TestDb::new(Backend::Postgres).await;
+        let (process, base) = server_process(
+            &db.url,
+            &redis_url(),
+            "600",
+            &[("MAX_LIVE_VIEWERS_PER_ADDRESS", "100")],
+        )
+        .await;
+        let id = first_showtime(&base).await;
+        let pid = process.0.id();
+        let before = rss_kib(pid);
+        let host = base.trim_start_matches("http://").to_string();
+        let mut streams = Vec::new();
+        for _ in 0..40 {
+            let mut stream = tokio::net::TcpStream::connect(&host).await.unwrap();
+            let handshake = format!(
+                "GET /showtimes/{id}/live HTTP/1.1\r\nhost: {host}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
+            );
+            stream.write_all(handshake.as_bytes()).await.unwrap();
+            let mut head = [0u8; 12];
+            stream.read_exact(&mut head).await.unwrap();
+            assert_eq!(&head, b"HTTP/1.1 101");
+            // A masked binary frame header announcing 8 MiB, then 6 MiB of it.
+            let mut header = vec![0x82u8, 0x80 | 127];
+            header.extend_from_slice(&(8u64 << 20).to_be_bytes());
+            header.extend_from_slice(&[1, 2, 3, 4]);
+            let _ = stream.write_all(&header).await;
+            let chunk = vec![0u8; 64 * 1024];
+            for _ in 0..96 {
+                if stream.write_all(&chunk).await.is_err() {
+                    break; // refused: the server closed the connection
+                }
+            }
+            streams.push(stream);
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let after = rss_kib(pid);
+        let grown_mib = after.saturating_sub(before) / 1024;
+        assert!(
+            grown_mib < 60,
+            "the server grew by {grown_mib} MiB ({before} → {after} KiB)"
+        );
+        drop(streams);
+        assert_eq!(
+            reqwest::get(format!("{base}/health"))
+                .await
+                .unwrap()
+                .status(),
+            StatusCode::OK
+        );
+    }
 }

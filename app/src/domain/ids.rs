@@ -1,5 +1,5 @@
 //! Identifiers. A hold id carries its showtime id, so the engine can route any statement about a
-//! hold to its showtime (the shard key, DESIGN.md "Scale-out") without searching every showtime.
+//! hold to its showtime (the shard key) without searching every showtime.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

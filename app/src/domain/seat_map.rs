@@ -43,6 +43,8 @@ pub struct ShowtimeSummary {
     pub starts_at: DateTime<Utc>,
     pub seats_total: i64,
     pub seats_available: i64,
+    /// Whether seats can still be bought (sales close when the showtime starts).
+    pub sales_open: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

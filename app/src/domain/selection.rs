@@ -3,11 +3,11 @@
 use super::{SeatCode, SeatCodeError};
 use serde::{Deserialize, Serialize};
 
-/// The most seats one hold may take (seed §2.1).
+/// The most seats one hold may take.
 pub const MAX_SEATS_PER_HOLD: usize = 8;
 
 /// 1–8 distinct valid seat codes, sorted. Sorting gives every transaction the same lock order,
-/// which is what keeps two overlapping holds from deadlocking (seed §6.1).
+/// which is what keeps two overlapping holds from deadlocking.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatSelection(Vec<SeatCode>);
 

@@ -85,8 +85,21 @@ fn showtime_chip(s: ShowtimeSummary) -> impl IntoView {
     let lang = use_lang();
     let time = crate::format::clock_time(s.starts_at);
     let (left, total) = (s.seats_available, s.seats_total);
+    if !s.sales_open {
+        // Started: shown for the day's programme, but nothing to buy.
+        return view! {
+            <li data-test="showtime" data-open="false" class="closed">
+                <span class="chip">
+                    <span class="time">{time}</span>
+                    <span class="hall">{s.hall_name}</span>
+                    <span class="left">{move || tr!(lang.get(), "showtimes.closed")}</span>
+                </span>
+            </li>
+        }
+        .into_any();
+    }
     view! {
-        <li data-test="showtime">
+        <li data-test="showtime" data-open="true">
             <a href=format!("/showtimes/{}", s.id.0) data-test=format!("showtime-{}", s.id.0)>
                 <span class="time">{time}</span>
                 <span class="hall">{s.hall_name}</span>
@@ -102,6 +115,7 @@ fn showtime_chip(s: ShowtimeSummary) -> impl IntoView {
             </a>
         </li>
     }
+    .into_any()
 }
 
 #[cfg(test)]
@@ -120,6 +134,7 @@ mod tests {
             starts_at: Utc.with_ymd_and_hms(2026, 12, day, hour - 9, 0, 0).unwrap(),
             seats_total: 120,
             seats_available: 100,
+            sales_open: true,
         }
     }
 

@@ -16,6 +16,11 @@ async fn hold_seats_inner(showtime_id: i64, seats: Vec<String>) -> Result<Hold, 
     let selection = SeatSelection::parse(&seats)?;
     let customer = crate::engine::current_customer()?;
     crate::engine::inventory()?
-        .hold(showtime, &selection, customer)
+        .hold_from(
+            showtime,
+            &selection,
+            customer,
+            crate::engine::current_client_addr(),
+        )
         .await
 }

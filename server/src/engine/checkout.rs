@@ -1,10 +1,11 @@
-//! Checkout (DESIGN.md §5): the hold's owner gets one payment session at the gateway for the
-//! hold's booking, which must be paid at least [`BUFFER`] before the hold ends (seed 000 §5: an
+//! Checkout: the hold's owner gets one payment session at the gateway for the
+//! hold's booking, which must be paid at least [`BUFFER`] before the hold ends (an
 //! 8-minute payment inside a 10-minute hold). Nothing here waits on the gateway inside a
 //! transaction: the booking row is written first (one per hold), then the gateway is asked
 //! (idempotent by booking id), then the session is recorded (idempotent by session id), so
 //! concurrent or repeated checkouts of one hold end with one booking and one payment session.
 
+use super::tickets::TicketKeys;
 use super::Engine;
 use crate::payments::gateway::{NewSession, PaymentGateway};
 use crate::store::{
@@ -62,13 +63,21 @@ impl Engine {
             HoldCheck::NotOwner => return Err(InventoryError::NotYourHold),
             HoldCheck::Lapsed => return Err(InventoryError::HoldLapsed),
         };
-        let pay_before = (live.now + SESSION_LENGTH).min(live.expires_at - BUFFER);
+        let layout = self.layout(hold.showtime_id()).await?;
+        let close = layout.sales_close_at();
+        if live.now >= close {
+            return Err(InventoryError::SalesClosed);
+        }
+        // Paid in time means paid before the hold ends and before sales close, with the
+        // buffer for a payment made at the last moment.
+        let pay_before = (live.now + SESSION_LENGTH)
+            .min(live.expires_at - BUFFER)
+            .min(close - BUFFER);
         if pay_before - live.now < MIN_SESSION {
             return Err(InventoryError::TooLittleTime(
-                (live.expires_at - live.now).num_seconds().max(0),
+                (live.expires_at.min(close) - live.now).num_seconds().max(0),
             ));
         }
-        let layout = self.layout(hold.showtime_id()).await?;
         let amount = live
             .seats
             .iter()
@@ -89,10 +98,16 @@ impl Engine {
         if booking.status != "PENDING" {
             return Err(InventoryError::HoldLapsed);
         }
-        let (open, attempts) = self.store.payment_session(booking.id).await?;
-        if let Some(session) = open {
+        let sessions = self.store.payment_session(booking.id).await?;
+        // A payment of this booking was received: no second one (if one were still made, it
+        // would be refunded by settlement).
+        if sessions.paid {
+            return Err(InventoryError::PaymentReceived);
+        }
+        if let Some(session) = sessions.open {
             return Ok(answer(&session));
         }
+        let attempts = sessions.count;
         let request = NewSession {
             amount: booking.amount,
             currency: "KRW".into(),
@@ -112,6 +127,14 @@ impl Engine {
                 tracing::error!(error = %e, booking = %booking.id.0, "payment session not created");
                 InventoryError::Unavailable
             })?;
+        // A session for anything but what was asked is not one to send the customer to.
+        if session.amount != request.amount
+            || !session.currency.eq_ignore_ascii_case(&request.currency)
+            || session.merchant_reference != request.merchant_reference
+        {
+            tracing::error!(booking = %booking.id.0, asked = request.amount, got = session.amount, currency = %session.currency, reference = %session.merchant_reference, "the gateway made a session for something else; not used");
+            return Err(InventoryError::Unavailable);
+        }
         let row = PaymentSessionRow {
             booking: booking.id,
             provider: payments.provider.clone(),
@@ -126,7 +149,7 @@ impl Engine {
             .store
             .payment_session(booking.id)
             .await?
-            .0
+            .open
             .unwrap_or(row);
         Ok(answer(&stored))
     }
@@ -147,6 +170,11 @@ impl Engine {
         match outcome {
             ReportOutcome::Recorded => {
                 tracing::info!(session = %report.session_id, paid = report.paid, "payment recorded");
+                self.wake_worker();
+            }
+            ReportOutcome::Mismatched => {
+                tracing::error!(session = %report.session_id, charged = ?report.charged, "the gateway charged something other than what was asked; the payment is refunded, not confirmed");
+                super::HoldMetrics::count(&self.metrics.payment_mismatches);
                 self.wake_worker();
             }
             ReportOutcome::Duplicate => {
@@ -231,56 +259,21 @@ impl Engine {
     }
 }
 
-/// Ticket codes: `SEATS1-<booking id, 32 hex>-<HMAC-SHA256 of the id under the ticket key, first
-/// 16 bytes in hex>`. Anyone can read a code; only this server (any instance sharing
-/// `SESSION_SECRET`) can make one that verifies.
-const TICKET_PREFIX: &str = "SEATS1";
-
 impl Engine {
-    /// Signs tickets with a key derived from `secret` (the session secret).
-    pub fn with_ticket_key(mut self, secret: &[u8]) -> Self {
-        use hmac::{Hmac, Mac};
-        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).expect("any key length");
-        mac.update(b"seats ticket key v1");
-        self.ticket_key = mac.finalize().into_bytes().to_vec();
+    /// Signs tickets with the first of `keys` and checks them with any (see [`TicketKeys`]).
+    pub fn with_ticket_keys(mut self, keys: TicketKeys) -> Self {
+        self.ticket_keys = keys;
         self
-    }
-
-    fn ticket_tag(&self, booking: BookingId) -> String {
-        use hmac::{Hmac, Mac};
-        let mut mac =
-            Hmac::<sha2::Sha256>::new_from_slice(&self.ticket_key).expect("any key length");
-        mac.update(booking.0.as_bytes());
-        hex::encode(&mac.finalize().into_bytes()[..16])
     }
 
     /// The signed code of a booking's ticket.
     pub fn ticket_code(&self, booking: BookingId) -> String {
-        format!(
-            "{TICKET_PREFIX}-{}-{}",
-            booking.0.simple(),
-            self.ticket_tag(booking)
-        )
+        self.ticket_keys.sign(booking)
     }
 
     /// The booking a ticket code names, if its signature is ours.
     pub fn verify_ticket(&self, code: &str) -> Option<BookingId> {
-        let mut parts = code.trim().split('-');
-        let (Some(TICKET_PREFIX), Some(id), Some(tag), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return None;
-        };
-        let booking = BookingId(uuid::Uuid::try_parse(id).ok()?);
-        let expected = self.ticket_tag(booking);
-        // Compare without an early exit on the first differing byte.
-        let same = expected.len() == tag.len()
-            && expected
-                .bytes()
-                .zip(tag.bytes())
-                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-                == 0;
-        same.then_some(booking)
+        self.ticket_keys.verify(code)
     }
 
     /// The ticket of the customer's confirmed booking.

@@ -1,4 +1,4 @@
-//! The consumers of booking events (seed 000 §8, seed 003 §3–4): the work that follows a
+//! The consumers of booking events: the work that follows a
 //! confirmation runs here, after the confirming transaction and outside it. Each consumer applies
 //! an event together with the record that it did (keyed by the event id) in one transaction, so
 //! an event delivered twice — at least once is all the relay promises — changes nothing the

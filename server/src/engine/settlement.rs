@@ -1,4 +1,4 @@
-//! The confirmation worker's work (DESIGN.md §5, seed 003 §2–3): payment events are taken from
+//! The confirmation and refund workers' work: payment events are taken from
 //! the outbox (several workers at once are safe: each event is leased to one) and settled in one
 //! transaction each — the fenced confirm books the seats and confirms the booking, or, when the
 //! hold lapsed or its seats went to someone else, the booking fails and a refund is due (the
@@ -6,10 +6,10 @@
 //! id, so a refund retried after a crash is never made twice. An event whose handling fails is
 //! taken again when its lease runs out.
 
-use super::Engine;
+use super::{Engine, HoldMetrics};
 use crate::payments::gateway::SessionStatus;
-use crate::store::{OutboxItem, PaymentReport, ReportOutcome, Settlement};
-use app::domain::LiveMessage;
+use crate::store::{Charged, OutboxItem, PaymentReport, ReportOutcome, Settlement};
+use app::domain::{LiveMessage, ShowtimeId};
 use app::error::InventoryError;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,43 +19,89 @@ pub const LEASE: Duration = Duration::from_secs(10);
 /// How often an idle worker looks for events it was not woken for (other processes' callbacks,
 /// retries after a lease).
 pub const POLL: Duration = Duration::from_millis(500);
+/// Attempts at one event before it is parked for an operator (seen in `/metrics`). With the
+/// backoff below that is about two and a half hours of failures.
+pub const MAX_ATTEMPTS: i64 = 20;
+/// The wait before an event that failed is tried again: 10 s, doubling, at most 10 minutes.
+pub fn backoff(attempts: i64) -> Duration {
+    let doublings = attempts.clamp(1, 7) - 1;
+    (Duration::from_secs(10) * 2u32.pow(doublings as u32)).min(Duration::from_secs(600))
+}
+/// Refunds wait on the gateway (up to its 10 s timeout each), so they are taken two at a time
+/// with a lease that covers both.
+const REFUND_BATCH: i64 = 2;
+const REFUND_LEASE: Duration = Duration::from_secs(30);
 
-const EVENTS: [&str; 2] = ["PaymentSucceeded", "RefundDue"];
+const CONFIRMATIONS: [&str; 1] = ["PaymentSucceeded"];
+const REFUNDS: [&str; 1] = ["RefundDue"];
 
 impl Engine {
-    /// One round of the worker; how many events it took.
+    /// One round of both workers (confirmations, then refunds); how many events they took.
     pub async fn process_payment_events(&self) -> Result<usize, InventoryError> {
-        let items = self.store.claim_outbox(&EVENTS, 16, LEASE).await?;
+        Ok(self.process_confirmations().await? + self.process_refunds().await?)
+    }
+
+    /// One round of the confirmation worker: settles paid payments. Each settles in one short
+    /// transaction; nothing here waits on the gateway, so refunds never hold confirmations up.
+    pub async fn process_confirmations(&self) -> Result<usize, InventoryError> {
+        self.process(&CONFIRMATIONS, 16, LEASE).await
+    }
+
+    /// One round of the refund worker: asks the gateway for the refunds that are due.
+    pub async fn process_refunds(&self) -> Result<usize, InventoryError> {
+        self.process(&REFUNDS, REFUND_BATCH, REFUND_LEASE).await
+    }
+
+    async fn process(
+        &self,
+        types: &[&str],
+        limit: i64,
+        lease: Duration,
+    ) -> Result<usize, InventoryError> {
+        let items = self.store.claim_outbox(types, limit, lease).await?;
         for item in &items {
-            if let Err(e) = self.settle(item).await {
-                tracing::warn!(error = %e, event = item.id, kind = %item.event_type, attempts = item.attempts, "payment event not handled; it is retried");
+            if let Err(why) = self.settle(item).await {
+                if item.attempts >= MAX_ATTEMPTS || why.hopeless {
+                    tracing::error!(event = item.id, kind = %item.event_type, booking = %item.booking.0, attempts = item.attempts, error = %why.message, "payment event parked: an operator must look at it");
+                    self.store.park_outbox(item.id, &why.message).await?;
+                    HoldMetrics::count(&self.metrics.events_parked);
+                } else {
+                    let wait = backoff(item.attempts);
+                    tracing::warn!(event = item.id, kind = %item.event_type, attempts = item.attempts, error = %why.message, retry_in = ?wait, "payment event not handled; it is retried");
+                    self.store.retry_outbox(item.id, wait, &why.message).await?;
+                }
             }
         }
         Ok(items.len())
     }
 
-    /// Wakes the worker (a payment was just recorded).
+    /// Wakes the confirmation worker (a payment was just recorded).
     pub(crate) fn wake_worker(&self) {
         self.worker_wake.notify_one();
     }
 
-    async fn settle(&self, item: &OutboxItem) -> Result<(), InventoryError> {
-        let payment_id = item.payload["paymentId"].as_str().ok_or_else(|| {
-            tracing::error!(event = item.id, "payment event without a payment id");
-            InventoryError::Unavailable
-        })?;
+    async fn settle(&self, item: &OutboxItem) -> Result<(), Unsettled> {
+        let Some(payment_id) = item.payload["paymentId"].as_str() else {
+            // Paid, says the gateway, but without a payment id nothing can be confirmed
+            // against it or refunded: retrying cannot help.
+            return Err(Unsettled::hopeless(
+                "the gateway reported a payment without a payment id",
+            ));
+        };
         match item.event_type.as_str() {
             "PaymentSucceeded" => {
                 let settlement = self
                     .store
                     .settle_payment(item.id, item.booking, payment_id, self.clock.now())
-                    .await?;
+                    .await
+                    .map_err(Unsettled::from)?;
                 self.relay_wake.notify_one();
                 match settlement {
                     Settlement::Confirmed { showtime, seats } => {
                         tracing::info!(booking = %item.booking.0, "booking confirmed");
                         let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
-                        self.gate.book(showtime, &codes, item.booking).await;
+                        let until = self.gate_keys_until(showtime).await;
+                        self.gate.book(showtime, &codes, item.booking, until).await;
                         self.announce(
                             showtime,
                             LiveMessage::SeatsBooked {
@@ -65,35 +111,81 @@ impl Engine {
                         )
                         .await;
                     }
-                    Settlement::Failed => {
-                        tracing::warn!(booking = %item.booking.0, "payment came after the hold lapsed; refunding");
-                        self.wake_worker();
+                    Settlement::Failed { reason } => {
+                        tracing::warn!(booking = %item.booking.0, reason, "booking failed; refunding the payment");
+                        self.refund_wake.notify_one();
+                    }
+                    Settlement::Refunded { reason } => {
+                        tracing::warn!(booking = %item.booking.0, payment = payment_id, reason, "a payment the booking did not need; refunding it");
+                        self.refund_wake.notify_one();
                     }
                     Settlement::AlreadySettled => {}
                 }
             }
             "RefundDue" => {
                 let Some(payments) = &self.payments else {
-                    return Err(InventoryError::Unavailable);
+                    return Err(Unsettled::retry("no payment gateway configured"));
                 };
                 let amount = item.payload["amount"].as_i64().unwrap_or_default();
                 let refund = payments
                     .gateway
                     .refund(payment_id, amount, &format!("refund-{payment_id}"))
                     .await
-                    .map_err(|e| {
-                        tracing::warn!(error = %e, payment = payment_id, "refund not made yet");
-                        InventoryError::Unavailable
-                    })?;
+                    .map_err(|e| Unsettled::retry(&format!("refund not made yet: {e}")))?;
                 self.store
                     .finish_refund(item.id, item.booking, payment_id, &refund.refund_id)
-                    .await?;
+                    .await
+                    .map_err(Unsettled::from)?;
                 self.relay_wake.notify_one();
                 tracing::info!(booking = %item.booking.0, refund = %refund.refund_id, "refund issued");
             }
-            other => tracing::error!(kind = other, "unexpected outbox event"),
+            other => {
+                return Err(Unsettled::hopeless(&format!(
+                    "unexpected outbox event {other}"
+                )))
+            }
         }
         Ok(())
+    }
+
+    /// Until when a sold seat's gate key is kept: an hour past the showtime's sales close
+    /// (nothing can be held after it).
+    pub(crate) async fn gate_keys_until(
+        &self,
+        showtime: ShowtimeId,
+    ) -> chrono::DateTime<chrono::Utc> {
+        match self.layout(showtime).await {
+            Ok(layout) => layout.sales_close_at() + chrono::Duration::hours(1),
+            Err(_) => chrono::Utc::now() + chrono::Duration::days(1),
+        }
+    }
+}
+
+/// Why an event was not handled, and whether trying again can help.
+struct Unsettled {
+    message: String,
+    hopeless: bool,
+}
+
+impl Unsettled {
+    fn retry(message: &str) -> Self {
+        Self {
+            message: message.into(),
+            hopeless: false,
+        }
+    }
+
+    fn hopeless(message: &str) -> Self {
+        Self {
+            message: message.into(),
+            hopeless: true,
+        }
+    }
+}
+
+impl From<crate::store::StoreError> for Unsettled {
+    fn from(e: crate::store::StoreError) -> Self {
+        Self::retry(&e.to_string())
     }
 }
 
@@ -135,8 +227,16 @@ impl Engine {
                 session_id,
                 payment_id: session.payment_id,
                 paid,
+                charged: Some(Charged {
+                    amount: session.amount,
+                    currency: session.currency,
+                    merchant_reference: session.merchant_reference,
+                }),
             };
-            if self.payment_report(&report).await? == ReportOutcome::Recorded {
+            if matches!(
+                self.payment_report(&report).await?,
+                ReportOutcome::Recorded | ReportOutcome::Mismatched
+            ) {
                 finished += 1;
             }
         }
@@ -156,19 +256,49 @@ pub fn spawn_reconciliation(engine: Arc<Engine>, every: Duration, older_than: Du
     });
 }
 
-/// Runs the worker for as long as the process runs.
+/// Runs the confirmation worker and the refund worker, each in its own task, for as long as
+/// the process runs.
 pub fn spawn(engine: Arc<Engine>) {
+    let confirmations = engine.clone();
     tokio::spawn(async move {
-        loop {
-            match engine.process_payment_events().await {
-                Ok(n) if n > 0 => continue, // there may be more
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "payment worker round failed"),
-            }
-            tokio::select! {
-                _ = engine.worker_wake.notified() => {}
-                _ = tokio::time::sleep(POLL) => {}
-            }
-        }
+        let engine = confirmations;
+        work(&engine.worker_wake, || engine.process_confirmations()).await
     });
+    tokio::spawn(async move { work(&engine.refund_wake, || engine.process_refunds()).await });
+}
+
+async fn work<F, Fut>(wake: &tokio::sync::Notify, round: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<usize, InventoryError>>,
+{
+    loop {
+        match round().await {
+            Ok(n) if n > 0 => continue, // there may be more
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "payment worker round failed"),
+        }
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(POLL) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_back_off_to_ten_minutes_and_park_after_hours() {
+        assert_eq!(backoff(1), Duration::from_secs(10));
+        assert_eq!(backoff(2), Duration::from_secs(20));
+        assert_eq!(backoff(7), Duration::from_secs(600));
+        assert_eq!(backoff(19), Duration::from_secs(600));
+        let until_parked: Duration = (1..MAX_ATTEMPTS).map(backoff).sum();
+        assert!(
+            until_parked > Duration::from_secs(2 * 3600),
+            "{until_parked:?}"
+        );
+    }
 }

@@ -1,4 +1,4 @@
-//! The payment endpoints. `POST /holds/{holdId}/checkout` with an `Idempotency-Key` header (DESIGN.md §5). The key is
+//! The payment endpoints. `POST /holds/{holdId}/checkout` with an `Idempotency-Key` header. The key is
 //! claimed durably per customer before anything happens: the same key with the same request gets
 //! the first answer again (status and body, with `Idempotent-Replayed: true`), with another
 //! request 422, while the first still runs 409, and no key 400. An answer worth retrying (5xx:
@@ -10,7 +10,7 @@ use super::json::RawBody;
 use super::AppState;
 use crate::payments::gateway::{CallbackEvent, SessionStatus};
 use crate::payments::signature;
-use crate::store::{IdempotencyBegin, PaymentReport, ReportOutcome};
+use crate::store::{Charged, IdempotencyBegin, PaymentReport, ReportOutcome};
 use app::domain::{BookingId, CustomerId};
 use app::error::InventoryError;
 use axum::extract::{Path, State};
@@ -116,6 +116,11 @@ pub async fn payment_callback(
     let event: CallbackEvent = serde_json::from_slice(&body)
         .map_err(|e| ApiError::BadRequest(format!("not a payment event: {e}")))?;
     let paid = match event.status {
+        SessionStatus::Paid if event.payment_id.is_none() => {
+            return Err(ApiError::BadRequest(
+                "a paid callback must name the payment (paymentId)".into(),
+            ))
+        }
         SessionStatus::Paid => true,
         SessionStatus::Declined => false,
         other => {
@@ -131,10 +136,17 @@ pub async fn payment_callback(
             payment_id: event.payment_id,
             paid,
             event_id: event.event_id,
+            // Checked against the session we asked for: a mismatch is refunded, not confirmed.
+            charged: Some(Charged {
+                amount: event.amount,
+                currency: event.currency,
+                merchant_reference: event.merchant_reference,
+            }),
         })
         .await?;
     let status = match outcome {
         ReportOutcome::Recorded => "recorded",
+        ReportOutcome::Mismatched => "recorded; does not match the order, refunded",
         ReportOutcome::Duplicate => "duplicate",
         ReportOutcome::UnknownSession => "unknown session",
     };

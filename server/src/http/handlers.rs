@@ -92,13 +92,66 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "Live events that could not go through Redis (delivered in this process only).",
         state.engine.events().redis_failures(),
     );
-    // Booking events waiting for the relay: growing means the broker or the relay is stuck.
-    if let Ok(waiting) = state.engine.store().unpublished_count().await {
-        let _ = writeln!(
-            out,
-            "# HELP seats_outbox_unpublished Committed booking events the relay has not yet delivered.\n# TYPE seats_outbox_unpublished gauge\nseats_outbox_unpublished {waiting}"
-        );
-    }
+    counter(
+        "seats_hold_address_rate_limited_total",
+        "Hold attempts refused by the per-address rate limit (429).",
+        m.address_rate_limited.load(Relaxed),
+    );
+    counter(
+        "seats_hold_address_capped_total",
+        "Hold attempts refused because the address's live holds held as many seats as allowed.",
+        m.address_capped.load(Relaxed),
+    );
+    counter(
+        "seats_payment_mismatches_total",
+        "Payments whose charge did not match the session asked for (refunded, not confirmed).",
+        m.payment_mismatches.load(Relaxed),
+    );
+    counter(
+        "seats_payment_events_parked_total",
+        "Payment events this process parked for an operator (failed too often, or hopeless).",
+        m.events_parked.load(Relaxed),
+    );
+    counter(
+        "seats_connections_refused_total",
+        "Connections answered 503 and closed for being over a connection cap.",
+        state.web.connections.refused.load(Relaxed) as u64,
+    );
+    let mut gauge = |name: &str, help: &str, value: i64| {
+        if value >= 0 {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}"
+            );
+        }
+    };
+    let g = state.engine.gauges();
+    // Read by the housekeeping task every second: a scrape costs no query.
+    gauge(
+        "seats_outbox_unpublished",
+        "Committed booking events the relay has not yet delivered.",
+        g.outbox_unpublished.load(Relaxed),
+    );
+    gauge(
+        "seats_outbox_parked",
+        "Outbox events parked for an operator (see outbox.last_error).",
+        g.outbox_parked.load(Relaxed),
+    );
+    gauge(
+        "seats_connections_open",
+        "Connections open now.",
+        state.web.connections.open() as i64,
+    );
+    gauge(
+        "seats_live_viewers",
+        "Live seat-map viewers connected now.",
+        state.web.viewers.count() as i64,
+    );
+    gauge(
+        "seats_gate_pending_releases",
+        "Seat-gate releases waiting for Redis to answer again.",
+        state.engine.gate().pending_releases() as i64,
+    );
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
 }
 
@@ -148,12 +201,16 @@ pub struct HoldBody {
 pub async fn create_hold(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
+    client: Option<Extension<app::engine::ClientAddr>>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<HoldBody>,
 ) -> Result<impl IntoResponse, ApiError> {
     let showtime = showtime_id(&id)?;
     let seats = SeatSelection::parse(&body.seats).map_err(InventoryError::from)?;
-    let hold = state.engine.hold(showtime, &seats, customer).await?;
+    let hold = state
+        .engine
+        .hold_from(showtime, &seats, customer, client.map(|c| c.0 .0))
+        .await?;
     let location = format!("/holds/{}", hold.hold_id);
     Ok((
         StatusCode::CREATED,

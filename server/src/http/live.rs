@@ -2,19 +2,32 @@
 //! snapshot of every seat, then each committed change as it happens, and a ping every
 //! [`PING_EVERY`]. A viewer too slow to keep up is disconnected (close code 4008) rather than
 //! buffered for; browsers reconnect and resync from a fresh snapshot.
+//!
+//! Viewers have nothing to say: a frame larger than [`MAX_FRAME`] ends the connection before it
+//! is read into memory, and a text or binary message is answered with close code 1008. A
+//! browser's connection must come from this site or an allowed origin. Viewers are capped in
+//! all and per client address (503 before the upgrade).
 
 use super::error::ApiError;
 use super::handlers::showtime_id;
+use super::serve::HeldConnection;
 use super::AppState;
 use crate::engine::Engine;
 use crate::events::BusItem;
 use app::domain::{LiveMessage, ShowtimeId};
+use app::engine::ClientAddr;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::IntoResponse;
 use axum::response::Response;
+use axum::Extension;
 use futures_util::{SinkExt, StreamExt};
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
@@ -22,9 +35,95 @@ pub const PING_EVERY: Duration = Duration::from_secs(15);
 /// How long one message may take to leave before the viewer counts as stuck.
 const SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The largest frame or message a viewer may send (pings and close frames fit).
+pub const MAX_FRAME: usize = 256;
+
+/// Live viewers now, in all and per client address, against their caps.
+pub struct Viewers {
+    max: usize,
+    per_address: usize,
+    by_address: Mutex<(usize, HashMap<IpAddr, usize>)>,
+}
+
+impl Viewers {
+    pub fn new(max: usize, per_address: usize) -> Self {
+        Self {
+            max,
+            per_address,
+            by_address: Mutex::default(),
+        }
+    }
+
+    /// A viewer's place, unless a cap is reached.
+    fn admit(self: &Arc<Self>, addr: Option<IpAddr>) -> Option<ViewerPlace> {
+        let mut counts = self.by_address.lock().expect("viewer counts");
+        let (total, by_address) = &mut *counts;
+        let mine = addr.map_or(0, |a| by_address.get(&a).copied().unwrap_or(0));
+        if *total >= self.max || mine >= self.per_address {
+            return None;
+        }
+        *total += 1;
+        if let Some(a) = addr {
+            by_address.insert(a, mine + 1);
+        }
+        Some(ViewerPlace {
+            viewers: self.clone(),
+            addr,
+        })
+    }
+
+    /// Viewers connected now.
+    pub fn count(&self) -> usize {
+        self.by_address.lock().expect("viewer counts").0
+    }
+}
+
+struct ViewerPlace {
+    viewers: Arc<Viewers>,
+    addr: Option<IpAddr>,
+}
+
+impl Drop for ViewerPlace {
+    fn drop(&mut self) {
+        let mut counts = self.viewers.by_address.lock().expect("viewer counts");
+        let (total, by_address) = &mut *counts;
+        *total -= 1;
+        if let Some(a) = self.addr {
+            if let Some(n) = by_address.get_mut(&a) {
+                *n -= 1;
+                if *n == 0 {
+                    by_address.remove(&a);
+                }
+            }
+        }
+    }
+}
+
+/// Whether a WebSocket request from a browser comes from this site (non-browser clients send
+/// no `Origin`).
+fn origin_allowed(state: &AppState, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let origin = origin.trim_end_matches('/');
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    state.web.allowed_origins.iter().any(|o| o == origin)
+        || (!host.is_empty()
+            && origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"))
+                == Some(host))
+}
+
 pub async fn live(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
+    client: Option<Extension<ClientAddr>>,
+    connection: Option<Extension<HeldConnection>>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let showtime = showtime_id(&id)?;
@@ -33,15 +132,42 @@ pub async fn live(
     let ws = ws.map_err(|_| {
         ApiError::BadRequest("connect to this address with a WebSocket upgrade".into())
     })?;
+    if !origin_allowed(&state, &headers) {
+        return Ok((
+            StatusCode::FORBIDDEN,
+            axum::Json(serde_json::json!({
+                "error": "the live seat map is only for pages of this site",
+                "code": "CROSS_SITE_REQUEST",
+            })),
+        )
+            .into_response());
+    }
+    let Some(place) = state.web.viewers.admit(client.map(|c| c.0 .0)) else {
+        return Ok((
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "5")],
+            axum::Json(serde_json::json!({
+                "error": "too many live viewers; try again in a moment",
+                "code": "TOO_MANY_VIEWERS",
+            })),
+        )
+            .into_response());
+    };
     let engine = state.engine.clone();
+    // The upgraded connection keeps its place among the server's connections.
+    let connection = connection.map(|c| c.0);
     Ok(ws
-        .max_message_size(1024)
+        .max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
         // Viewers send nothing: small buffers keep thousands of sockets cheap (tungstenite's
         // defaults are 128 KiB each). A viewer whose unsent data passes the cap is dropped.
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
         .max_write_buffer_size(512 * 1024)
-        .on_upgrade(move |socket| serve(socket, engine, showtime)))
+        .on_upgrade(move |socket| async move {
+            let _held = (place, connection);
+            serve(socket, engine, showtime).await
+        }))
 }
 
 async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
@@ -100,7 +226,13 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
             }
             frame = incoming.next() => match frame {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
-                Some(Ok(_)) => {} // viewers have nothing to say; pongs are handled by axum
+                Some(Ok(Message::Text(_) | Message::Binary(_))) => {
+                    // Viewers have nothing to say.
+                    let close = CloseFrame { code: 1008, reason: "viewers send nothing".into() };
+                    let _ = sink.send(Message::Close(Some(close))).await;
+                    break;
+                }
+                Some(Ok(_)) => {} // pings and pongs are handled by axum
             },
         }
     }

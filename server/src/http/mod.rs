@@ -1,11 +1,13 @@
-//! The REST API (seed §4) and the routes that serve the Leptos app, in one axum router.
+//! The REST API and the routes that serve the Leptos app, in one axum router.
 
 mod checkout;
 pub mod error;
+pub mod guard;
 mod handlers;
 pub mod json;
-mod live;
+pub mod live;
 pub mod operator;
+pub mod serve;
 pub mod session;
 
 use crate::engine::Engine;
@@ -16,6 +18,20 @@ use leptos::config::LeptosOptions;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use session::SessionKey;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// The HTTP layer's own settings (see `config`).
+pub struct Web {
+    pub trusted_proxies: Vec<crate::net::IpNet>,
+    pub metrics_allow: Vec<crate::net::IpNet>,
+    pub allowed_origins: Vec<String>,
+    pub body_timeout: Duration,
+    pub request_timeout: Duration,
+    /// Live seat-map viewers and their caps.
+    pub viewers: Arc<live::Viewers>,
+    /// Open connections (for `/metrics`).
+    pub connections: Arc<serve::Connections>,
+}
 
 /// What every handler gets. axum clones it for each request, so it holds only `Arc`s (the
 /// Leptos options are a dozen strings: cloning them per hold request was measurable).
@@ -26,6 +42,7 @@ pub struct AppState {
     pub engine: Arc<Engine>,
     pub session: SessionKey,
     pub operator: operator::OperatorKey,
+    pub web: Arc<Web>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -68,17 +85,38 @@ pub fn router(state: AppState) -> Router {
             post(checkout::payment_callback).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
         )
         .leptos_routes_with_context(&state, generate_route_list(app::App), context, shell)
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
-            app::shell,
+        .fallback(guard::fallback)
+        // Listed innermost first: a request passes them bottom-up.
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            state.web.body_timeout,
+        ))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            guard::MAX_BODY,
+        ))
+        // A deadline for the whole request: a body sent a byte at a time, or a handler waiting
+        // too long, ends with 408 instead of holding a connection for ever.
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            state.web.request_timeout,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.session.clone(),
             session::middleware,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            state.operator.clone(),
+            state.clone(),
             operator::middleware,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::cross_site,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::client,
+        ))
+        .layer(axum::middleware::from_fn(guard::shape))
+        .layer(axum::middleware::from_fn(guard::answers))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -1,9 +1,14 @@
 //! Operator pages and reports (the sales figures) sit behind HTTP Basic authentication: user
 //! `operator`, password `OPERATOR_PASSWORD` (in the embedded mode, when unset, a random one kept
 //! in the data folder and named in the log at start). Without a password (PostgreSQL and no
-//! `OPERATOR_PASSWORD`) they are off.
+//! `OPERATOR_PASSWORD`) they are off. Guessing is slowed down: after [`FAILURES_PER_MINUTE`]
+//! wrong passwords from one address, that address gets 429 (with `Retry-After`) until its
+//! allowance refills, whatever it sends (counted in this process).
 
+use super::AppState;
 use crate::config::Secret;
+use crate::gate::RateLimiter;
+use app::engine::ClientAddr;
 use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use axum::http::{HeaderValue, StatusCode};
@@ -14,13 +19,20 @@ use std::sync::Arc;
 
 pub const USER: &str = "operator";
 
-/// The operator's password, if operator pages are on.
+/// Wrong passwords one address may send a minute (a burst of that many, refilled one every
+/// 60/N s).
+pub const FAILURES_PER_MINUTE: u32 = 10;
+
+/// The operator's password, if operator pages are on, and the count of wrong guesses.
 #[derive(Clone)]
-pub struct OperatorKey(Option<Arc<Secret>>);
+pub struct OperatorKey(Option<Arc<Secret>>, Arc<RateLimiter>);
 
 impl OperatorKey {
     pub fn new(password: Option<Secret>) -> Self {
-        Self(password.map(Arc::new))
+        Self(
+            password.map(Arc::new),
+            Arc::new(RateLimiter::keyed("operator", FAILURES_PER_MINUTE, None)),
+        )
     }
 
     /// Whether `header` (an `Authorization` value) carries the operator's credentials.
@@ -53,9 +65,26 @@ fn is_operator_path(path: &str) -> bool {
         || path == "/api/sales_figures"
 }
 
-pub async fn middleware(State(key): State<OperatorKey>, req: Request, next: Next) -> Response {
-    if !is_operator_path(req.uri().path()) || key.admits(req.headers().get(AUTHORIZATION)) {
+pub async fn middleware(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let key = &state.operator;
+    if !is_operator_path(req.uri().path()) {
         return next.run(req).await;
+    }
+    let credentials = req.headers().get(AUTHORIZATION);
+    if credentials.is_some() {
+        let addr = req
+            .extensions()
+            .get::<ClientAddr>()
+            .map_or_else(|| "unknown".to_string(), |a| a.0.to_string());
+        // Every attempt is counted before its password is looked at (so a burst of guesses
+        // sent at once is counted too); a right password gives its attempt back.
+        if let Err(wait) = key.1.check(&addr).await {
+            return too_many_guesses(wait);
+        }
+        if key.admits(credentials) {
+            key.1.refund_locally(&addr);
+            return next.run(req).await;
+        }
     }
     if key.0.is_none() {
         return (
@@ -79,6 +108,23 @@ pub async fn middleware(State(key): State<OperatorKey>, req: Request, next: Next
         WWW_AUTHENTICATE,
         HeaderValue::from_static("Basic realm=\"Seats operator\", charset=\"UTF-8\""),
     );
+    response
+}
+
+fn too_many_guesses(wait: std::time::Duration) -> Response {
+    let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
+    let mut response = (
+        StatusCode::TOO_MANY_REQUESTS,
+        Json(serde_json::json!({
+            "error": format!("too many wrong passwords from this address; try again in {seconds} s"),
+            "code": "RATE_LIMITED",
+            "retryAfter": seconds,
+        })),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(seconds));
     response
 }
 

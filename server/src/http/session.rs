@@ -17,11 +17,17 @@ use uuid::Uuid;
 pub const COOKIE_NAME: &str = "seats_session";
 
 #[derive(Clone)]
-pub struct SessionKey(Arc<Secret>);
+pub struct SessionKey(Arc<Secret>, bool);
 
 impl SessionKey {
     pub fn new(secret: Secret) -> Self {
-        Self(Arc::new(secret))
+        Self(Arc::new(secret), false)
+    }
+
+    /// Cookies marked `Secure` (the site is served over https).
+    pub fn secure(mut self, secure: bool) -> Self {
+        self.1 = secure;
+        self
     }
 
     /// The key itself (other signing keys are derived from it).
@@ -74,6 +80,7 @@ fn is_public_read(req: &Request) -> bool {
     matches!(*req.method(), Method::GET | Method::HEAD)
         && (path == "/showtimes"
             || path == "/health"
+            || path == "/metrics"
             || path.starts_with("/pkg/")
             || (path.starts_with("/showtimes/")
                 && (path.ends_with("/seats") || path.ends_with("/live"))))
@@ -89,8 +96,9 @@ pub async fn middleware(State(key): State<SessionKey>, mut req: Request, next: N
     let mut response = next.run(req).await;
     if issue {
         let cookie = format!(
-            "{COOKIE_NAME}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000",
-            key.sign(customer)
+            "{COOKIE_NAME}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000{}",
+            key.sign(customer),
+            if key.1 { "; Secure" } else { "" }
         );
         if let Ok(value) = HeaderValue::from_str(&cookie) {
             response.headers_mut().append(SET_COOKIE, value);

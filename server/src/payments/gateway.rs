@@ -40,6 +40,9 @@ pub struct Faults {
     /// Answer session creation this many milliseconds late (set with `PUT /v1/faults`).
     #[serde(default)]
     pub session_delay_ms: u64,
+    /// Answer refunds this many milliseconds late (set with `PUT /v1/faults`).
+    #[serde(default)]
+    pub refund_delay_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

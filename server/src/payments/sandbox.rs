@@ -9,7 +9,7 @@
 //! | `GET /v1/sessions/{id}` | 200 session (status OPEN, PAID, DECLINED or EXPIRED) |
 //! | `POST /v1/payments/{paymentId}/refunds` + `Idempotency-Key` `{amount}` | 201 refund; same key → 200 the same refund; more than is left → 409 |
 //! | `GET /v1/payments/{paymentId}` | 200 `{paymentId, sessionId, amount, refunded, refunds}` |
-//! | `GET`/`PUT /v1/faults` | the faults every new session gets, and a delay for creating sessions |
+//! | `GET`/`PUT /v1/faults` | the faults every new session gets, and delays for creating sessions and refunds |
 //! | `GET /pay/{id}` | the hosted page; its buttons post to `/pay/{id}/pay` and `/pay/{id}/decline`, which record the outcome, send the callback and redirect (303) to the return URL with `sessionId` and `status` |
 
 use super::gateway::{CallbackEvent, Faults, NewSession, Refund, Session, SessionStatus};
@@ -242,6 +242,10 @@ async fn create_refund(
             "a refund needs an Idempotency-Key header",
         );
     };
+    let delay = sandbox.books.lock().expect("books").faults.refund_delay_ms;
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
     let Json(body) = match body {
         Ok(body) => body,
         Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),

@@ -1,5 +1,5 @@
 //! The store: one contract, two implementations (PostgreSQL for production, SQLite for the
-//! embedded default). Each implementation keeps the guarantees of DESIGN.md §2 with its own
+//! embedded default). Each implementation keeps the same guarantees (README, "The guarantees") with its own
 //! database's tools; the contract suite in `tests/contract.rs` runs against both.
 //!
 //! Every method that touches seats names the showtime (the shard key). Times are passed in as
@@ -48,6 +48,14 @@ pub struct Layout {
     pub seats: Vec<LayoutSeat>,
 }
 
+impl Layout {
+    /// When sales end: holds, checkouts and confirmations are refused from then on. For now the
+    /// start of the showtime.
+    pub fn sales_close_at(&self) -> DateTime<Utc> {
+        self.starts_at
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct LayoutSeat {
     pub code: SeatCode,
@@ -75,6 +83,31 @@ pub struct HoldRequest<'a> {
     pub hold_id: HoldId,
     pub customer: CustomerId,
     pub ttl: Duration,
+    /// The client's address, recorded with the hold and counted by
+    /// [`HoldLimits::seats_per_address`]; `None` (internal callers) is not counted.
+    pub client_addr: Option<std::net::IpAddr>,
+    pub limits: HoldLimits,
+}
+
+/// Caps a hold must respect, checked by the hold statement itself against the holds that are
+/// live at its time (`None`: no cap).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HoldLimits {
+    /// Live holds one customer may have in one showtime.
+    pub holds_per_customer: Option<u32>,
+    /// Seats that live holds from one client address may hold in one showtime.
+    pub seats_per_address: Option<u32>,
+}
+
+/// Why a hold was refused before any seat was looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldRefusal {
+    /// The showtime's sales have closed (it has started).
+    SalesClosed,
+    /// The customer already has as many live holds in this showtime as allowed.
+    HoldLimit,
+    /// Live holds from the client's address already hold as many seats as allowed.
+    AddressLimit,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,6 +122,8 @@ pub enum HoldOutcome {
         unavailable: Vec<String>,
         unknown: Vec<String>,
     },
+    /// Nothing was changed, whatever the seats (see [`HoldRefusal`]).
+    Refused(HoldRefusal),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +215,17 @@ pub struct PaymentSessionRow {
     pub expires_at: DateTime<Utc>,
 }
 
+/// A booking's payment sessions, as checkout needs them (read at one moment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentSessions {
+    /// The open (PENDING) session, if any.
+    pub open: Option<PaymentSessionRow>,
+    /// Sessions so far.
+    pub count: i64,
+    /// A payment was received (PAID) and is being settled or refunded.
+    pub paid: bool,
+}
+
 /// What the gateway reported about a payment session (a verified callback, or reconciliation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentReport {
@@ -189,12 +235,54 @@ pub struct PaymentReport {
     pub paid: bool,
     /// The gateway's event id, kept in the outbox event.
     pub event_id: String,
+    /// What the gateway says it charged, checked against what was asked (`None`: not reported).
+    pub charged: Option<Charged>,
+}
+
+/// What a gateway reports it charged for a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Charged {
+    pub amount: i64,
+    pub currency: String,
+    /// Our reference it was charged under (the booking id).
+    pub merchant_reference: String,
+}
+
+/// How a reported charge differs from the payment session we asked for, if it does.
+pub fn charge_mismatch(
+    charged: Option<&Charged>,
+    amount: i64,
+    currency: &str,
+    booking: uuid::Uuid,
+) -> Option<String> {
+    let charged = charged?;
+    let mut differences = Vec::new();
+    if charged.amount != amount {
+        differences.push(format!("amount {} instead of {amount}", charged.amount));
+    }
+    if !charged.currency.eq_ignore_ascii_case(currency.trim()) {
+        differences.push(format!(
+            "currency {:?} instead of {:?}",
+            charged.currency,
+            currency.trim()
+        ));
+    }
+    if charged.merchant_reference != booking.to_string() {
+        differences.push(format!(
+            "reference {:?} instead of {booking}",
+            charged.merchant_reference
+        ));
+    }
+    (!differences.is_empty()).then(|| differences.join(", "))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportOutcome {
     /// The payment changed state (and, when paid, an outbox event was written with it).
     Recorded,
+    /// Recorded as paid, but the charge does not match the session (amount, currency or
+    /// reference): it will be refunded, not confirmed.
+    Mismatched,
     /// Already recorded: nothing changed.
     Duplicate,
     /// No payment of ours has this session.
@@ -219,12 +307,67 @@ pub enum Settlement {
         showtime: ShowtimeId,
         seats: Vec<SeatChange>,
     },
-    /// The hold had lapsed or its seats were gone (left with whoever has them): booking FAILED,
-    /// `BookingFailed` and `RefundDue` written.
-    Failed,
+    /// The hold had lapsed or its seats were gone (left with whoever has them), sales had
+    /// closed, or the charge did not match: booking FAILED, `BookingFailed` and `RefundDue`
+    /// written.
+    Failed { reason: &'static str },
+    /// A payment the booking does not need (it was paid or had failed already): the booking
+    /// stays as it is, `RefundDue` written.
+    Refunded { reason: &'static str },
     /// Settled before: nothing changed.
     AlreadySettled,
 }
+
+/// What settling a paid payment does, decided from what its transaction read: the booking's
+/// status, the payment's (its outcome so far, whether its charge matched) and whether the
+/// showtime's sales are still open. `Confirm` still has to pass the fenced confirm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SettleDecision {
+    AlreadySettled,
+    Confirm,
+    Refund {
+        fail_booking: bool,
+        reason: &'static str,
+    },
+}
+
+pub(crate) fn settle_decision(
+    booking_status: &str,
+    outcome: Option<&str>,
+    mismatch: bool,
+    sales_open: bool,
+) -> SettleDecision {
+    let pending = booking_status == "PENDING";
+    if outcome.is_some() {
+        SettleDecision::AlreadySettled
+    } else if mismatch {
+        SettleDecision::Refund {
+            fail_booking: pending,
+            reason: MISMATCH_REASON,
+        }
+    } else if !pending {
+        SettleDecision::Refund {
+            fail_booking: false,
+            reason: NOT_NEEDED_REASON,
+        }
+    } else if !sales_open {
+        SettleDecision::Refund {
+            fail_booking: true,
+            reason: CLOSED_REASON,
+        }
+    } else {
+        SettleDecision::Confirm
+    }
+}
+
+/// Failure reasons recorded on a booking (and in its events).
+pub const LAPSED_REASON: &str =
+    "the hold had expired or its seats were taken when the payment arrived";
+pub const CLOSED_REASON: &str = "sales for the showtime had closed when the payment arrived";
+pub const MISMATCH_REASON: &str =
+    "the payment did not match the order (amount, currency or reference)";
+/// Why a payment the booking did not need is refunded (the booking is left as it was).
+pub const NOT_NEEDED_REASON: &str = "the booking had already been paid or had failed";
 
 /// A stored booking and its payments (oldest first).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -271,6 +414,9 @@ pub enum IdempotencyBegin {
     Mismatch,
 }
 
+/// Rows one purge statement deletes at most (short statements, short locks).
+const PURGE_BATCH: i64 = 5_000;
+
 /// How long an idempotency key is kept.
 pub const IDEMPOTENCY_KEEP: chrono::Duration = chrono::Duration::hours(24);
 /// A request still IN_FLIGHT after this long is taken to have died; its key may be used again.
@@ -291,7 +437,13 @@ pub trait Store: Send + Sync + 'static {
     async fn migrate(&self) -> Result<(), StoreError>;
     async fn ping(&self) -> Result<(), StoreError>;
 
-    async fn list_showtimes(&self, now: Now) -> Result<Vec<ShowtimeSummary>, StoreError>;
+    /// Showtimes starting at `since` or later, in time order, each saying whether its sales are
+    /// open at `now`.
+    async fn list_showtimes(
+        &self,
+        now: Now,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<ShowtimeSummary>, StoreError>;
     async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError>;
     async fn seat_states(
         &self,
@@ -331,12 +483,9 @@ pub trait Store: Send + Sync + 'static {
     /// The booking of `new.hold`, created PENDING by the first call; every later or concurrent
     /// call gets the same one.
     async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError>;
-    /// The booking's open (PENDING) payment session, if any, and how many sessions it has had
-    /// (a declined payment may be followed by another).
-    async fn payment_session(
-        &self,
-        booking: BookingId,
-    ) -> Result<(Option<PaymentSessionRow>, i64), StoreError>;
+    /// The booking's open (PENDING) payment session, if any, how many sessions it has had (a
+    /// declined payment may be followed by another) and whether one of them is PAID.
+    async fn payment_session(&self, booking: BookingId) -> Result<PaymentSessions, StoreError>;
     /// Records a payment session (PENDING); recording the same session again changes nothing.
     async fn record_payment_session(&self, session: &PaymentSessionRow) -> Result<(), StoreError>;
 
@@ -357,6 +506,17 @@ pub trait Store: Send + Sync + 'static {
         limit: i64,
         lease: Duration,
     ) -> Result<Vec<OutboxItem>, StoreError>;
+    /// Puts off the next attempt at an outbox event that failed, keeping its error.
+    async fn retry_outbox(&self, item: i64, after: Duration, error: &str)
+        -> Result<(), StoreError>;
+    /// Stops retrying an outbox event: it stays unprocessed, with its last error, for an
+    /// operator.
+    async fn park_outbox(&self, item: i64, error: &str) -> Result<(), StoreError>;
+    /// Outbox events parked for an operator.
+    async fn parked_count(&self) -> Result<i64, StoreError>;
+    /// Deletes seat holds whose time ended more than `retention` before `now` and idempotency
+    /// keys older than [`IDEMPOTENCY_KEEP`], in batches; how many of each.
+    async fn purge(&self, now: Now, retention: chrono::Duration) -> Result<(u64, u64), StoreError>;
     /// In one transaction: confirms the paid booking's seats with the fenced confirm, or fails
     /// the booking and asks for a refund; writes the resulting events; marks `item` processed.
     async fn settle_payment(
@@ -615,13 +775,18 @@ fn hold_check(
 }
 
 /// The outbox payload of a `PaymentSucceeded` event (versioned JSON with an event id).
-fn payment_succeeded(report: &PaymentReport, booking: uuid::Uuid) -> String {
+fn payment_succeeded(
+    report: &PaymentReport,
+    booking: uuid::Uuid,
+    mismatch: Option<&str>,
+) -> String {
     serde_json::json!({
         "version": 1,
         "eventId": report.event_id,
         "bookingId": booking,
         "sessionId": report.session_id,
         "paymentId": report.payment_id,
+        "mismatch": mismatch,
     })
     .to_string()
 }
@@ -641,5 +806,78 @@ fn booking_event(kind: &str, booking: uuid::Uuid, extra: serde_json::Value) -> S
     payload.to_string()
 }
 
-/// The failure reason recorded when a payment arrives for a hold that has lapsed.
-const LAPSED_REASON: &str = "the hold had expired or its seats were taken when the payment arrived";
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn charged(amount: i64, currency: &str, reference: &str) -> Charged {
+        Charged {
+            amount,
+            currency: currency.into(),
+            merchant_reference: reference.into(),
+        }
+    }
+
+    #[test]
+    fn a_charge_must_match_the_amount_currency_and_reference_asked_for() {
+        let booking = uuid::Uuid::new_v4();
+        let ours = booking.to_string();
+        let asked = |c: &Charged| charge_mismatch(Some(c), 12_000, "KRW", booking);
+        assert_eq!(asked(&charged(12_000, "KRW", &ours)), None);
+        assert_eq!(
+            asked(&charged(12_000, "krw", &ours)),
+            None,
+            "case of the code"
+        );
+        assert!(asked(&charged(1, "KRW", &ours))
+            .unwrap()
+            .contains("amount 1"));
+        assert!(asked(&charged(12_000, "USD", &ours))
+            .unwrap()
+            .contains("currency"));
+        let other = uuid::Uuid::new_v4().to_string();
+        assert!(asked(&charged(12_000, "KRW", &other))
+            .unwrap()
+            .contains("reference"));
+        assert_eq!(
+            charge_mismatch(None, 12_000, "KRW", booking),
+            None,
+            "not reported"
+        );
+    }
+
+    #[test]
+    fn settling_confirms_only_a_matching_first_payment_in_time_and_refunds_every_other() {
+        use SettleDecision::*;
+        assert_eq!(settle_decision("PENDING", None, false, true), Confirm);
+        assert_eq!(
+            settle_decision("PENDING", Some("CONFIRMED"), false, true),
+            AlreadySettled
+        );
+        assert_eq!(
+            settle_decision("PENDING", Some("REFUND"), true, true),
+            AlreadySettled
+        );
+        let refund = |fail_booking, reason| Refund {
+            fail_booking,
+            reason,
+        };
+        assert_eq!(
+            settle_decision("PENDING", None, true, true),
+            refund(true, MISMATCH_REASON)
+        );
+        assert_eq!(
+            settle_decision("CONFIRMED", None, false, true),
+            refund(false, NOT_NEEDED_REASON),
+            "a second payment of a paid booking"
+        );
+        assert_eq!(
+            settle_decision("FAILED", None, false, true),
+            refund(false, NOT_NEEDED_REASON)
+        );
+        assert_eq!(
+            settle_decision("PENDING", None, false, false),
+            refund(true, CLOSED_REASON)
+        );
+    }
+}

@@ -1,20 +1,30 @@
 //! The PostgreSQL store. Each seat operation is a single statement: it locks the rows it needs
-//! in seat-code order (`for update`, so overlapping holds queue instead of deadlocking, seed
-//! §6.1), decides in the database, and writes. One statement = one round trip and a row lock
+//! in seat-code order (`for update`, so overlapping holds queue instead of deadlocking), decides
+//! in the database, and writes. One statement = one round trip and a row lock
 //! held for as long as the statement runs, never while a person or a gateway is waited on.
 
 use super::*;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::Row;
 
-/// Holds all of `$2` for hold `$3` or nothing. The `update`'s WHERE clause is the availability
-/// check with lazy expiry; `verdict` makes it all-or-nothing inside the same statement. Each
-/// parameter appears once (in `args`), which lets the benchmark run this exact text in pgbench.
+/// Holds all of `$2` for hold `$3` or nothing.
+///
+/// `req` locks the requested rows in seat-code order and judges each on its newest committed
+/// version (a row changed while the statement waited for its lock is re-read: that is what `for
+/// update` does in READ COMMITTED). The `update` then changes exactly the rows `req` locked and
+/// found free — not rows re-judged on the statement's older snapshot, which could disagree for a
+/// seat freed (by a cancel or the sweeper) while the hold waited. `verdict` makes it all or
+/// nothing and also refuses a showtime whose sales have closed and a hold over the customer's or
+/// the address's cap (counted from the holds live at this statement's time). The closing
+/// `seats_check` rolls the whole statement back if the update moved some but not all seats,
+/// instead of committing a partial hold for Rust to find afterwards. Each parameter appears once
+/// (in `args`), which lets the benchmark run this exact text in pgbench.
 pub const HOLD_SQL: &str = r#"
 with args as (
     select $1::bigint as showtime_id, $2::text[] as seats, $3::uuid as hold_id,
            $4::uuid as customer_id, coalesce($5::timestamptz, now()) as now,
-           $6::bigint * interval '1 millisecond' as ttl
+           $6::bigint * interval '1 millisecond' as ttl, $7::text as client_addr,
+           $8::int as max_holds, $9::int as max_address_seats
 ),
 req as (
     select s.seat_code,
@@ -24,27 +34,54 @@ req as (
      order by s.seat_code
        for update of s
 ),
+live_holds as (
+    select h.customer_id, h.client_addr, h.seat_count
+      from seat_hold h, args a
+     where h.showtime_id = a.showtime_id and h.expires_at >= a.now
+       and (h.customer_id = a.customer_id or h.client_addr = a.client_addr)
+       and exists (select 1 from show_seat s
+                    where s.showtime_id = h.showtime_id and s.hold_id = h.hold_id
+                      and s.status = 'HELD')
+),
 verdict as (
-    select (select count(*) from req where free) = (select cardinality(seats) from args) as all_free
+    select case
+             when not coalesce((select st.starts_at > a.now from showtime st
+                                 where st.id = a.showtime_id), false) then 'CLOSED'
+             when a.max_holds is not null
+                  and (select count(*) from live_holds l
+                        where l.customer_id = a.customer_id) >= a.max_holds then 'HOLD_LIMIT'
+             when a.max_address_seats is not null and a.client_addr is not null
+                  and (select coalesce(sum(l.seat_count), 0) from live_holds l
+                        where l.client_addr = a.client_addr)
+                      + cardinality(a.seats) > a.max_address_seats then 'ADDRESS_LIMIT'
+             when (select count(*) from req where free) = cardinality(a.seats) then 'OK'
+             else 'TAKEN'
+           end as verdict
+      from args a
 ),
 held as (
     update show_seat s
        set status = 'HELD', hold_id = a.hold_id, customer_id = a.customer_id,
            hold_expires_at = a.now + a.ttl, booking_id = null, version = s.version + 1
-      from args a
-     where s.showtime_id = a.showtime_id and s.seat_code = any(a.seats)
-       and (s.status = 'AVAILABLE' or (s.status = 'HELD' and s.hold_expires_at < a.now))
-       and (select all_free from verdict)
+      from args a, req r
+     where s.showtime_id = a.showtime_id and s.seat_code = r.seat_code and r.free
+       and (select verdict from verdict) = 'OK'
     returning s.seat_code, s.version, s.hold_expires_at
 ),
 recorded as (
-    insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at)
-    select a.showtime_id, a.hold_id, a.customer_id, a.seats, cardinality(a.seats), a.now + a.ttl
+    insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at,
+                           client_addr)
+    select a.showtime_id, a.hold_id, a.customer_id, a.seats, cardinality(a.seats),
+           a.now + a.ttl, a.client_addr
       from args a
-     where (select all_free from verdict)
+     where (select verdict from verdict) = 'OK'
 )
-select r.seat_code, r.free, h.version, h.hold_expires_at
-  from req r left join held h on h.seat_code = r.seat_code
+select v.verdict, r.seat_code, r.free, h.version, h.hold_expires_at
+  from verdict v
+  left join req r on true
+  left join held h on h.seat_code = r.seat_code
+ where seats_check((select count(*) from held) in (0, (select cardinality(seats) from args)),
+                   'a hold moved some but not all of its seats')
 "#;
 
 /// Releases the hold's seats if `$3` owns it. Locks in seat-code order like a hold.
@@ -160,10 +197,15 @@ impl Store for PgStore {
         Ok(())
     }
 
-    async fn list_showtimes(&self, now: Now) -> Result<Vec<ShowtimeSummary>, StoreError> {
+    async fn list_showtimes(
+        &self,
+        now: Now,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<ShowtimeSummary>, StoreError> {
         let rows = sqlx::query(
             r#"
             select st.id, st.movie_title, st.hall_id, h.name as hall_name, st.starts_at,
+                   st.starts_at > coalesce($1, now()) as sales_open,
                    count(ss.seat_code) as seats_total,
                    count(ss.seat_code) filter (
                        where ss.status = 'AVAILABLE'
@@ -172,11 +214,13 @@ impl Store for PgStore {
               from showtime st
               join hall h on h.id = st.hall_id
               left join show_seat ss on ss.showtime_id = st.id
+             where st.starts_at >= $2
              group by st.id, h.name
              order by st.starts_at, st.id
             "#,
         )
         .bind(now)
+        .bind(since)
         .fetch_all(&self.pool)
         .await?;
         rows.into_iter()
@@ -189,6 +233,7 @@ impl Store for PgStore {
                     starts_at: r.try_get("starts_at")?,
                     seats_total: r.try_get("seats_total")?,
                     seats_available: r.try_get("seats_available")?,
+                    sales_open: r.try_get("sales_open")?,
                 })
             })
             .collect()
@@ -260,22 +305,39 @@ impl Store for PgStore {
     }
 
     async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
+        type Row = (
+            String,
+            Option<String>,
+            Option<bool>,
+            Option<i64>,
+            Option<DateTime<Utc>>,
+        );
         let codes: Vec<String> = req.seats.iter().map(|c| c.to_string()).collect();
-        let rows =
-            sqlx::query_as::<_, (String, bool, Option<i64>, Option<DateTime<Utc>>)>(HOLD_SQL)
-                .bind(req.showtime.0)
-                .bind(&codes)
-                .bind(req.hold_id.as_uuid())
-                .bind(req.customer.0)
-                .bind(now)
-                .bind(i64::try_from(req.ttl.as_millis()).unwrap_or(i64::MAX))
-                .fetch_all(&self.pool)
-                .await?;
+        let cap = |n: Option<u32>| n.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+        let rows = sqlx::query_as::<_, Row>(HOLD_SQL)
+            .bind(req.showtime.0)
+            .bind(&codes)
+            .bind(req.hold_id.as_uuid())
+            .bind(req.customer.0)
+            .bind(now)
+            .bind(i64::try_from(req.ttl.as_millis()).unwrap_or(i64::MAX))
+            .bind(req.client_addr.map(|a| a.to_string()))
+            .bind(cap(req.limits.holds_per_customer))
+            .bind(cap(req.limits.seats_per_address))
+            .fetch_all(&self.pool)
+            .await?;
+        let verdict = rows.first().map_or("TAKEN", |r| r.0.as_str());
+        match verdict {
+            "CLOSED" => return Ok(HoldOutcome::Refused(HoldRefusal::SalesClosed)),
+            "HOLD_LIMIT" => return Ok(HoldOutcome::Refused(HoldRefusal::HoldLimit)),
+            "ADDRESS_LIMIT" => return Ok(HoldOutcome::Refused(HoldRefusal::AddressLimit)),
+            _ => {}
+        }
         let held: Vec<_> = rows
             .iter()
-            .filter_map(|(c, _, v, at)| Some((c.clone(), (*v)?, (*at)?)))
+            .filter_map(|(_, c, _, v, at)| Some((c.clone()?, (*v)?, (*at)?)))
             .collect();
-        if held.len() == codes.len() {
+        if verdict == "OK" && held.len() == codes.len() {
             let expires_at = held[0].2;
             let held = held.into_iter().map(|(c, v, _)| (c, v)).collect();
             return Ok(HoldOutcome::Held {
@@ -284,7 +346,7 @@ impl Store for PgStore {
             });
         }
         if !held.is_empty() {
-            // The statement is all-or-nothing; a partial result means the SQL is wrong.
+            // `seats_check` rolls a partial hold back, so this cannot happen.
             return Err(StoreError::Corrupt(format!(
                 "hold moved {} of {} seats",
                 held.len(),
@@ -293,7 +355,9 @@ impl Store for PgStore {
         }
         Ok(rejection(
             req.seats,
-            rows.into_iter().map(|(c, free, _, _)| (c, free)).collect(),
+            rows.into_iter()
+                .filter_map(|(_, c, free, _, _)| Some((c?, free?)))
+                .collect(),
         ))
     }
 
@@ -451,10 +515,7 @@ impl Store for PgStore {
         })
     }
 
-    async fn payment_session(
-        &self,
-        booking: BookingId,
-    ) -> Result<(Option<PaymentSessionRow>, i64), StoreError> {
+    async fn payment_session(&self, booking: BookingId) -> Result<PaymentSessions, StoreError> {
         // One statement, so the open session and the count are read at the same moment (two
         // checkouts racing must agree on the attempt number).
         let row: (
@@ -464,10 +525,12 @@ impl Store for PgStore {
             Option<i64>,
             Option<DateTime<Utc>>,
             i64,
+            i64,
         ) = sqlx::query_as(
             "select p.provider, p.provider_session_id, p.payment_url, p.amount_krw,
-                        p.session_expires_at, c.n
-                   from (select count(*) as n from payment where booking_id = $1) c
+                        p.session_expires_at, c.n, c.paid
+                   from (select count(*) as n, count(*) filter (where status = 'PAID') as paid
+                           from payment where booking_id = $1) c
                    left join payment p on p.booking_id = $1 and p.status = 'PENDING'
                   order by p.created_at
                   limit 1",
@@ -475,7 +538,7 @@ impl Store for PgStore {
         .bind(booking.0)
         .fetch_one(&self.pool)
         .await?;
-        let (provider, session_id, payment_url, amount, expires_at, count) = row;
+        let (provider, session_id, payment_url, amount, expires_at, count, paid) = row;
         let open = match (provider, session_id, payment_url, amount, expires_at) {
             (
                 Some(provider),
@@ -493,7 +556,11 @@ impl Store for PgStore {
             }),
             _ => None,
         };
-        Ok((open, count))
+        Ok(PaymentSessions {
+            open,
+            count,
+            paid: paid > 0,
+        })
     }
 
     async fn record_payment_session(&self, p: &PaymentSessionRow) -> Result<(), StoreError> {
@@ -519,17 +586,26 @@ impl Store for PgStore {
         report: &PaymentReport,
     ) -> Result<ReportOutcome, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let booking: Option<uuid::Uuid> = sqlx::query_scalar(
-            "update payment set status = $2, provider_payment_id = $3, updated_at = now()
-              where provider_session_id = $1 and status = 'PENDING'
-             returning booking_id",
+        let paid_amount = report
+            .charged
+            .as_ref()
+            .filter(|_| report.paid)
+            .map(|c| c.amount);
+        let recorded: Option<(uuid::Uuid, i64, String)> = sqlx::query_as(
+            "update payment set status = $2, provider_payment_id = $3, paid_amount = $4,
+                                updated_at = now()
+              where provider_session_id = $1
+                and (status = 'PENDING' or ($2 = 'PAID' and status in ('DECLINED', 'EXPIRED')))
+             returning booking_id, (select b.amount_krw from booking b where b.id = booking_id),
+                       currency::text",
         )
         .bind(&report.session_id)
         .bind(if report.paid { "PAID" } else { "DECLINED" })
         .bind(&report.payment_id)
+        .bind(paid_amount)
         .fetch_optional(&mut *tx)
         .await?;
-        let Some(booking) = booking else {
+        let Some((booking, amount, currency)) = recorded else {
             let known: Option<i32> =
                 sqlx::query_scalar("select 1 from payment where provider_session_id = $1")
                     .bind(&report.session_id)
@@ -541,18 +617,33 @@ impl Store for PgStore {
                 ReportOutcome::UnknownSession
             });
         };
+        let mismatch = report
+            .paid
+            .then(|| charge_mismatch(report.charged.as_ref(), amount, &currency, booking))
+            .flatten();
+        if let Some(mismatch) = &mismatch {
+            sqlx::query("update payment set mismatch = $2 where provider_session_id = $1")
+                .bind(&report.session_id)
+                .bind(mismatch)
+                .execute(&mut *tx)
+                .await?;
+        }
         if report.paid {
             sqlx::query(
                 "insert into outbox (aggregate_id, event_type, payload)
                  values ($1, 'PaymentSucceeded', $2::jsonb)",
             )
             .bind(booking)
-            .bind(payment_succeeded(report, booking))
+            .bind(payment_succeeded(report, booking, mismatch.as_deref()))
             .execute(&mut *tx)
             .await?;
         }
         tx.commit().await?;
-        Ok(ReportOutcome::Recorded)
+        Ok(if mismatch.is_some() {
+            ReportOutcome::Mismatched
+        } else {
+            ReportOutcome::Recorded
+        })
     }
 
     async fn claim_outbox(
@@ -566,7 +657,8 @@ impl Store for PgStore {
                 set attempts = o.attempts + 1,
                     next_attempt_at = now() + $3::bigint * interval '1 millisecond'
               where o.id in (select id from outbox
-                              where processed_at is null and event_type = any($1)
+                              where processed_at is null and parked_at is null
+                                and event_type = any($1)
                                 and next_attempt_at <= now()
                               order by id limit $2
                                 for update skip locked)
@@ -591,6 +683,73 @@ impl Store for PgStore {
             .collect()
     }
 
+    async fn retry_outbox(
+        &self,
+        item: i64,
+        after: Duration,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "update outbox set next_attempt_at = now() + $2::bigint * interval '1 millisecond',
+                               last_error = $3
+              where id = $1 and processed_at is null",
+        )
+        .bind(item)
+        .bind(after.as_millis() as i64)
+        .bind(error)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn park_outbox(&self, item: i64, error: &str) -> Result<(), StoreError> {
+        sqlx::query("update outbox set parked_at = now(), last_error = $2 where id = $1")
+            .bind(item)
+            .bind(error)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn parked_count(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar(
+            "select count(*) from outbox where processed_at is null and parked_at is not null",
+        )
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    async fn purge(&self, now: Now, retention: chrono::Duration) -> Result<(u64, u64), StoreError> {
+        let mut holds = 0;
+        loop {
+            let n = sqlx::query(
+                "delete from seat_hold where (showtime_id, hold_id) in (
+                     select showtime_id, hold_id from seat_hold
+                      where expires_at < coalesce($1::timestamptz, now()) - $2::interval
+                      limit $3)",
+            )
+            .bind(now)
+            .bind(retention)
+            .bind(PURGE_BATCH)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+            holds += n;
+            if n < PURGE_BATCH as u64 {
+                break;
+            }
+        }
+        let keys = sqlx::query(
+            "delete from idempotency_key where created_at < coalesce($1::timestamptz, now()) - $2::interval",
+        )
+        .bind(now)
+        .bind(IDEMPOTENCY_KEEP)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok((holds, keys))
+    }
+
     async fn settle_payment(
         &self,
         item: i64,
@@ -599,67 +758,119 @@ impl Store for PgStore {
         now: Now,
     ) -> Result<Settlement, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let row: Option<(i64, uuid::Uuid, String, i64, Vec<String>)> = sqlx::query_as(
-            "select showtime_id, hold_id, status, amount_krw, seats from booking where id = $1 for update",
+        let row: Option<(i64, uuid::Uuid, String, Vec<String>, bool)> = sqlx::query_as(
+            "select b.showtime_id, b.hold_id, b.status, b.seats,
+                    coalesce(st.starts_at > coalesce($2::timestamptz, now()), false)
+               from booking b left join showtime st on st.id = b.showtime_id
+              where b.id = $1
+                for update of b",
         )
+        .bind(booking.0)
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let payment: Option<(Option<String>, Option<String>, i64)> = sqlx::query_as(
+            "select outcome::text, mismatch, coalesce(paid_amount, amount_krw) from payment
+              where provider_payment_id = $1 and booking_id = $2 and status = 'PAID'
+                for update",
+        )
+        .bind(payment_id)
         .bind(booking.0)
         .fetch_optional(&mut *tx)
         .await?;
         let processed = "update outbox set processed_at = now() where id = $1";
-        let Some((showtime, hold, _, amount, seats)) = row.filter(|r| r.2 == "PENDING") else {
+        let (Some((showtime, hold, status, seats, open)), Some((outcome, mismatch, paid))) =
+            (row, payment)
+        else {
             sqlx::query(processed).bind(item).execute(&mut *tx).await?;
             tx.commit().await?;
             return Ok(Settlement::AlreadySettled);
         };
-        let booked: Vec<(String, i64)> = sqlx::query_as(CONFIRM_SQL)
-            .bind(showtime)
-            .bind(hold)
-            .bind(booking.0)
-            .bind(now)
-            .fetch_all(&mut *tx)
-            .await?;
-        let settlement = if booked.is_empty() {
+        let decision = settle_decision(&status, outcome.as_deref(), mismatch.is_some(), open);
+        let booked: Vec<(String, i64)> = if decision == SettleDecision::Confirm {
+            sqlx::query_as(CONFIRM_SQL)
+                .bind(showtime)
+                .bind(hold)
+                .bind(booking.0)
+                .bind(now)
+                .fetch_all(&mut *tx)
+                .await?
+        } else {
+            Vec::new()
+        };
+        let decision = match decision {
+            SettleDecision::Confirm if booked.is_empty() => SettleDecision::Refund {
+                fail_booking: true,
+                reason: LAPSED_REASON,
+            },
+            other => other,
+        };
+        let event = |kind: &str, extra: serde_json::Value| {
             sqlx::query(
-                "update booking set status = 'FAILED', failure_reason = $2, updated_at = now()
-                  where id = $1",
+                "insert into outbox (aggregate_id, event_type, payload) values ($1, $2, $3::jsonb)",
             )
             .bind(booking.0)
-            .bind(LAPSED_REASON)
-            .execute(&mut *tx)
-            .await?;
-            let extra = serde_json::json!({ "showtimeId": showtime, "paymentId": payment_id, "amount": amount, "reason": LAPSED_REASON });
-            for kind in ["BookingFailed", "RefundDue"] {
+            .bind(kind.to_string())
+            .bind(booking_event(kind, booking.0, extra))
+        };
+        let settlement = match decision {
+            SettleDecision::AlreadySettled => Settlement::AlreadySettled,
+            SettleDecision::Confirm => {
                 sqlx::query(
-                    "insert into outbox (aggregate_id, event_type, payload) values ($1, $2, $3::jsonb)",
+                    "update booking set status = 'CONFIRMED', updated_at = now() where id = $1",
                 )
                 .bind(booking.0)
-                .bind(kind)
-                .bind(booking_event(kind, booking.0, extra.clone()))
                 .execute(&mut *tx)
                 .await?;
+                sqlx::query(
+                    "update payment set outcome = 'CONFIRMED' where provider_payment_id = $1",
+                )
+                .bind(payment_id)
+                .execute(&mut *tx)
+                .await?;
+                event(
+                    "BookingConfirmed",
+                    serde_json::json!({
+                        "showtimeId": showtime, "seats": seats, "amount": paid, "paymentId": payment_id,
+                    }),
+                )
+                .execute(&mut *tx)
+                .await?;
+                Settlement::Confirmed {
+                    showtime: ShowtimeId(showtime),
+                    seats: changes(booked, SeatStatus::Booked)?,
+                }
             }
-            Settlement::Failed
-        } else {
-            sqlx::query(
-                "update booking set status = 'CONFIRMED', updated_at = now() where id = $1",
-            )
-            .bind(booking.0)
-            .execute(&mut *tx)
-            .await?;
-            let extra = serde_json::json!({
-                "showtimeId": showtime, "seats": seats, "amount": amount, "paymentId": payment_id,
-            });
-            sqlx::query(
-                "insert into outbox (aggregate_id, event_type, payload)
-                 values ($1, 'BookingConfirmed', $2::jsonb)",
-            )
-            .bind(booking.0)
-            .bind(booking_event("BookingConfirmed", booking.0, extra))
-            .execute(&mut *tx)
-            .await?;
-            Settlement::Confirmed {
-                showtime: ShowtimeId(showtime),
-                seats: changes(booked, SeatStatus::Booked)?,
+            SettleDecision::Refund {
+                fail_booking,
+                reason,
+            } => {
+                let extra = serde_json::json!({
+                    "showtimeId": showtime, "paymentId": payment_id, "amount": paid, "reason": reason,
+                });
+                if fail_booking {
+                    sqlx::query(
+                        "update booking set status = 'FAILED', failure_reason = $2, updated_at = now()
+                          where id = $1",
+                    )
+                    .bind(booking.0)
+                    .bind(reason)
+                    .execute(&mut *tx)
+                    .await?;
+                    event("BookingFailed", extra.clone())
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                sqlx::query("update payment set outcome = 'REFUND' where provider_payment_id = $1")
+                    .bind(payment_id)
+                    .execute(&mut *tx)
+                    .await?;
+                event("RefundDue", extra).execute(&mut *tx).await?;
+                if fail_booking {
+                    Settlement::Failed { reason }
+                } else {
+                    Settlement::Refunded { reason }
+                }
             }
         };
         sqlx::query(processed).bind(item).execute(&mut *tx).await?;
@@ -678,7 +889,7 @@ impl Store for PgStore {
         let amount: Option<i64> = sqlx::query_scalar(
             "update payment set status = 'REFUNDED', updated_at = now()
               where provider_payment_id = $1 and status = 'PAID'
-             returning amount_krw",
+             returning coalesce(paid_amount, amount_krw)",
         )
         .bind(payment_id)
         .fetch_optional(&mut *tx)

@@ -72,25 +72,32 @@ impl Store for SqliteStore {
         Ok(())
     }
 
-    async fn list_showtimes(&self, now: Now) -> Result<Vec<ShowtimeSummary>, StoreError> {
-        let rows = sqlx::query_as::<_, (i64, String, i64, String, i64, i64, i64)>(
+    async fn list_showtimes(
+        &self,
+        now: Now,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<ShowtimeSummary>, StoreError> {
+        type Row = (i64, String, i64, String, i64, bool, i64, i64);
+        let rows = sqlx::query_as::<_, Row>(
             r#"
-            select st.id, st.movie_title, st.hall_id, h.name, st.starts_at,
+            select st.id, st.movie_title, st.hall_id, h.name, st.starts_at, st.starts_at > ?1,
                    count(ss.seat_code),
                    coalesce(sum(ss.status = 'AVAILABLE' or (ss.status = 'HELD' and ss.hold_expires_at < ?1)), 0)
               from showtime st
               join hall h on h.id = st.hall_id
               left join show_seat ss on ss.showtime_id = st.id
+             where st.starts_at >= ?2
              group by st.id
              order by st.starts_at, st.id
             "#,
         )
         .bind(now_ms(now))
+        .bind(millis(since))
         .fetch_all(&self.read)
         .await?;
         rows.into_iter()
             .map(
-                |(id, movie_title, hall_id, hall_name, starts, total, available)| {
+                |(id, movie_title, hall_id, hall_name, starts, open, total, available)| {
                     Ok(ShowtimeSummary {
                         id: ShowtimeId(id),
                         movie_title,
@@ -99,6 +106,7 @@ impl Store for SqliteStore {
                         starts_at: from_millis(starts)?,
                         seats_total: total,
                         seats_available: available,
+                        sales_open: open,
                     })
                 },
             )
@@ -173,7 +181,13 @@ impl Store for SqliteStore {
         let now = now_ms(now);
         let expires = now.saturating_add(i64::try_from(req.ttl.as_millis()).unwrap_or(i64::MAX));
         let codes = json_codes(req.seats);
+        let addr = req.client_addr.map(|a| a.to_string());
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        // The single writer makes these checks and the update below one decision.
+        if let Some(refusal) = hold_refusal(&mut tx, &req, addr.as_deref(), now).await? {
+            tx.rollback().await?;
+            return Ok(HoldOutcome::Refused(refusal));
+        }
         let held = sqlx::query_as::<_, (String, i64)>(
             "update show_seat
                 set status = 'HELD', hold_id = ?1, customer_id = ?2, hold_expires_at = ?3,
@@ -216,8 +230,9 @@ impl Store for SqliteStore {
             return Ok(outcome);
         }
         sqlx::query(
-            "insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at)
-             values (?1, ?2, ?3, ?4, ?5, ?6)",
+            "insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at,
+                                    client_addr)
+             values (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )
         .bind(req.showtime.0)
         .bind(req.hold_id.as_uuid())
@@ -225,6 +240,7 @@ impl Store for SqliteStore {
         .bind(&codes)
         .bind(req.seats.len() as i64)
         .bind(expires)
+        .bind(&addr)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -419,10 +435,7 @@ impl Store for SqliteStore {
         })
     }
 
-    async fn payment_session(
-        &self,
-        booking: BookingId,
-    ) -> Result<(Option<PaymentSessionRow>, i64), StoreError> {
+    async fn payment_session(&self, booking: BookingId) -> Result<PaymentSessions, StoreError> {
         // One statement, so the open session and the count are read at the same moment (two
         // checkouts racing must agree on the attempt number).
         let row: (
@@ -432,10 +445,12 @@ impl Store for SqliteStore {
             Option<i64>,
             Option<i64>,
             i64,
+            i64,
         ) = sqlx::query_as(
             "select p.provider, p.provider_session_id, p.payment_url, p.amount_krw,
-                        p.session_expires_at, c.n
-                   from (select count(*) as n from payment where booking_id = ?1) c
+                        p.session_expires_at, c.n, c.paid
+                   from (select count(*) as n, coalesce(sum(status = 'PAID'), 0) as paid
+                           from payment where booking_id = ?1) c
                    left join payment p on p.booking_id = ?1 and p.status = 'PENDING'
                   order by p.created_at
                   limit 1",
@@ -443,7 +458,7 @@ impl Store for SqliteStore {
         .bind(booking.0)
         .fetch_one(&self.write)
         .await?;
-        let (provider, session_id, payment_url, amount, expires_at, count) = row;
+        let (provider, session_id, payment_url, amount, expires_at, count, paid) = row;
         let open = match (provider, session_id, payment_url, amount, expires_at) {
             (
                 Some(provider),
@@ -461,7 +476,11 @@ impl Store for SqliteStore {
             }),
             _ => None,
         };
-        Ok((open, count))
+        Ok(PaymentSessions {
+            open,
+            count,
+            paid: paid > 0,
+        })
     }
 
     async fn record_payment_session(&self, p: &PaymentSessionRow) -> Result<(), StoreError> {
@@ -489,19 +508,28 @@ impl Store for SqliteStore {
         report: &PaymentReport,
     ) -> Result<ReportOutcome, StoreError> {
         let now = millis(Utc::now());
+        let paid_amount = report
+            .charged
+            .as_ref()
+            .filter(|_| report.paid)
+            .map(|c| c.amount);
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        let booking: Option<uuid::Uuid> = sqlx::query_scalar(
-            "update payment set status = ?2, provider_payment_id = ?3, updated_at = ?4
-              where provider_session_id = ?1 and status = 'PENDING'
-             returning booking_id",
+        let recorded: Option<(uuid::Uuid, i64, String)> = sqlx::query_as(
+            "update payment set status = ?2, provider_payment_id = ?3, paid_amount = ?5,
+                                updated_at = ?4
+              where provider_session_id = ?1
+                and (status = 'PENDING' or (?2 = 'PAID' and status in ('DECLINED', 'EXPIRED')))
+             returning booking_id, (select b.amount_krw from booking b where b.id = booking_id),
+                       currency",
         )
         .bind(&report.session_id)
         .bind(if report.paid { "PAID" } else { "DECLINED" })
         .bind(&report.payment_id)
         .bind(now)
+        .bind(paid_amount)
         .fetch_optional(&mut *tx)
         .await?;
-        let Some(booking) = booking else {
+        let Some((booking, amount, currency)) = recorded else {
             let known: Option<i32> =
                 sqlx::query_scalar("select 1 from payment where provider_session_id = ?1")
                     .bind(&report.session_id)
@@ -513,19 +541,34 @@ impl Store for SqliteStore {
                 ReportOutcome::UnknownSession
             });
         };
+        let mismatch = report
+            .paid
+            .then(|| charge_mismatch(report.charged.as_ref(), amount, &currency, booking))
+            .flatten();
+        if let Some(mismatch) = &mismatch {
+            sqlx::query("update payment set mismatch = ?2 where provider_session_id = ?1")
+                .bind(&report.session_id)
+                .bind(mismatch)
+                .execute(&mut *tx)
+                .await?;
+        }
         if report.paid {
             sqlx::query(
                 "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
                  values (?1, 'PaymentSucceeded', ?2, ?3, ?3)",
             )
             .bind(booking)
-            .bind(payment_succeeded(report, booking))
+            .bind(payment_succeeded(report, booking, mismatch.as_deref()))
             .bind(now)
             .execute(&mut *tx)
             .await?;
         }
         tx.commit().await?;
-        Ok(ReportOutcome::Recorded)
+        Ok(if mismatch.is_some() {
+            ReportOutcome::Mismatched
+        } else {
+            ReportOutcome::Recorded
+        })
     }
 
     async fn claim_outbox(
@@ -538,7 +581,7 @@ impl Store for SqliteStore {
         let rows: Vec<(i64, uuid::Uuid, String, String, i64)> = sqlx::query_as(
             "update outbox set attempts = attempts + 1, next_attempt_at = ?3 + ?4
               where id in (select id from outbox
-                            where processed_at is null
+                            where processed_at is null and parked_at is null
                               and event_type in (select value from json_each(?1))
                               and next_attempt_at <= ?3
                             order by id limit ?2)
@@ -564,6 +607,70 @@ impl Store for SqliteStore {
             .collect()
     }
 
+    async fn retry_outbox(
+        &self,
+        item: i64,
+        after: Duration,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "update outbox set next_attempt_at = ?2, last_error = ?3
+              where id = ?1 and processed_at is null",
+        )
+        .bind(item)
+        .bind(millis(Utc::now()) + after.as_millis() as i64)
+        .bind(error)
+        .execute(&self.write)
+        .await?;
+        Ok(())
+    }
+
+    async fn park_outbox(&self, item: i64, error: &str) -> Result<(), StoreError> {
+        sqlx::query("update outbox set parked_at = ?3, last_error = ?2 where id = ?1")
+            .bind(item)
+            .bind(error)
+            .bind(millis(Utc::now()))
+            .execute(&self.write)
+            .await?;
+        Ok(())
+    }
+
+    async fn parked_count(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar(
+            "select count(*) from outbox where processed_at is null and parked_at is not null",
+        )
+        .fetch_one(&self.read)
+        .await?)
+    }
+
+    async fn purge(&self, now: Now, retention: chrono::Duration) -> Result<(u64, u64), StoreError> {
+        let at = now_ms(now);
+        let mut holds = 0;
+        loop {
+            let n = sqlx::query(
+                "delete from seat_hold where rowid in (
+                     select rowid from seat_hold where expires_at < ?1 - ?2 limit ?3)",
+            )
+            .bind(at)
+            .bind(retention.num_milliseconds())
+            .bind(PURGE_BATCH)
+            .execute(&self.write)
+            .await?
+            .rows_affected();
+            holds += n;
+            if n < PURGE_BATCH as u64 {
+                break;
+            }
+        }
+        let keys = sqlx::query("delete from idempotency_key where created_at < ?1 - ?2")
+            .bind(at)
+            .bind(IDEMPOTENCY_KEEP.num_milliseconds())
+            .execute(&self.write)
+            .await?
+            .rows_affected();
+        Ok((holds, keys))
+    }
+
     async fn settle_payment(
         &self,
         item: i64,
@@ -574,14 +681,27 @@ impl Store for SqliteStore {
         let at = now_ms(now);
         let wall = millis(Utc::now());
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        let row: Option<(i64, uuid::Uuid, String, i64, String)> = sqlx::query_as(
-            "select showtime_id, hold_id, status, amount_krw, seats from booking where id = ?1",
+        let row: Option<(i64, uuid::Uuid, String, String, bool)> = sqlx::query_as(
+            "select b.showtime_id, b.hold_id, b.status, b.seats, coalesce(st.starts_at > ?2, 0)
+               from booking b left join showtime st on st.id = b.showtime_id
+              where b.id = ?1",
         )
+        .bind(booking.0)
+        .bind(at)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let payment: Option<(Option<String>, Option<String>, i64)> = sqlx::query_as(
+            "select outcome, mismatch, coalesce(paid_amount, amount_krw) from payment
+              where provider_payment_id = ?1 and booking_id = ?2 and status = 'PAID'",
+        )
+        .bind(payment_id)
         .bind(booking.0)
         .fetch_optional(&mut *tx)
         .await?;
         let processed = "update outbox set processed_at = ?2 where id = ?1";
-        let Some((showtime, hold, _, amount, seats)) = row.filter(|r| r.2 == "PENDING") else {
+        let (Some((showtime, hold, status, seats, open)), Some((outcome, mismatch, paid))) =
+            (row, payment)
+        else {
             sqlx::query(processed)
                 .bind(item)
                 .bind(wall)
@@ -592,79 +712,118 @@ impl Store for SqliteStore {
         };
         let seats: Vec<String> =
             serde_json::from_str(&seats).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let expected: Option<i64> = sqlx::query_scalar(
-            "select seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
-        )
-        .bind(showtime)
-        .bind(hold)
-        .fetch_optional(&mut *tx)
-        .await?;
-        // The fenced confirm: all of the hold's seats still held by it and not expired, or none.
-        let held: i64 = sqlx::query_scalar(
-            "select count(*) from show_seat
-              where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?3",
-        )
-        .bind(showtime)
-        .bind(hold)
-        .bind(at)
-        .fetch_one(&mut *tx)
-        .await?;
-        let outbox =
-            "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
-                      values (?1, ?2, ?3, ?4, ?4)";
-        let settlement = if expected.is_some_and(|n| n == held && n > 0) {
-            let booked = sqlx::query_as::<_, (String, i64)>(
-                "update show_seat
-                    set status = 'BOOKED', booking_id = ?3, hold_expires_at = null, version = version + 1
-                  where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?4
-                 returning seat_code, version",
+        let mut decision = settle_decision(&status, outcome.as_deref(), mismatch.is_some(), open);
+        let mut booked = Vec::new();
+        if decision == SettleDecision::Confirm {
+            // The fenced confirm: all of the hold's seats still held by it and not expired, or
+            // none.
+            let expected: Option<i64> = sqlx::query_scalar(
+                "select seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
             )
             .bind(showtime)
             .bind(hold)
-            .bind(booking.0)
-            .bind(at)
-            .fetch_all(&mut *tx)
+            .fetch_optional(&mut *tx)
             .await?;
-            sqlx::query("update booking set status = 'CONFIRMED', updated_at = ?2 where id = ?1")
+            let held: i64 = sqlx::query_scalar(
+                "select count(*) from show_seat
+                  where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?3",
+            )
+            .bind(showtime)
+            .bind(hold)
+            .bind(at)
+            .fetch_one(&mut *tx)
+            .await?;
+            if expected.is_some_and(|n| n == held && n > 0) {
+                booked = sqlx::query_as::<_, (String, i64)>(
+                    "update show_seat
+                        set status = 'BOOKED', booking_id = ?3, hold_expires_at = null, version = version + 1
+                      where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?4
+                     returning seat_code, version",
+                )
+                .bind(showtime)
+                .bind(hold)
                 .bind(booking.0)
-                .bind(wall)
-                .execute(&mut *tx)
+                .bind(at)
+                .fetch_all(&mut *tx)
                 .await?;
-            let extra = serde_json::json!({
-                "showtimeId": showtime, "seats": seats, "amount": amount, "paymentId": payment_id,
-            });
-            sqlx::query(outbox)
-                .bind(booking.0)
-                .bind("BookingConfirmed")
-                .bind(booking_event("BookingConfirmed", booking.0, extra))
-                .bind(wall)
-                .execute(&mut *tx)
-                .await?;
-            Settlement::Confirmed {
-                showtime: ShowtimeId(showtime),
-                seats: changes(booked, SeatStatus::Booked)?,
+            } else {
+                decision = SettleDecision::Refund {
+                    fail_booking: true,
+                    reason: LAPSED_REASON,
+                };
             }
-        } else {
+        }
+        let event = |kind: &str, extra: serde_json::Value| {
             sqlx::query(
-                "update booking set status = 'FAILED', failure_reason = ?2, updated_at = ?3
-                  where id = ?1",
+                "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
+                 values (?1, ?2, ?3, ?4, ?4)",
             )
             .bind(booking.0)
-            .bind(LAPSED_REASON)
+            .bind(kind.to_string())
+            .bind(booking_event(kind, booking.0, extra))
             .bind(wall)
-            .execute(&mut *tx)
-            .await?;
-            let extra = serde_json::json!({ "showtimeId": showtime, "paymentId": payment_id, "amount": amount, "reason": LAPSED_REASON });
-            for kind in ["BookingFailed", "RefundDue"] {
-                sqlx::query(outbox)
+        };
+        let settlement = match decision {
+            SettleDecision::AlreadySettled => Settlement::AlreadySettled,
+            SettleDecision::Confirm => {
+                sqlx::query(
+                    "update booking set status = 'CONFIRMED', updated_at = ?2 where id = ?1",
+                )
+                .bind(booking.0)
+                .bind(wall)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "update payment set outcome = 'CONFIRMED' where provider_payment_id = ?1",
+                )
+                .bind(payment_id)
+                .execute(&mut *tx)
+                .await?;
+                event(
+                    "BookingConfirmed",
+                    serde_json::json!({
+                        "showtimeId": showtime, "seats": seats, "amount": paid, "paymentId": payment_id,
+                    }),
+                )
+                .execute(&mut *tx)
+                .await?;
+                Settlement::Confirmed {
+                    showtime: ShowtimeId(showtime),
+                    seats: changes(booked, SeatStatus::Booked)?,
+                }
+            }
+            SettleDecision::Refund {
+                fail_booking,
+                reason,
+            } => {
+                let extra = serde_json::json!({
+                    "showtimeId": showtime, "paymentId": payment_id, "amount": paid, "reason": reason,
+                });
+                if fail_booking {
+                    sqlx::query(
+                        "update booking set status = 'FAILED', failure_reason = ?2, updated_at = ?3
+                          where id = ?1",
+                    )
                     .bind(booking.0)
-                    .bind(kind)
-                    .bind(booking_event(kind, booking.0, extra.clone()))
+                    .bind(reason)
                     .bind(wall)
                     .execute(&mut *tx)
                     .await?;
+                    event("BookingFailed", extra.clone())
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                sqlx::query("update payment set outcome = 'REFUND' where provider_payment_id = ?1")
+                    .bind(payment_id)
+                    .execute(&mut *tx)
+                    .await?;
+                event("RefundDue", extra).execute(&mut *tx).await?;
+                if fail_booking {
+                    Settlement::Failed { reason }
+                } else {
+                    Settlement::Refunded { reason }
+                }
             }
-            Settlement::Failed
         };
         sqlx::query(processed)
             .bind(item)
@@ -687,7 +846,7 @@ impl Store for SqliteStore {
         let amount: Option<i64> = sqlx::query_scalar(
             "update payment set status = 'REFUNDED', updated_at = ?2
               where provider_payment_id = ?1 and status = 'PAID'
-             returning amount_krw",
+             returning coalesce(paid_amount, amount_krw)",
         )
         .bind(payment_id)
         .bind(wall)
@@ -1181,4 +1340,57 @@ async fn refund_showtime(
             .fetch_one(&mut **tx)
             .await?,
     )
+}
+
+/// Why a hold must be refused before its seats are looked at: the showtime's sales have closed,
+/// or the customer's or the address's live holds are at their cap (see `HoldLimits`).
+async fn hold_refusal(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    req: &HoldRequest<'_>,
+    addr: Option<&str>,
+    now: i64,
+) -> Result<Option<HoldRefusal>, StoreError> {
+    let open: Option<bool> =
+        sqlx::query_scalar("select starts_at > ?2 from showtime where id = ?1")
+            .bind(req.showtime.0)
+            .bind(now)
+            .fetch_optional(&mut **tx)
+            .await?;
+    if open != Some(true) {
+        return Ok(Some(HoldRefusal::SalesClosed));
+    }
+    let live = "from seat_hold h
+                where h.showtime_id = ?1 and h.expires_at >= ?2 and {who}
+                  and exists (select 1 from show_seat s
+                               where s.showtime_id = h.showtime_id and s.hold_id = h.hold_id
+                                 and s.status = 'HELD')";
+    if let Some(max) = req.limits.holds_per_customer {
+        let holds: i64 = sqlx::query_scalar(&format!(
+            "select count(*) {}",
+            live.replace("{who}", "h.customer_id = ?3")
+        ))
+        .bind(req.showtime.0)
+        .bind(now)
+        .bind(req.customer.0)
+        .fetch_one(&mut **tx)
+        .await?;
+        if holds >= i64::from(max) {
+            return Ok(Some(HoldRefusal::HoldLimit));
+        }
+    }
+    if let (Some(max), Some(addr)) = (req.limits.seats_per_address, addr) {
+        let seats: i64 = sqlx::query_scalar(&format!(
+            "select coalesce(sum(h.seat_count), 0) {}",
+            live.replace("{who}", "h.client_addr = ?3")
+        ))
+        .bind(req.showtime.0)
+        .bind(now)
+        .bind(addr)
+        .fetch_one(&mut **tx)
+        .await?;
+        if seats + req.seats.len() as i64 > i64::from(max) {
+            return Ok(Some(HoldRefusal::AddressLimit));
+        }
+    }
+    Ok(None)
 }

@@ -104,18 +104,131 @@ impl TestDb {
         }
     }
 
-    /// The demo 300-seat hall (rows A–O, seats 1–20) with one showtime.
+    /// The demo 300-seat hall (rows A–O, seats 1–20) with one showtime tomorrow (its sales
+    /// are open now and at every time of the tests' manual clocks).
     pub async fn showtime(&self) -> ShowtimeId {
-        let hall = self
-            .store
-            .create_hall(&demo_halls()[1])
+        self.showtime_at(Utc::now() + chrono::Duration::days(1))
             .await
-            .unwrap()
-            .expect("new hall");
+    }
+
+    /// The demo 300-seat hall with one showtime starting at `starts_at` (the hall is made once).
+    pub async fn showtime_at(&self, starts_at: chrono::DateTime<Utc>) -> ShowtimeId {
+        let hall = match self.store.create_hall(&demo_halls()[1]).await.unwrap() {
+            Some(hall) => hall,
+            None => self.hall_id("Hall 2 (Grand)").await,
+        };
         self.store
-            .create_showtime(hall, "Test Film", Utc::now())
+            .create_showtime(hall, "Test Film", starts_at)
             .await
             .unwrap()
+    }
+
+    async fn hall_id(&self, name: &str) -> i64 {
+        match self.backend {
+            Backend::Postgres => sqlx::query_scalar("select id from hall where name = $1")
+                .bind(name)
+                .fetch_one(self.pg.as_ref().unwrap())
+                .await
+                .unwrap(),
+            Backend::Sqlite => sqlx::query_scalar("select id from hall where name = ?1")
+                .bind(name)
+                .fetch_one(self.sqlite.as_ref().unwrap())
+                .await
+                .unwrap(),
+        }
+    }
+
+    /// Frees `seat` (as a cancel or the sweeper would) in a transaction that stays open until
+    /// the returned handle commits it: what a hold waiting for that row meets.
+    pub async fn release_in_open_transaction(&self, showtime: ShowtimeId, seat: &str) -> OpenTx {
+        let sql = "update show_seat
+                      set status = 'AVAILABLE', hold_id = null, customer_id = null,
+                          hold_expires_at = null, version = version + 1
+                    where showtime_id = $1 and seat_code = $2 and status = 'HELD'";
+        match self.backend {
+            Backend::Postgres => {
+                let mut tx = self.pg.as_ref().unwrap().begin().await.unwrap();
+                let n = sqlx::query(sql)
+                    .bind(showtime.0)
+                    .bind(seat)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap()
+                    .rows_affected();
+                assert_eq!(n, 1, "{seat} was held");
+                OpenTx::Pg(tx)
+            }
+            Backend::Sqlite => {
+                let mut tx = self
+                    .sqlite
+                    .as_ref()
+                    .unwrap()
+                    .begin_with("BEGIN IMMEDIATE")
+                    .await
+                    .unwrap();
+                let n = sqlx::query(&sql.replace('$', "?"))
+                    .bind(showtime.0)
+                    .bind(seat)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap()
+                    .rows_affected();
+                assert_eq!(n, 1, "{seat} was held");
+                OpenTx::Sqlite(tx)
+            }
+        }
+    }
+
+    /// Waits until some statement of this database waits for a row lock held by another
+    /// transaction (PostgreSQL); on SQLite, whose writers wait inside the driver, a moment.
+    pub async fn until_a_statement_waits_for_a_lock(&self) {
+        let Some(pool) = self.pg.as_ref() else {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            return;
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let waiting: i64 = sqlx::query_scalar(
+                "select count(*) from pg_stat_activity
+                  where datname = current_database() and wait_event_type = 'Lock'",
+            )
+            .fetch_one(pool)
+            .await
+            .unwrap();
+            if waiting > 0 {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no statement started waiting for the lock"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// The hold ids recorded for a showtime (`seat_hold`).
+    pub async fn hold_ids(&self, showtime: ShowtimeId) -> Vec<Uuid> {
+        match self.backend {
+            Backend::Postgres => {
+                sqlx::query_scalar("select hold_id from seat_hold where showtime_id = $1")
+                    .bind(showtime.0)
+                    .fetch_all(self.pg.as_ref().unwrap())
+                    .await
+                    .unwrap()
+            }
+            Backend::Sqlite => {
+                sqlx::query_scalar("select hold_id from seat_hold where showtime_id = ?1")
+                    .bind(showtime.0)
+                    .fetch_all(self.sqlite.as_ref().unwrap())
+                    .await
+                    .unwrap()
+            }
+        }
+    }
+
+    /// The PostgreSQL inspection pool (PostgreSQL-only tests).
+    pub fn pg_pool(&self) -> &PgPool {
+        self.pg.as_ref().expect("a PostgreSQL test database")
     }
 
     /// Raw stored `(status, hold_id)` of every seat, without lazy expiry applied.
@@ -223,6 +336,21 @@ impl TestDb {
     }
 }
 
+/// A transaction a test left open on purpose.
+pub enum OpenTx {
+    Pg(sqlx::Transaction<'static, sqlx::Postgres>),
+    Sqlite(sqlx::Transaction<'static, sqlx::Sqlite>),
+}
+
+impl OpenTx {
+    pub async fn commit(self) {
+        match self {
+            Self::Pg(tx) => tx.commit().await.unwrap(),
+            Self::Sqlite(tx) => tx.commit().await.unwrap(),
+        }
+    }
+}
+
 /// Most tests leave their database behind when they end (it is dropped only where a test says
 /// so). The first test database a test process makes drops those more than three hours old:
 /// no test runs that long, so none in use by a run going on at the same time.
@@ -314,8 +442,13 @@ impl TestApp {
             ("HOLD_TTL_SECONDS", hold_ttl_seconds.to_string()),
             ("SWEEP_INTERVAL_SECONDS", "1".to_string()),
             ("HOLD_RATE_PER_MINUTE", "0".to_string()),
+            ("HOLD_RATE_PER_ADDRESS", "0".to_string()),
+            ("HOLDS_PER_CUSTOMER", "0".to_string()),
+            ("HELD_SEATS_PER_ADDRESS", "0".to_string()),
             ("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET.to_string()),
             ("OPERATOR_PASSWORD", OPERATOR_PASSWORD.to_string()),
+            ("SESSION_SECRET", SESSION_SECRET.to_string()),
+            ("TICKET_KEYS", TICKET_KEYS.to_string()),
         ]
         .into_iter()
         .collect();
@@ -363,15 +496,20 @@ pub async fn viewer(base: &str, showtime: i64) -> Socket {
         .0
 }
 
-/// The id of the first showtime (in time order) the server at `base` lists.
+/// The id of the first showtime (in time order) whose sales are open that the server at `base`
+/// lists.
 pub async fn first_showtime(base: &str) -> i64 {
-    let list: serde_json::Value = reqwest::get(format!("{base}/showtimes"))
+    let list: Vec<serde_json::Value> = reqwest::get(format!("{base}/showtimes"))
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    list[0]["id"].as_i64().unwrap()
+    list.iter()
+        .find(|s| s["salesOpen"] == true)
+        .expect("a showtime with open sales")["id"]
+        .as_i64()
+        .unwrap()
 }
 
 /// A free TCP port on 127.0.0.1.
@@ -423,11 +561,12 @@ pub async fn server_process(
         .env("HOLD_TTL_SECONDS", hold_ttl)
         .env("SWEEP_INTERVAL_SECONDS", "1")
         .env("HOLD_RATE_PER_MINUTE", "0")
+        .env("HOLD_RATE_PER_ADDRESS", "0")
+        .env("HOLDS_PER_CUSTOMER", "0")
+        .env("HELD_SEATS_PER_ADDRESS", "0")
         .env("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET)
-        .env(
-            "SESSION_SECRET",
-            "a shared session secret for both processes",
-        )
+        .env("SESSION_SECRET", SESSION_SECRET)
+        .env("TICKET_KEYS", TICKET_KEYS)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null());
     for (k, v) in extra {
@@ -584,6 +723,13 @@ fn rand_port_offset() -> u16 {
 
 /// The operator password of test servers (user `operator`).
 pub const OPERATOR_PASSWORD: &str = "the tests' operator password";
+
+/// The session secret of test servers (processes that share a database share it, as in
+/// production).
+pub const SESSION_SECRET: &str = "a shared session secret for every test server";
+
+/// The ticket keys of test servers.
+pub const TICKET_KEYS: &str = "t1:the ticket signing key of the test servers (32+ characters)";
 
 /// The webhook secret the test sandboxes and servers share.
 pub const SANDBOX_SECRET: &str = "the tests' payment webhook secret";

@@ -1,0 +1,179 @@
+//! Ticket codes: `SEATS2-<key id>-<booking id, 32 hex>-<tag>`, where the tag is the first 16
+//! bytes (hex) of an HMAC-SHA256 under the named key of the key id and the booking id. Anyone can
+//! read a code; only a holder of the key can make one that verifies. Ticket keys are their own
+//! (`TICKET_KEYS`), not derived from any other secret, and carry an id: the first key signs,
+//! every listed key verifies, so keys can be replaced without voiding the tickets already sold.
+//!
+//! Tickets sold before key ids existed read `SEATS1-<booking>-<tag>`, signed under a key derived
+//! from the session secret; they still verify while that secret is unchanged.
+
+use app::domain::BookingId;
+use hmac::{Hmac, Mac};
+
+const PREFIX: &str = "SEATS2";
+const LEGACY_PREFIX: &str = "SEATS1";
+
+#[derive(Clone)]
+pub struct TicketKeys {
+    /// `(id, key)`; the first signs.
+    keys: Vec<(String, Vec<u8>)>,
+    /// Checks `SEATS1` codes (derived from the session secret).
+    legacy: Option<Vec<u8>>,
+}
+
+impl TicketKeys {
+    /// `keys` must not be empty; the first signs new tickets.
+    pub fn new(keys: Vec<(String, Vec<u8>)>) -> Self {
+        assert!(!keys.is_empty(), "at least one ticket key");
+        Self { keys, legacy: None }
+    }
+
+    /// Also accepts `SEATS1` codes, which were signed under a key derived from `session_secret`.
+    pub fn with_legacy(mut self, session_secret: &[u8]) -> Self {
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(session_secret).expect("any key length");
+        mac.update(b"seats ticket key v1");
+        self.legacy = Some(mac.finalize().into_bytes().to_vec());
+        self
+    }
+
+    /// A random key that lives as long as the process (tests, tools).
+    pub fn random() -> Self {
+        Self::new(vec![("r".into(), rand::random::<[u8; 32]>().to_vec())])
+    }
+
+    fn tag(id: &str, key: &[u8], booking: BookingId) -> String {
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(key).expect("any key length");
+        mac.update(PREFIX.as_bytes());
+        mac.update(id.as_bytes());
+        mac.update(b"-");
+        mac.update(booking.0.as_bytes());
+        hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    pub fn sign(&self, booking: BookingId) -> String {
+        let (id, key) = &self.keys[0];
+        format!(
+            "{PREFIX}-{id}-{}-{}",
+            booking.0.simple(),
+            Self::tag(id, key, booking)
+        )
+    }
+
+    /// The booking a code names, if one of our keys signed it.
+    pub fn verify(&self, code: &str) -> Option<BookingId> {
+        if let Some(rest) = code.trim().strip_prefix(LEGACY_PREFIX) {
+            return self.verify_legacy(rest);
+        }
+        let mut parts = code.trim().split('-');
+        let (Some(PREFIX), Some(id), Some(booking), Some(tag), None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
+            return None;
+        };
+        let (_, key) = self.keys.iter().find(|(k, _)| k == id)?;
+        let booking = BookingId(uuid::Uuid::try_parse(booking).ok()?);
+        same(&Self::tag(id, key, booking), tag).then_some(booking)
+    }
+
+    /// `-<booking>-<tag>` after `SEATS1`.
+    fn verify_legacy(&self, rest: &str) -> Option<BookingId> {
+        let key = self.legacy.as_ref()?;
+        let mut parts = rest.split('-');
+        let (Some(""), Some(booking), Some(tag), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        let booking = BookingId(uuid::Uuid::try_parse(booking).ok()?);
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(key).expect("any key length");
+        mac.update(booking.0.as_bytes());
+        let expected = hex::encode(&mac.finalize().into_bytes()[..16]);
+        same(&expected, tag).then_some(booking)
+    }
+}
+
+/// Compares two tags without an early exit on the first differing byte.
+fn same(expected: &str, given: &str) -> bool {
+    expected.len() == given.len()
+        && expected
+            .bytes()
+            .zip(given.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(list: &[(&str, &str)]) -> TicketKeys {
+        TicketKeys::new(
+            list.iter()
+                .map(|(id, k)| (id.to_string(), k.as_bytes().to_vec()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_code_names_its_key_and_survives_a_rotation_while_the_old_key_is_listed() {
+        let booking = BookingId(uuid::Uuid::new_v4());
+        let old = keys(&[("k1", "first key")]);
+        let code = old.sign(booking);
+        assert!(code.starts_with("SEATS2-k1-"), "{code}");
+        assert_eq!(old.verify(&code), Some(booking));
+        // Rotated: k2 signs, k1 still checks.
+        let rotated = keys(&[("k2", "second key"), ("k1", "first key")]);
+        assert_eq!(rotated.verify(&code), Some(booking));
+        assert!(rotated.sign(booking).starts_with("SEATS2-k2-"));
+        // Retired: k1's tickets no longer verify.
+        assert_eq!(keys(&[("k2", "second key")]).verify(&code), None);
+        // Another secret under the same id does not verify either.
+        assert_eq!(keys(&[("k1", "another key")]).verify(&code), None);
+    }
+
+    #[test]
+    fn codes_signed_before_key_ids_verify_while_the_session_secret_is_unchanged() {
+        let booking = BookingId(uuid::Uuid::new_v4());
+        // A SEATS1 code as it was made: HMAC under HMAC(session secret, "seats ticket key v1").
+        let session = b"the session secret of the old days, 32+ chars";
+        let mut derive = Hmac::<sha2::Sha256>::new_from_slice(session).unwrap();
+        derive.update(b"seats ticket key v1");
+        let key = derive.finalize().into_bytes();
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+        mac.update(booking.0.as_bytes());
+        let tag = hex::encode(&mac.finalize().into_bytes()[..16]);
+        let code = format!("SEATS1-{}-{tag}", booking.0.simple());
+        let ring = keys(&[("k1", "first key")]);
+        assert_eq!(ring.verify(&code), None, "no legacy key given");
+        assert_eq!(
+            ring.clone().with_legacy(session).verify(&code),
+            Some(booking)
+        );
+        assert_eq!(
+            ring.with_legacy(b"another session secret").verify(&code),
+            None
+        );
+    }
+
+    #[test]
+    fn a_forged_or_altered_code_does_not_verify() {
+        let ring = keys(&[("k1", "first key")]);
+        let booking = BookingId(uuid::Uuid::new_v4());
+        let code = ring.sign(booking);
+        let other = BookingId(uuid::Uuid::new_v4());
+        let swapped = code.replace(
+            &booking.0.simple().to_string(),
+            &other.0.simple().to_string(),
+        );
+        assert_eq!(ring.verify(&swapped), None);
+        let renamed = code.replacen("-k1-", "-k9-", 1);
+        assert_eq!(ring.verify(&renamed), None);
+        for bad in ["", "SEATS2", "SEATS1-abc-def", &format!("{code}-x")] {
+            assert_eq!(ring.verify(bad), None, "{bad}");
+        }
+    }
+}
