@@ -72,13 +72,19 @@ export interface Showtime {
   id: number;
   seatsTotal: number;
   salesOpen: boolean;
+  startsAt: string;
 }
 
-/** The showtimes on sale at `base` (the page's own server by default), in time order. */
+/**
+ * The showtimes on sale at `base` (the page's own server by default), in time order, that start
+ * more than an hour from now: sales close at the start, so one about to start would cut the
+ * tests' holds and payments short.
+ */
 export async function onSale(page: Page, base = ""): Promise<Showtime[]> {
   const response = await page.request.get(`${base}/showtimes`);
   const list: Showtime[] = await response.json();
-  return list.filter((s) => s.salesOpen);
+  const later = Date.now() + 60 * 60 * 1000;
+  return list.filter((s) => s.salesOpen && Date.parse(s.startsAt) > later);
 }
 
 /** Ids of the showtimes on sale, in time order. */

@@ -73,7 +73,7 @@ async fn a_cookieless_script_is_stopped_while_a_customer_behind_another_address_
     let mut vars = limits.to_vec();
     vars.push(("TRUSTED_PROXIES", "127.0.0.1/32"));
     let app = TestApp::spawn_with(&db, "600", &vars).await;
-    let id = first_showtime(&app.base).await;
+    let id = grand_showtime(&app).await;
     let script = "203.0.113.7";
     let mut outcomes = Vec::new();
     for row in "ABCDEFGHIJKL".chars() {
@@ -181,32 +181,35 @@ async fn one_customer_has_one_live_hold_per_showtime_even_when_sending_many_at_o
 
     // The control: the same burst with no cap makes several holds.
     let open = TestApp::spawn_with(&db, "600", &[("HOLDS_PER_CUSTOMER", "0")]).await;
-    let made = burst(&open, open.customer(), "GHIJK").await;
+    let made = burst(&open, open.customer(), "GHIJ").await;
     assert!(made > 1, "uncapped, the burst made {made} holds");
 }
 
 async fn setup(backend: Backend) -> (TestDb, TestApp, i64) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
-    let list: Value = app
-        .customer()
-        .get(app.url("/showtimes"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    // The second demo hall's first showtime on sale: 300 seats, rows A–O.
-    let id = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["seatsTotal"] == 300 && s["salesOpen"] == true)
+    let id = grand_showtime(&app).await;
+    (db, app, id)
+}
+
+/// The second demo hall's first showtime on sale (more than an hour ahead): 300 seats, rows A–O.
+async fn grand_showtime(app: &TestApp) -> i64 {
+    let list: Vec<Value> = get_json(app.url("/showtimes")).await;
+    let later = chrono::Utc::now() + chrono::Duration::hours(1);
+    list.iter()
+        .find(|s| {
+            s["seatsTotal"] == 300
+                && s["salesOpen"] == true
+                && s["startsAt"]
+                    .as_str()
+                    .unwrap()
+                    .parse::<chrono::DateTime<chrono::Utc>>()
+                    .unwrap()
+                    > later
+        })
         .expect("a 300-seat demo showtime on sale")["id"]
         .as_i64()
-        .unwrap();
-    (db, app, id)
+        .unwrap()
 }
 
 async fn statuses(app: &TestApp, showtime: i64) -> Vec<(String, String)> {

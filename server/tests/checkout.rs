@@ -979,18 +979,20 @@ async fn get_json_as(client: &reqwest::Client, url: String) -> Value {
 
 /// An engine over `db` and `sandbox` with no worker running (tests take the worker's steps).
 fn bare_engine(db: &TestDb, sandbox: &Sandbox) -> server::engine::Engine {
-    server::engine::Engine::new(
-        db.store.clone(),
-        server::clock::Clock::Database,
-        std::time::Duration::from_secs(600),
-    )
-    .with_payments(server::engine::Payments {
-        gateway: std::sync::Arc::new(server::payments::gateway::HttpGateway::new(&sandbox.base)),
-        provider: "sandbox".into(),
-        callback_url: "http://127.0.0.1:9/payments/callback".into(),
-        return_url_base: "http://127.0.0.1:9/my-bookings/".into(),
-        webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
-    })
+    engine_with(db, server::clock::Clock::Database, &sandbox.base)
+}
+
+/// An engine over `db` on `clock`, whose payment gateway is at `gateway`, with no worker
+/// running.
+fn engine_with(db: &TestDb, clock: server::clock::Clock, gateway: &str) -> server::engine::Engine {
+    server::engine::Engine::new(db.store.clone(), clock, std::time::Duration::from_secs(600))
+        .with_payments(server::engine::Payments {
+            gateway: std::sync::Arc::new(server::payments::gateway::HttpGateway::new(gateway)),
+            provider: "sandbox".into(),
+            callback_url: "http://127.0.0.1:9/payments/callback".into(),
+            return_url_base: "http://127.0.0.1:9/my-bookings/".into(),
+            webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
+        })
 }
 
 async fn several_workers_at_once_settle_each_payment_once(backend: Backend) {
@@ -1370,20 +1372,7 @@ async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend:
         .await
         .unwrap();
     assert_eq!(engine.process_confirmations().await.unwrap(), 1);
-    let unreachable = server::engine::Engine::new(
-        db.store.clone(),
-        server::clock::Clock::Database,
-        std::time::Duration::from_secs(600),
-    )
-    .with_payments(server::engine::Payments {
-        gateway: std::sync::Arc::new(server::payments::gateway::HttpGateway::new(
-            "http://127.0.0.1:9",
-        )),
-        provider: "sandbox".into(),
-        callback_url: "http://127.0.0.1:9/payments/callback".into(),
-        return_url_base: "http://127.0.0.1:9/my-bookings/".into(),
-        webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
-    });
+    let unreachable = engine_with(&db, server::clock::Clock::Database, "http://127.0.0.1:9");
     // The first failures are retried.
     assert_eq!(unreachable.process_refunds().await.unwrap(), 1);
     assert_eq!(
@@ -1421,18 +1410,7 @@ async fn sales_close_at_the_start_for_holds_checkouts_and_confirmations(backend:
     let start = chrono::Utc::now() + chrono::Duration::minutes(4);
     let showtime = db.showtime_at(start).await;
     let clock = server::clock::Clock::manual(chrono::Utc::now());
-    let engine = server::engine::Engine::new(
-        db.store.clone(),
-        clock.clone(),
-        std::time::Duration::from_secs(600),
-    )
-    .with_payments(server::engine::Payments {
-        gateway: std::sync::Arc::new(server::payments::gateway::HttpGateway::new(&sandbox.base)),
-        provider: "sandbox".into(),
-        callback_url: "http://127.0.0.1:9/payments/callback".into(),
-        return_url_base: "http://127.0.0.1:9/my-bookings/".into(),
-        webhook_secret: server::config::Secret::new(SANDBOX_SECRET.as_bytes().to_vec()),
-    });
+    let engine = engine_with(&db, clock.clone(), &sandbox.base);
     let (alice, bob) = (
         app::domain::CustomerId(uuid::Uuid::new_v4()),
         app::domain::CustomerId(uuid::Uuid::new_v4()),

@@ -378,6 +378,16 @@ struct OwnRedisApp {
     app: TestApp,
 }
 
+/// A connection to look into the Redis at `url`.
+async fn inspector(url: &str) -> Conn {
+    connect(
+        &RedisTarget::parse(url, false).unwrap(),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap()
+}
+
 async fn own_redis_app(extra: &[(&str, &str)]) -> OwnRedisApp {
     let port = free_port();
     let redis = own_redis(port);
@@ -697,12 +707,7 @@ async fn keys_set_by_a_gate_call_that_timed_out_are_released_when_the_hold_is_re
         app,
         ..
     } = own_redis_app(&[("REDIS_TIMEOUT_MS", "150")]).await;
-    let inspect = connect(
-        &RedisTarget::parse(&url, false).unwrap(),
-        Duration::from_secs(5),
-    )
-    .await
-    .unwrap();
+    let inspect = inspector(&url).await;
     let pid = redis.0.id();
     let id = first_showtime(&app.base).await;
     let (alice, bob, carol) = (app.customer(), app.customer(), app.customer());
@@ -752,12 +757,7 @@ async fn a_release_that_failed_after_a_cancel_is_made_when_redis_is_back() {
         app,
         ..
     } = own_redis_app(&[("REDIS_TIMEOUT_MS", "150")]).await;
-    let inspect = connect(
-        &RedisTarget::parse(&url, false).unwrap(),
-        Duration::from_secs(5),
-    )
-    .await
-    .unwrap();
+    let inspect = inspector(&url).await;
     let pid = redis.0.id();
     let id = first_showtime(&app.base).await;
     let (alice, bob, dave) = (app.customer(), app.customer(), app.customer());
@@ -873,12 +873,7 @@ async fn an_abandoned_hold_attempt_releases_its_gate_keys() {
         app,
         ..
     } = own_redis_app(&[]).await;
-    let inspect = connect(
-        &RedisTarget::parse(&url, false).unwrap(),
-        Duration::from_secs(5),
-    )
-    .await
-    .unwrap();
+    let inspect = inspector(&url).await;
     let id = first_showtime(&app.base).await;
     // Another transaction sits on F7's row: the hold statement will wait for it.
     let mut blocker = db.pg_pool().begin().await.unwrap();

@@ -496,8 +496,9 @@ pub async fn viewer(base: &str, showtime: i64) -> Socket {
         .0
 }
 
-/// The id of the first showtime (in time order) whose sales are open that the server at `base`
-/// lists.
+/// The id of the first showtime (in time order) on sale that the server at `base` lists and
+/// that starts more than an hour from now (sales close at the start, and payment sessions end
+/// two minutes before it: a showtime about to start would cut the tests' holds short).
 pub async fn first_showtime(base: &str) -> i64 {
     let list: Vec<serde_json::Value> = reqwest::get(format!("{base}/showtimes"))
         .await
@@ -505,9 +506,16 @@ pub async fn first_showtime(base: &str) -> i64 {
         .json()
         .await
         .unwrap();
+    let later = Utc::now() + chrono::Duration::hours(1);
     list.iter()
-        .find(|s| s["salesOpen"] == true)
-        .expect("a showtime with open sales")["id"]
+        .find(|s| {
+            s["salesOpen"] == true
+                && s["startsAt"]
+                    .as_str()
+                    .and_then(|t| t.parse::<chrono::DateTime<Utc>>().ok())
+                    .is_some_and(|t| t > later)
+        })
+        .expect("a showtime on sale, more than an hour ahead")["id"]
         .as_i64()
         .unwrap()
 }
