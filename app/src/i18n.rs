@@ -223,6 +223,8 @@ mod tests {
                 error_text(lang, &InventoryError::Unavailable),
                 error_text(lang, &InventoryError::RateLimited(12)),
                 error_text(lang, &InventoryError::SalesClosed),
+                tr!(lang, "map.sales_closed"),
+                tr!(lang, "showtimes.closed"),
                 error_text(lang, &InventoryError::HoldLimit),
                 error_text(lang, &InventoryError::AddressLimit),
                 error_text(lang, &InventoryError::PaymentReceived),

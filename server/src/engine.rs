@@ -480,6 +480,7 @@ impl Inventory for Engine {
             starts_at: layout.starts_at,
             categories: layout.categories.clone(),
             seats,
+            sales_open: self.clock.now().unwrap_or_else(chrono::Utc::now) < layout.sales_close_at(),
         })
     }
 

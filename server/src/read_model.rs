@@ -157,6 +157,7 @@ mod tests {
                 price: 12_000,
             }],
             seats: vec![seat("A1", 3), seat("A2", 0)],
+            sales_open: true,
         }
     }
 

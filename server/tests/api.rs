@@ -26,7 +26,43 @@ on_both_backends!(
     operator_pages_and_reports_need_the_operator_password,
     a_cookieless_script_is_stopped_while_a_customer_behind_another_address_is_not,
     one_customer_has_one_live_hold_per_showtime_even_when_sending_many_at_once,
+    a_showtime_that_has_started_is_listed_closed_and_sells_nothing,
 );
+
+/// Sales close at the start: a showtime that started a minute ago is listed (it is today's)
+/// as closed, its seat map and page say so, and a hold is refused with nothing held.
+async fn a_showtime_that_has_started_is_listed_closed_and_sells_nothing(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let started = db
+        .showtime_at(chrono::Utc::now() - chrono::Duration::minutes(1))
+        .await;
+    let list: Vec<Value> = get_json(app.url("/showtimes")).await;
+    let listed = list
+        .iter()
+        .find(|s| s["id"] == started.0)
+        .expect("today's showtime is listed");
+    assert_eq!(listed["salesOpen"], false);
+    let open = grand_showtime(&app).await;
+    assert_eq!(
+        list.iter().find(|s| s["id"] == open).unwrap()["salesOpen"],
+        true
+    );
+    let map: Value = get_json(app.url(&format!("/showtimes/{}/seats", started.0))).await;
+    assert_eq!(map["salesOpen"], false);
+    let (status, body) = hold(&app.customer(), &app, started.0, json!({"seats": ["A1"]})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["code"], "SALES_CLOSED");
+    assert_eq!(db.stored(started).await["A1"].0, "AVAILABLE");
+    let page = get_text(app.url(&format!("/showtimes/{}", started.0))).await;
+    assert!(page.contains("data-test=\"sales-closed\""));
+    assert!(
+        !page.contains("data-test=\"hold-button\""),
+        "no hold button"
+    );
+    let page = get_text(app.url(&format!("/showtimes/{open}"))).await;
+    assert!(!page.contains("data-test=\"sales-closed\""));
+}
 
 /// Holds `seats` for `client` on `app` with `X-Forwarded-For: xff`; the status and the code.
 async fn hold_from(

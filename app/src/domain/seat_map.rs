@@ -84,6 +84,8 @@ pub struct SeatMap {
     pub starts_at: DateTime<Utc>,
     pub categories: Vec<PriceCategory>,
     pub seats: Vec<Seat>,
+    /// Whether seats can still be bought (sales close when the showtime starts).
+    pub sales_open: bool,
 }
 
 /// A successful hold.

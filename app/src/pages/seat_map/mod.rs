@@ -63,6 +63,7 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
     picker.run_clock();
     live::run(picker);
     let when = map.starts_at;
+    let sales_open = map.sales_open;
     view! {
         <h1>{map.movie_title.clone()}</h1>
         <p class="meta">{map.hall_name.clone()} " · " {move || crate::format::showtime_when(lang.get(), when)}</p>
@@ -72,8 +73,19 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
             <div class="screen" aria-hidden="true">{move || tr!(lang.get(), "map.screen")}</div>
             <Plan picker />
         </div>
-        <Show when=move || picker.hold.with(Option::is_some) fallback=move || view! { <SelectionBar picker /> }>
-            <HoldPanel picker />
+        <Show
+            when=move || sales_open
+            fallback=move || {
+                view! {
+                    <p class="notice closed" role="status" data-test="sales-closed">
+                        {move || tr!(lang.get(), "map.sales_closed")}
+                    </p>
+                }
+            }
+        >
+            <Show when=move || picker.hold.with(Option::is_some) fallback=move || view! { <SelectionBar picker /> }>
+                <HoldPanel picker />
+            </Show>
         </Show>
     }
 }
