@@ -92,7 +92,7 @@ run() {
     RUST_LOG=warn "$CARGO_TARGET_DIR/release/server" &
   server=$!
   for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.2; done
-  ID="$(curl -fs "http://127.0.0.1:$port/showtimes" | python3 -c 'import json,sys; print(next(s["id"] for s in json.load(sys.stdin) if s["seatsTotal"]==300))')"
+  ID="$(curl -fs "http://127.0.0.1:$port/showtimes" | python3 -c 'import json,sys; print(next(s["id"] for s in json.load(sys.stdin) if s["seatsTotal"]==300 and s["salesOpen"]))')"
   local result
   result="$(wrk -t2 -c"$CUSTOMERS" -d"${secs}s" --timeout 10s -s "$DIR/holds.lua" "http://127.0.0.1:$port/showtimes/$ID/holds" | grep '^RESULT')"
   curl -fs "http://127.0.0.1:$port/metrics" > "$DIR/metrics"

@@ -37,7 +37,7 @@ ensure_rust_tools() {
 
 TANSU_VERSION=0.6.0
 
-# A Kafka-compatible broker for the relay tests (server/tests/relay.rs), unless KAFKA_BROKERS
+# A Kafka-compatible broker for the relay tests (server/tests/it/relay.rs), unless KAFKA_BROKERS
 # names a cluster to use instead. Without the dynostore feature its in-memory storage refuses
 # to start.
 ensure_tansu() {

@@ -233,7 +233,11 @@ async fn main() -> anyhow::Result<()> {
         .await?
         .expect("new hall");
     let showtime = store
-        .create_showtime(hall, "Benchmark", chrono::Utc::now())
+        .create_showtime(
+            hall,
+            "Benchmark",
+            chrono::Utc::now() + chrono::Duration::days(1),
+        )
         .await?
         .0;
     let pool = store.pool().clone();

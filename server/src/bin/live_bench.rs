@@ -206,7 +206,10 @@ async fn main() -> anyhow::Result<()> {
         .await?;
     let showtime = list
         .as_array()
-        .and_then(|l| l.iter().find(|s| s["seatsTotal"] == 300))
+        .and_then(|l| {
+            l.iter()
+                .find(|s| s["seatsTotal"] == 300 && s["salesOpen"] == true)
+        })
         .and_then(|s| s["id"].as_i64())
         .ok_or_else(|| anyhow::anyhow!("no 300-seat showtime"))?;
     println!("live map: showtime {showtime}, {ops} holds + {ops} cancels at {rate} changes/s, latency from request sent to receipt");

@@ -1,6 +1,6 @@
 //! The store: one contract, two implementations (PostgreSQL for production, SQLite for the
 //! embedded default). Each implementation keeps the same guarantees (README, "The guarantees") with its own
-//! database's tools; the contract suite in `tests/contract.rs` runs against both.
+//! database's tools; the contract suite in `tests/it/contract.rs` runs against both.
 //!
 //! Every method that touches seats names the showtime (the shard key). Times are passed in as
 //! [`Now`]: `None` means "the database's clock", `Some(t)` an injected clock (tests).

@@ -2,8 +2,7 @@
 //! against a Redis server and against a 3-master Redis Cluster, each started by the test on local
 //! ports (the server is a real one on a random port; the database is PostgreSQL).
 
-mod support;
-
+use crate::support::*;
 use app::domain::{SeatCode, ShowtimeId};
 use rand::Rng;
 use reqwest::StatusCode;
@@ -11,7 +10,6 @@ use serde_json::{json, Value};
 use server::redis_link::{connect, Conn, RedisTarget};
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
-use support::*;
 use uuid::Uuid;
 
 #[derive(Clone, Copy, Debug)]
@@ -678,21 +676,19 @@ fn signal(pid: u32, sig: &str) {
 
 /// Waits until `key` is gone from Redis (at most `within`); whether it went.
 async fn gone(redis: &Conn, key: &str, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    loop {
-        let value: Option<String> = redis::cmd("GET")
-            .arg(key)
-            .query_async(&mut redis.clone())
-            .await
-            .unwrap();
-        if value.is_none() {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let value = eventually(
+        within,
+        || async {
+            redis::cmd("GET")
+                .arg(key)
+                .query_async::<Option<String>>(&mut redis.clone())
+                .await
+                .unwrap()
+        },
+        Option::is_none,
+    )
+    .await;
+    value.is_none()
 }
 
 /// The gate's call times out but Redis carries it out later (it was only slow): the keys it

@@ -3,9 +3,7 @@
 //! an existing cluster instead, except for the test that stops the broker) and PostgreSQL.
 //! The consumers' idempotency runs on both stores.
 
-#[macro_use]
-mod support;
-
+use crate::support::*;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
@@ -16,7 +14,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::*;
 
 on_both_backends!(
     a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time,
@@ -227,16 +224,13 @@ fn renumber(received: &mut [Received], written: &[String]) {
     }
 }
 
-async fn wait_until<F, Fut>(what: &str, within: Duration, mut check: F)
+async fn wait_until<F, Fut>(what: &str, within: Duration, check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let deadline = Instant::now() + within;
-    while !check().await {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let ok = eventually(within, check, |ok| *ok).await;
+    assert!(ok, "timed out waiting for {what}");
 }
 
 /// Waits until the consumers together recorded `n` applied events.

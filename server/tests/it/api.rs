@@ -1,12 +1,9 @@
 //! HTTP tests: the server on a random port over a fresh database (PostgreSQL and SQLite), real
 //! HTTP requests, every status code of the REST API.
 
-#[macro_use]
-mod support;
-
+use crate::support::*;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use support::*;
 
 on_both_backends!(
     health_is_200_when_the_database_answers,

@@ -2,8 +2,8 @@
 //! through the server's `HttpGateway` adapter; its callbacks go to a small HTTP receiver in the
 //! test, which checks their signatures.
 
-mod support;
-
+use crate::support::{eventually, get_json, get_text};
+use crate::support::{sandbox, Sandbox, SANDBOX_SECRET as SECRET};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use chrono::Utc;
@@ -14,8 +14,6 @@ use server::payments::gateway::{
 use server::payments::signature;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{get_json, get_text};
-use support::{sandbox, Sandbox, SANDBOX_SECRET as SECRET};
 
 /// One received callback: its signature header and raw body, and when it came.
 #[derive(Clone)]
@@ -72,14 +70,12 @@ impl Receiver {
 
     /// Waits up to `wait` for at least `n` deliveries; returns all so far.
     async fn wait_for(&self, n: usize, wait: Duration) -> Vec<Delivery> {
-        let deadline = Instant::now() + wait;
-        loop {
-            let got = self.deliveries.lock().unwrap().clone();
-            if got.len() >= n || Instant::now() >= deadline {
-                return got;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        eventually(
+            wait,
+            || async { self.deliveries.lock().unwrap().clone() },
+            |got| got.len() >= n,
+        )
+        .await
     }
 }
 

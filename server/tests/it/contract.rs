@@ -1,11 +1,9 @@
 //! The store contract suite: every test runs against real PostgreSQL and against SQLite
-//! (`postgres::…` and `sqlite::…`). Seed §10's concurrency test, a larger random one, the control
+//! (`postgres::…` and `sqlite::…`). The twenty-customers concurrency test, a larger random one, the control
 //! that shows they catch a read-then-write implementation, lock order, lazy expiry with a moved
 //! clock, fenced confirmation, the sweeper, cancel.
 
-#[macro_use]
-mod support;
-
+use crate::support::*;
 use app::domain::{BookingId, CustomerId, HoldId, SeatStatus};
 use app::engine::Inventory;
 use app::error::InventoryError;
@@ -16,7 +14,6 @@ use server::store::{HoldOutcome, HoldRequest};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
-use support::*;
 use tokio::sync::Barrier;
 use uuid::Uuid;
 
@@ -456,7 +453,7 @@ async fn finished_holds_and_old_idempotency_keys_are_purged_after_their_retentio
     db.drop_database().await;
 }
 
-/// Seed §10: 20 customers, the same two seats, at the same moment.
+/// 20 customers, the same two seats, at the same moment.
 async fn twenty_customers_on_the_same_two_seats_exactly_one_wins(backend: Backend) {
     // Arrange
     let db = TestDb::new(backend).await;

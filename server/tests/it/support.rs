@@ -1,10 +1,8 @@
 //! Test support: a fresh database per test on either backend, an engine over it with a clock
 //! the test can move, and raw reads of `show_seat` to check what is really stored.
-#![allow(dead_code)] // each test binary uses a different part of this module
 
 /// Declares each named `async fn name(backend: Backend)` as two tests, `postgres::name` and
 /// `sqlite::name`: one contract, both backends.
-#[allow(unused_macros)] // each test binary includes this module; not all use the macro
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod postgres {
@@ -186,24 +184,21 @@ impl TestDb {
             tokio::time::sleep(Duration::from_millis(300)).await;
             return;
         };
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let waiting: i64 = sqlx::query_scalar(
-                "select count(*) from pg_stat_activity
-                  where datname = current_database() and wait_event_type = 'Lock'",
-            )
-            .fetch_one(pool)
-            .await
-            .unwrap();
-            if waiting > 0 {
-                return;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "no statement started waiting for the lock"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let waiting = eventually(
+            Duration::from_secs(10),
+            || async {
+                sqlx::query_scalar::<_, i64>(
+                    "select count(*) from pg_stat_activity
+                      where datname = current_database() and wait_event_type = 'Lock'",
+                )
+                .fetch_one(pool)
+                .await
+                .unwrap()
+            },
+            |waiting| *waiting > 0,
+        )
+        .await;
+        assert!(waiting > 0, "no statement started waiting for the lock");
     }
 
     /// The hold ids recorded for a showtime (`seat_hold`).
@@ -333,6 +328,26 @@ impl TestDb {
                 let _ = std::fs::remove_file(format!("{path}{suffix}"));
             }
         }
+    }
+}
+
+/// Asks `probe` every 50 ms until `done` accepts its answer or `within` has passed; the last
+/// answer either way (the caller asserts on it, so a timeout reads as a plain failed assertion).
+pub async fn eventually<T, Fut>(
+    within: Duration,
+    mut probe: impl FnMut() -> Fut,
+    done: impl Fn(&T) -> bool,
+) -> T
+where
+    Fut: std::future::Future<Output = T>,
+{
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let answer = probe().await;
+        if done(&answer) || std::time::Instant::now() >= deadline {
+            return answer;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
@@ -553,7 +568,6 @@ pub async fn server_process(
     extra: &[(&str, &str)],
 ) -> (Running, String) {
     use std::process::{Command, Stdio};
-    use std::time::Instant;
     let port = free_port();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -582,17 +596,17 @@ pub async fn server_process(
     }
     let running = Running(command.spawn().expect("start the server binary"));
     let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !reqwest::get(format!("{base}/health"))
-        .await
-        .is_ok_and(|r| r.status() == reqwest::StatusCode::OK)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "server on {port} did not become healthy"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let healthy = eventually(
+        Duration::from_secs(30),
+        || async {
+            reqwest::get(format!("{base}/health"))
+                .await
+                .is_ok_and(|r| r.status() == reqwest::StatusCode::OK)
+        },
+        |healthy| *healthy,
+    )
+    .await;
+    assert!(healthy, "server on {port} did not become healthy");
     (running, base)
 }
 
@@ -760,14 +774,13 @@ pub async fn sandbox() -> Sandbox {
         .expect("start payment-sandbox");
     let process = Running(child);
     let base = format!("http://127.0.0.1:{port}");
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while reqwest::get(format!("{base}/health")).await.is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "sandbox did not start"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let up = eventually(
+        Duration::from_secs(20),
+        || async { reqwest::get(format!("{base}/health")).await.is_ok() },
+        |up| *up,
+    )
+    .await;
+    assert!(up, "sandbox did not start");
     Sandbox {
         _process: process,
         gateway: server::payments::gateway::HttpGateway::new(&base),

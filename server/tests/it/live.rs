@@ -1,14 +1,11 @@
 //! The live seat map over a real WebSocket, against the server on a random port (PostgreSQL and
 //! SQLite): snapshot first, then committed changes within a second; nothing for a refused hold.
 
-#[macro_use]
-mod support;
-
+use crate::support::*;
 use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use support::*;
 use tokio_tungstenite::tungstenite::Message;
 
 on_both_backends!(

@@ -2,13 +2,11 @@
 //! one PostgreSQL database and Redis. A change made through one reaches a WebSocket viewer of the
 //! other within a second; after Redis restarts, viewers resync to the correct map.
 
-mod support;
-
+use crate::support::*;
 use futures_util::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use support::*;
 use tokio_tungstenite::tungstenite::Message;
 
 /// Reads messages until one satisfies `want`, or gives up after `wait`.

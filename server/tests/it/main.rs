@@ -1,0 +1,24 @@
+//! The server's integration tests, in one binary (one link of the server and its dependencies
+//! instead of one per area):
+//! - `contract`: the store contract on PostgreSQL and SQLite (`on_both_backends!`);
+//! - `api`: the HTTP API and its hygiene against the server on a random port;
+//! - `live`: the live seat map over WebSockets;
+//! - `fanout`: two server processes sharing PostgreSQL and Redis (or a Redis Cluster);
+//! - `gate`: the Redis seat gate, rate limits and degradation;
+//! - `sandbox`: the payment sandbox as a real process;
+//! - `checkout`: checkout, callbacks, settlement, refunds, reconciliation, tickets;
+//! - `relay`: the outbox relay and consumers against a Kafka-compatible broker.
+//!
+//! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
+
+#[macro_use]
+mod support;
+
+mod api;
+mod checkout;
+mod contract;
+mod fanout;
+mod gate;
+mod live;
+mod relay;
+mod sandbox;
