@@ -264,7 +264,10 @@ impl Engine {
     /// Deletes holds that ended more than `retention` ago and idempotency keys past their
     /// 24 hours; how many of each.
     pub async fn purge(&self, retention: chrono::Duration) -> Result<(u64, u64), InventoryError> {
-        Ok(self.store.purge(self.clock.now(), retention).await?)
+        let now = self.clock.now();
+        let holds = self.store.purge_holds(now, retention).await?;
+        let keys = self.store.purge_idempotency_keys(now).await?;
+        Ok((holds, keys))
     }
 
     pub fn gate(&self) -> &SeatGate {

@@ -15,7 +15,7 @@ use rand::Rng;
 use server::benchkit::{env, percentile};
 use server::clock::Clock;
 use server::engine::Engine;
-use server::store::{PgStore, Store};
+use server::store::{Catalog, PgStore, Store};
 use sqlx::PgPool;
 use std::process::Command;
 use std::sync::Arc;

@@ -1,0 +1,119 @@
+use super::*;
+
+#[async_trait::async_trait]
+impl Consumers for PgStore {
+    async fn apply_event(
+        &self,
+        consumer: &str,
+        event_id: &str,
+        effect: &ConsumerEffect,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let first = sqlx::query(
+            "insert into consumed_event (consumer, event_id) values ($1, $2)
+             on conflict do nothing",
+        )
+        .bind(consumer)
+        .bind(event_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if !first {
+            return Ok(false);
+        }
+        match effect {
+            ConsumerEffect::Nothing => {}
+            ConsumerEffect::IssueTicket { booking, code } => {
+                sqlx::query(
+                    "insert into ticket (booking_id, code) values ($1, $2)
+                     on conflict (booking_id) do nothing",
+                )
+                .bind(booking.0)
+                .bind(code)
+                .execute(&mut *tx)
+                .await?;
+            }
+            ConsumerEffect::Sales {
+                showtime,
+                day,
+                bookings,
+                seats,
+                revenue,
+                refunds,
+                refunded,
+            } => {
+                sqlx::query(
+                    "insert into sales_daily
+                        (showtime_id, day, bookings, seats, revenue_krw, refunds, refunded_krw)
+                     values ($1, $2, $3, $4, $5, $6, $7)
+                     on conflict (showtime_id, day) do update
+                        set bookings = sales_daily.bookings + excluded.bookings,
+                            seats = sales_daily.seats + excluded.seats,
+                            revenue_krw = sales_daily.revenue_krw + excluded.revenue_krw,
+                            refunds = sales_daily.refunds + excluded.refunds,
+                            refunded_krw = sales_daily.refunded_krw + excluded.refunded_krw",
+                )
+                .bind(showtime.0)
+                .bind(day)
+                .bind(*bookings as i32)
+                .bind(*seats as i32)
+                .bind(revenue)
+                .bind(*refunds as i32)
+                .bind(refunded)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn issued_ticket(
+        &self,
+        booking: BookingId,
+    ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
+        Ok(
+            sqlx::query_as("select code, issued_at from ticket where booking_id = $1")
+                .bind(booking.0)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
+    async fn sales(&self) -> Result<Vec<SalesRow>, StoreError> {
+        type Row = (
+            i64,
+            String,
+            DateTime<Utc>,
+            chrono::NaiveDate,
+            i32,
+            i32,
+            i64,
+            i32,
+            i64,
+        );
+        let rows: Vec<Row> = sqlx::query_as(
+            "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.bookings, d.seats,
+                    d.revenue_krw, d.refunds, d.refunded_krw
+               from sales_daily d join showtime s on s.id = d.showtime_id
+              order by d.day desc, s.starts_at, d.showtime_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| SalesRow {
+                showtime: ShowtimeId(r.0),
+                movie_title: r.1,
+                starts_at: r.2,
+                day: r.3,
+                bookings: r.4.into(),
+                seats: r.5.into(),
+                revenue: r.6,
+                refunds: r.7.into(),
+                refunded: r.8,
+            })
+            .collect())
+    }
+}

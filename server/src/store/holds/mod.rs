@@ -1,0 +1,217 @@
+//! Holds: the one conditional write that holds all of a request's seats or none, cancel, the
+//! fenced confirm, the sweeper, and what checkout asks of a hold. Every statement names the
+//! showtime (the shard key).
+
+pub(in crate::store) mod postgres;
+mod sqlite;
+
+use super::*;
+
+#[derive(Debug, Clone)]
+pub struct HoldRequest<'a> {
+    pub showtime: ShowtimeId,
+    /// Sorted, distinct, 1–8 codes (a `SeatSelection`).
+    pub seats: &'a [SeatCode],
+    pub hold_id: HoldId,
+    pub customer: CustomerId,
+    pub ttl: Duration,
+    /// The client's address, recorded with the hold and counted by
+    /// [`HoldLimits::seats_per_address`]; `None` (internal callers) is not counted.
+    pub client_addr: Option<std::net::IpAddr>,
+    pub limits: HoldLimits,
+}
+
+/// Caps a hold must respect, checked by the hold statement itself against the holds that are
+/// live at its time (`None`: no cap).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HoldLimits {
+    /// Live holds one customer may have in one showtime.
+    pub holds_per_customer: Option<u32>,
+    /// Seats that live holds from one client address may hold in one showtime.
+    pub seats_per_address: Option<u32>,
+}
+
+/// Why a hold was refused before any seat was looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldRefusal {
+    /// The showtime's sales have closed (it has started).
+    SalesClosed,
+    /// The customer already has as many live holds in this showtime as allowed.
+    HoldLimit,
+    /// Live holds from the client's address already hold as many seats as allowed.
+    AddressLimit,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HoldOutcome {
+    Held {
+        expires_at: DateTime<Utc>,
+        changes: Vec<SeatChange>,
+    },
+    /// Nothing was changed. `unavailable` are seats someone else has; `unknown` are codes the
+    /// showtime does not have.
+    Rejected {
+        unavailable: Vec<String>,
+        unknown: Vec<String>,
+    },
+    /// Nothing was changed, whatever the seats (see [`HoldRefusal`]).
+    Refused(HoldRefusal),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveHold {
+    pub hold_id: HoldId,
+    pub expires_at: DateTime<Utc>,
+    pub seats: Vec<SeatCode>,
+}
+
+/// Builds an [`ActiveHold`] from a stored hold id, expiry and seat codes.
+pub(crate) fn active_hold(
+    hold: uuid::Uuid,
+    expires_at: DateTime<Utc>,
+    seats: Vec<String>,
+) -> Result<ActiveHold, StoreError> {
+    let hold_id = HoldId::from_uuid(hold)
+        .ok_or_else(|| StoreError::Corrupt(format!("bad hold id {hold}")))?;
+    let mut seats = seats
+        .iter()
+        .map(|c| SeatCode::parse(c).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    seats.sort();
+    Ok(ActiveHold {
+        hold_id,
+        expires_at,
+        seats,
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelOutcome {
+    Released(Vec<SeatChange>),
+    /// No such hold, or it no longer holds any seat (cancelled, expired and taken, booked).
+    NotFound,
+    NotOwner,
+}
+
+/// Seats released by one sweep of one showtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Released {
+    pub showtime: ShowtimeId,
+    pub changes: Vec<SeatChange>,
+}
+
+/// A hold as checkout sees it: still its customer's, every seat still held, not expired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveHold {
+    pub seats: Vec<SeatCode>,
+    pub expires_at: DateTime<Utc>,
+    /// The time of the check on the one clock (the database's, unless injected).
+    pub now: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HoldCheck {
+    Live(LiveHold),
+    NotFound,
+    NotOwner,
+    /// Expired, or some of its seats are no longer held by it.
+    Lapsed,
+}
+
+/// Why a cancel that released nothing was refused: the hold's recorded owner decides between
+/// 403 (someone else's) and 404 (unknown, or no longer holding seats).
+pub(crate) fn cancel_refusal(owner: Option<uuid::Uuid>, customer: CustomerId) -> CancelOutcome {
+    match owner {
+        Some(owner) if owner != customer.0 => CancelOutcome::NotOwner,
+        _ => CancelOutcome::NotFound,
+    }
+}
+
+/// Splits the requested codes into those a rejected hold found taken and those that do not exist.
+pub(crate) fn rejection(requested: &[SeatCode], found: Vec<(String, bool)>) -> HoldOutcome {
+    let unavailable = found
+        .iter()
+        .filter(|(_, free)| !free)
+        .map(|(c, _)| c.clone())
+        .collect();
+    let unknown = requested
+        .iter()
+        .filter(|r| !found.iter().any(|(c, _)| c == r.as_str()))
+        .map(|r| r.to_string())
+        .collect();
+    HoldOutcome::Rejected {
+        unavailable,
+        unknown,
+    }
+}
+
+/// [`HoldCheck`] from the hold's recorded `(owner, seat count)` and the seats it still holds
+/// live, with the latest expiry among them.
+pub(crate) fn hold_check(
+    customer: CustomerId,
+    recorded: Option<(uuid::Uuid, i64)>,
+    held: Vec<(String, DateTime<Utc>)>,
+    now: DateTime<Utc>,
+) -> Result<HoldCheck, StoreError> {
+    let Some((owner, count)) = recorded else {
+        return Ok(HoldCheck::NotFound);
+    };
+    if owner != customer.0 {
+        return Ok(HoldCheck::NotOwner);
+    }
+    if held.len() as i64 != count || held.is_empty() {
+        return Ok(HoldCheck::Lapsed);
+    }
+    let expires_at = held.iter().map(|(_, e)| *e).min().expect("not empty");
+    let mut seats = held
+        .into_iter()
+        .map(|(c, _)| SeatCode::parse(&c).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    seats.sort();
+    Ok(HoldCheck::Live(LiveHold {
+        seats,
+        expires_at,
+        now,
+    }))
+}
+
+#[async_trait::async_trait]
+pub trait Holds: Send + Sync {
+    /// All requested seats become HELD by one conditional write, or none does.
+    async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError>;
+
+    async fn cancel(&self, hold: HoldId, customer: CustomerId)
+        -> Result<CancelOutcome, StoreError>;
+
+    /// The customer's newest hold in the showtime that still holds seats and has not expired.
+    async fn active_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<Option<ActiveHold>, StoreError>;
+
+    /// HELD → BOOKED, fenced by hold id, status and expiry in the same statement; every seat of
+    /// the hold moves or none does. `None` when the hold has lapsed.
+    async fn confirm(
+        &self,
+        hold: HoldId,
+        booking: BookingId,
+        now: Now,
+    ) -> Result<Option<Vec<SeatChange>>, StoreError>;
+
+    /// Releases expired holds. Idempotent; safe when several processes sweep at once.
+    async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError>;
+
+    /// Whether `customer` may check out `hold` now (and what it holds until when).
+    async fn check_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<HoldCheck, StoreError>;
+
+    /// Deletes seat holds whose time ended more than `retention` before `now`, in batches; how
+    /// many.
+    async fn purge_holds(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError>;
+}

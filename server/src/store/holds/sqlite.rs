@@ -1,0 +1,310 @@
+use super::*;
+use crate::store::sqlite::{from_millis, json_codes, now_ms};
+
+/// Why a hold must be refused before its seats are looked at: the showtime's sales have closed,
+/// or the customer's or the address's live holds are at their cap (see `HoldLimits`).
+async fn hold_refusal(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    req: &HoldRequest<'_>,
+    addr: Option<&str>,
+    now: i64,
+) -> Result<Option<HoldRefusal>, StoreError> {
+    let open: Option<bool> =
+        sqlx::query_scalar("select starts_at > ?2 from showtime where id = ?1")
+            .bind(req.showtime.0)
+            .bind(now)
+            .fetch_optional(&mut **tx)
+            .await?;
+    if open != Some(true) {
+        return Ok(Some(HoldRefusal::SalesClosed));
+    }
+    let live = "from seat_hold h
+                where h.showtime_id = ?1 and h.expires_at >= ?2 and {who}
+                  and exists (select 1 from show_seat s
+                               where s.showtime_id = h.showtime_id and s.hold_id = h.hold_id
+                                 and s.status = 'HELD')";
+    if let Some(max) = req.limits.holds_per_customer {
+        let holds: i64 = sqlx::query_scalar(&format!(
+            "select count(*) {}",
+            live.replace("{who}", "h.customer_id = ?3")
+        ))
+        .bind(req.showtime.0)
+        .bind(now)
+        .bind(req.customer.0)
+        .fetch_one(&mut **tx)
+        .await?;
+        if holds >= i64::from(max) {
+            return Ok(Some(HoldRefusal::HoldLimit));
+        }
+    }
+    if let (Some(max), Some(addr)) = (req.limits.seats_per_address, addr) {
+        let seats: i64 = sqlx::query_scalar(&format!(
+            "select coalesce(sum(h.seat_count), 0) {}",
+            live.replace("{who}", "h.client_addr = ?3")
+        ))
+        .bind(req.showtime.0)
+        .bind(now)
+        .bind(addr)
+        .fetch_one(&mut **tx)
+        .await?;
+        if seats + req.seats.len() as i64 > i64::from(max) {
+            return Ok(Some(HoldRefusal::AddressLimit));
+        }
+    }
+    Ok(None)
+}
+
+#[async_trait::async_trait]
+impl Holds for SqliteStore {
+    async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
+        let now = now_ms(now);
+        let expires = now.saturating_add(i64::try_from(req.ttl.as_millis()).unwrap_or(i64::MAX));
+        let codes = json_codes(req.seats);
+        let addr = req.client_addr.map(|a| a.to_string());
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        // The single writer makes these checks and the update below one decision.
+        if let Some(refusal) = hold_refusal(&mut tx, &req, addr.as_deref(), now).await? {
+            tx.rollback().await?;
+            return Ok(HoldOutcome::Refused(refusal));
+        }
+        let held = sqlx::query_as::<_, (String, i64)>(
+            "update show_seat
+                set status = 'HELD', hold_id = ?1, customer_id = ?2, hold_expires_at = ?3,
+                    booking_id = null, version = version + 1
+              where showtime_id = ?4 and seat_code in (select value from json_each(?5))
+                and (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < ?6))
+             returning seat_code, version",
+        )
+        .bind(req.hold_id.as_uuid())
+        .bind(req.customer.0)
+        .bind(expires)
+        .bind(req.showtime.0)
+        .bind(&codes)
+        .bind(now)
+        .fetch_all(&mut *tx)
+        .await?;
+        if held.len() != req.seats.len() {
+            tx.rollback().await?;
+            let found = sqlx::query_as::<_, (String, bool)>(
+                "select seat_code, (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < ?3))
+                   from show_seat where showtime_id = ?1 and seat_code in (select value from json_each(?2))",
+            )
+            .bind(req.showtime.0)
+            .bind(&codes)
+            .bind(now)
+            .fetch_all(&self.read)
+            .await?;
+            let mut outcome = rejection(req.seats, found);
+            if let HoldOutcome::Rejected {
+                unavailable,
+                unknown,
+            } = &mut outcome
+            {
+                // The report is read after the rollback; if the blocker left meanwhile, still
+                // say which seats were requested so the client can retry knowingly.
+                if unavailable.is_empty() && unknown.is_empty() {
+                    *unavailable = req.seats.iter().map(|c| c.to_string()).collect();
+                }
+            }
+            return Ok(outcome);
+        }
+        sqlx::query(
+            "insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at,
+                                    client_addr)
+             values (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .bind(req.showtime.0)
+        .bind(req.hold_id.as_uuid())
+        .bind(req.customer.0)
+        .bind(&codes)
+        .bind(req.seats.len() as i64)
+        .bind(expires)
+        .bind(&addr)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(HoldOutcome::Held {
+            expires_at: from_millis(expires)?,
+            changes: changes(held, SeatStatus::Held)?,
+        })
+    }
+
+    async fn cancel(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<CancelOutcome, StoreError> {
+        let showtime = hold.showtime_id();
+        let released = sqlx::query_as::<_, (String, i64)>(
+            "update show_seat
+                set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
+                    version = version + 1
+              where showtime_id = ?1 and hold_id = ?2 and customer_id = ?3 and status = 'HELD'
+             returning seat_code, version",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .bind(customer.0)
+        .fetch_all(&self.write)
+        .await?;
+        if !released.is_empty() {
+            return Ok(CancelOutcome::Released(changes(
+                released,
+                SeatStatus::Available,
+            )?));
+        }
+        let owner: Option<uuid::Uuid> = sqlx::query_scalar(
+            "select customer_id from seat_hold where showtime_id = ?1 and hold_id = ?2",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .fetch_optional(&self.read)
+        .await?;
+        Ok(cancel_refusal(owner, customer))
+    }
+
+    async fn active_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<Option<ActiveHold>, StoreError> {
+        let row = sqlx::query_as::<_, (uuid::Uuid, i64, String)>(
+            "select hold_id, max(hold_expires_at), group_concat(seat_code, ',')
+               from show_seat
+              where showtime_id = ?1 and customer_id = ?2 and status = 'HELD' and hold_expires_at >= ?3
+              group by hold_id
+              order by 2 desc
+              limit 1",
+        )
+        .bind(showtime.0)
+        .bind(customer.0)
+        .bind(now_ms(now))
+        .fetch_optional(&self.read)
+        .await?;
+        row.map(|(hold, expires, seats)| {
+            active_hold(
+                hold,
+                from_millis(expires)?,
+                seats.split(',').map(String::from).collect(),
+            )
+        })
+        .transpose()
+    }
+
+    async fn confirm(
+        &self,
+        hold: HoldId,
+        booking: BookingId,
+        now: Now,
+    ) -> Result<Option<Vec<SeatChange>>, StoreError> {
+        let showtime = hold.showtime_id();
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let expected: Option<i64> = sqlx::query_scalar(
+            "select seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(expected) = expected else {
+            return Ok(None);
+        };
+        let booked = sqlx::query_as::<_, (String, i64)>(
+            "update show_seat
+                set status = 'BOOKED', booking_id = ?3, hold_expires_at = null, version = version + 1
+              where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?4
+             returning seat_code, version",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .bind(booking.0)
+        .bind(now_ms(now))
+        .fetch_all(&mut *tx)
+        .await?;
+        if booked.len() as i64 != expected {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        tx.commit().await?;
+        Ok(Some(changes(booked, SeatStatus::Booked)?))
+    }
+
+    async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
+        let rows = sqlx::query_as::<_, (i64, String, i64)>(
+            "update show_seat
+                set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
+                    version = version + 1
+              where status = 'HELD' and hold_expires_at < ?1
+             returning showtime_id, seat_code, version",
+        )
+        .bind(now_ms(now))
+        .fetch_all(&self.write)
+        .await?;
+        let mut out: Vec<Released> = Vec::new();
+        for (showtime, code, version) in rows {
+            let change = changes(vec![(code, version)], SeatStatus::Available)?;
+            match out.iter_mut().find(|r| r.showtime.0 == showtime) {
+                Some(r) => r.changes.extend(change),
+                None => out.push(Released {
+                    showtime: ShowtimeId(showtime),
+                    changes: change,
+                }),
+            }
+        }
+        Ok(out)
+    }
+
+    async fn check_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<HoldCheck, StoreError> {
+        let showtime = hold.showtime_id();
+        let at = now_ms(now);
+        let recorded: Option<(uuid::Uuid, i64)> = sqlx::query_as(
+            "select customer_id, seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .fetch_optional(&self.read)
+        .await?;
+        let held: Vec<(String, i64)> = sqlx::query_as(
+            "select seat_code, hold_expires_at from show_seat
+              where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?3",
+        )
+        .bind(showtime.0)
+        .bind(hold.as_uuid())
+        .bind(at)
+        .fetch_all(&self.read)
+        .await?;
+        let held = held
+            .into_iter()
+            .map(|(c, e)| Ok((c, from_millis(e)?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        hold_check(customer, recorded, held, from_millis(at)?)
+    }
+
+    async fn purge_holds(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError> {
+        let at = now_ms(now);
+        let mut holds = 0;
+        loop {
+            let n = sqlx::query(
+                "delete from seat_hold where rowid in (
+                     select rowid from seat_hold where expires_at < ?1 - ?2 limit ?3)",
+            )
+            .bind(at)
+            .bind(retention.num_milliseconds())
+            .bind(PURGE_BATCH)
+            .execute(&self.write)
+            .await?
+            .rows_affected();
+            holds += n;
+            if n < PURGE_BATCH as u64 {
+                break;
+            }
+        }
+        Ok(holds)
+    }
+}

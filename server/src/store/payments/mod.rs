@@ -1,0 +1,196 @@
+//! Bookings and their payments at the gateway: one booking per hold, payment sessions, what the
+//! gateway reports (recorded once, checked against what was asked), and the booking views.
+
+mod postgres;
+mod sqlite;
+
+use super::*;
+
+/// A booking to create for a hold at checkout.
+#[derive(Debug, Clone)]
+pub struct NewBooking {
+    pub id: BookingId,
+    pub hold: HoldId,
+    pub customer: CustomerId,
+    pub seats: Vec<SeatCode>,
+    pub amount: i64,
+}
+
+/// A booking as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookingRow {
+    pub id: BookingId,
+    pub status: String,
+    pub amount: i64,
+}
+
+/// A booking's payment session at the gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentSessionRow {
+    pub booking: BookingId,
+    pub provider: String,
+    pub session_id: String,
+    pub payment_url: String,
+    pub amount: i64,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A booking's payment sessions, as checkout needs them (read at one moment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentSessions {
+    /// The open (PENDING) session, if any.
+    pub open: Option<PaymentSessionRow>,
+    /// Sessions so far.
+    pub count: i64,
+    /// A payment was received (PAID) and is being settled or refunded.
+    pub paid: bool,
+}
+
+/// What the gateway reported about a payment session (a verified callback, or reconciliation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentReport {
+    pub session_id: String,
+    /// Set when the customer paid.
+    pub payment_id: Option<String>,
+    pub paid: bool,
+    /// The gateway's event id, kept in the outbox event.
+    pub event_id: String,
+    /// What the gateway says it charged, checked against what was asked (`None`: not reported).
+    pub charged: Option<Charged>,
+}
+
+/// What a gateway reports it charged for a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Charged {
+    pub amount: i64,
+    pub currency: String,
+    /// Our reference it was charged under (the booking id).
+    pub merchant_reference: String,
+}
+
+/// How a reported charge differs from the payment session we asked for, if it does.
+pub fn charge_mismatch(
+    charged: Option<&Charged>,
+    amount: i64,
+    currency: &str,
+    booking: uuid::Uuid,
+) -> Option<String> {
+    let charged = charged?;
+    let mut differences = Vec::new();
+    if charged.amount != amount {
+        differences.push(format!("amount {} instead of {amount}", charged.amount));
+    }
+    if !charged.currency.eq_ignore_ascii_case(currency.trim()) {
+        differences.push(format!(
+            "currency {:?} instead of {:?}",
+            charged.currency,
+            currency.trim()
+        ));
+    }
+    if charged.merchant_reference != booking.to_string() {
+        differences.push(format!(
+            "reference {:?} instead of {booking}",
+            charged.merchant_reference
+        ));
+    }
+    (!differences.is_empty()).then(|| differences.join(", "))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportOutcome {
+    /// The payment changed state (and, when paid, an outbox event was written with it).
+    Recorded,
+    /// Recorded as paid, but the charge does not match the session (amount, currency or
+    /// reference): it will be refunded, not confirmed.
+    Mismatched,
+    /// Already recorded: nothing changed.
+    Duplicate,
+    /// No payment of ours has this session.
+    UnknownSession,
+}
+
+/// A stored booking and its payments (oldest first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookingRecord {
+    pub id: BookingId,
+    pub showtime: ShowtimeId,
+    pub customer: CustomerId,
+    pub seats: Vec<String>,
+    pub amount: i64,
+    pub status: String,
+    pub failure_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub payments: Vec<PaymentRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentRecord {
+    pub status: String,
+    pub amount: i64,
+    pub payment_url: String,
+    pub pay_before: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Which bookings to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BookingFilter {
+    One(BookingId),
+    /// A customer's newest 50.
+    OfCustomer(CustomerId),
+}
+
+/// The outbox payload of a `PaymentSucceeded` event (versioned JSON with an event id).
+pub(crate) fn payment_succeeded(
+    report: &PaymentReport,
+    booking: uuid::Uuid,
+    mismatch: Option<&str>,
+) -> String {
+    serde_json::json!({
+        "version": 1,
+        "eventId": report.event_id,
+        "bookingId": booking,
+        "sessionId": report.session_id,
+        "paymentId": report.payment_id,
+        "mismatch": mismatch,
+    })
+    .to_string()
+}
+
+#[async_trait::async_trait]
+pub trait Payments: Send + Sync {
+    /// The booking of `new.hold`, created PENDING by the first call; every later or concurrent
+    /// call gets the same one.
+    async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError>;
+
+    /// The booking's open (PENDING) payment session, if any, how many sessions it has had (a
+    /// declined payment may be followed by another) and whether one of them is PAID.
+    async fn payment_session(&self, booking: BookingId) -> Result<PaymentSessions, StoreError>;
+
+    /// Records a payment session (PENDING); recording the same session again changes nothing.
+    async fn record_payment_session(&self, session: &PaymentSessionRow) -> Result<(), StoreError>;
+
+    /// Records a payment's outcome once: a PENDING payment becomes PAID (with a
+    /// `PaymentSucceeded` outbox event in the same transaction) or DECLINED; any repeat, even
+    /// concurrent, changes nothing.
+    async fn record_payment_report(
+        &self,
+        report: &PaymentReport,
+    ) -> Result<ReportOutcome, StoreError>;
+
+    /// Bookings with their payments, newest first.
+    async fn bookings(&self, filter: BookingFilter) -> Result<Vec<BookingRecord>, StoreError>;
+
+    /// Sessions of payments still PENDING that were created more than `older_than` before
+    /// `now` (reconciliation asks the gateway about them), oldest first.
+    async fn stale_payments(
+        &self,
+        older_than: Duration,
+        now: Now,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError>;
+
+    /// A PENDING payment whose session expired unpaid becomes EXPIRED; nothing else changes.
+    async fn expire_payment(&self, session_id: &str) -> Result<bool, StoreError>;
+}
