@@ -9,8 +9,8 @@ use super::tickets::TicketKeys;
 use super::Engine;
 use crate::payments::gateway::{NewSession, PaymentGateway};
 use crate::store::{
-    BookingFilter, BookingRecord, HoldCheck, NewBooking, PaymentReport, PaymentSessionRow,
-    ReportOutcome,
+    BookingFilter, BookingRecord, BookingStatus, HoldCheck, NewBooking, PaymentReport,
+    PaymentSessionRow, PaymentStatus, ReportOutcome,
 };
 use app::domain::{BookingId, BookingView, Checkout, CustomerId, HoldId, PaymentView, Ticket};
 use app::error::InventoryError;
@@ -95,7 +95,7 @@ impl Engine {
                 amount,
             })
             .await?;
-        if booking.status != "PENDING" {
+        if booking.status != BookingStatus::Pending {
             return Err(InventoryError::HoldLapsed);
         }
         let sessions = self.store.payment_session(booking.id).await?;
@@ -225,7 +225,7 @@ impl Engine {
 
     async fn booking_view(&self, record: BookingRecord) -> Result<BookingView, InventoryError> {
         let layout = self.layout(record.showtime).await?;
-        let ticket_issued_at = if record.status == "CONFIRMED" {
+        let ticket_issued_at = if record.status == BookingStatus::Confirmed {
             self.store.issued_ticket(record.id).await?.map(|(_, at)| at)
         } else {
             None
@@ -233,7 +233,7 @@ impl Engine {
         Ok(BookingView {
             ticket_issued_at,
             booking_id: record.id,
-            status: record.status,
+            status: record.status.to_string(),
             showtime_id: record.showtime,
             movie_title: layout.movie_title.clone(),
             hall_name: layout.hall_name.clone(),
@@ -248,8 +248,8 @@ impl Engine {
                 .payments
                 .into_iter()
                 .map(|p| PaymentView {
-                    payment_url: (p.status == "PENDING").then_some(p.payment_url),
-                    status: p.status,
+                    payment_url: (p.status == PaymentStatus::Pending).then_some(p.payment_url),
+                    status: p.status.to_string(),
                     amount: p.amount,
                     pay_before: p.pay_before,
                     updated_at: p.updated_at,

@@ -25,6 +25,7 @@ mod payments;
 mod postgres;
 mod relay;
 mod settlement;
+mod sql;
 mod sqlite;
 
 pub use catalog::*;
@@ -35,6 +36,7 @@ pub use payments::*;
 pub use postgres::PgStore;
 pub use relay::*;
 pub use settlement::*;
+pub use sql::{At, BookingStatus, PaymentStatus, SeatList};
 pub use sqlite::SqliteStore;
 
 /// The exact text of the PostgreSQL hold statement (the benchmark runs it in pgbench too).

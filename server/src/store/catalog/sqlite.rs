@@ -11,13 +11,13 @@ impl Catalog for SqliteStore {
         type Row = (i64, String, i64, String, i64, bool, i64, i64);
         let rows = sqlx::query_as::<_, Row>(
             r#"
-            select st.id, st.movie_title, st.hall_id, h.name, st.starts_at, st.starts_at > ?1,
+            select st.id, st.movie_title, st.hall_id, h.name, st.starts_at, st.starts_at > $1,
                    count(ss.seat_code),
-                   coalesce(sum(ss.status = 'AVAILABLE' or (ss.status = 'HELD' and ss.hold_expires_at < ?1)), 0)
+                   coalesce(sum(ss.status = 'AVAILABLE' or (ss.status = 'HELD' and ss.hold_expires_at < $1)), 0)
               from showtime st
               join hall h on h.id = st.hall_id
               left join show_seat ss on ss.showtime_id = st.id
-             where st.starts_at >= ?2
+             where st.starts_at >= $2
              group by st.id
              order by st.starts_at, st.id
             "#,
@@ -48,7 +48,7 @@ impl Catalog for SqliteStore {
         let Some((hall_id, movie_title, hall_name, starts)) =
             sqlx::query_as::<_, (i64, String, String, i64)>(
                 "select st.hall_id, st.movie_title, h.name, st.starts_at
-               from showtime st join hall h on h.id = st.hall_id where st.id = ?1",
+               from showtime st join hall h on h.id = st.hall_id where st.id = $1",
             )
             .bind(showtime.0)
             .fetch_optional(&self.read)
@@ -57,7 +57,7 @@ impl Catalog for SqliteStore {
             return Ok(None);
         };
         let categories = sqlx::query_as::<_, (String, String, i64)>(
-            "select code, name, price_krw from price_category where hall_id = ?1 order by price_krw, code",
+            "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code",
         )
         .bind(hall_id)
         .fetch_all(&self.read)
@@ -67,7 +67,7 @@ impl Catalog for SqliteStore {
         .collect();
         let seats = sqlx::query_as::<_, (String, String, i32, i32, i32, String, bool)>(
             "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible
-               from hall_seat where hall_id = ?1 order by grid_y, grid_x",
+               from hall_seat where hall_id = $1 order by grid_y, grid_x",
         )
         .bind(hall_id)
         .fetch_all(&self.read)
@@ -89,9 +89,9 @@ impl Catalog for SqliteStore {
     ) -> Result<Vec<SeatState>, StoreError> {
         let rows = sqlx::query_as::<_, (String, String, i64)>(
             "select seat_code,
-                    case when status = 'HELD' and hold_expires_at < ?2 then 'AVAILABLE' else status end,
+                    case when status = 'HELD' and hold_expires_at < $2 then 'AVAILABLE' else status end,
                     version
-               from show_seat where showtime_id = ?1",
+               from show_seat where showtime_id = $1",
         )
         .bind(showtime.0)
         .bind(now_ms(now))
@@ -111,14 +111,14 @@ impl Catalog for SqliteStore {
     async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let id: Option<i64> = sqlx::query_scalar(
-            "insert into hall (name) values (?1) on conflict (name) do nothing returning id",
+            "insert into hall (name) values ($1) on conflict (name) do nothing returning id",
         )
         .bind(&hall.name)
         .fetch_optional(&mut *tx)
         .await?;
         let Some(id) = id else { return Ok(None) };
         for c in &hall.categories {
-            sqlx::query("insert into price_category (hall_id, code, name, price_krw) values (?1, ?2, ?3, ?4)")
+            sqlx::query("insert into price_category (hall_id, code, name, price_krw) values ($1, $2, $3, $4)")
                 .bind(id)
                 .bind(&c.code)
                 .bind(&c.name)
@@ -129,7 +129,7 @@ impl Catalog for SqliteStore {
         for s in &hall.seats {
             sqlx::query(
                 "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category, accessible)
-                 values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                 values ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
             .bind(id)
             .bind(s.code.as_str())
@@ -154,14 +154,14 @@ impl Catalog for SqliteStore {
     ) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let id: i64 = sqlx::query_scalar(
-            "insert into showtime (hall_id, movie_title, starts_at) values (?1, ?2, ?3) returning id",
+            "insert into showtime (hall_id, movie_title, starts_at) values ($1, $2, $3) returning id",
         )
         .bind(hall_id)
         .bind(movie_title)
         .bind(millis(starts_at))
         .fetch_one(&mut *tx)
         .await?;
-        sqlx::query("insert into show_seat (showtime_id, seat_code) select ?1, seat_code from hall_seat where hall_id = ?2")
+        sqlx::query("insert into show_seat (showtime_id, seat_code) select $1, seat_code from hall_seat where hall_id = $2")
             .bind(id)
             .bind(hall_id)
             .execute(&mut *tx)

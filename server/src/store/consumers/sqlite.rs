@@ -12,7 +12,7 @@ impl Consumers for SqliteStore {
         let now = millis(Utc::now());
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let first = sqlx::query(
-            "insert into consumed_event (consumer, event_id, consumed_at) values (?1, ?2, ?3)
+            "insert into consumed_event (consumer, event_id, consumed_at) values ($1, $2, $3)
              on conflict do nothing",
         )
         .bind(consumer)
@@ -29,7 +29,7 @@ impl Consumers for SqliteStore {
             ConsumerEffect::Nothing => {}
             ConsumerEffect::IssueTicket { booking, code } => {
                 sqlx::query(
-                    "insert into ticket (booking_id, code, issued_at) values (?1, ?2, ?3)
+                    "insert into ticket (booking_id, code, issued_at) values ($1, $2, $3)
                      on conflict (booking_id) do nothing",
                 )
                 .bind(booking.0)
@@ -50,7 +50,7 @@ impl Consumers for SqliteStore {
                 sqlx::query(
                     "insert into sales_daily
                         (showtime_id, day, bookings, seats, revenue_krw, refunds, refunded_krw)
-                     values (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     values ($1, $2, $3, $4, $5, $6, $7)
                      on conflict (showtime_id, day) do update
                         set bookings = sales_daily.bookings + excluded.bookings,
                             seats = sales_daily.seats + excluded.seats,
@@ -78,7 +78,7 @@ impl Consumers for SqliteStore {
         booking: BookingId,
     ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
         let row: Option<(String, i64)> =
-            sqlx::query_as("select code, issued_at from ticket where booking_id = ?1")
+            sqlx::query_as("select code, issued_at from ticket where booking_id = $1")
                 .bind(booking.0)
                 .fetch_optional(&self.read)
                 .await?;

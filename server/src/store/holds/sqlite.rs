@@ -10,7 +10,7 @@ async fn hold_refusal(
     now: i64,
 ) -> Result<Option<HoldRefusal>, StoreError> {
     let open: Option<bool> =
-        sqlx::query_scalar("select starts_at > ?2 from showtime where id = ?1")
+        sqlx::query_scalar("select starts_at > $2 from showtime where id = $1")
             .bind(req.showtime.0)
             .bind(now)
             .fetch_optional(&mut **tx)
@@ -19,14 +19,14 @@ async fn hold_refusal(
         return Ok(Some(HoldRefusal::SalesClosed));
     }
     let live = "from seat_hold h
-                where h.showtime_id = ?1 and h.expires_at >= ?2 and {who}
+                where h.showtime_id = $1 and h.expires_at >= $2 and {who}
                   and exists (select 1 from show_seat s
                                where s.showtime_id = h.showtime_id and s.hold_id = h.hold_id
                                  and s.status = 'HELD')";
     if let Some(max) = req.limits.holds_per_customer {
         let holds: i64 = sqlx::query_scalar(&format!(
             "select count(*) {}",
-            live.replace("{who}", "h.customer_id = ?3")
+            live.replace("{who}", "h.customer_id = $3")
         ))
         .bind(req.showtime.0)
         .bind(now)
@@ -40,7 +40,7 @@ async fn hold_refusal(
     if let (Some(max), Some(addr)) = (req.limits.seats_per_address, addr) {
         let seats: i64 = sqlx::query_scalar(&format!(
             "select coalesce(sum(h.seat_count), 0) {}",
-            live.replace("{who}", "h.client_addr = ?3")
+            live.replace("{who}", "h.client_addr = $3")
         ))
         .bind(req.showtime.0)
         .bind(now)
@@ -69,10 +69,10 @@ impl Holds for SqliteStore {
         }
         let held = sqlx::query_as::<_, (String, i64)>(
             "update show_seat
-                set status = 'HELD', hold_id = ?1, customer_id = ?2, hold_expires_at = ?3,
+                set status = 'HELD', hold_id = $1, customer_id = $2, hold_expires_at = $3,
                     booking_id = null, version = version + 1
-              where showtime_id = ?4 and seat_code in (select value from json_each(?5))
-                and (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < ?6))
+              where showtime_id = $4 and seat_code in (select value from json_each($5))
+                and (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $6))
              returning seat_code, version",
         )
         .bind(req.hold_id.as_uuid())
@@ -86,8 +86,8 @@ impl Holds for SqliteStore {
         if held.len() != req.seats.len() {
             tx.rollback().await?;
             let found = sqlx::query_as::<_, (String, bool)>(
-                "select seat_code, (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < ?3))
-                   from show_seat where showtime_id = ?1 and seat_code in (select value from json_each(?2))",
+                "select seat_code, (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $3))
+                   from show_seat where showtime_id = $1 and seat_code in (select value from json_each($2))",
             )
             .bind(req.showtime.0)
             .bind(&codes)
@@ -111,7 +111,7 @@ impl Holds for SqliteStore {
         sqlx::query(
             "insert into seat_hold (showtime_id, hold_id, customer_id, seats, seat_count, expires_at,
                                     client_addr)
-             values (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+             values ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(req.showtime.0)
         .bind(req.hold_id.as_uuid())
@@ -139,7 +139,7 @@ impl Holds for SqliteStore {
             "update show_seat
                 set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
                     version = version + 1
-              where showtime_id = ?1 and hold_id = ?2 and customer_id = ?3 and status = 'HELD'
+              where showtime_id = $1 and hold_id = $2 and customer_id = $3 and status = 'HELD'
              returning seat_code, version",
         )
         .bind(showtime.0)
@@ -154,7 +154,7 @@ impl Holds for SqliteStore {
             )?));
         }
         let owner: Option<uuid::Uuid> = sqlx::query_scalar(
-            "select customer_id from seat_hold where showtime_id = ?1 and hold_id = ?2",
+            "select customer_id from seat_hold where showtime_id = $1 and hold_id = $2",
         )
         .bind(showtime.0)
         .bind(hold.as_uuid())
@@ -172,7 +172,7 @@ impl Holds for SqliteStore {
         let row = sqlx::query_as::<_, (uuid::Uuid, i64, String)>(
             "select hold_id, max(hold_expires_at), group_concat(seat_code, ',')
                from show_seat
-              where showtime_id = ?1 and customer_id = ?2 and status = 'HELD' and hold_expires_at >= ?3
+              where showtime_id = $1 and customer_id = $2 and status = 'HELD' and hold_expires_at >= $3
               group by hold_id
               order by 2 desc
               limit 1",
@@ -201,7 +201,7 @@ impl Holds for SqliteStore {
         let showtime = hold.showtime_id();
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let expected: Option<i64> = sqlx::query_scalar(
-            "select seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
+            "select seat_count from seat_hold where showtime_id = $1 and hold_id = $2",
         )
         .bind(showtime.0)
         .bind(hold.as_uuid())
@@ -212,8 +212,8 @@ impl Holds for SqliteStore {
         };
         let booked = sqlx::query_as::<_, (String, i64)>(
             "update show_seat
-                set status = 'BOOKED', booking_id = ?3, hold_expires_at = null, version = version + 1
-              where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?4
+                set status = 'BOOKED', booking_id = $3, hold_expires_at = null, version = version + 1
+              where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
              returning seat_code, version",
         )
         .bind(showtime.0)
@@ -235,7 +235,7 @@ impl Holds for SqliteStore {
             "update show_seat
                 set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
                     version = version + 1
-              where status = 'HELD' and hold_expires_at < ?1
+              where status = 'HELD' and hold_expires_at < $1
              returning showtime_id, seat_code, version",
         )
         .bind(now_ms(now))
@@ -264,7 +264,7 @@ impl Holds for SqliteStore {
         let showtime = hold.showtime_id();
         let at = now_ms(now);
         let recorded: Option<(uuid::Uuid, i64)> = sqlx::query_as(
-            "select customer_id, seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
+            "select customer_id, seat_count from seat_hold where showtime_id = $1 and hold_id = $2",
         )
         .bind(showtime.0)
         .bind(hold.as_uuid())
@@ -272,7 +272,7 @@ impl Holds for SqliteStore {
         .await?;
         let held: Vec<(String, i64)> = sqlx::query_as(
             "select seat_code, hold_expires_at from show_seat
-              where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?3",
+              where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $3",
         )
         .bind(showtime.0)
         .bind(hold.as_uuid())
@@ -292,7 +292,7 @@ impl Holds for SqliteStore {
         loop {
             let n = sqlx::query(
                 "delete from seat_hold where rowid in (
-                     select rowid from seat_hold where expires_at < ?1 - ?2 limit ?3)",
+                     select rowid from seat_hold where expires_at < $1 - $2 limit $3)",
             )
             .bind(at)
             .bind(retention.num_milliseconds())

@@ -15,8 +15,8 @@ impl Idempotency for SqliteStore {
         // A key past its 24 hours, or held by a request that died, is free again.
         sqlx::query(
             "delete from idempotency_key
-              where customer_id = ?1 and key = ?2
-                and (created_at < ?3 - ?4 or (state = 'IN_FLIGHT' and created_at < ?3 - ?5))",
+              where customer_id = $1 and key = $2
+                and (created_at < $3 - $4 or (state = 'IN_FLIGHT' and created_at < $3 - $5))",
         )
         .bind(customer.0)
         .bind(key)
@@ -27,7 +27,7 @@ impl Idempotency for SqliteStore {
         .await?;
         let stored: Option<(String, String, Option<i32>, Option<String>)> = sqlx::query_as(
             "select fingerprint, state, response_status, response_body
-               from idempotency_key where customer_id = ?1 and key = ?2",
+               from idempotency_key where customer_id = $1 and key = $2",
         )
         .bind(customer.0)
         .bind(key)
@@ -38,7 +38,7 @@ impl Idempotency for SqliteStore {
             None => {
                 sqlx::query(
                     "insert into idempotency_key (customer_id, key, fingerprint, created_at)
-                     values (?1, ?2, ?3, ?4)",
+                     values ($1, $2, $3, $4)",
                 )
                 .bind(customer.0)
                 .bind(key)
@@ -61,8 +61,8 @@ impl Idempotency for SqliteStore {
         body: &str,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "update idempotency_key set state = 'DONE', response_status = ?3, response_body = ?4
-              where customer_id = ?1 and key = ?2",
+            "update idempotency_key set state = 'DONE', response_status = $3, response_body = $4
+              where customer_id = $1 and key = $2",
         )
         .bind(customer.0)
         .bind(key)
@@ -75,7 +75,7 @@ impl Idempotency for SqliteStore {
 
     async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError> {
         sqlx::query(
-            "delete from idempotency_key where customer_id = ?1 and key = ?2 and state = 'IN_FLIGHT'",
+            "delete from idempotency_key where customer_id = $1 and key = $2 and state = 'IN_FLIGHT'",
         )
         .bind(customer.0)
         .bind(key)
@@ -86,7 +86,7 @@ impl Idempotency for SqliteStore {
 
     async fn purge_idempotency_keys(&self, now: Now) -> Result<u64, StoreError> {
         Ok(
-            sqlx::query("delete from idempotency_key where created_at < ?1 - ?2")
+            sqlx::query("delete from idempotency_key where created_at < $1 - $2")
                 .bind(now_ms(now))
                 .bind(IDEMPOTENCY_KEEP.num_milliseconds())
                 .execute(&self.write)

@@ -20,7 +20,7 @@ pub struct NewBooking {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BookingRow {
     pub id: BookingId,
-    pub status: String,
+    pub status: BookingStatus,
     pub amount: i64,
 }
 
@@ -96,6 +96,25 @@ pub fn charge_mismatch(
     (!differences.is_empty()).then(|| differences.join(", "))
 }
 
+impl ReportOutcome {
+    fn recorded(mismatch: bool) -> Self {
+        if mismatch {
+            Self::Mismatched
+        } else {
+            Self::Recorded
+        }
+    }
+
+    /// A report that changed nothing: for a payment of ours (recorded before) or not.
+    fn unrecorded(known: bool) -> Self {
+        if known {
+            Self::Duplicate
+        } else {
+            Self::UnknownSession
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportOutcome {
     /// The payment changed state (and, when paid, an outbox event was written with it).
@@ -117,7 +136,7 @@ pub struct BookingRecord {
     pub customer: CustomerId,
     pub seats: Vec<String>,
     pub amount: i64,
-    pub status: String,
+    pub status: BookingStatus,
     pub failure_reason: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -126,7 +145,7 @@ pub struct BookingRecord {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentRecord {
-    pub status: String,
+    pub status: PaymentStatus,
     pub amount: i64,
     pub payment_url: String,
     pub pay_before: DateTime<Utc>,
@@ -139,6 +158,185 @@ pub enum BookingFilter {
     One(BookingId),
     /// A customer's newest 50.
     OfCustomer(CustomerId),
+}
+
+impl BookingFilter {
+    /// The statement that reads the bookings, with the one parameter `key` gives.
+    fn select(self) -> String {
+        match self {
+            Self::One(_) => format!("{BOOKING_COLUMNS} where id = $1"),
+            Self::OfCustomer(_) => {
+                format!(
+                    "{BOOKING_COLUMNS} where customer_id = $1 order by created_at desc limit 50"
+                )
+            }
+        }
+    }
+
+    fn key(self) -> uuid::Uuid {
+        match self {
+            Self::One(id) => id.0,
+            Self::OfCustomer(customer) => customer.0,
+        }
+    }
+}
+
+// Statements that read the same in both dialects.
+const BOOKING_COLUMNS: &str = "select id, showtime_id, customer_id, seats, amount_krw, status,
+                                      failure_reason, created_at, updated_at from booking";
+const PAYMENTS_OF_BOOKING: &str =
+    "select status, amount_krw, payment_url, session_expires_at, updated_at
+       from payment where booking_id = $1 order by created_at";
+const BOOKING_OF_HOLD: &str = "select id, status, amount_krw from booking where hold_id = $1";
+const PAYMENT_KNOWN: &str = "select 1 from payment where provider_session_id = $1";
+const SET_MISMATCH: &str = "update payment set mismatch = $2 where provider_session_id = $1";
+
+/// `BOOKING_COLUMNS` as both dialects read them.
+#[derive(sqlx::FromRow)]
+struct StoredBooking {
+    id: uuid::Uuid,
+    showtime_id: i64,
+    customer_id: uuid::Uuid,
+    seats: SeatList,
+    amount_krw: i64,
+    status: BookingStatus,
+    failure_reason: Option<String>,
+    created_at: At,
+    updated_at: At,
+}
+
+/// `PAYMENTS_OF_BOOKING` as both dialects read them.
+#[derive(sqlx::FromRow)]
+struct StoredPayment {
+    status: PaymentStatus,
+    amount_krw: i64,
+    payment_url: String,
+    session_expires_at: At,
+    updated_at: At,
+}
+
+impl StoredBooking {
+    fn record(self, payments: Vec<StoredPayment>) -> BookingRecord {
+        BookingRecord {
+            id: BookingId(self.id),
+            showtime: ShowtimeId(self.showtime_id),
+            customer: CustomerId(self.customer_id),
+            seats: self.seats.0,
+            amount: self.amount_krw,
+            status: self.status,
+            failure_reason: self.failure_reason,
+            created_at: self.created_at.0,
+            updated_at: self.updated_at.0,
+            payments: payments
+                .into_iter()
+                .map(|p| PaymentRecord {
+                    status: p.status,
+                    amount: p.amount_krw,
+                    payment_url: p.payment_url,
+                    pay_before: p.session_expires_at.0,
+                    updated_at: p.updated_at.0,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `BOOKING_OF_HOLD` as both dialects read it.
+#[derive(sqlx::FromRow)]
+struct StoredBookingOfHold {
+    id: uuid::Uuid,
+    status: BookingStatus,
+    amount_krw: i64,
+}
+
+impl From<StoredBookingOfHold> for BookingRow {
+    fn from(row: StoredBookingOfHold) -> Self {
+        Self {
+            id: BookingId(row.id),
+            status: row.status,
+            amount: row.amount_krw,
+        }
+    }
+}
+
+/// A booking's payments at one moment: its open session (all null when there is none), how
+/// many sessions and how many paid.
+#[derive(sqlx::FromRow)]
+struct StoredSessions {
+    provider: Option<String>,
+    provider_session_id: Option<String>,
+    payment_url: Option<String>,
+    amount_krw: Option<i64>,
+    session_expires_at: Option<At>,
+    n: i64,
+    paid: i64,
+}
+
+impl StoredSessions {
+    fn sessions(self, booking: BookingId) -> PaymentSessions {
+        let open = match (
+            self.provider,
+            self.provider_session_id,
+            self.payment_url,
+            self.amount_krw,
+            self.session_expires_at,
+        ) {
+            (Some(provider), Some(session_id), Some(payment_url), Some(amount), Some(at)) => {
+                Some(PaymentSessionRow {
+                    booking,
+                    provider,
+                    session_id,
+                    payment_url,
+                    amount,
+                    expires_at: at.0,
+                })
+            }
+            _ => None,
+        };
+        PaymentSessions {
+            open,
+            count: self.n,
+            paid: self.paid > 0,
+        }
+    }
+}
+
+/// What recording a report changed: the payment's booking, what the booking costs and the
+/// currency the session was asked in.
+#[derive(sqlx::FromRow)]
+struct Recorded {
+    booking_id: uuid::Uuid,
+    amount_krw: i64,
+    currency: String,
+}
+
+impl Recorded {
+    /// How the report's charge differs from what was asked (paid reports only).
+    fn mismatch(&self, report: &PaymentReport) -> Option<String> {
+        report
+            .paid
+            .then(|| {
+                charge_mismatch(
+                    report.charged.as_ref(),
+                    self.amount_krw,
+                    &self.currency,
+                    self.booking_id,
+                )
+            })
+            .flatten()
+    }
+}
+
+/// The payment status a report records, and what a paid report took.
+fn reported(report: &PaymentReport) -> (PaymentStatus, Option<i64>) {
+    if report.paid {
+        (
+            PaymentStatus::Paid,
+            report.charged.as_ref().map(|c| c.amount),
+        )
+    } else {
+        (PaymentStatus::Declined, None)
+    }
 }
 
 /// The outbox payload of a `PaymentSucceeded` event (versioned JSON with an event id).

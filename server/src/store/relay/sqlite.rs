@@ -11,10 +11,10 @@ impl Relay for SqliteStore {
     ) -> Result<bool, StoreError> {
         let now = millis(Utc::now());
         let taken: Option<String> = sqlx::query_scalar(
-            "insert into relay_lease (name, owner, expires_at) values (?1, ?2, ?3 + ?4)
+            "insert into relay_lease (name, owner, expires_at) values ($1, $2, $3 + $4)
              on conflict (name) do update
                 set owner = excluded.owner, expires_at = excluded.expires_at
-              where relay_lease.owner = excluded.owner or relay_lease.expires_at < ?3
+              where relay_lease.owner = excluded.owner or relay_lease.expires_at < $3
              returning owner",
         )
         .bind(name)
@@ -27,7 +27,7 @@ impl Relay for SqliteStore {
     }
 
     async fn drop_relay_lease(&self, name: &str, owner: &str) -> Result<(), StoreError> {
-        sqlx::query("delete from relay_lease where name = ?1 and owner = ?2")
+        sqlx::query("delete from relay_lease where name = $1 and owner = $2")
             .bind(name)
             .bind(owner)
             .execute(&self.write)
@@ -40,7 +40,7 @@ impl Relay for SqliteStore {
             "select id, aggregate_id, event_type, payload from outbox
               where published_at is null
                 and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued')
-              order by id limit ?1",
+              order by id limit $1",
         )
         .bind(limit)
         .fetch_all(&self.read)
@@ -64,10 +64,10 @@ impl Relay for SqliteStore {
     ) -> Result<u64, StoreError> {
         let now = millis(Utc::now());
         Ok(sqlx::query(
-            "update outbox set published_at = ?3
-              where id in (select value from json_each(?4)) and published_at is null
+            "update outbox set published_at = $3
+              where id in (select value from json_each($4)) and published_at is null
                 and exists (select 1 from relay_lease
-                             where name = ?1 and owner = ?2 and expires_at >= ?3)",
+                             where name = $1 and owner = $2 and expires_at >= $3)",
         )
         .bind(name)
         .bind(owner)

@@ -7,7 +7,7 @@ async fn refund_showtime(
     booking: BookingId,
 ) -> Result<i64, StoreError> {
     Ok(
-        sqlx::query_scalar("select showtime_id from booking where id = ?1")
+        sqlx::query_scalar("select showtime_id from booking where id = $1")
             .bind(booking.0)
             .fetch_one(&mut **tx)
             .await?,
@@ -24,12 +24,12 @@ impl Settlements for SqliteStore {
     ) -> Result<Vec<OutboxItem>, StoreError> {
         let now = millis(Utc::now());
         let rows: Vec<(i64, uuid::Uuid, String, String, i64)> = sqlx::query_as(
-            "update outbox set attempts = attempts + 1, next_attempt_at = ?3 + ?4
+            "update outbox set attempts = attempts + 1, next_attempt_at = $3 + $4
               where id in (select id from outbox
                             where processed_at is null and parked_at is null
-                              and event_type in (select value from json_each(?1))
-                              and next_attempt_at <= ?3
-                            order by id limit ?2)
+                              and event_type in (select value from json_each($1))
+                              and next_attempt_at <= $3
+                            order by id limit $2)
              returning id, aggregate_id, event_type, payload, attempts",
         )
         .bind(serde_json::to_string(types).expect("strings serialise"))
@@ -59,8 +59,8 @@ impl Settlements for SqliteStore {
         error: &str,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "update outbox set next_attempt_at = ?2, last_error = ?3
-              where id = ?1 and processed_at is null",
+            "update outbox set next_attempt_at = $2, last_error = $3
+              where id = $1 and processed_at is null",
         )
         .bind(item)
         .bind(millis(Utc::now()) + after.as_millis() as i64)
@@ -71,7 +71,7 @@ impl Settlements for SqliteStore {
     }
 
     async fn park_outbox(&self, item: i64, error: &str) -> Result<(), StoreError> {
-        sqlx::query("update outbox set parked_at = ?3, last_error = ?2 where id = ?1")
+        sqlx::query("update outbox set parked_at = $3, last_error = $2 where id = $1")
             .bind(item)
             .bind(error)
             .bind(millis(Utc::now()))
@@ -99,9 +99,9 @@ impl Settlements for SqliteStore {
         let wall = millis(Utc::now());
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let row: Option<(i64, uuid::Uuid, String, String, bool)> = sqlx::query_as(
-            "select b.showtime_id, b.hold_id, b.status, b.seats, coalesce(st.starts_at > ?2, 0)
+            "select b.showtime_id, b.hold_id, b.status, b.seats, coalesce(st.starts_at > $2, 0)
                from booking b left join showtime st on st.id = b.showtime_id
-              where b.id = ?1",
+              where b.id = $1",
         )
         .bind(booking.0)
         .bind(at)
@@ -109,13 +109,13 @@ impl Settlements for SqliteStore {
         .await?;
         let payment: Option<(Option<String>, Option<String>, i64)> = sqlx::query_as(
             "select outcome, mismatch, coalesce(paid_amount, amount_krw) from payment
-              where provider_payment_id = ?1 and booking_id = ?2 and status = 'PAID'",
+              where provider_payment_id = $1 and booking_id = $2 and status = 'PAID'",
         )
         .bind(payment_id)
         .bind(booking.0)
         .fetch_optional(&mut *tx)
         .await?;
-        let processed = "update outbox set processed_at = ?2 where id = ?1";
+        let processed = "update outbox set processed_at = $2 where id = $1";
         let (Some((showtime, hold, status, seats, open)), Some((outcome, mismatch, paid))) =
             (row, payment)
         else {
@@ -135,7 +135,7 @@ impl Settlements for SqliteStore {
             // The fenced confirm: all of the hold's seats still held by it and not expired, or
             // none.
             let expected: Option<i64> = sqlx::query_scalar(
-                "select seat_count from seat_hold where showtime_id = ?1 and hold_id = ?2",
+                "select seat_count from seat_hold where showtime_id = $1 and hold_id = $2",
             )
             .bind(showtime)
             .bind(hold)
@@ -143,7 +143,7 @@ impl Settlements for SqliteStore {
             .await?;
             let held: i64 = sqlx::query_scalar(
                 "select count(*) from show_seat
-                  where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?3",
+                  where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $3",
             )
             .bind(showtime)
             .bind(hold)
@@ -153,8 +153,8 @@ impl Settlements for SqliteStore {
             if expected.is_some_and(|n| n == held && n > 0) {
                 booked = sqlx::query_as::<_, (String, i64)>(
                     "update show_seat
-                        set status = 'BOOKED', booking_id = ?3, hold_expires_at = null, version = version + 1
-                      where showtime_id = ?1 and hold_id = ?2 and status = 'HELD' and hold_expires_at >= ?4
+                        set status = 'BOOKED', booking_id = $3, hold_expires_at = null, version = version + 1
+                      where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
                      returning seat_code, version",
                 )
                 .bind(showtime)
@@ -173,7 +173,7 @@ impl Settlements for SqliteStore {
         let event = |kind: &str, extra: serde_json::Value| {
             sqlx::query(
                 "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
-                 values (?1, ?2, ?3, ?4, ?4)",
+                 values ($1, $2, $3, $4, $4)",
             )
             .bind(booking.0)
             .bind(kind.to_string())
@@ -184,14 +184,14 @@ impl Settlements for SqliteStore {
             SettleDecision::AlreadySettled => Settlement::AlreadySettled,
             SettleDecision::Confirm => {
                 sqlx::query(
-                    "update booking set status = 'CONFIRMED', updated_at = ?2 where id = ?1",
+                    "update booking set status = 'CONFIRMED', updated_at = $2 where id = $1",
                 )
                 .bind(booking.0)
                 .bind(wall)
                 .execute(&mut *tx)
                 .await?;
                 sqlx::query(
-                    "update payment set outcome = 'CONFIRMED' where provider_payment_id = ?1",
+                    "update payment set outcome = 'CONFIRMED' where provider_payment_id = $1",
                 )
                 .bind(payment_id)
                 .execute(&mut *tx)
@@ -218,8 +218,8 @@ impl Settlements for SqliteStore {
                 });
                 if fail_booking {
                     sqlx::query(
-                        "update booking set status = 'FAILED', failure_reason = ?2, updated_at = ?3
-                          where id = ?1",
+                        "update booking set status = 'FAILED', failure_reason = $2, updated_at = $3
+                          where id = $1",
                     )
                     .bind(booking.0)
                     .bind(reason)
@@ -230,7 +230,7 @@ impl Settlements for SqliteStore {
                         .execute(&mut *tx)
                         .await?;
                 }
-                sqlx::query("update payment set outcome = 'REFUND' where provider_payment_id = ?1")
+                sqlx::query("update payment set outcome = 'REFUND' where provider_payment_id = $1")
                     .bind(payment_id)
                     .execute(&mut *tx)
                     .await?;
@@ -261,8 +261,8 @@ impl Settlements for SqliteStore {
         let wall = millis(Utc::now());
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let amount: Option<i64> = sqlx::query_scalar(
-            "update payment set status = 'REFUNDED', updated_at = ?2
-              where provider_payment_id = ?1 and status = 'PAID'
+            "update payment set status = 'REFUNDED', updated_at = $2
+              where provider_payment_id = $1 and status = 'PAID'
              returning coalesce(paid_amount, amount_krw)",
         )
         .bind(payment_id)
@@ -273,7 +273,7 @@ impl Settlements for SqliteStore {
             let extra = serde_json::json!({ "showtimeId": refund_showtime(&mut tx, booking).await?, "paymentId": payment_id, "refundId": refund_id, "amount": amount });
             sqlx::query(
                 "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
-                 values (?1, 'RefundIssued', ?2, ?3, ?3)",
+                 values ($1, 'RefundIssued', $2, $3, $3)",
             )
             .bind(booking.0)
             .bind(booking_event("RefundIssued", booking.0, extra))
@@ -281,7 +281,7 @@ impl Settlements for SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
-        sqlx::query("update outbox set processed_at = ?2 where id = ?1")
+        sqlx::query("update outbox set processed_at = $2 where id = $1")
             .bind(item)
             .bind(wall)
             .execute(&mut *tx)

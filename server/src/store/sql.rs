@@ -1,0 +1,243 @@
+//! Column types that encode themselves in each dialect, so the statements of both stores bind and
+//! read the same Rust types and no call converts by hand:
+//! - [`At`]: a point in time — `timestamptz` in PostgreSQL, milliseconds since the Unix epoch
+//!   (`INTEGER`) in SQLite;
+//! - [`SeatList`]: seat codes — `text[]` in PostgreSQL, a JSON array (`TEXT`) in SQLite;
+//! - [`BookingStatus`], [`PaymentStatus`]: the status columns, as their names in text.
+
+use chrono::{DateTime, Utc};
+use sqlx::encode::IsNull;
+use sqlx::error::BoxDynError;
+use sqlx::{Database, Decode, Encode, Postgres, Sqlite, Type};
+
+/// A point in time as the store keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct At(pub DateTime<Utc>);
+
+impl At {
+    /// The time a statement runs at in SQLite, which has no server clock: the injected one, or
+    /// this process's.
+    pub fn or_now(now: Option<DateTime<Utc>>) -> Self {
+        Self(now.unwrap_or_else(Utc::now))
+    }
+}
+
+impl From<At> for DateTime<Utc> {
+    fn from(at: At) -> Self {
+        at.0
+    }
+}
+
+impl Type<Sqlite> for At {
+    fn type_info() -> <Sqlite as Database>::TypeInfo {
+        <i64 as Type<Sqlite>>::type_info()
+    }
+
+    fn compatible(ty: &<Sqlite as Database>::TypeInfo) -> bool {
+        <i64 as Type<Sqlite>>::compatible(ty)
+    }
+}
+
+impl<'q> Encode<'q, Sqlite> for At {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Sqlite as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <i64 as Encode<Sqlite>>::encode(self.0.timestamp_millis(), buf)
+    }
+}
+
+impl<'r> Decode<'r, Sqlite> for At {
+    fn decode(value: <Sqlite as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+        let ms = <i64 as Decode<Sqlite>>::decode(value)?;
+        DateTime::from_timestamp_millis(ms)
+            .map(At)
+            .ok_or_else(|| format!("bad timestamp {ms}").into())
+    }
+}
+
+impl Type<Postgres> for At {
+    fn type_info() -> <Postgres as Database>::TypeInfo {
+        <DateTime<Utc> as Type<Postgres>>::type_info()
+    }
+
+    fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
+        <DateTime<Utc> as Type<Postgres>>::compatible(ty)
+    }
+}
+
+impl<'q> Encode<'q, Postgres> for At {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <DateTime<Utc> as Encode<Postgres>>::encode_by_ref(&self.0, buf)
+    }
+}
+
+impl<'r> Decode<'r, Postgres> for At {
+    fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+        <DateTime<Utc> as Decode<Postgres>>::decode(value).map(At)
+    }
+}
+
+/// Seat codes in one column.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SeatList(pub Vec<String>);
+
+impl Type<Sqlite> for SeatList {
+    fn type_info() -> <Sqlite as Database>::TypeInfo {
+        <String as Type<Sqlite>>::type_info()
+    }
+
+    fn compatible(ty: &<Sqlite as Database>::TypeInfo) -> bool {
+        <String as Type<Sqlite>>::compatible(ty)
+    }
+}
+
+impl<'q> Encode<'q, Sqlite> for SeatList {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Sqlite as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <String as Encode<Sqlite>>::encode(serde_json::to_string(&self.0)?, buf)
+    }
+}
+
+impl<'r> Decode<'r, Sqlite> for SeatList {
+    fn decode(value: <Sqlite as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+        let text = <&str as Decode<Sqlite>>::decode(value)?;
+        Ok(Self(serde_json::from_str(text)?))
+    }
+}
+
+impl Type<Postgres> for SeatList {
+    fn type_info() -> <Postgres as Database>::TypeInfo {
+        <Vec<String> as Type<Postgres>>::type_info()
+    }
+
+    fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
+        <Vec<String> as Type<Postgres>>::compatible(ty)
+    }
+}
+
+impl<'q> Encode<'q, Postgres> for SeatList {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <Vec<String> as Encode<Postgres>>::encode_by_ref(&self.0, buf)
+    }
+}
+
+impl<'r> Decode<'r, Postgres> for SeatList {
+    fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+        <Vec<String> as Decode<Postgres>>::decode(value).map(SeatList)
+    }
+}
+
+/// A status column read and written as its name, in both dialects.
+macro_rules! text_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($variant),*
+        }
+
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $text),*
+                }
+            }
+
+            pub fn parse(text: &str) -> Option<Self> {
+                match text.trim() {
+                    $($text => Some(Self::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        text_enum!(@db $name, Sqlite);
+        text_enum!(@db $name, Postgres);
+    };
+    (@db $name:ident, $db:ident) => {
+        impl Type<$db> for $name {
+            fn type_info() -> <$db as Database>::TypeInfo {
+                <&str as Type<$db>>::type_info()
+            }
+
+            fn compatible(ty: &<$db as Database>::TypeInfo) -> bool {
+                <&str as Type<$db>>::compatible(ty)
+            }
+        }
+
+        impl<'q> Encode<'q, $db> for $name {
+            fn encode_by_ref(
+                &self,
+                buf: &mut <$db as Database>::ArgumentBuffer<'q>,
+            ) -> Result<IsNull, BoxDynError> {
+                <&str as Encode<$db>>::encode(self.as_str(), buf)
+            }
+        }
+
+        impl<'r> Decode<'r, $db> for $name {
+            fn decode(value: <$db as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+                let text = <&str as Decode<$db>>::decode(value)?;
+                Self::parse(text).ok_or_else(|| {
+                    format!("unknown {} {text:?}", stringify!($name)).into()
+                })
+            }
+        }
+    };
+}
+
+text_enum!(
+    /// Where a booking stands: waiting for its payment, confirmed, or failed (refunded when
+    /// money was taken).
+    BookingStatus {
+        Pending = "PENDING",
+        Confirmed = "CONFIRMED",
+        Failed = "FAILED",
+    }
+);
+
+text_enum!(
+    /// Where a payment stands at the gateway.
+    PaymentStatus {
+        Pending = "PENDING",
+        Paid = "PAID",
+        Declined = "DECLINED",
+        Expired = "EXPIRED",
+        Refunded = "REFUNDED",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_read_back_what_they_write() {
+        for s in [
+            BookingStatus::Pending,
+            BookingStatus::Confirmed,
+            BookingStatus::Failed,
+        ] {
+            assert_eq!(BookingStatus::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(
+            PaymentStatus::parse("REFUNDED"),
+            Some(PaymentStatus::Refunded)
+        );
+        assert_eq!(PaymentStatus::parse("paid"), None);
+    }
+}
