@@ -2,6 +2,7 @@
 //! routes and the background workers.
 
 pub mod benchkit;
+pub mod booking_events;
 pub mod clock;
 pub mod config;
 pub mod engine;

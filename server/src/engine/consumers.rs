@@ -8,11 +8,10 @@
 //! - `sales` adds confirmed bookings and refunds to the figures per showtime and day (venue time).
 
 use super::Engine;
+use crate::booking_events::{BookingEvent, Envelope};
 use crate::store::ConsumerEffect;
 use app::domain::{BookingId, ShowtimeId};
 use app::error::InventoryError;
-use chrono::{DateTime, Utc};
-use serde::Deserialize;
 
 /// The ticket-issue consumer (its Kafka consumer group is `seats-tickets`).
 pub const TICKETS: &str = "tickets";
@@ -20,25 +19,6 @@ pub const TICKETS: &str = "tickets";
 pub const SALES: &str = "sales";
 /// Every consumer, in the order the in-process delivery calls them.
 pub const CONSUMERS: [&str; 2] = [TICKETS, SALES];
-
-/// The payload versions this build understands.
-const VERSION: u32 = 1;
-
-/// A booking event as published (see `store::booking_event`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BookingEvent {
-    pub version: u32,
-    pub event_id: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub booking_id: uuid::Uuid,
-    pub occurred_at: Option<DateTime<Utc>>,
-    pub showtime_id: Option<i64>,
-    #[serde(default)]
-    pub seats: Vec<String>,
-    pub amount: Option<i64>,
-}
 
 /// Why a message was not applied.
 #[derive(Debug, thiserror::Error)]
@@ -51,79 +31,74 @@ pub enum ConsumeError {
     Store(#[from] InventoryError),
 }
 
-impl BookingEvent {
-    pub fn parse(payload: &[u8]) -> Result<Self, ConsumeError> {
-        let event: Self =
-            serde_json::from_slice(payload).map_err(|e| ConsumeError::Unreadable(e.to_string()))?;
-        if event.version != VERSION {
-            return Err(ConsumeError::Unreadable(format!(
-                "payload version {} (this build reads {VERSION})",
-                event.version
-            )));
-        }
-        Ok(event)
-    }
-
-    fn showtime(&self) -> Result<ShowtimeId, ConsumeError> {
-        self.showtime_id
-            .map(ShowtimeId)
-            .ok_or_else(|| ConsumeError::Unreadable(format!("{} without a showtime id", self.kind)))
-    }
-
-    /// The day (venue time) the event counts for.
-    fn day(&self) -> chrono::NaiveDate {
-        app::format::venue_time(self.occurred_at.unwrap_or_else(Utc::now)).date_naive()
-    }
+/// The day (venue time) an event counts for.
+fn day(event: &Envelope) -> chrono::NaiveDate {
+    app::format::venue_time(event.occurred_at).date_naive()
 }
 
 impl Engine {
     /// What `consumer` does with `event`.
-    pub fn consumer_effect(
-        &self,
-        consumer: &str,
-        event: &BookingEvent,
-    ) -> Result<ConsumerEffect, ConsumeError> {
+    pub fn consumer_effect(&self, consumer: &str, event: &Envelope) -> ConsumerEffect {
         let booking = BookingId(event.booking_id);
-        Ok(match (consumer, event.kind.as_str()) {
-            (TICKETS, "BookingConfirmed") => ConsumerEffect::IssueTicket {
-                booking,
-                code: self.ticket_code(booking),
+        match &event.event {
+            BookingEvent::BookingConfirmed {
+                showtime_id,
+                seats,
+                amount,
+                ..
+            } => match consumer {
+                TICKETS => ConsumerEffect::IssueTicket {
+                    booking,
+                    code: self.ticket_code(booking),
+                },
+                SALES => ConsumerEffect::Sales {
+                    showtime: ShowtimeId(*showtime_id),
+                    day: day(event),
+                    bookings: 1,
+                    seats: seats.len() as i64,
+                    revenue: *amount,
+                    refunds: 0,
+                    refunded: 0,
+                },
+                _ => ConsumerEffect::Nothing,
             },
-            (SALES, "BookingConfirmed") => ConsumerEffect::Sales {
-                showtime: event.showtime()?,
-                day: event.day(),
-                bookings: 1,
-                seats: event.seats.len() as i64,
-                revenue: event.amount.unwrap_or_default(),
-                refunds: 0,
-                refunded: 0,
+            BookingEvent::RefundIssued {
+                showtime_id,
+                amount,
+                ..
+            } => match consumer {
+                SALES => ConsumerEffect::Sales {
+                    showtime: ShowtimeId(*showtime_id),
+                    day: day(event),
+                    bookings: 0,
+                    seats: 0,
+                    revenue: 0,
+                    refunds: 1,
+                    refunded: *amount,
+                },
+                _ => ConsumerEffect::Nothing,
             },
-            (SALES, "RefundIssued") => ConsumerEffect::Sales {
-                showtime: event.showtime()?,
-                day: event.day(),
-                bookings: 0,
-                seats: 0,
-                revenue: 0,
-                refunds: 1,
-                refunded: event.amount.unwrap_or_default(),
-            },
-            _ => ConsumerEffect::Nothing,
-        })
+            // Nothing follows a failure for these consumers (its refund is counted when it is
+            // issued); payment events never leave the outbox.
+            BookingEvent::BookingFailed { .. }
+            | BookingEvent::PaymentSucceeded { .. }
+            | BookingEvent::RefundDue { .. } => ConsumerEffect::Nothing,
+        }
     }
 
     /// Applies one message to `consumer`; `Ok(false)` when it had been applied before.
     pub async fn consume(&self, consumer: &str, payload: &[u8]) -> Result<bool, ConsumeError> {
-        let event = BookingEvent::parse(payload)?;
-        let effect = self.consumer_effect(consumer, &event)?;
+        let event = Envelope::parse(payload).map_err(ConsumeError::Unreadable)?;
+        let effect = self.consumer_effect(consumer, &event);
         let applied = self
             .store()
             .apply_event(consumer, &event.event_id, &effect)
             .await
             .map_err(InventoryError::from)?;
         if applied {
-            tracing::debug!(consumer, event = %event.event_id, kind = %event.kind, "event applied");
+            tracing::debug!(consumer, event = %event.event_id, kind = event.event.kind(), "event applied");
         } else {
-            tracing::info!(consumer, event = %event.event_id, kind = %event.kind, "event seen before; nothing changed");
+            tracing::info!(consumer, event = %event.event_id, kind = event.event.kind(), "event seen before; nothing changed");
         }
         Ok(applied)
     }

@@ -7,6 +7,7 @@
 //! taken again when its lease runs out.
 
 use super::{Engine, HoldMetrics};
+use crate::booking_events::BookingEvent;
 use crate::payments::gateway::SessionStatus;
 use crate::store::{Charged, OutboxItem, PaymentReport, ReportOutcome, Settlement};
 use app::domain::{LiveMessage, ShowtimeId};
@@ -81,70 +82,89 @@ impl Engine {
     }
 
     async fn settle(&self, item: &OutboxItem) -> Result<(), Unsettled> {
-        let Some(payment_id) = item.payload["paymentId"].as_str() else {
+        let envelope = item
+            .event
+            .as_ref()
+            .map_err(|e| Unsettled::hopeless(&format!("unreadable event: {e}")))?;
+        match &envelope.event {
+            BookingEvent::PaymentSucceeded {
+                payment_id: Some(payment_id),
+                ..
+            } => self.settle_payment(item, payment_id).await,
             // Paid, says the gateway, but without a payment id nothing can be confirmed
             // against it or refunded: retrying cannot help.
-            return Err(Unsettled::hopeless(
+            BookingEvent::PaymentSucceeded {
+                payment_id: None, ..
+            } => Err(Unsettled::hopeless(
                 "the gateway reported a payment without a payment id",
-            ));
-        };
-        match item.event_type.as_str() {
-            "PaymentSucceeded" => {
-                let settlement = self
-                    .store
-                    .settle_payment(item.id, item.booking, payment_id, self.clock.now())
-                    .await
-                    .map_err(Unsettled::from)?;
-                self.relay_wake.notify_one();
-                match settlement {
-                    Settlement::Confirmed { showtime, seats } => {
-                        tracing::info!(booking = %item.booking.0, "booking confirmed");
-                        let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
-                        let until = self.gate_keys_until(showtime).await;
-                        self.gate.book(showtime, &codes, item.booking, until).await;
-                        self.announce(
-                            showtime,
-                            LiveMessage::SeatsBooked {
-                                showtime_id: showtime,
-                                seats,
-                            },
-                        )
-                        .await;
-                    }
-                    Settlement::Failed { reason } => {
-                        tracing::warn!(booking = %item.booking.0, reason, "booking failed; refunding the payment");
-                        self.refund_wake.notify_one();
-                    }
-                    Settlement::Refunded { reason } => {
-                        tracing::warn!(booking = %item.booking.0, payment = payment_id, reason, "a payment the booking did not need; refunding it");
-                        self.refund_wake.notify_one();
-                    }
-                    Settlement::AlreadySettled => {}
-                }
-            }
-            "RefundDue" => {
-                let Some(payments) = &self.payments else {
-                    return Err(Unsettled::retry("no payment gateway configured"));
-                };
-                let amount = item.payload["amount"].as_i64().unwrap_or_default();
-                let refund = payments
-                    .gateway
-                    .refund(payment_id, amount, &format!("refund-{payment_id}"))
-                    .await
-                    .map_err(|e| Unsettled::retry(&format!("refund not made yet: {e}")))?;
-                self.store
-                    .finish_refund(item.id, item.booking, payment_id, &refund.refund_id)
-                    .await
-                    .map_err(Unsettled::from)?;
-                self.relay_wake.notify_one();
-                tracing::info!(booking = %item.booking.0, refund = %refund.refund_id, "refund issued");
-            }
-            other => {
-                return Err(Unsettled::hopeless(&format!(
-                    "unexpected outbox event {other}"
-                )))
-            }
+            )),
+            BookingEvent::RefundDue {
+                payment_id, amount, ..
+            } => self.refund(item, payment_id, *amount).await,
+            BookingEvent::BookingConfirmed { .. }
+            | BookingEvent::BookingFailed { .. }
+            | BookingEvent::RefundIssued { .. } => Err(Unsettled::hopeless(&format!(
+                "{} is not a payment event",
+                envelope.event.kind()
+            ))),
         }
+    }
+
+    async fn settle_payment(&self, item: &OutboxItem, payment_id: &str) -> Result<(), Unsettled> {
+        let settlement = self
+            .store
+            .settle_payment(item.id, item.booking, payment_id, self.clock.now())
+            .await
+            .map_err(Unsettled::from)?;
+        self.relay_wake.notify_one();
+        match settlement {
+            Settlement::Confirmed { showtime, seats } => {
+                tracing::info!(booking = %item.booking.0, "booking confirmed");
+                let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
+                let until = self.gate_keys_until(showtime).await;
+                self.gate.book(showtime, &codes, item.booking, until).await;
+                self.announce(
+                    showtime,
+                    LiveMessage::SeatsBooked {
+                        showtime_id: showtime,
+                        seats,
+                    },
+                )
+                .await;
+            }
+            Settlement::Failed { reason } => {
+                tracing::warn!(booking = %item.booking.0, reason, "booking failed; refunding the payment");
+                self.refund_wake.notify_one();
+            }
+            Settlement::Refunded { reason } => {
+                tracing::warn!(booking = %item.booking.0, payment = payment_id, reason, "a payment the booking did not need; refunding it");
+                self.refund_wake.notify_one();
+            }
+            Settlement::AlreadySettled => {}
+        }
+        Ok(())
+    }
+
+    async fn refund(
+        &self,
+        item: &OutboxItem,
+        payment_id: &str,
+        amount: i64,
+    ) -> Result<(), Unsettled> {
+        let Some(payments) = &self.payments else {
+            return Err(Unsettled::retry("no payment gateway configured"));
+        };
+        let refund = payments
+            .gateway
+            .refund(payment_id, amount, &format!("refund-{payment_id}"))
+            .await
+            .map_err(|e| Unsettled::retry(&format!("refund not made yet: {e}")))?;
+        self.store
+            .finish_refund(item.id, item.booking, payment_id, &refund.refund_id)
+            .await
+            .map_err(Unsettled::from)?;
+        self.relay_wake.notify_one();
+        tracing::info!(booking = %item.booking.0, refund = %refund.refund_id, "refund issued");
         Ok(())
     }
 

@@ -44,6 +44,7 @@ pub fn postgres_hold_sql() -> &'static str {
     holds::postgres::HOLD_SQL
 }
 
+use crate::booking_events::{BookingEvent, Envelope};
 use app::domain::{
     BookingId, CustomerId, HoldId, PriceCategory, SeatChange, SeatCode, SeatStatus, ShowtimeId,
     ShowtimeSummary,
@@ -142,13 +143,16 @@ mod tests {
     #[test]
     fn settling_confirms_only_a_matching_first_payment_in_time_and_refunds_every_other() {
         use SettleDecision::*;
-        assert_eq!(settle_decision("PENDING", None, false, true), Confirm);
         assert_eq!(
-            settle_decision("PENDING", Some("CONFIRMED"), false, true),
+            settle_decision(BookingStatus::Pending, None, false, true),
+            Confirm
+        );
+        assert_eq!(
+            settle_decision(BookingStatus::Pending, Some("CONFIRMED"), false, true),
             AlreadySettled
         );
         assert_eq!(
-            settle_decision("PENDING", Some("REFUND"), true, true),
+            settle_decision(BookingStatus::Pending, Some("REFUND"), true, true),
             AlreadySettled
         );
         let refund = |fail_booking, reason| Refund {
@@ -156,20 +160,20 @@ mod tests {
             reason,
         };
         assert_eq!(
-            settle_decision("PENDING", None, true, true),
+            settle_decision(BookingStatus::Pending, None, true, true),
             refund(true, MISMATCH_REASON)
         );
         assert_eq!(
-            settle_decision("CONFIRMED", None, false, true),
+            settle_decision(BookingStatus::Confirmed, None, false, true),
             refund(false, NOT_NEEDED_REASON),
             "a second payment of a paid booking"
         );
         assert_eq!(
-            settle_decision("FAILED", None, false, true),
+            settle_decision(BookingStatus::Failed, None, false, true),
             refund(false, NOT_NEEDED_REASON)
         );
         assert_eq!(
-            settle_decision("PENDING", None, false, false),
+            settle_decision(BookingStatus::Pending, None, false, false),
             refund(true, CLOSED_REASON)
         );
     }

@@ -141,9 +141,11 @@ async fn write_events(
     for i in 0..n {
         let key = keys[i % keys.len()];
         let event_id = uuid::Uuid::new_v4().to_string();
+        // Every field the event schema asks for (`extra` may set them).
         let mut payload = json!({
             "version": 1, "eventId": event_id, "type": kind, "bookingId": key, "seq": i,
-            "occurredAt": "2026-11-30T03:00:00Z",
+            "occurredAt": "2026-11-30T03:00:00Z", "showtimeId": 1, "paymentId": "pay_test",
+            "amount": 0, "reason": "a test event", "seats": [], "refundId": "ref_test",
         });
         payload
             .as_object_mut()
@@ -283,7 +285,7 @@ async fn committed_events_reach_the_topic_keyed_by_booking_and_rolled_back_ones_
         "insert into outbox (aggregate_id, event_type, payload) values ($1, 'BookingFailed', $2::jsonb)",
     )
     .bind(keys[0])
-    .bind(json!({"version": 1, "eventId": "rolled-back", "type": "BookingFailed", "bookingId": keys[0], "seq": 1000}).to_string())
+    .bind(json!({"version": 1, "eventId": "rolled-back", "type": "BookingFailed", "bookingId": keys[0], "seq": 1000, "occurredAt": "2026-11-30T03:00:00Z", "showtimeId": 1, "paymentId": "pay_test", "amount": 0, "reason": "rolled back"}).to_string())
     .execute(&mut *tx)
     .await
     .unwrap();
@@ -583,13 +585,13 @@ async fn a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time(bac
     let confirmed = json!({
         "version": 1, "eventId": uuid::Uuid::new_v4(), "type": "BookingConfirmed",
         "bookingId": booking, "occurredAt": "2026-11-30T03:00:00Z",
-        "showtimeId": showtime.0, "seats": ["A1", "A2"], "amount": 24000,
+        "showtimeId": showtime.0, "seats": ["A1", "A2"], "amount": 24000, "paymentId": "pay_1",
     })
     .to_string();
     let refund = json!({
         "version": 1, "eventId": uuid::Uuid::new_v4(), "type": "RefundIssued",
         "bookingId": uuid::Uuid::new_v4(), "occurredAt": "2026-11-30T16:00:00Z",
-        "showtimeId": showtime.0, "amount": 12000,
+        "showtimeId": showtime.0, "amount": 12000, "paymentId": "pay_2", "refundId": "ref_2",
     })
     .to_string();
     for consumer in [TICKETS, SALES] {

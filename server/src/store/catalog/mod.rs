@@ -54,19 +54,130 @@ pub struct NewHall {
 }
 
 /// A hall seat row as both stores select it.
-pub(crate) type SeatRow = (String, String, i32, i32, i32, String, bool);
+// Statements that read the same in both dialects.
+const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at
+                               from showtime st join hall h on h.id = st.hall_id where st.id = $1";
+const CATEGORIES: &str =
+    "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code";
+const HALL_SEATS: &str =
+    "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible
+                            from hall_seat where hall_id = $1 order by grid_y, grid_x";
+const NEW_CATEGORY: &str =
+    "insert into price_category (hall_id, code, name, price_krw) values ($1, $2, $3, $4)";
+const NEW_SHOW_SEATS: &str = "insert into show_seat (showtime_id, seat_code)
+                              select $1, seat_code from hall_seat where hall_id = $2";
 
-pub(crate) fn layout_seats(rows: Vec<SeatRow>) -> Result<Vec<LayoutSeat>, StoreError> {
+/// A showtime in the list, as both dialects select it.
+#[derive(sqlx::FromRow)]
+struct ListedShowtime {
+    id: i64,
+    movie_title: String,
+    hall_id: i64,
+    hall_name: String,
+    starts_at: At,
+    sales_open: bool,
+    seats_total: i64,
+    seats_available: i64,
+}
+
+impl From<ListedShowtime> for ShowtimeSummary {
+    fn from(row: ListedShowtime) -> Self {
+        Self {
+            id: ShowtimeId(row.id),
+            movie_title: row.movie_title,
+            hall_id: row.hall_id,
+            hall_name: row.hall_name,
+            starts_at: row.starts_at.0,
+            seats_total: row.seats_total,
+            seats_available: row.seats_available,
+            sales_open: row.sales_open,
+        }
+    }
+}
+
+/// `SHOWTIME_HEAD`.
+#[derive(sqlx::FromRow)]
+struct ShowtimeHead {
+    hall_id: i64,
+    movie_title: String,
+    hall_name: String,
+    starts_at: At,
+}
+
+/// `CATEGORIES`.
+#[derive(sqlx::FromRow)]
+struct CategoryRow {
+    code: String,
+    name: String,
+    price_krw: i64,
+}
+
+/// `HALL_SEATS`.
+#[derive(sqlx::FromRow)]
+struct SeatRow {
+    seat_code: String,
+    row_label: String,
+    seat_number: i32,
+    grid_x: i32,
+    grid_y: i32,
+    category: String,
+    accessible: bool,
+}
+
+impl ShowtimeHead {
+    fn layout(
+        self,
+        showtime: ShowtimeId,
+        categories: Vec<CategoryRow>,
+        seats: Vec<SeatRow>,
+    ) -> Result<Layout, StoreError> {
+        Ok(Layout {
+            showtime_id: showtime,
+            movie_title: self.movie_title,
+            hall_name: self.hall_name,
+            starts_at: self.starts_at.0,
+            categories: categories
+                .into_iter()
+                .map(|c| PriceCategory {
+                    code: c.code,
+                    name: c.name,
+                    price: c.price_krw,
+                })
+                .collect(),
+            seats: seats
+                .into_iter()
+                .map(|s| {
+                    Ok(LayoutSeat {
+                        code: SeatCode::parse(&s.seat_code)
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        row: s.row_label,
+                        number: s.seat_number,
+                        x: s.grid_x,
+                        y: s.grid_y,
+                        category: s.category,
+                        accessible: s.accessible,
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+        })
+    }
+}
+
+/// A seat's state with lazy expiry applied, as both dialects select it.
+#[derive(sqlx::FromRow)]
+struct StateRow {
+    seat_code: String,
+    status: String,
+    version: i64,
+}
+
+fn seat_states(rows: Vec<StateRow>) -> Result<Vec<SeatState>, StoreError> {
     rows.into_iter()
-        .map(|(code, row, number, x, y, category, accessible)| {
-            Ok(LayoutSeat {
-                code: SeatCode::parse(&code).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                row,
-                number,
-                x,
-                y,
-                category,
-                accessible,
+        .map(|r| {
+            Ok(SeatState {
+                code: r.seat_code,
+                status: parse_status(&r.status)?,
+                version: r.version,
             })
         })
         .collect()

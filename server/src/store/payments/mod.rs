@@ -339,21 +339,21 @@ fn reported(report: &PaymentReport) -> (PaymentStatus, Option<i64>) {
     }
 }
 
-/// The outbox payload of a `PaymentSucceeded` event (versioned JSON with an event id).
-pub(crate) fn payment_succeeded(
+/// The `PaymentSucceeded` event of a paid report (its id is the gateway's event id).
+fn payment_succeeded(
     report: &PaymentReport,
     booking: uuid::Uuid,
-    mismatch: Option<&str>,
-) -> String {
-    serde_json::json!({
-        "version": 1,
-        "eventId": report.event_id,
-        "bookingId": booking,
-        "sessionId": report.session_id,
-        "paymentId": report.payment_id,
-        "mismatch": mismatch,
-    })
-    .to_string()
+    mismatch: Option<String>,
+) -> Envelope {
+    Envelope::with_id(
+        report.event_id.clone(),
+        booking,
+        BookingEvent::PaymentSucceeded {
+            session_id: report.session_id.clone(),
+            payment_id: report.payment_id.clone(),
+            mismatch,
+        },
+    )
 }
 
 #[async_trait::async_trait]

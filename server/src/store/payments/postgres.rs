@@ -1,4 +1,5 @@
 use super::*;
+use crate::store::postgres::append_event;
 
 #[async_trait::async_trait]
 impl Payments for PgStore {
@@ -95,18 +96,8 @@ impl Payments for PgStore {
                 .await?;
         }
         if report.paid {
-            sqlx::query(
-                "insert into outbox (aggregate_id, event_type, payload)
-                 values ($1, 'PaymentSucceeded', $2::jsonb)",
-            )
-            .bind(recorded.booking_id)
-            .bind(payment_succeeded(
-                report,
-                recorded.booking_id,
-                mismatch.as_deref(),
-            ))
-            .execute(&mut *tx)
-            .await?;
+            let event = payment_succeeded(report, recorded.booking_id, mismatch.clone());
+            append_event(&mut tx, &event).await?;
         }
         tx.commit().await?;
         Ok(ReportOutcome::recorded(mismatch.is_some()))

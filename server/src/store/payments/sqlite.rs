@@ -1,4 +1,5 @@
 use super::*;
+use crate::store::sqlite::append_event;
 
 #[async_trait::async_trait]
 impl Payments for SqliteStore {
@@ -100,15 +101,8 @@ impl Payments for SqliteStore {
                 .await?;
         }
         if report.paid {
-            sqlx::query(
-                "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
-                 values ($1, 'PaymentSucceeded', $2, $3, $3)",
-            )
-            .bind(recorded.booking_id)
-            .bind(payment_succeeded(report, recorded.booking_id, mismatch.as_deref()))
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+            let event = payment_succeeded(report, recorded.booking_id, mismatch.clone());
+            append_event(&mut tx, &event).await?;
         }
         tx.commit().await?;
         Ok(ReportOutcome::recorded(mismatch.is_some()))

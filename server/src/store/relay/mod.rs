@@ -7,7 +7,45 @@ mod sqlite;
 use super::*;
 
 /// The types of outbox event the relay publishes (payment events stay inside).
-pub const PUBLISHED_EVENTS: [&str; 3] = ["BookingConfirmed", "BookingFailed", "RefundIssued"];
+pub const PUBLISHED_EVENTS: [&str; 3] = crate::booking_events::PUBLISHED;
+
+/// The condition that picks the events to publish. Literal, not bound: the partial index
+/// `outbox_unpublished` is defined with the same text, and PostgreSQL uses it only when the
+/// query's condition is the index's (checked by the tests below).
+const UNPUBLISHED: &str = "published_at is null
+                and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued')";
+
+/// The events still to send, oldest first (PostgreSQL reads the jsonb payload as text).
+fn unpublished_sql(payload: &str) -> String {
+    format!(
+        "select id, aggregate_id, event_type, {payload} as payload from outbox
+          where {UNPUBLISHED} order by id limit $1"
+    )
+}
+
+fn unpublished_count_sql() -> String {
+    format!("select count(*) from outbox where {UNPUBLISHED}")
+}
+
+/// `unpublished_sql` as both dialects read it.
+#[derive(sqlx::FromRow)]
+struct UnpublishedRow {
+    id: i64,
+    aggregate_id: uuid::Uuid,
+    event_type: String,
+    payload: String,
+}
+
+impl From<UnpublishedRow> for OutboxEvent {
+    fn from(row: UnpublishedRow) -> Self {
+        Self {
+            id: row.id,
+            key: BookingId(row.aggregate_id),
+            event_type: row.event_type,
+            payload: row.payload,
+        }
+    }
+}
 
 /// A committed outbox event on its way to the broker.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +54,7 @@ pub struct OutboxEvent {
     /// The booking: the message key.
     pub key: BookingId,
     pub event_type: String,
-    /// Versioned JSON with an event id (see `booking_event`).
+    /// The event's JSON (see `booking_events`).
     pub payload: String,
 }
 
@@ -45,4 +83,33 @@ pub trait Relay: Send + Sync {
 
     /// Committed events of the published types still waiting for the relay.
     async fn unpublished_count(&self) -> Result<i64, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_literal_list_of_published_types_is_the_published_events() {
+        let listed: Vec<&str> = UNPUBLISHED
+            .split('(')
+            .nth(1)
+            .and_then(|l| l.split(')').next())
+            .unwrap()
+            .split(',')
+            .map(|t| t.trim().trim_matches('\''))
+            .collect();
+        assert_eq!(listed, PUBLISHED_EVENTS);
+        // The partial index's definition uses the same condition.
+        for migration in [
+            include_str!("../../../../migrations/postgres/20261130000003_relay.sql"),
+            include_str!("../../../../migrations/sqlite/20261130000003_relay.sql"),
+        ] {
+            let squeezed = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                squeezed(migration).contains(&squeezed(UNPUBLISHED)),
+                "{migration}"
+            );
+        }
+    }
 }

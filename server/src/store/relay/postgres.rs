@@ -34,24 +34,11 @@ impl Relay for PgStore {
     }
 
     async fn unpublished_events(&self, limit: i64) -> Result<Vec<OutboxEvent>, StoreError> {
-        let rows: Vec<(i64, uuid::Uuid, String, String)> = sqlx::query_as(
-            "select id, aggregate_id, event_type, payload::text from outbox
-              where published_at is null
-                and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued')
-              order by id limit $1",
-        )
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, key, event_type, payload)| OutboxEvent {
-                id,
-                key: BookingId(key),
-                event_type,
-                payload,
-            })
-            .collect())
+        let rows: Vec<UnpublishedRow> = sqlx::query_as(&unpublished_sql("payload::text"))
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.into_iter().map(OutboxEvent::from).collect())
     }
 
     async fn mark_published(
@@ -75,12 +62,8 @@ impl Relay for PgStore {
     }
 
     async fn unpublished_count(&self) -> Result<i64, StoreError> {
-        Ok(sqlx::query_scalar(
-            "select count(*) from outbox
-              where published_at is null
-                and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued')",
-        )
-        .fetch_one(&self.pool)
-        .await?)
+        Ok(sqlx::query_scalar(&unpublished_count_sql())
+            .fetch_one(&self.pool)
+            .await?)
     }
 }

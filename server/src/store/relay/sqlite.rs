@@ -36,24 +36,11 @@ impl Relay for SqliteStore {
     }
 
     async fn unpublished_events(&self, limit: i64) -> Result<Vec<OutboxEvent>, StoreError> {
-        let rows: Vec<(i64, uuid::Uuid, String, String)> = sqlx::query_as(
-            "select id, aggregate_id, event_type, payload from outbox
-              where published_at is null
-                and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued')
-              order by id limit $1",
-        )
-        .bind(limit)
-        .fetch_all(&self.read)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, key, event_type, payload)| OutboxEvent {
-                id,
-                key: BookingId(key),
-                event_type,
-                payload,
-            })
-            .collect())
+        let rows: Vec<UnpublishedRow> = sqlx::query_as(&unpublished_sql("payload"))
+            .bind(limit)
+            .fetch_all(&self.read)
+            .await?;
+        Ok(rows.into_iter().map(OutboxEvent::from).collect())
     }
 
     async fn mark_published(
@@ -79,12 +66,8 @@ impl Relay for SqliteStore {
     }
 
     async fn unpublished_count(&self) -> Result<i64, StoreError> {
-        Ok(sqlx::query_scalar(
-            "select count(*) from outbox
-              where published_at is null
-                and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued')",
-        )
-        .fetch_one(&self.read)
-        .await?)
+        Ok(sqlx::query_scalar(&unpublished_count_sql())
+            .fetch_one(&self.read)
+            .await?)
     }
 }

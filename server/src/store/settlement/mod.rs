@@ -6,14 +6,211 @@ mod sqlite;
 
 use super::*;
 
-/// An outbox event taken for processing (payment events, by the confirmation worker).
+/// An outbox event taken for processing (payment events, by the workers).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutboxItem {
     pub id: i64,
     pub booking: BookingId,
+    /// The `event_type` column.
     pub event_type: String,
-    pub payload: serde_json::Value,
+    /// The event, or why its payload could not be read (such an event is parked).
+    pub event: Result<Envelope, String>,
     pub attempts: i64,
+}
+
+/// An outbox row as both dialects' claims return it.
+#[derive(sqlx::FromRow)]
+struct ClaimedRow {
+    id: i64,
+    aggregate_id: uuid::Uuid,
+    event_type: String,
+    payload: String,
+    attempts: i64,
+}
+
+impl From<ClaimedRow> for OutboxItem {
+    fn from(row: ClaimedRow) -> Self {
+        Self {
+            id: row.id,
+            booking: BookingId(row.aggregate_id),
+            event: read_outbox(&row.event_type, &row.payload),
+            event_type: row.event_type,
+            attempts: row.attempts,
+        }
+    }
+}
+
+/// Reads an outbox payload. Payment events written before events carried their `type` and
+/// `occurredAt` get them from the row.
+fn read_outbox(event_type: &str, payload: &str) -> Result<Envelope, String> {
+    let mut json: serde_json::Value = serde_json::from_str(payload).map_err(|e| e.to_string())?;
+    if let Some(object) = json.as_object_mut() {
+        object.entry("type").or_insert_with(|| event_type.into());
+        object
+            .entry("occurredAt")
+            .or_insert_with(|| serde_json::json!(Utc::now()));
+    }
+    Envelope::parse(json.to_string().as_bytes())
+}
+
+/// What a settling transaction reads of the booking (and whether the showtime still sells).
+#[derive(sqlx::FromRow)]
+struct BookingFacts {
+    showtime_id: i64,
+    hold_id: uuid::Uuid,
+    status: BookingStatus,
+    seats: SeatList,
+    sales_open: bool,
+}
+
+/// What a settling transaction reads of the paid payment: its outcome so far, whether its
+/// charge matched, and what it took.
+#[derive(sqlx::FromRow)]
+struct PaidPayment {
+    outcome: Option<String>,
+    mismatch: Option<String>,
+    paid: i64,
+}
+
+/// A paid payment of a booking, read in the settling transaction (locked, in PostgreSQL).
+const PAID_PAYMENT: &str = "select outcome, mismatch, coalesce(paid_amount, amount_krw) as paid
+                              from payment
+                             where provider_payment_id = $1 and booking_id = $2 and status = 'PAID'";
+
+impl PaidPayment {
+    fn decision(&self, facts: &BookingFacts) -> SettleDecision {
+        settle_decision(
+            facts.status,
+            self.outcome.as_deref(),
+            self.mismatch.is_some(),
+            facts.sales_open,
+        )
+    }
+}
+
+// Statements that read the same in both dialects.
+const PARKED_COUNT: &str =
+    "select count(*) from outbox where processed_at is null and parked_at is not null";
+const SET_OUTCOME: &str = "update payment set outcome = $2 where provider_payment_id = $1";
+/// Marks a PAID payment REFUNDED (each dialect adds its `updated_at` after it).
+const MARK_REFUNDED: &str = "update payment set status = 'REFUNDED'";
+const REFUNDED_RETURNING: &str = "where provider_payment_id = $1 and status = 'PAID'
+     returning (select b.showtime_id from booking b where b.id = booking_id) as showtime_id,
+               coalesce(paid_amount, amount_krw) as amount";
+
+/// The writes a settlement makes, decided once for both dialects; each applies them with its
+/// own statements, in the settling transaction.
+struct Writes {
+    /// The booking's new status and failure reason, when it changes.
+    booking: Option<(BookingStatus, Option<&'static str>)>,
+    /// What the payment became (`payment.outcome`).
+    outcome: &'static str,
+    events: Vec<Envelope>,
+    settlement: Settlement,
+}
+
+impl Writes {
+    fn confirmed(
+        booking: BookingId,
+        facts: BookingFacts,
+        payment_id: &str,
+        paid: i64,
+        seats: Vec<SeatChange>,
+    ) -> Self {
+        let event = BookingEvent::BookingConfirmed {
+            showtime_id: facts.showtime_id,
+            seats: facts.seats.0,
+            amount: paid,
+            payment_id: payment_id.into(),
+        };
+        Self {
+            booking: Some((BookingStatus::Confirmed, None)),
+            outcome: "CONFIRMED",
+            events: vec![Envelope::new(booking.0, event)],
+            settlement: Settlement::Confirmed {
+                showtime: ShowtimeId(facts.showtime_id),
+                seats,
+            },
+        }
+    }
+
+    /// After the fenced confirm: confirmed if it booked the seats, else refunded (the hold had
+    /// lapsed or its seats went to someone else, who keeps them).
+    fn after_confirm(
+        booking: BookingId,
+        facts: BookingFacts,
+        payment_id: &str,
+        paid: i64,
+        booked: Vec<(String, i64)>,
+    ) -> Result<Self, StoreError> {
+        Ok(if booked.is_empty() {
+            Self::refund(booking, &facts, payment_id, paid, true, LAPSED_REASON)
+        } else {
+            Self::confirmed(
+                booking,
+                facts,
+                payment_id,
+                paid,
+                changes(booked, SeatStatus::Booked)?,
+            )
+        })
+    }
+
+    fn refund(
+        booking: BookingId,
+        facts: &BookingFacts,
+        payment_id: &str,
+        paid: i64,
+        fail_booking: bool,
+        reason: &'static str,
+    ) -> Self {
+        let refund = BookingEvent::RefundDue {
+            showtime_id: facts.showtime_id,
+            payment_id: payment_id.into(),
+            amount: paid,
+            reason: reason.into(),
+        };
+        let mut events = vec![Envelope::new(booking.0, refund)];
+        if fail_booking {
+            let failed = BookingEvent::BookingFailed {
+                showtime_id: facts.showtime_id,
+                payment_id: payment_id.into(),
+                amount: paid,
+                reason: reason.into(),
+            };
+            events.insert(0, Envelope::new(booking.0, failed));
+        }
+        Self {
+            booking: fail_booking.then_some((BookingStatus::Failed, Some(reason))),
+            outcome: "REFUND",
+            events,
+            settlement: if fail_booking {
+                Settlement::Failed { reason }
+            } else {
+                Settlement::Refunded { reason }
+            },
+        }
+    }
+}
+
+/// `RefundIssued` for a refunded payment: `(showtime, amount)` from the statement that marked
+/// it REFUNDED.
+#[derive(sqlx::FromRow)]
+struct Refunded {
+    showtime_id: i64,
+    amount: i64,
+}
+
+fn refund_issued(booking: BookingId, payment_id: &str, refund_id: &str, r: Refunded) -> Envelope {
+    Envelope::new(
+        booking.0,
+        BookingEvent::RefundIssued {
+            showtime_id: r.showtime_id,
+            payment_id: payment_id.into(),
+            refund_id: refund_id.into(),
+            amount: r.amount,
+        },
+    )
 }
 
 /// What settling a paid booking did.
@@ -49,12 +246,12 @@ pub(crate) enum SettleDecision {
 }
 
 pub(crate) fn settle_decision(
-    booking_status: &str,
+    booking_status: BookingStatus,
     outcome: Option<&str>,
     mismatch: bool,
     sales_open: bool,
 ) -> SettleDecision {
-    let pending = booking_status == "PENDING";
+    let pending = booking_status == BookingStatus::Pending;
     if outcome.is_some() {
         SettleDecision::AlreadySettled
     } else if mismatch {
@@ -88,21 +285,6 @@ pub const MISMATCH_REASON: &str =
 
 /// Why a payment the booking did not need is refunded (the booking is left as it was).
 pub const NOT_NEEDED_REASON: &str = "the booking had already been paid or had failed";
-
-/// Payloads of the events settling writes (versioned JSON with an event id).
-pub(crate) fn booking_event(kind: &str, booking: uuid::Uuid, extra: serde_json::Value) -> String {
-    let mut payload = serde_json::json!({
-        "version": 1,
-        "eventId": uuid::Uuid::new_v4(),
-        "type": kind,
-        "bookingId": booking,
-        "occurredAt": Utc::now(),
-    });
-    if let (Some(payload), serde_json::Value::Object(extra)) = (payload.as_object_mut(), extra) {
-        payload.extend(extra);
-    }
-    payload.to_string()
-}
 
 #[async_trait::async_trait]
 pub trait Settlements: Send + Sync {

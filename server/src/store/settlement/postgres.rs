@@ -1,18 +1,6 @@
 use super::*;
 use crate::store::holds::postgres::CONFIRM_SQL;
-
-/// The showtime of a refunded booking (named in `RefundIssued`).
-async fn refund_showtime(
-    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
-    booking: BookingId,
-) -> Result<i64, StoreError> {
-    Ok(
-        sqlx::query_scalar("select showtime_id from booking where id = $1")
-            .bind(booking.0)
-            .fetch_one(&mut **tx)
-            .await?,
-    )
-}
+use crate::store::postgres::append_event;
 
 #[async_trait::async_trait]
 impl Settlements for PgStore {
@@ -22,7 +10,7 @@ impl Settlements for PgStore {
         limit: i64,
         lease: Duration,
     ) -> Result<Vec<OutboxItem>, StoreError> {
-        let rows: Vec<(i64, uuid::Uuid, String, String, i32)> = sqlx::query_as(
+        let rows: Vec<ClaimedRow> = sqlx::query_as(
             "update outbox o
                 set attempts = o.attempts + 1,
                     next_attempt_at = now() + $3::bigint * interval '1 millisecond'
@@ -32,25 +20,15 @@ impl Settlements for PgStore {
                                 and next_attempt_at <= now()
                               order by id limit $2
                                 for update skip locked)
-             returning o.id, o.aggregate_id, o.event_type, o.payload::text, o.attempts",
+             returning o.id, o.aggregate_id, o.event_type, o.payload::text as payload,
+                       o.attempts::bigint as attempts",
         )
         .bind(types)
         .bind(limit)
         .bind(lease.as_millis() as i64)
         .fetch_all(&self.pool)
         .await?;
-        rows.into_iter()
-            .map(|(id, booking, event_type, payload, attempts)| {
-                Ok(OutboxItem {
-                    id,
-                    booking: BookingId(booking),
-                    event_type,
-                    payload: serde_json::from_str(&payload)
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                    attempts: i64::from(attempts),
-                })
-            })
-            .collect()
+        Ok(rows.into_iter().map(OutboxItem::from).collect())
     }
 
     async fn retry_outbox(
@@ -82,11 +60,9 @@ impl Settlements for PgStore {
     }
 
     async fn parked_count(&self) -> Result<i64, StoreError> {
-        Ok(sqlx::query_scalar(
-            "select count(*) from outbox where processed_at is null and parked_at is not null",
-        )
-        .fetch_one(&self.pool)
-        .await?)
+        Ok(sqlx::query_scalar(PARKED_COUNT)
+            .fetch_one(&self.pool)
+            .await?)
     }
 
     async fn settle_payment(
@@ -97,9 +73,10 @@ impl Settlements for PgStore {
         now: Now,
     ) -> Result<Settlement, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let row: Option<(i64, uuid::Uuid, String, Vec<String>, bool)> = sqlx::query_as(
+        // The booking's row lock makes its settlements wait for each other.
+        let facts: Option<BookingFacts> = sqlx::query_as(
             "select b.showtime_id, b.hold_id, b.status, b.seats,
-                    coalesce(st.starts_at > coalesce($2::timestamptz, now()), false)
+                    coalesce(st.starts_at > coalesce($2::timestamptz, now()), false) as sales_open
                from booking b left join showtime st on st.id = b.showtime_id
               where b.id = $1
                 for update of b",
@@ -108,111 +85,74 @@ impl Settlements for PgStore {
         .bind(now)
         .fetch_optional(&mut *tx)
         .await?;
-        let payment: Option<(Option<String>, Option<String>, i64)> = sqlx::query_as(
-            "select outcome::text, mismatch, coalesce(paid_amount, amount_krw) from payment
-              where provider_payment_id = $1 and booking_id = $2 and status = 'PAID'
-                for update",
-        )
-        .bind(payment_id)
-        .bind(booking.0)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let processed = "update outbox set processed_at = now() where id = $1";
-        let (Some((showtime, hold, status, seats, open)), Some((outcome, mismatch, paid))) =
-            (row, payment)
-        else {
-            sqlx::query(processed).bind(item).execute(&mut *tx).await?;
-            tx.commit().await?;
-            return Ok(Settlement::AlreadySettled);
-        };
-        let decision = settle_decision(&status, outcome.as_deref(), mismatch.is_some(), open);
-        let booked: Vec<(String, i64)> = if decision == SettleDecision::Confirm {
-            sqlx::query_as(CONFIRM_SQL)
-                .bind(showtime)
-                .bind(hold)
-                .bind(booking.0)
-                .bind(now)
-                .fetch_all(&mut *tx)
-                .await?
-        } else {
-            Vec::new()
-        };
-        let decision = match decision {
-            SettleDecision::Confirm if booked.is_empty() => SettleDecision::Refund {
-                fail_booking: true,
-                reason: LAPSED_REASON,
-            },
-            other => other,
-        };
-        let event = |kind: &str, extra: serde_json::Value| {
-            sqlx::query(
-                "insert into outbox (aggregate_id, event_type, payload) values ($1, $2, $3::jsonb)",
-            )
+        let payment: Option<PaidPayment> = sqlx::query_as(&format!("{PAID_PAYMENT} for update"))
+            .bind(payment_id)
             .bind(booking.0)
-            .bind(kind.to_string())
-            .bind(booking_event(kind, booking.0, extra))
-        };
-        let settlement = match decision {
-            SettleDecision::AlreadySettled => Settlement::AlreadySettled,
-            SettleDecision::Confirm => {
-                sqlx::query(
-                    "update booking set status = 'CONFIRMED', updated_at = now() where id = $1",
-                )
-                .bind(booking.0)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "update payment set outcome = 'CONFIRMED' where provider_payment_id = $1",
-                )
-                .bind(payment_id)
-                .execute(&mut *tx)
-                .await?;
-                event(
-                    "BookingConfirmed",
-                    serde_json::json!({
-                        "showtimeId": showtime, "seats": seats, "amount": paid, "paymentId": payment_id,
-                    }),
-                )
-                .execute(&mut *tx)
-                .await?;
-                Settlement::Confirmed {
-                    showtime: ShowtimeId(showtime),
-                    seats: changes(booked, SeatStatus::Booked)?,
+            .fetch_optional(&mut *tx)
+            .await?;
+        let writes = match (facts, payment) {
+            (Some(facts), Some(payment)) => match payment.decision(&facts) {
+                SettleDecision::AlreadySettled => None,
+                SettleDecision::Refund {
+                    fail_booking,
+                    reason,
+                } => Some(Writes::refund(
+                    booking,
+                    &facts,
+                    payment_id,
+                    payment.paid,
+                    fail_booking,
+                    reason,
+                )),
+                SettleDecision::Confirm => {
+                    let booked: Vec<(String, i64)> = sqlx::query_as(CONFIRM_SQL)
+                        .bind(facts.showtime_id)
+                        .bind(facts.hold_id)
+                        .bind(booking.0)
+                        .bind(now)
+                        .fetch_all(&mut *tx)
+                        .await?;
+                    Some(Writes::after_confirm(
+                        booking,
+                        facts,
+                        payment_id,
+                        payment.paid,
+                        booked,
+                    )?)
                 }
-            }
-            SettleDecision::Refund {
-                fail_booking,
-                reason,
-            } => {
-                let extra = serde_json::json!({
-                    "showtimeId": showtime, "paymentId": payment_id, "amount": paid, "reason": reason,
-                });
-                if fail_booking {
+            },
+            _ => None,
+        };
+        let settlement = match writes {
+            Some(writes) => {
+                if let Some((status, reason)) = writes.booking {
                     sqlx::query(
-                        "update booking set status = 'FAILED', failure_reason = $2, updated_at = now()
+                        "update booking set status = $2, failure_reason = coalesce($3, failure_reason),
+                                            updated_at = now()
                           where id = $1",
                     )
                     .bind(booking.0)
+                    .bind(status)
                     .bind(reason)
                     .execute(&mut *tx)
                     .await?;
-                    event("BookingFailed", extra.clone())
-                        .execute(&mut *tx)
-                        .await?;
                 }
-                sqlx::query("update payment set outcome = 'REFUND' where provider_payment_id = $1")
+                sqlx::query(SET_OUTCOME)
                     .bind(payment_id)
+                    .bind(writes.outcome)
                     .execute(&mut *tx)
                     .await?;
-                event("RefundDue", extra).execute(&mut *tx).await?;
-                if fail_booking {
-                    Settlement::Failed { reason }
-                } else {
-                    Settlement::Refunded { reason }
+                for event in &writes.events {
+                    append_event(&mut tx, event).await?;
                 }
+                writes.settlement
             }
+            None => Settlement::AlreadySettled,
         };
-        sqlx::query(processed).bind(item).execute(&mut *tx).await?;
+        sqlx::query("update outbox set processed_at = now() where id = $1")
+            .bind(item)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(settlement)
     }
@@ -225,23 +165,17 @@ impl Settlements for PgStore {
         refund_id: &str,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        let amount: Option<i64> = sqlx::query_scalar(
-            "update payment set status = 'REFUNDED', updated_at = now()
-              where provider_payment_id = $1 and status = 'PAID'
-             returning coalesce(paid_amount, amount_krw)",
-        )
+        let refunded: Option<Refunded> = sqlx::query_as(&format!(
+            "{MARK_REFUNDED}, updated_at = now() {REFUNDED_RETURNING}"
+        ))
         .bind(payment_id)
         .fetch_optional(&mut *tx)
         .await?;
-        if let Some(amount) = amount {
-            let extra = serde_json::json!({ "showtimeId": refund_showtime(&mut tx, booking).await?, "paymentId": payment_id, "refundId": refund_id, "amount": amount });
-            sqlx::query(
-                "insert into outbox (aggregate_id, event_type, payload)
-                 values ($1, 'RefundIssued', $2::jsonb)",
+        if let Some(refunded) = refunded {
+            append_event(
+                &mut tx,
+                &refund_issued(booking, payment_id, refund_id, refunded),
             )
-            .bind(booking.0)
-            .bind(booking_event("RefundIssued", booking.0, extra))
-            .execute(&mut *tx)
             .await?;
         }
         sqlx::query("update outbox set processed_at = now() where id = $1")

@@ -1,0 +1,173 @@
+//! Booking events: what the transactional outbox carries, defined once. Each is written by the
+//! transaction that makes it true (`append_event`, one per dialect) and read back by the
+//! workers (payment events) and the consumers (through the relay: Kafka topic `booking-events`,
+//! keyed by booking id, or in this process) with an exhaustive `match`.
+//!
+//! On the wire: JSON, camelCase, an envelope (`version`, `eventId`, `bookingId`, `occurredAt`)
+//! and the event's own fields, tagged by `type`:
+//! `{"version":1,"eventId":"…","bookingId":"…","occurredAt":"…","type":"BookingConfirmed",
+//! "showtimeId":42,"seats":["F5"],"amount":12000,"paymentId":"…"}`.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The version of the payloads this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// One event with its envelope.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Envelope {
+    pub version: u32,
+    /// Unique per event (consumers record it to apply an event once); for `PaymentSucceeded`
+    /// the gateway's own event id.
+    pub event_id: String,
+    pub booking_id: uuid::Uuid,
+    pub occurred_at: DateTime<Utc>,
+    #[serde(flatten)]
+    pub event: BookingEvent,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum BookingEvent {
+    /// A payment was recorded PAID; the confirmation worker settles it. Stays inside.
+    #[serde(rename_all = "camelCase")]
+    PaymentSucceeded {
+        session_id: String,
+        payment_id: Option<String>,
+        /// How the charge differs from what was asked, if it does (refunded, not confirmed).
+        mismatch: Option<String>,
+    },
+    /// The booking's seats are sold to it.
+    #[serde(rename_all = "camelCase")]
+    BookingConfirmed {
+        showtime_id: i64,
+        seats: Vec<String>,
+        amount: i64,
+        payment_id: String,
+    },
+    /// The booking failed; its payment is refunded.
+    #[serde(rename_all = "camelCase")]
+    BookingFailed {
+        showtime_id: i64,
+        payment_id: String,
+        amount: i64,
+        reason: String,
+    },
+    /// A payment must be given back; the refund worker asks the gateway. Stays inside.
+    #[serde(rename_all = "camelCase")]
+    RefundDue {
+        showtime_id: i64,
+        payment_id: String,
+        amount: i64,
+        reason: String,
+    },
+    /// The gateway refunded a payment.
+    #[serde(rename_all = "camelCase")]
+    RefundIssued {
+        showtime_id: i64,
+        payment_id: String,
+        refund_id: String,
+        amount: i64,
+    },
+}
+
+/// The types the relay publishes (payment events stay inside). Literal in the relay's
+/// statements too: the partial index `outbox_unpublished` is defined with this list.
+pub const PUBLISHED: [&str; 3] = ["BookingConfirmed", "BookingFailed", "RefundIssued"];
+
+impl BookingEvent {
+    /// The `type` tag (also the outbox's `event_type` column).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::PaymentSucceeded { .. } => "PaymentSucceeded",
+            Self::BookingConfirmed { .. } => "BookingConfirmed",
+            Self::BookingFailed { .. } => "BookingFailed",
+            Self::RefundDue { .. } => "RefundDue",
+            Self::RefundIssued { .. } => "RefundIssued",
+        }
+    }
+}
+
+impl Envelope {
+    /// A new event about `booking`, now, with a fresh id.
+    pub fn new(booking: uuid::Uuid, event: BookingEvent) -> Self {
+        Self::with_id(uuid::Uuid::new_v4().to_string(), booking, event)
+    }
+
+    pub fn with_id(event_id: String, booking: uuid::Uuid, event: BookingEvent) -> Self {
+        Self {
+            version: VERSION,
+            event_id,
+            booking_id: booking,
+            occurred_at: Utc::now(),
+            event,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("events serialise")
+    }
+
+    /// Reads a payload, refusing versions this build does not know.
+    pub fn parse(payload: &[u8]) -> Result<Self, String> {
+        let envelope: Self = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
+        if envelope.version != VERSION {
+            return Err(format!(
+                "payload version {} (this build reads {VERSION})",
+                envelope.version
+            ));
+        }
+        Ok(envelope)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_reads_back_what_it_writes_with_its_type_tag_beside_the_envelope() {
+        let booking = uuid::Uuid::new_v4();
+        let event = Envelope::new(
+            booking,
+            BookingEvent::BookingConfirmed {
+                showtime_id: 42,
+                seats: vec!["F5".into()],
+                amount: 12_000,
+                payment_id: "pay_1".into(),
+            },
+        );
+        let json: serde_json::Value = serde_json::from_str(&event.to_json()).unwrap();
+        assert_eq!(json["type"], "BookingConfirmed");
+        assert_eq!(json["showtimeId"], 42);
+        assert_eq!(json["bookingId"], booking.to_string());
+        assert_eq!(json["version"], 1);
+        assert_eq!(Envelope::parse(event.to_json().as_bytes()).unwrap(), event);
+        assert_eq!(event.event.kind(), "BookingConfirmed");
+    }
+
+    #[test]
+    fn another_version_or_an_unknown_type_is_refused() {
+        let booking = uuid::Uuid::new_v4();
+        let mut json: serde_json::Value = serde_json::from_str(
+            &Envelope::new(
+                booking,
+                BookingEvent::RefundIssued {
+                    showtime_id: 1,
+                    payment_id: "p".into(),
+                    refund_id: "r".into(),
+                    amount: 1,
+                },
+            )
+            .to_json(),
+        )
+        .unwrap();
+        json["version"] = 2.into();
+        assert!(Envelope::parse(json.to_string().as_bytes()).is_err());
+        json["version"] = 1.into();
+        json["type"] = "SomethingElse".into();
+        assert!(Envelope::parse(json.to_string().as_bytes()).is_err());
+    }
+}
