@@ -16,24 +16,6 @@ pub struct SqliteStore {
     pub(super) read: SqlitePool,
 }
 
-pub(super) fn millis(t: DateTime<Utc>) -> i64 {
-    t.timestamp_millis()
-}
-
-pub(super) fn from_millis(ms: i64) -> Result<DateTime<Utc>, StoreError> {
-    DateTime::from_timestamp_millis(ms)
-        .ok_or_else(|| StoreError::Corrupt(format!("bad timestamp {ms}")))
-}
-
-pub(super) fn now_ms(now: Now) -> i64 {
-    millis(now.unwrap_or_else(Utc::now))
-}
-
-pub(super) fn json_codes(seats: &[SeatCode]) -> String {
-    serde_json::to_string(&seats.iter().map(SeatCode::as_str).collect::<Vec<_>>())
-        .expect("strings serialise")
-}
-
 impl SqliteStore {
     /// Opens (creating if missing) the database at `url` (`sqlite://path`).
     pub async fn connect(url: &str) -> Result<Self, StoreError> {

@@ -39,6 +39,39 @@ pub struct SalesRow {
     pub refunded: i64,
 }
 
+/// A sales row as both dialects select it.
+#[derive(sqlx::FromRow)]
+struct SalesDbRow {
+    showtime_id: i64,
+    movie_title: String,
+    starts_at: At,
+    day: chrono::NaiveDate,
+    bookings: i64,
+    seats: i64,
+    revenue_krw: i64,
+    refunds: i64,
+    refunded_krw: i64,
+}
+
+impl From<SalesDbRow> for SalesRow {
+    fn from(r: SalesDbRow) -> Self {
+        Self {
+            showtime: ShowtimeId(r.showtime_id),
+            movie_title: r.movie_title,
+            starts_at: r.starts_at.0,
+            day: r.day,
+            bookings: r.bookings,
+            seats: r.seats,
+            revenue: r.revenue_krw,
+            refunds: r.refunds,
+            refunded: r.refunded_krw,
+        }
+    }
+}
+
+/// The issued ticket of a booking: its code and issue time.
+const ISSUED_TICKET: &str = "select code, issued_at from ticket where booking_id = $1";
+
 #[async_trait::async_trait]
 pub trait Consumers: Send + Sync {
     /// Applies one consumer's effect of an event together with the record that `consumer`

@@ -73,47 +73,23 @@ impl Consumers for PgStore {
         &self,
         booking: BookingId,
     ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
-        Ok(
-            sqlx::query_as("select code, issued_at from ticket where booking_id = $1")
-                .bind(booking.0)
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        let row: Option<(String, At)> = sqlx::query_as(ISSUED_TICKET)
+            .bind(booking.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|(code, at)| (code, at.0)))
     }
 
     async fn sales(&self) -> Result<Vec<SalesRow>, StoreError> {
-        type Row = (
-            i64,
-            String,
-            DateTime<Utc>,
-            chrono::NaiveDate,
-            i32,
-            i32,
-            i64,
-            i32,
-            i64,
-        );
-        let rows: Vec<Row> = sqlx::query_as(
-            "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.bookings, d.seats,
-                    d.revenue_krw, d.refunds, d.refunded_krw
+        let rows: Vec<SalesDbRow> = sqlx::query_as(
+            "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.bookings::bigint as bookings,
+                    d.seats::bigint as seats, d.revenue_krw, d.refunds::bigint as refunds,
+                    d.refunded_krw
                from sales_daily d join showtime s on s.id = d.showtime_id
               order by d.day desc, s.starts_at, d.showtime_id",
         )
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(|r| SalesRow {
-                showtime: ShowtimeId(r.0),
-                movie_title: r.1,
-                starts_at: r.2,
-                day: r.3,
-                bookings: r.4.into(),
-                seats: r.5.into(),
-                revenue: r.6,
-                refunds: r.7.into(),
-                refunded: r.8,
-            })
-            .collect())
+        Ok(rows.into_iter().map(SalesRow::from).collect())
     }
 }

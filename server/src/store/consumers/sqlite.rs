@@ -1,5 +1,4 @@
 use super::*;
-use crate::store::sqlite::{from_millis, millis};
 
 #[async_trait::async_trait]
 impl Consumers for SqliteStore {
@@ -9,7 +8,7 @@ impl Consumers for SqliteStore {
         event_id: &str,
         effect: &ConsumerEffect,
     ) -> Result<bool, StoreError> {
-        let now = millis(Utc::now());
+        let now = At::or_now(None);
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let first = sqlx::query(
             "insert into consumed_event (consumer, event_id, consumed_at) values ($1, $2, $3)
@@ -59,7 +58,7 @@ impl Consumers for SqliteStore {
                             refunded_krw = sales_daily.refunded_krw + excluded.refunded_krw",
                 )
                 .bind(showtime.0)
-                .bind(day.format("%Y-%m-%d").to_string())
+                .bind(day)
                 .bind(bookings)
                 .bind(seats)
                 .bind(revenue)
@@ -77,18 +76,15 @@ impl Consumers for SqliteStore {
         &self,
         booking: BookingId,
     ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
-        let row: Option<(String, i64)> =
-            sqlx::query_as("select code, issued_at from ticket where booking_id = $1")
-                .bind(booking.0)
-                .fetch_optional(&self.read)
-                .await?;
-        row.map(|(code, at)| Ok((code, from_millis(at)?)))
-            .transpose()
+        let row: Option<(String, At)> = sqlx::query_as(ISSUED_TICKET)
+            .bind(booking.0)
+            .fetch_optional(&self.read)
+            .await?;
+        Ok(row.map(|(code, at)| (code, at.0)))
     }
 
     async fn sales(&self) -> Result<Vec<SalesRow>, StoreError> {
-        type Row = (i64, String, i64, String, i64, i64, i64, i64, i64);
-        let rows: Vec<Row> = sqlx::query_as(
+        let rows: Vec<SalesDbRow> = sqlx::query_as(
             "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.bookings, d.seats,
                     d.revenue_krw, d.refunds, d.refunded_krw
                from sales_daily d join showtime s on s.id = d.showtime_id
@@ -96,21 +92,6 @@ impl Consumers for SqliteStore {
         )
         .fetch_all(&self.read)
         .await?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(SalesRow {
-                    showtime: ShowtimeId(r.0),
-                    movie_title: r.1,
-                    starts_at: from_millis(r.2)?,
-                    day: chrono::NaiveDate::parse_from_str(&r.3, "%Y-%m-%d")
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                    bookings: r.4,
-                    seats: r.5,
-                    revenue: r.6,
-                    refunds: r.7,
-                    refunded: r.8,
-                })
-            })
-            .collect()
+        Ok(rows.into_iter().map(SalesRow::from).collect())
     }
 }

@@ -1,5 +1,4 @@
 use super::*;
-use crate::store::sqlite::{from_millis, json_codes, now_ms};
 
 /// Why a hold must be refused before its seats are looked at: the showtime's sales have closed,
 /// or the customer's or the address's live holds are at their cap (see `HoldLimits`).
@@ -7,7 +6,7 @@ async fn hold_refusal(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     req: &HoldRequest<'_>,
     addr: Option<&str>,
-    now: i64,
+    now: At,
 ) -> Result<Option<HoldRefusal>, StoreError> {
     let open: Option<bool> =
         sqlx::query_scalar("select starts_at > $2 from showtime where id = $1")
@@ -57,9 +56,10 @@ async fn hold_refusal(
 #[async_trait::async_trait]
 impl Holds for SqliteStore {
     async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
-        let now = now_ms(now);
-        let expires = now.saturating_add(i64::try_from(req.ttl.as_millis()).unwrap_or(i64::MAX));
-        let codes = json_codes(req.seats);
+        let now = At::or_now(now);
+        let expires =
+            At(now.0 + chrono::Duration::from_std(req.ttl).unwrap_or(chrono::Duration::MAX));
+        let codes = SeatList(req.seats.iter().map(|s| s.to_string()).collect());
         let addr = req.client_addr.map(|a| a.to_string());
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         // The single writer makes these checks and the update below one decision.
@@ -124,7 +124,7 @@ impl Holds for SqliteStore {
         .await?;
         tx.commit().await?;
         Ok(HoldOutcome::Held {
-            expires_at: from_millis(expires)?,
+            expires_at: expires.0,
             changes: changes(held, SeatStatus::Held)?,
         })
     }
@@ -169,7 +169,7 @@ impl Holds for SqliteStore {
         customer: CustomerId,
         now: Now,
     ) -> Result<Option<ActiveHold>, StoreError> {
-        let row = sqlx::query_as::<_, (uuid::Uuid, i64, String)>(
+        let row = sqlx::query_as::<_, (uuid::Uuid, At, String)>(
             "select hold_id, max(hold_expires_at), group_concat(seat_code, ',')
                from show_seat
               where showtime_id = $1 and customer_id = $2 and status = 'HELD' and hold_expires_at >= $3
@@ -179,13 +179,13 @@ impl Holds for SqliteStore {
         )
         .bind(showtime.0)
         .bind(customer.0)
-        .bind(now_ms(now))
+        .bind(At::or_now(now))
         .fetch_optional(&self.read)
         .await?;
         row.map(|(hold, expires, seats)| {
             active_hold(
                 hold,
-                from_millis(expires)?,
+                expires.0,
                 seats.split(',').map(String::from).collect(),
             )
         })
@@ -219,7 +219,7 @@ impl Holds for SqliteStore {
         .bind(showtime.0)
         .bind(hold.as_uuid())
         .bind(booking.0)
-        .bind(now_ms(now))
+        .bind(At::or_now(now))
         .fetch_all(&mut *tx)
         .await?;
         if booked.len() as i64 != expected {
@@ -238,7 +238,7 @@ impl Holds for SqliteStore {
               where status = 'HELD' and hold_expires_at < $1
              returning showtime_id, seat_code, version",
         )
-        .bind(now_ms(now))
+        .bind(At::or_now(now))
         .fetch_all(&self.write)
         .await?;
         let mut out: Vec<Released> = Vec::new();
@@ -262,7 +262,7 @@ impl Holds for SqliteStore {
         now: Now,
     ) -> Result<HoldCheck, StoreError> {
         let showtime = hold.showtime_id();
-        let at = now_ms(now);
+        let at = At::or_now(now);
         let recorded: Option<(uuid::Uuid, i64)> = sqlx::query_as(
             "select customer_id, seat_count from seat_hold where showtime_id = $1 and hold_id = $2",
         )
@@ -270,7 +270,7 @@ impl Holds for SqliteStore {
         .bind(hold.as_uuid())
         .fetch_optional(&self.read)
         .await?;
-        let held: Vec<(String, i64)> = sqlx::query_as(
+        let held: Vec<(String, At)> = sqlx::query_as(
             "select seat_code, hold_expires_at from show_seat
               where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $3",
         )
@@ -279,15 +279,12 @@ impl Holds for SqliteStore {
         .bind(at)
         .fetch_all(&self.read)
         .await?;
-        let held = held
-            .into_iter()
-            .map(|(c, e)| Ok((c, from_millis(e)?)))
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        hold_check(customer, recorded, held, from_millis(at)?)
+        let held = held.into_iter().map(|(c, e)| (c, e.0)).collect();
+        hold_check(customer, recorded, held, at.0)
     }
 
     async fn purge_holds(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError> {
-        let at = now_ms(now);
+        let at = At::or_now(now);
         let mut holds = 0;
         loop {
             let n = sqlx::query(

@@ -1,5 +1,4 @@
 use super::*;
-use crate::store::sqlite::now_ms;
 
 #[async_trait::async_trait]
 impl Idempotency for SqliteStore {
@@ -10,7 +9,7 @@ impl Idempotency for SqliteStore {
         fingerprint: &str,
         now: Now,
     ) -> Result<IdempotencyBegin, StoreError> {
-        let at = now_ms(now);
+        let at = At::or_now(now);
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         // A key past its 24 hours, or held by a request that died, is free again.
         sqlx::query(
@@ -87,7 +86,7 @@ impl Idempotency for SqliteStore {
     async fn purge_idempotency_keys(&self, now: Now) -> Result<u64, StoreError> {
         Ok(
             sqlx::query("delete from idempotency_key where created_at < $1 - $2")
-                .bind(now_ms(now))
+                .bind(At::or_now(now))
                 .bind(IDEMPOTENCY_KEEP.num_milliseconds())
                 .execute(&self.write)
                 .await?

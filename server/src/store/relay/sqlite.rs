@@ -1,5 +1,4 @@
 use super::*;
-use crate::store::sqlite::millis;
 
 #[async_trait::async_trait]
 impl Relay for SqliteStore {
@@ -9,7 +8,7 @@ impl Relay for SqliteStore {
         owner: &str,
         lease: Duration,
     ) -> Result<bool, StoreError> {
-        let now = millis(Utc::now());
+        let now = At::or_now(None);
         let taken: Option<String> = sqlx::query_scalar(
             "insert into relay_lease (name, owner, expires_at) values ($1, $2, $3 + $4)
              on conflict (name) do update
@@ -49,7 +48,7 @@ impl Relay for SqliteStore {
         owner: &str,
         ids: &[i64],
     ) -> Result<u64, StoreError> {
-        let now = millis(Utc::now());
+        let now = At::or_now(None);
         Ok(sqlx::query(
             "update outbox set published_at = $3
               where id in (select value from json_each($4)) and published_at is null
