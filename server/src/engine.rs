@@ -10,8 +10,8 @@ pub mod tickets;
 pub use checkout::Payments;
 
 use crate::clock::Clock;
-use crate::events::EventBus;
 use crate::gate::{GateVerdict, RateLimiter, SeatGate};
+use crate::live_bus::LiveBus;
 use crate::read_model::{SeatMapCache, Snapshot};
 use crate::store::{
     CancelOutcome, HoldLimits, HoldOutcome, HoldRefusal, HoldRequest, Layout, Released, Store,
@@ -41,8 +41,8 @@ pub struct Engine {
     hold_ttl: Duration,
     /// Layouts never change once a showtime exists, so they are read from the database once.
     layouts: RwLock<HashMap<ShowtimeId, Arc<Layout>>>,
-    /// Live seat-map events, published after each committed change.
-    events: EventBus,
+    /// The live seat map's bus: changes published after each commit.
+    live: LiveBus,
     /// Serialised seat maps for `GET /showtimes/{id}/seats`.
     snapshots: SeatMapCache,
     /// The newest live-map snapshot per showtime, with the instant its database read started.
@@ -132,23 +132,23 @@ impl From<StoreError> for InventoryError {
 }
 
 impl Engine {
-    /// An engine whose live events stay in this process.
+    /// An engine whose live seat-map changes stay in this process.
     pub fn new(store: Arc<dyn Store>, clock: Clock, hold_ttl: Duration) -> Self {
-        Self::with_events(store, clock, hold_ttl, EventBus::default())
+        Self::with_live_bus(store, clock, hold_ttl, LiveBus::default())
     }
 
-    pub fn with_events(
+    pub fn with_live_bus(
         store: Arc<dyn Store>,
         clock: Clock,
         hold_ttl: Duration,
-        events: EventBus,
+        live: LiveBus,
     ) -> Self {
         Self {
             store,
             clock,
             hold_ttl,
             layouts: RwLock::default(),
-            events,
+            live,
             snapshots: SeatMapCache::default(),
             live_snapshots: Mutex::default(),
             gate: SeatGate::default(),
@@ -278,15 +278,15 @@ impl Engine {
         &self.store
     }
 
-    pub fn events(&self) -> &EventBus {
-        &self.events
+    pub fn live_bus(&self) -> &LiveBus {
+        &self.live
     }
 
     /// After a commit: this process's snapshot learns the change at once, then every viewer
     /// (every process's, with Redis) is told.
     async fn announce(&self, showtime: ShowtimeId, message: LiveMessage) {
         self.snapshots.apply(showtime, message.seats());
-        self.events.publish(showtime, message).await;
+        self.live.publish(showtime, message).await;
     }
 
     /// The seat map as `GET /showtimes/{id}/seats` serves it: from memory, at most a second or
@@ -300,7 +300,7 @@ impl Engine {
         }
         let started = std::time::Instant::now();
         let map = self.seat_map(showtime).await?;
-        Ok(self.snapshots.store(showtime, map, started, &self.events))
+        Ok(self.snapshots.store(showtime, map, started, &self.live))
     }
 
     /// `ShowtimeNotFound` unless the showtime exists (from the layout cache after the first call).

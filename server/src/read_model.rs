@@ -5,7 +5,7 @@
 //! expired holds as free. A strong `ETag` (hash of the body) lets clients and CDNs revalidate
 //! cheaply. Staleness of a second or two is fine: the hold re-checks in the database.
 
-use crate::events::{BusItem, EventBus};
+use crate::live_bus::{BusItem, LiveBus};
 use app::domain::{SeatChange, SeatMap, ShowtimeId};
 use axum::body::Bytes;
 use sha2::{Digest, Sha256};
@@ -85,7 +85,7 @@ impl SeatMapCache {
         showtime: ShowtimeId,
         map: SeatMap,
         built: Instant,
-        events: &EventBus,
+        events: &LiveBus,
     ) -> Arc<Snapshot> {
         let snapshot = Arc::new(Snapshot::new(map, built));
         let first = self

@@ -4,12 +4,12 @@
 use crate::clock::Clock;
 use crate::config::{Config, Database, Secret};
 use crate::engine::{Engine, Payments};
-use crate::events::EventBus;
 use crate::gate::{RateLimiter, SeatGate};
 use crate::http::live::Viewers;
 use crate::http::serve::{ConnLimits, Connections};
 use crate::http::session::SessionKey;
 use crate::http::{router, AppState, Web};
+use crate::live_bus::LiveBus;
 use crate::payments::gateway::HttpGateway;
 use crate::redis_link::RedisLink;
 use crate::store::{HoldLimits, PgStore, SqliteStore, Store};
@@ -162,10 +162,10 @@ impl Application {
             }
         }
         let prefix = &config.redis_key_prefix;
-        let events = match &config.redis {
-            Some(target) => EventBus::with_redis(target, prefix)
+        let live = match &config.redis {
+            Some(target) => LiveBus::with_redis(target, prefix)
                 .context("REDIS_URL is not a usable Redis address")?,
-            None => EventBus::default(),
+            None => LiveBus::default(),
         };
         let link = config
             .redis
@@ -175,7 +175,7 @@ impl Application {
             crate::gate::load_scripts(link).await;
         }
         let cap = |n: u32| (n > 0).then_some(n);
-        let mut engine = Engine::with_events(store, clock, config.hold_ttl, events)
+        let mut engine = Engine::with_live_bus(store, clock, config.hold_ttl, live)
             .with_rate_limit(RateLimiter::new(config.hold_rate_per_minute, link.clone()))
             .with_address_rate_limit(RateLimiter::keyed(
                 "address",

@@ -90,7 +90,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     counter(
         "seats_live_redis_publish_failures_total",
         "Live events that could not go through Redis (delivered in this process only).",
-        state.engine.events().redis_failures(),
+        state.engine.live_bus().redis_failures(),
     );
     counter(
         "seats_hold_address_rate_limited_total",

@@ -13,7 +13,7 @@ use super::handlers::showtime_id;
 use super::serve::HeldConnection;
 use super::AppState;
 use crate::engine::Engine;
-use crate::events::BusItem;
+use crate::live_bus::BusItem;
 use app::domain::{LiveMessage, ShowtimeId};
 use app::engine::ClientAddr;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -173,7 +173,7 @@ pub async fn live(
 async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
     // Subscribe before taking the snapshot that is sent, so nothing falls between the two; a
     // change that is in both is ignored by the client thanks to the seat versions.
-    let mut events = engine.events().subscribe(showtime);
+    let mut events = engine.live_bus().subscribe(showtime);
     let subscribed_at = Instant::now();
     let Ok(snapshot) = engine.live_snapshot_json(showtime, subscribed_at).await else {
         return;

@@ -1,5 +1,6 @@
-//! The event bus of the live seat map. Viewers subscribe per showtime to a bounded in-process
-//! broadcast channel. The engine publishes after its transaction has committed (the store returns
+//! The live seat map's bus (the seat changes viewers see; not the booking events of the outbox,
+//! see `booking_events`). Viewers subscribe per showtime to a bounded in-process broadcast
+//! channel. The engine publishes after its transaction has committed (the store returns
 //! only then), so a rolled-back change is never announced.
 //!
 //! With Redis (`REDIS_URL`), events travel through Redis pub/sub so that every server process's
@@ -165,7 +166,7 @@ async fn heal_missed(remote: std::sync::Weak<Remote>) {
 }
 
 #[derive(Default)]
-pub struct EventBus {
+pub struct LiveBus {
     local: Arc<Local>,
     redis: Option<Arc<Remote>>,
     /// Publishes that could not go through Redis (delivered locally instead).
@@ -185,7 +186,7 @@ fn showtime_of(prefix: &str, channel: &str) -> Option<ShowtimeId> {
     ShowtimeId::parse(id)
 }
 
-impl EventBus {
+impl LiveBus {
     /// A bus whose events go through Redis on channels named with `prefix`; starts this
     /// process's one subscription.
     pub fn with_redis(target: &RedisTarget, prefix: &str) -> Result<Self, redis::RedisError> {
@@ -370,7 +371,7 @@ mod tests {
 
     #[tokio::test]
     async fn viewers_of_a_showtime_get_its_messages_and_no_others() {
-        let bus = EventBus::default();
+        let bus = LiveBus::default();
         let mut seven = bus.subscribe(ShowtimeId(7));
         let mut eight = bus.subscribe(ShowtimeId(8));
         bus.publish(ShowtimeId(7), LiveMessage::Ping).await;
@@ -383,7 +384,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_viewer_that_falls_behind_is_told_it_lagged() {
-        let bus = EventBus::default();
+        let bus = LiveBus::default();
         let mut slow = bus.subscribe(ShowtimeId(1));
         for _ in 0..CHANNEL_CAPACITY + 10 {
             bus.publish(ShowtimeId(1), LiveMessage::Ping).await;
