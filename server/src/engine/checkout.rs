@@ -5,14 +5,12 @@
 //! (idempotent by booking id), then the session is recorded (idempotent by session id), so
 //! concurrent or repeated checkouts of one hold end with one booking and one payment session.
 
-use super::tickets::TicketKeys;
 use super::Engine;
 use crate::payments::gateway::{NewSession, PaymentGateway};
 use crate::store::{
-    BookingFilter, BookingRecord, BookingStatus, HoldCheck, NewBooking, PaymentReport,
-    PaymentSessionRow, PaymentStatus, ReportOutcome,
+    BookingStatus, HoldCheck, NewBooking, PaymentReport, PaymentSessionRow, ReportOutcome,
 };
-use app::domain::{BookingId, BookingView, Checkout, CustomerId, HoldId, PaymentView, Ticket};
+use app::domain::{BookingId, Checkout, CustomerId, HoldId};
 use app::error::InventoryError;
 use std::sync::Arc;
 
@@ -44,7 +42,7 @@ impl Engine {
     }
 
     /// Starts (or finds again) the payment of a hold's booking.
-    pub async fn checkout(
+    pub async fn open_checkout(
         &self,
         hold: HoldId,
         customer: CustomerId,
@@ -153,9 +151,7 @@ impl Engine {
             .unwrap_or(row);
         Ok(answer(&stored))
     }
-}
 
-impl Engine {
     /// The secret that gateway callbacks must be signed with (none without a gateway).
     pub fn webhook_secret(&self) -> Option<&[u8]> {
         self.payments.as_ref().map(|p| p.webhook_secret.expose())
@@ -185,140 +181,6 @@ impl Engine {
             }
         }
         Ok(outcome)
-    }
-}
-
-impl Engine {
-    /// A booking as its customer sees it: 404 when unknown, 403 for another customer's.
-    pub async fn booking(
-        &self,
-        booking: BookingId,
-        customer: CustomerId,
-    ) -> Result<BookingView, InventoryError> {
-        let record = self
-            .store
-            .bookings(BookingFilter::One(booking))
-            .await?
-            .pop()
-            .ok_or(InventoryError::BookingNotFound)?;
-        if record.customer != customer {
-            return Err(InventoryError::NotYourBooking);
-        }
-        self.booking_view(record).await
-    }
-
-    /// The customer's bookings, newest first.
-    pub async fn bookings_of(
-        &self,
-        customer: CustomerId,
-    ) -> Result<Vec<BookingView>, InventoryError> {
-        let mut out = Vec::new();
-        for record in self
-            .store
-            .bookings(BookingFilter::OfCustomer(customer))
-            .await?
-        {
-            out.push(self.booking_view(record).await?);
-        }
-        Ok(out)
-    }
-
-    async fn booking_view(&self, record: BookingRecord) -> Result<BookingView, InventoryError> {
-        let layout = self.layout(record.showtime).await?;
-        let ticket_issued_at = if record.status == BookingStatus::Confirmed {
-            self.store.issued_ticket(record.id).await?.map(|(_, at)| at)
-        } else {
-            None
-        };
-        Ok(BookingView {
-            ticket_issued_at,
-            booking_id: record.id,
-            status: record.status.to_string(),
-            showtime_id: record.showtime,
-            movie_title: layout.movie_title.clone(),
-            hall_name: layout.hall_name.clone(),
-            starts_at: layout.starts_at,
-            seats: record.seats,
-            amount: record.amount,
-            currency: "KRW".into(),
-            failure_reason: record.failure_reason,
-            created_at: record.created_at,
-            updated_at: record.updated_at,
-            payments: record
-                .payments
-                .into_iter()
-                .map(|p| PaymentView {
-                    payment_url: (p.status == PaymentStatus::Pending).then_some(p.payment_url),
-                    status: p.status.to_string(),
-                    amount: p.amount,
-                    pay_before: p.pay_before,
-                    updated_at: p.updated_at,
-                })
-                .collect(),
-        })
-    }
-}
-
-impl Engine {
-    /// Signs tickets with the first of `keys` and checks them with any (see [`TicketKeys`]).
-    pub fn with_ticket_keys(mut self, keys: TicketKeys) -> Self {
-        self.ticket_keys = keys;
-        self
-    }
-
-    /// The signed code of a booking's ticket.
-    pub fn ticket_code(&self, booking: BookingId) -> String {
-        self.ticket_keys.sign(booking)
-    }
-
-    /// The booking a ticket code names, if its signature is ours.
-    pub fn verify_ticket(&self, code: &str) -> Option<BookingId> {
-        self.ticket_keys.verify(code)
-    }
-
-    /// The ticket of the customer's confirmed booking.
-    pub async fn ticket(
-        &self,
-        booking: BookingId,
-        customer: CustomerId,
-    ) -> Result<Ticket, InventoryError> {
-        let view = self.booking(booking, customer).await?;
-        if view.status != "CONFIRMED" {
-            return Err(InventoryError::TicketNotReady);
-        }
-        // Issued by the ticket consumer after the confirmation (a moment later).
-        let Some((code, _)) = self.store.issued_ticket(booking).await? else {
-            return Err(InventoryError::TicketNotReady);
-        };
-        let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| {
-            tracing::error!(error = %e, "QR code not made");
-            InventoryError::Unavailable
-        })?;
-        let qr_svg = qr
-            .render::<qrcode::render::svg::Color>()
-            .min_dimensions(200, 200)
-            .quiet_zone(true)
-            .build();
-        Ok(Ticket { code, qr_svg })
-    }
-
-    /// What a ticket scanner is told about a code: the booking, when the code is ours.
-    pub async fn ticket_booking(&self, code: &str) -> Result<BookingView, InventoryError> {
-        let booking = self
-            .verify_ticket(code)
-            .ok_or(InventoryError::BookingNotFound)?;
-        let record = self
-            .store
-            .bookings(BookingFilter::One(booking))
-            .await?
-            .pop()
-            .ok_or(InventoryError::BookingNotFound)?;
-        let view = self.booking_view(record).await?;
-        // A code that verifies but was never issued (no confirmed booking behind it) is unknown.
-        if view.ticket_issued_at.is_none() {
-            return Err(InventoryError::BookingNotFound);
-        }
-        Ok(view)
     }
 }
 

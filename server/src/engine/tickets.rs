@@ -7,7 +7,10 @@
 //! Tickets sold before key ids existed read `SEATS1-<booking>-<tag>`, signed under a key derived
 //! from the session secret; they still verify while that secret is unchanged.
 
-use app::domain::BookingId;
+use super::Engine;
+use crate::store::BookingFilter;
+use app::domain::{BookingId, BookingView, CustomerId, Ticket};
+use app::error::InventoryError;
 use hmac::{Hmac, Mac};
 
 const PREFIX: &str = "SEATS2";
@@ -104,6 +107,69 @@ fn same(expected: &str, given: &str) -> bool {
             .zip(given.bytes())
             .fold(0u8, |acc, (a, b)| acc | (a ^ b))
             == 0
+}
+
+impl Engine {
+    /// Signs tickets with the first of `keys` and checks them with any (see [`TicketKeys`]).
+    pub fn with_ticket_keys(mut self, keys: TicketKeys) -> Self {
+        self.ticket_keys = keys;
+        self
+    }
+
+    /// The signed code of a booking's ticket.
+    pub fn ticket_code(&self, booking: BookingId) -> String {
+        self.ticket_keys.sign(booking)
+    }
+
+    /// The booking a ticket code names, if its signature is ours.
+    pub fn verify_ticket(&self, code: &str) -> Option<BookingId> {
+        self.ticket_keys.verify(code)
+    }
+
+    /// The ticket of the customer's confirmed booking.
+    pub async fn customer_ticket(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<Ticket, InventoryError> {
+        let view = self.customer_booking(booking, customer).await?;
+        if view.status != "CONFIRMED" {
+            return Err(InventoryError::TicketNotReady);
+        }
+        // Issued by the ticket consumer after the confirmation (a moment later).
+        let Some((code, _)) = self.store.issued_ticket(booking).await? else {
+            return Err(InventoryError::TicketNotReady);
+        };
+        let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| {
+            tracing::error!(error = %e, "QR code not made");
+            InventoryError::Unavailable
+        })?;
+        let qr_svg = qr
+            .render::<qrcode::render::svg::Color>()
+            .min_dimensions(200, 200)
+            .quiet_zone(true)
+            .build();
+        Ok(Ticket { code, qr_svg })
+    }
+
+    /// What a ticket scanner is told about a code: the booking, when the code is ours.
+    pub async fn ticket_booking(&self, code: &str) -> Result<BookingView, InventoryError> {
+        let booking = self
+            .verify_ticket(code)
+            .ok_or(InventoryError::BookingNotFound)?;
+        let record = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .ok_or(InventoryError::BookingNotFound)?;
+        let view = self.booking_view(record).await?;
+        // A code that verifies but was never issued (no confirmed booking behind it) is unknown.
+        if view.ticket_issued_at.is_none() {
+            return Err(InventoryError::BookingNotFound);
+        }
+        Ok(view)
+    }
 }
 
 #[cfg(test)]

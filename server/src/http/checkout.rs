@@ -69,7 +69,7 @@ pub async fn checkout(
         IdempotencyBegin::InFlight => Err(ApiError::IdempotencyKeyInFlight),
         IdempotencyBegin::Mismatch => Err(ApiError::IdempotencyKeyReused),
         IdempotencyBegin::Started => {
-            let (status, body) = match state.engine.checkout(hold, customer).await {
+            let (status, body) = match state.engine.open_checkout(hold, customer).await {
                 Ok(checkout) => (
                     StatusCode::CREATED,
                     serde_json::to_string(&checkout).expect("checkouts serialise"),
@@ -161,7 +161,10 @@ pub async fn booking(
 ) -> Result<Response, ApiError> {
     let id = uuid::Uuid::try_parse(&raw)
         .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
-    let view = state.engine.booking(BookingId(id), customer).await?;
+    let view = state
+        .engine
+        .customer_booking(BookingId(id), customer)
+        .await?;
     Ok(axum::Json(view).into_response())
 }
 
@@ -170,7 +173,7 @@ pub async fn bookings(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
 ) -> Result<Response, ApiError> {
-    Ok(axum::Json(state.engine.bookings_of(customer).await?).into_response())
+    Ok(axum::Json(state.engine.customer_bookings(customer).await?).into_response())
 }
 
 /// `GET /tickets/{code}`: what a door scanner learns from a ticket's QR code. A code this server

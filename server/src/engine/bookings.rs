@@ -1,0 +1,80 @@
+//! A customer's bookings as they see them: status, seats, money, payments, the ticket once
+//! issued. Only their own.
+
+use super::*;
+use crate::store::{BookingFilter, BookingRecord, BookingStatus, PaymentStatus};
+use app::domain::{BookingView, PaymentView};
+
+impl Engine {
+    /// A booking as its customer sees it: 404 when unknown, 403 for another customer's.
+    pub async fn customer_booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingView, InventoryError> {
+        let record = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .ok_or(InventoryError::BookingNotFound)?;
+        if record.customer != customer {
+            return Err(InventoryError::NotYourBooking);
+        }
+        self.booking_view(record).await
+    }
+
+    /// The customer's bookings, newest first.
+    pub async fn customer_bookings(
+        &self,
+        customer: CustomerId,
+    ) -> Result<Vec<BookingView>, InventoryError> {
+        let mut out = Vec::new();
+        for record in self
+            .store
+            .bookings(BookingFilter::OfCustomer(customer))
+            .await?
+        {
+            out.push(self.booking_view(record).await?);
+        }
+        Ok(out)
+    }
+
+    pub(super) async fn booking_view(
+        &self,
+        record: BookingRecord,
+    ) -> Result<BookingView, InventoryError> {
+        let layout = self.layout(record.showtime).await?;
+        let ticket_issued_at = if record.status == BookingStatus::Confirmed {
+            self.store.issued_ticket(record.id).await?.map(|(_, at)| at)
+        } else {
+            None
+        };
+        Ok(BookingView {
+            ticket_issued_at,
+            booking_id: record.id,
+            status: record.status.to_string(),
+            showtime_id: record.showtime,
+            movie_title: layout.movie_title.clone(),
+            hall_name: layout.hall_name.clone(),
+            starts_at: layout.starts_at,
+            seats: record.seats,
+            amount: record.amount,
+            currency: "KRW".into(),
+            failure_reason: record.failure_reason,
+            created_at: record.created_at,
+            updated_at: record.updated_at,
+            payments: record
+                .payments
+                .into_iter()
+                .map(|p| PaymentView {
+                    payment_url: (p.status == PaymentStatus::Pending).then_some(p.payment_url),
+                    status: p.status.to_string(),
+                    amount: p.amount,
+                    pay_before: p.pay_before,
+                    updated_at: p.updated_at,
+                })
+                .collect(),
+        })
+    }
+}

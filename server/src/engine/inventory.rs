@@ -1,0 +1,77 @@
+//! The engine as the server functions (and the REST handlers) see it: `app::engine::Inventory`,
+//! each method a use case of its own module.
+
+use super::Engine;
+use app::domain::{
+    BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, SalesFigure, SeatMap,
+    SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
+};
+use app::engine::Inventory;
+use app::error::InventoryError;
+use std::net::IpAddr;
+
+#[async_trait::async_trait]
+impl Inventory for Engine {
+    async fn list_showtimes(&self) -> Result<Vec<ShowtimeSummary>, InventoryError> {
+        self.programme().await
+    }
+
+    async fn seat_map(&self, showtime: ShowtimeId) -> Result<SeatMap, InventoryError> {
+        self.seat_map_now(showtime).await
+    }
+
+    async fn hold_from(
+        &self,
+        showtime: ShowtimeId,
+        seats: &SeatSelection,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<Hold, InventoryError> {
+        self.place_hold(showtime, seats, customer, client_addr)
+            .await
+    }
+
+    async fn cancel(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError> {
+        self.cancel_hold(hold, customer).await
+    }
+
+    async fn current_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+    ) -> Result<Option<Hold>, InventoryError> {
+        self.live_hold_of(showtime, customer).await
+    }
+
+    async fn checkout(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<Checkout, InventoryError> {
+        self.open_checkout(hold, customer).await
+    }
+
+    async fn booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingView, InventoryError> {
+        self.customer_booking(booking, customer).await
+    }
+
+    async fn bookings(&self, customer: CustomerId) -> Result<Vec<BookingView>, InventoryError> {
+        self.customer_bookings(customer).await
+    }
+
+    async fn ticket(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<Ticket, InventoryError> {
+        self.customer_ticket(booking, customer).await
+    }
+
+    async fn sales(&self) -> Result<Vec<SalesFigure>, InventoryError> {
+        self.sales_figures().await
+    }
+}

@@ -1,0 +1,241 @@
+//! The inventory engine: validates requests against the showtime's layout, takes the time from
+//! the one clock, and calls the store. The REST handlers and the Leptos server functions both
+//! call it (it implements `app::engine::Inventory`), so there is one code path for every client.
+
+mod bookings;
+mod catalog;
+mod checkout;
+pub mod consumers;
+mod holds;
+mod inventory;
+mod sales;
+pub mod settlement;
+pub mod tickets;
+
+pub use checkout::Payments;
+
+use crate::clock::Clock;
+use crate::gate::{GateVerdict, RateLimiter, SeatGate};
+use crate::live_bus::LiveBus;
+use crate::read_model::{SeatMapCache, Snapshot};
+use crate::store::{
+    CancelOutcome, HoldLimits, HoldOutcome, HoldRefusal, HoldRequest, Layout, Released, Store,
+    StoreError,
+};
+use app::domain::{
+    BookingId, CustomerId, Hold, HoldId, LiveMessage, Seat, SeatChange, SeatMap, SeatSelection,
+    SeatStatus, ShowtimeId, ShowtimeSummary,
+};
+use app::engine::Inventory;
+use app::error::InventoryError;
+use axum::extract::ws::Utf8Bytes;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+use std::time::Instant;
+
+pub struct Engine {
+    store: Arc<dyn Store>,
+    clock: Clock,
+    hold_ttl: Duration,
+    /// Layouts never change once a showtime exists, so they are read from the database once.
+    layouts: RwLock<HashMap<ShowtimeId, Arc<Layout>>>,
+    /// The live seat map's bus: changes published after each commit.
+    live: LiveBus,
+    /// Serialised seat maps for `GET /showtimes/{id}/seats`.
+    snapshots: SeatMapCache,
+    /// The newest live-map snapshot per showtime, with the instant its database read started.
+    live_snapshots: Mutex<HashMap<ShowtimeId, Arc<catalog::LiveSlot>>>,
+    /// Redis's first filter in front of the hold statement (off without Redis).
+    gate: SeatGate,
+    /// Hold attempts per customer.
+    limiter: RateLimiter,
+    /// Hold attempts per client address.
+    address_limiter: RateLimiter,
+    /// Caps on live holds (per customer, per address) the hold statement enforces.
+    limits: HoldLimits,
+    /// Turns of holds by one customer or address (see `hold_turn`).
+    hold_turns: Box<[tokio::sync::Mutex<()>]>,
+    metrics: HoldMetrics,
+    /// The payment gateway for checkout (none: checkout answers 503).
+    payments: Option<Payments>,
+    /// Wakes the confirmation worker when a payment was recorded.
+    worker_wake: tokio::sync::Notify,
+    /// Wakes the refund worker when a refund became due.
+    refund_wake: tokio::sync::Notify,
+    /// Backlog figures for `/metrics`, refreshed by the housekeeping task.
+    gauges: Gauges,
+    /// Wakes the outbox relay when this process committed a booking event.
+    pub(crate) relay_wake: Arc<tokio::sync::Notify>,
+    /// Signs and checks ticket codes (see `with_ticket_keys`).
+    ticket_keys: tickets::TicketKeys,
+}
+
+/// What became of hold attempts since the process started (served at `/metrics`).
+#[derive(Default)]
+pub struct HoldMetrics {
+    /// Refused by the per-customer rate limit (429).
+    pub rate_limited: AtomicU64,
+    /// Refused by the per-address rate limit (429).
+    pub address_rate_limited: AtomicU64,
+    /// Refused because the address's live holds were at their cap.
+    pub address_capped: AtomicU64,
+    /// Refused by the seat gate without database work (409).
+    pub gate_rejected: AtomicU64,
+    /// Let through by the seat gate.
+    pub gate_passed: AtomicU64,
+    /// Sent to the database without the gate (no Redis, or Redis unusable).
+    pub gate_bypassed: AtomicU64,
+    /// Hold statements (one conditional UPDATE each) sent to the database.
+    pub db_hold_statements: AtomicU64,
+    /// Holds the database granted.
+    pub held: AtomicU64,
+    /// Payments whose charge did not match the session asked for (refunded, not confirmed).
+    pub payment_mismatches: AtomicU64,
+    /// Payment events that failed too often, or could never succeed, parked for an operator.
+    pub events_parked: AtomicU64,
+}
+
+/// Figures read from the database by the housekeeping task (so that a scrape of `/metrics`
+/// costs no query); `-1` until first read.
+pub struct Gauges {
+    /// Committed booking events the relay has not delivered yet.
+    pub outbox_unpublished: std::sync::atomic::AtomicI64,
+    /// Outbox events parked for an operator.
+    pub outbox_parked: std::sync::atomic::AtomicI64,
+}
+
+impl Default for Gauges {
+    fn default() -> Self {
+        Self {
+            outbox_unpublished: (-1).into(),
+            outbox_parked: (-1).into(),
+        }
+    }
+}
+
+impl HoldMetrics {
+    fn count(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl From<StoreError> for InventoryError {
+    fn from(e: StoreError) -> Self {
+        tracing::error!(error = %e, "store failure");
+        InventoryError::Unavailable
+    }
+}
+
+impl Engine {
+    /// An engine whose live seat-map changes stay in this process.
+    pub fn new(store: Arc<dyn Store>, clock: Clock, hold_ttl: Duration) -> Self {
+        Self::with_live_bus(store, clock, hold_ttl, LiveBus::default())
+    }
+
+    pub fn with_live_bus(
+        store: Arc<dyn Store>,
+        clock: Clock,
+        hold_ttl: Duration,
+        live: LiveBus,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            hold_ttl,
+            layouts: RwLock::default(),
+            live,
+            snapshots: SeatMapCache::default(),
+            live_snapshots: Mutex::default(),
+            gate: SeatGate::default(),
+            limiter: RateLimiter::off(),
+            address_limiter: RateLimiter::off(),
+            limits: HoldLimits::default(),
+            hold_turns: (0..holds::HOLD_TURNS)
+                .map(|_| tokio::sync::Mutex::new(()))
+                .collect(),
+            metrics: HoldMetrics::default(),
+            payments: None,
+            worker_wake: tokio::sync::Notify::new(),
+            refund_wake: tokio::sync::Notify::new(),
+            gauges: Gauges::default(),
+            relay_wake: Arc::new(tokio::sync::Notify::new()),
+            ticket_keys: tickets::TicketKeys::random(),
+        }
+    }
+
+    /// Puts the Redis seat gate in front of the hold statement.
+    pub fn with_gate(mut self, gate: SeatGate) -> Self {
+        self.gate = gate;
+        self
+    }
+
+    pub fn metrics(&self) -> &HoldMetrics {
+        &self.metrics
+    }
+
+    pub fn gauges(&self) -> &Gauges {
+        &self.gauges
+    }
+
+    /// Reads the backlog figures `/metrics` shows.
+    pub async fn refresh_gauges(&self) {
+        if let Ok(n) = self.store.unpublished_count().await {
+            self.gauges.outbox_unpublished.store(n, Ordering::Relaxed);
+        }
+        if let Ok(n) = self.store.parked_count().await {
+            self.gauges.outbox_parked.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Deletes holds that ended more than `retention` ago and idempotency keys past their
+    /// 24 hours; how many of each.
+    pub async fn purge(&self, retention: chrono::Duration) -> Result<(u64, u64), InventoryError> {
+        let now = self.clock.now();
+        let holds = self.store.purge_holds(now, retention).await?;
+        let keys = self.store.purge_idempotency_keys(now).await?;
+        Ok((holds, keys))
+    }
+
+    pub fn gate(&self) -> &SeatGate {
+        &self.gate
+    }
+
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    pub fn live_bus(&self) -> &LiveBus {
+        &self.live
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// After a commit: this process's snapshot learns the change at once, then every viewer
+    /// (every process's, with Redis) is told.
+    async fn announce(&self, showtime: ShowtimeId, message: LiveMessage) {
+        self.snapshots.apply(showtime, message.seats());
+        self.live.publish(showtime, message).await;
+    }
+
+    async fn layout(&self, showtime: ShowtimeId) -> Result<Arc<Layout>, InventoryError> {
+        if let Some(layout) = self.layouts.read().expect("layout cache").get(&showtime) {
+            return Ok(layout.clone());
+        }
+        let layout = self
+            .store
+            .layout(showtime)
+            .await?
+            .ok_or(InventoryError::ShowtimeNotFound(showtime))?;
+        let layout = Arc::new(layout);
+        self.layouts
+            .write()
+            .expect("layout cache")
+            .insert(showtime, layout.clone());
+        Ok(layout)
+    }
+}
