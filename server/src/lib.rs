@@ -13,11 +13,10 @@ pub mod net;
 pub mod payments;
 pub mod read_model;
 pub mod redis_link;
-pub mod relay;
 pub mod seed;
 pub mod startup;
 pub mod store;
-pub mod sweeper;
+pub mod workers;
 
 /// Logs to stderr; `RUST_LOG` filters (default `info`).
 pub fn init_tracing() {

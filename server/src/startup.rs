@@ -139,7 +139,7 @@ pub fn leptos_options() -> anyhow::Result<LeptosOptions> {
 pub struct Application {
     pub listener: TcpListener,
     pub engine: Arc<Engine>,
-    relay: Arc<crate::relay::Relay>,
+    workers: crate::workers::Workers,
     state: AppState,
     limits: ConnLimits,
     connections: Arc<Connections>,
@@ -207,15 +207,7 @@ impl Application {
         let session = session_key(&config)?.secure(secure);
         let engine =
             Arc::new(engine.with_ticket_keys(ticket_keys(&config)?.with_legacy(session.expose())));
-        crate::sweeper::spawn(engine.clone(), config.sweep_interval);
-        crate::sweeper::spawn_housekeeping(engine.clone());
-        crate::engine::settlement::spawn(engine.clone());
-        crate::engine::settlement::spawn_reconciliation(
-            engine.clone(),
-            config.reconcile_interval,
-            config.reconcile_after,
-        );
-        let relay = crate::relay::start(&engine, &config).await?;
+        let workers = crate::workers::Workers::start(&engine, &config).await?;
         let connections = Arc::new(Connections::default());
         let state = AppState {
             leptos_options: Arc::new(options),
@@ -242,7 +234,7 @@ impl Application {
         Ok(Self {
             listener,
             engine,
-            relay,
+            workers,
             state,
             limits: ConnLimits {
                 max: config.max_connections,
@@ -268,7 +260,7 @@ impl Application {
             shutdown_signal(),
         )
         .await?;
-        self.relay.stop().await;
+        self.workers.stop().await;
         Ok(())
     }
 }

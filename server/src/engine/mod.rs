@@ -62,9 +62,9 @@ pub struct Engine {
     /// The payment gateway for checkout (none: checkout answers 503).
     payments: Option<Payments>,
     /// Wakes the confirmation worker when a payment was recorded.
-    worker_wake: tokio::sync::Notify,
+    pub(crate) worker_wake: tokio::sync::Notify,
     /// Wakes the refund worker when a refund became due.
-    refund_wake: tokio::sync::Notify,
+    pub(crate) refund_wake: tokio::sync::Notify,
     /// Backlog figures for `/metrics`, refreshed by the housekeeping task.
     gauges: Gauges,
     /// Wakes the outbox relay when this process committed a booking event.

@@ -12,7 +12,6 @@ use crate::payments::gateway::SessionStatus;
 use crate::store::{Charged, OutboxItem, PaymentReport, ReportOutcome, Settlement};
 use app::domain::{LiveMessage, ShowtimeId};
 use app::error::InventoryError;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a taken event is left to its worker before another may take it.
@@ -261,47 +260,6 @@ impl Engine {
             }
         }
         Ok(finished)
-    }
-}
-
-/// Runs reconciliation every `every` for as long as the process runs.
-pub fn spawn_reconciliation(engine: Arc<Engine>, every: Duration, older_than: Duration) {
-    tokio::spawn(async move {
-        loop {
-            tokio::time::sleep(every).await;
-            if let Err(e) = engine.reconcile(older_than).await {
-                tracing::warn!(error = %e, "reconciliation round failed");
-            }
-        }
-    });
-}
-
-/// Runs the confirmation worker and the refund worker, each in its own task, for as long as
-/// the process runs.
-pub fn spawn(engine: Arc<Engine>) {
-    let confirmations = engine.clone();
-    tokio::spawn(async move {
-        let engine = confirmations;
-        work(&engine.worker_wake, || engine.process_confirmations()).await
-    });
-    tokio::spawn(async move { work(&engine.refund_wake, || engine.process_refunds()).await });
-}
-
-async fn work<F, Fut>(wake: &tokio::sync::Notify, round: F)
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = Result<usize, InventoryError>>,
-{
-    loop {
-        match round().await {
-            Ok(n) if n > 0 => continue, // there may be more
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "payment worker round failed"),
-        }
-        tokio::select! {
-            _ = wake.notified() => {}
-            _ = tokio::time::sleep(POLL) => {}
-        }
     }
 }
 

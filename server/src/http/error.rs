@@ -1,7 +1,7 @@
 //! The HTTP error: every failure leaves as a status code with a JSON body
 //! `{"error": "<what was wrong>", "code": "<MACHINE_CODE>", "seats": [...]?, "retryAfter": s?}`;
 //! a rate-limited request (429) also gets a `Retry-After` header in seconds.
-//! Internal details are logged where they happen (see `engine.rs`), never sent.
+//! Internal details are logged where they happen (in the engine and the stores), never sent.
 
 use app::error::InventoryError;
 use axum::http::StatusCode;

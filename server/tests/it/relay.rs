@@ -9,7 +9,7 @@ use rdkafka::message::Message;
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 use serde_json::{json, Value};
 use server::engine::consumers::{SALES, TICKETS};
-use server::relay::{KafkaSink, Relay};
+use server::workers::relay::{KafkaSink, Relay};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -438,7 +438,9 @@ async fn relays_at_once(
         Arc::new(Relay::new(db.store.clone(), sink, 20).with_lease_name(name))
     };
     let relays = [make(lease_names[0]), make(lease_names[1])];
-    server::relay::ensure_topic(&brokers, &topic).await.unwrap();
+    server::workers::relay::ensure_topic(&brokers, &topic)
+        .await
+        .unwrap();
     // Each relay is woken after every write, as LISTEN/NOTIFY wakes it in a server.
     let wakes = [
         Arc::new(tokio::sync::Notify::new()),
@@ -484,8 +486,14 @@ async fn relays_at_once(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_relays_at_once_lose_nothing_and_keep_each_bookings_order() {
-    let (received, written, published) =
-        relays_at_once([server::relay::LEASE_NAME, server::relay::LEASE_NAME], true).await;
+    let (received, written, published) = relays_at_once(
+        [
+            server::workers::relay::LEASE_NAME,
+            server::workers::relay::LEASE_NAME,
+        ],
+        true,
+    )
+    .await;
     // The sender is stopped abruptly: the batch it had sent but not yet marked (20 at most)
     // is sent again by the other.
     check_delivery(&received, &written, 20).unwrap();
@@ -771,7 +779,7 @@ struct Flaky {
 }
 
 #[async_trait::async_trait]
-impl server::relay::EventSink for Flaky {
+impl server::workers::relay::EventSink for Flaky {
     async fn deliver(&self, events: &[server::store::OutboxEvent]) -> (usize, Option<String>) {
         let stop = self.fail_at.lock().unwrap().take();
         let n = stop.unwrap_or(events.len()).min(events.len());
@@ -784,7 +792,7 @@ impl server::relay::EventSink for Flaky {
 }
 
 async fn a_failed_delivery_stops_the_batch_and_the_rest_follows_in_order(backend: Backend) {
-    use server::relay::Round;
+    use server::workers::relay::Round;
     let db = TestDb::new(backend).await;
     let key = uuid::Uuid::new_v4();
     for seq in 0..5 {

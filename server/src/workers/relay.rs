@@ -321,11 +321,15 @@ async fn acknowledged(
     (sent, error)
 }
 
-/// Starts the relay (and, with Kafka, the consumers) of this process.
+/// A loop of this process's background work (run and stopped by `Workers`).
+pub type Work = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// The relay (and, with Kafka, the consumers) of this process, and the loops to run for them.
 pub async fn start(
     engine: &Arc<Engine>,
     config: &crate::config::Config,
-) -> anyhow::Result<Arc<Relay>> {
+) -> anyhow::Result<(Arc<Relay>, Vec<Work>)> {
+    let mut work: Vec<Work> = Vec::new();
     use anyhow::Context;
     let sink: Arc<dyn EventSink> = match &config.kafka_brokers {
         Some(brokers) => {
@@ -334,14 +338,15 @@ pub async fn start(
             // Start-up does not wait for the broker: a broker that is down now is retried by
             // the relay after its first failed delivery.
             let (brokers_, topic) = (brokers.clone(), config.kafka_topic.clone());
-            tokio::spawn(async move {
+            work.push(Box::pin(async move {
                 if let Err(e) = ensure_topic(&brokers_, &topic).await {
                     tracing::warn!(error = %e, %topic, "topic not checked; the relay tries again");
                 }
-            });
+            }));
             for name in CONSUMERS {
-                spawn_kafka_consumer(engine.clone(), brokers, &config.kafka_topic, name)
+                let consumer = kafka_consumer(engine.clone(), brokers, &config.kafka_topic, name)
                     .context("Kafka consumer not started")?;
+                work.push(Box::pin(consumer));
             }
             tracing::info!(brokers = %brokers, topic = %config.kafka_topic, "booking events go through Kafka");
             Arc::new(sink)
@@ -355,21 +360,21 @@ pub async fn start(
     );
     let wake = engine.relay_wake.clone();
     if let crate::config::Database::Postgres(url) = &config.database {
-        spawn_listener(url.clone(), wake.clone());
+        work.push(Box::pin(listener(url.clone(), wake.clone())));
     }
-    tokio::spawn(relay.clone().run(wake));
-    Ok(relay)
+    work.push(Box::pin(relay.clone().run(wake)));
+    Ok((relay, work))
 }
 
 /// Runs one consumer as its own Kafka consumer group (`seats-<name>`): each message is applied,
 /// then its offset committed (at least once; the consumer is idempotent by event id). A store
 /// failure retries the same message; an unreadable one is logged and skipped.
-pub fn spawn_kafka_consumer(
+pub fn kafka_consumer(
     engine: Arc<Engine>,
     brokers: &str,
     topic: &str,
     name: &'static str,
-) -> Result<(), rdkafka::error::KafkaError> {
+) -> Result<impl std::future::Future<Output = ()> + Send, rdkafka::error::KafkaError> {
     let consumer: StreamConsumer = ClientConfig::new()
         .set("bootstrap.servers", brokers)
         .set("group.id", format!("seats-{name}"))
@@ -379,7 +384,7 @@ pub fn spawn_kafka_consumer(
         .set("topic.metadata.refresh.interval.ms", "2000")
         .create()?;
     consumer.subscribe(&[topic])?;
-    tokio::spawn(async move {
+    Ok(async move {
         loop {
             let message = match consumer.recv().await {
                 Ok(message) => message,
@@ -409,14 +414,13 @@ pub fn spawn_kafka_consumer(
                 tracing::warn!(consumer = name, error = %e, "offset not committed; the message may come again");
             }
         }
-    });
-    Ok(())
+    })
 }
 
 /// Wakes `wake` on every `NOTIFY outbox_events` (a commit that wrote to the outbox in any
 /// process); reconnects after a lost connection.
-pub fn spawn_listener(database_url: String, wake: Arc<tokio::sync::Notify>) {
-    tokio::spawn(async move {
+pub async fn listener(database_url: String, wake: Arc<tokio::sync::Notify>) {
+    {
         loop {
             match sqlx::postgres::PgListener::connect(&database_url).await {
                 Ok(mut listener) => {
@@ -433,5 +437,5 @@ pub fn spawn_listener(database_url: String, wake: Arc<tokio::sync::Notify>) {
             // Events committed meanwhile are found by polling.
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
-    });
+    }
 }

@@ -6,8 +6,9 @@ use crate::engine::Engine;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub fn spawn(engine: Arc<Engine>, every: Duration) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+/// Sweeps every `every`.
+pub async fn sweeper(engine: Arc<Engine>, every: Duration) {
+    {
         let mut ticker = tokio::time::interval(every);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -21,7 +22,7 @@ pub fn spawn(engine: Arc<Engine>, every: Duration) -> tokio::task::JoinHandle<()
                 Err(e) => tracing::warn!(error = %e, "sweep failed; will retry"),
             }
         }
-    })
+    }
 }
 
 /// Finished holds and expired idempotency keys are kept this long, then purged.
@@ -32,8 +33,8 @@ const PURGE_EVERY: Duration = Duration::from_secs(600);
 /// Small recurring work beside the sweeper: retries of seat-gate releases that could not reach
 /// Redis (every second), the backlog gauges `/metrics` reads (every 5 s, so a scrape costs no
 /// query), and purging what has outlived its retention.
-pub fn spawn_housekeeping(engine: Arc<Engine>) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+pub async fn housekeeping(engine: Arc<Engine>) {
+    {
         let mut ticker = tokio::time::interval(Duration::from_secs(1));
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut last_purge: Option<std::time::Instant> = None;
@@ -60,5 +61,5 @@ pub fn spawn_housekeeping(engine: Arc<Engine>) -> tokio::task::JoinHandle<()> {
                 }
             }
         }
-    })
+    }
 }
