@@ -12,5 +12,5 @@ if [ -z "$BENCH_DATABASE_URL" ]; then
   BENCH_DATABASE_URL="$THROWAWAY_PG_URL"
 fi
 export PGBENCH="${PGBENCH:-$(command -v pgbench || echo "$(pg_bin)/pgbench")}"
-cargo build --release -p server --bin hold-bench
+cargo build --release -p bench --bin hold-bench
 "$CARGO_TARGET_DIR/release/hold-bench"

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 command -v wrk >/dev/null || apt_install wrk
 command -v nginx >/dev/null || apt_install nginx-light
-cargo build --release -p server --bin server --bin live-bench
+cargo build --release -p server -p bench --bin server --bin live-bench
 
 DIR="$(mktemp -d /tmp/seats-live-bench.XXXXXX)"
 PORT="$(free_port)"

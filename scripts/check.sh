@@ -9,6 +9,6 @@ cd "$ROOT"
 log "cargo fmt --check"
 cargo fmt --all -- --check
 log "clippy, server side (ssr)"
-cargo clippy -p app -p server --all-targets -- -D warnings
+cargo clippy -p app -p server -p bench --all-targets -- -D warnings
 log "clippy, browser side (hydrate, wasm32)"
 cargo clippy -p frontend --target wasm32-unknown-unknown -- -D warnings

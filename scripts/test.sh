@@ -33,7 +33,7 @@ log "formatting and clippy (scripts/check.sh)"
 
 log "unit, contract and HTTP tests"
 # app and server only: frontend turns on app's hydrate feature, which never builds with ssr.
-cargo test -p app -p server
+cargo test -p app -p server -p bench
 
 log "building the app for the end-to-end tests"
 cargo leptos build

@@ -1,7 +1,6 @@
 //! The server: configuration, the inventory engine and its two stores, the REST API, the Leptos
 //! routes and the background workers.
 
-pub mod benchkit;
 pub mod booking_events;
 pub mod clock;
 pub mod config;

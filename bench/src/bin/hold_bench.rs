@@ -11,8 +11,8 @@
 use app::domain::{CustomerId, SeatSelection};
 use app::engine::Inventory;
 use app::error::InventoryError;
+use bench::{env, percentile};
 use rand::Rng;
-use server::benchkit::{env, percentile};
 use server::clock::Clock;
 use server::engine::Engine;
 use server::store::{Catalog, PgStore, Store};

@@ -1,4 +1,6 @@
-//! Small helpers shared by the benchmark binaries (`hold-bench`, `live-bench`).
+//! The benchmarks of the product, kept out of the production crate: `hold-bench` (holds through
+//! the engine against pgbench) and `live-bench` (WebSocket viewers of a running server), run by
+//! `scripts/bench-holds.sh` and `scripts/bench-live.sh`. This library holds what both share.
 
 /// An environment variable parsed as `T`, or `default` when unset or unparsable.
 pub fn env<T: std::str::FromStr>(key: &str, default: T) -> T {

@@ -4,9 +4,9 @@
 //! hold or cancel request is sent (so an upper bound of commit → receipt), the share of expected
 //! deliveries that arrived, and the server's peak RSS. Run it with `scripts/bench-live.sh`.
 
+use bench::{env, percentile};
 use futures_util::StreamExt;
 use serde_json::Value;
-use server::benchkit::{env, percentile};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
