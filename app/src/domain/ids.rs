@@ -5,18 +5,39 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use uuid::Uuid;
 
-/// A showtime. Positive and below 2^48, so it fits inside a hold id.
+/// A showtime. Positive and below 2^48, so it fits inside a hold id. Read from JSON through
+/// [`TryFrom<i64>`], so a request cannot carry one out of range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(try_from = "i64", into = "i64")]
 pub struct ShowtimeId(pub i64);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("showtime id must be a whole number from 1 to {max}, not {0}", max = ShowtimeId::MAX)]
+pub struct InvalidShowtimeId(pub i64);
+
+impl TryFrom<i64> for ShowtimeId {
+    type Error = InvalidShowtimeId;
+
+    fn try_from(id: i64) -> Result<Self, Self::Error> {
+        (1..=Self::MAX)
+            .contains(&id)
+            .then_some(Self(id))
+            .ok_or(InvalidShowtimeId(id))
+    }
+}
+
+impl From<ShowtimeId> for i64 {
+    fn from(id: ShowtimeId) -> i64 {
+        id.0
+    }
+}
 
 impl ShowtimeId {
     pub const MAX: i64 = (1 << 48) - 1;
 
     /// Parses a showtime id from a path segment; `None` when it is not a positive integer in range.
     pub fn parse(input: &str) -> Option<Self> {
-        let id: i64 = input.parse().ok()?;
-        (1..=Self::MAX).contains(&id).then_some(Self(id))
+        Self::try_from(input.parse::<i64>().ok()?).ok()
     }
 }
 
@@ -38,10 +59,28 @@ pub struct BookingId(pub Uuid);
 
 /// A hold: a UUID version 8 whose first 48 bits are the showtime id and the remaining 74 free
 /// bits random. It is as unguessable as a v4 UUID for a given showtime, and
-/// [`HoldId::showtime_id`] needs no lookup.
+/// [`HoldId::showtime_id`] needs no lookup. Read from JSON through [`TryFrom<Uuid>`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(try_from = "Uuid", into = "Uuid")]
 pub struct HoldId(Uuid);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0} is not a hold id")]
+pub struct InvalidHoldId(pub Uuid);
+
+impl TryFrom<Uuid> for HoldId {
+    type Error = InvalidHoldId;
+
+    fn try_from(uuid: Uuid) -> Result<Self, Self::Error> {
+        Self::from_uuid(uuid).ok_or(InvalidHoldId(uuid))
+    }
+}
+
+impl From<HoldId> for Uuid {
+    fn from(id: HoldId) -> Uuid {
+        id.0
+    }
+}
 
 impl HoldId {
     /// Builds a hold id for `showtime` from 16 random bytes (the caller's random source).
@@ -90,6 +129,22 @@ mod tests {
             assert_eq!(id.as_uuid().get_version_num(), 8);
             assert_eq!(HoldId::parse(&id.to_string()), Some(id));
         }
+    }
+
+    #[test]
+    fn json_cannot_carry_an_id_out_of_range() {
+        assert_eq!(
+            serde_json::from_str::<ShowtimeId>("12").unwrap(),
+            ShowtimeId(12)
+        );
+        for bad in ["0", "-3", "281474976710656", "\"12\""] {
+            assert!(serde_json::from_str::<ShowtimeId>(bad).is_err(), "{bad}");
+        }
+        let hold = HoldId::new(ShowtimeId(5), [1; 16]);
+        let text = serde_json::to_string(&hold).unwrap();
+        assert_eq!(serde_json::from_str::<HoldId>(&text).unwrap(), hold);
+        let v4 = "\"5f0c6f0e-1c7a-4f43-9a55-0d3cbb6d2b11\"";
+        assert!(serde_json::from_str::<HoldId>(v4).is_err());
     }
 
     #[test]

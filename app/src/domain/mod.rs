@@ -8,7 +8,7 @@ mod seat_code;
 mod seat_map;
 mod selection;
 
-pub use ids::{BookingId, CustomerId, HoldId, ShowtimeId};
+pub use ids::{BookingId, CustomerId, HoldId, InvalidHoldId, InvalidShowtimeId, ShowtimeId};
 pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{

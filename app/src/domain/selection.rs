@@ -7,9 +7,25 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SEATS_PER_HOLD: usize = 8;
 
 /// 1–8 distinct valid seat codes, sorted. Sorting gives every transaction the same lock order,
-/// which is what keeps two overlapping holds from deadlocking.
+/// which is what keeps two overlapping holds from deadlocking. Read from JSON (a list of codes)
+/// through [`SeatSelection::parse`], so a request cannot carry an unchecked one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
 pub struct SeatSelection(Vec<SeatCode>);
+
+impl TryFrom<Vec<String>> for SeatSelection {
+    type Error = SelectionError;
+
+    fn try_from(codes: Vec<String>) -> Result<Self, Self::Error> {
+        Self::parse(&codes)
+    }
+}
+
+impl From<SeatSelection> for Vec<String> {
+    fn from(selection: SeatSelection) -> Vec<String> {
+        selection.codes()
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SelectionError {
@@ -98,5 +114,24 @@ mod tests {
             SeatSelection::parse(&["F5", "F05"]),
             Err(SelectionError::InvalidCode(_))
         ));
+    }
+
+    #[test]
+    fn json_cannot_carry_an_unchecked_selection() {
+        let read = |text: &str| serde_json::from_str::<SeatSelection>(text);
+        assert_eq!(
+            read(r#"["F6","F5"]"#).unwrap(),
+            SeatSelection::parse(&["F5", "F6"]).unwrap()
+        );
+        for bad in [
+            r#"[]"#,
+            r#"["F5","F5"]"#,
+            r#"["5F"]"#,
+            r#"["A1","A2","A3","A4","A5","A6","A7","A8","A9"]"#,
+        ] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        let written = serde_json::to_string(&SeatSelection::parse(&["F6", "F5"]).unwrap()).unwrap();
+        assert_eq!(written, r#"["F5","F6"]"#);
     }
 }

@@ -2,12 +2,9 @@ use crate::domain::ShowtimeSummary;
 use crate::error::InventoryError;
 use leptos::prelude::*;
 
+/// The programme: every showtime on sale or still to come.
 #[server(endpoint = "list_showtimes", input = server_fn::codec::Json)]
 pub async fn list_showtimes() -> Result<Vec<ShowtimeSummary>, InventoryError> {
-    crate::engine::respond(list_showtimes_inner().await)
-}
-
-#[cfg(feature = "ssr")]
-async fn list_showtimes_inner() -> Result<Vec<ShowtimeSummary>, InventoryError> {
-    crate::engine::inventory()?.list_showtimes().await
+    use crate::engine::{inventory, respond};
+    respond(async { inventory()?.list_showtimes().await }.await)
 }

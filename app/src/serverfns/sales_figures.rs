@@ -5,10 +5,6 @@ use leptos::prelude::*;
 /// Sales figures for the operator page (the server asks for the operator's password first).
 #[server(endpoint = "sales_figures", input = server_fn::codec::Json)]
 pub async fn sales_figures() -> Result<Vec<SalesFigure>, InventoryError> {
-    crate::engine::respond(sales_figures_inner().await)
-}
-
-#[cfg(feature = "ssr")]
-async fn sales_figures_inner() -> Result<Vec<SalesFigure>, InventoryError> {
-    crate::engine::inventory()?.sales().await
+    use crate::engine::{inventory, respond};
+    respond(async { inventory()?.sales().await }.await)
 }

@@ -286,11 +286,20 @@ async fn bad_arguments(path: &str, response: Response) -> Response {
         .unwrap_or_default();
     tracing::debug!(path, answer = %String::from_utf8_lossy(&bytes), "server function arguments unreadable");
     let function = path.trim_start_matches("/api/");
-    error(
-        StatusCode::BAD_REQUEST,
-        "BAD_REQUEST",
-        format!("the arguments of {function} could not be read"),
-    )
+    // What Leptos said is an `InventoryError::Transport` naming the argument that failed to
+    // parse (a seat code, a showtime id…): passed on, so the caller learns what was wrong.
+    let reason = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| {
+            v["detail"]
+                .as_str()
+                .map(|d| d.chars().take(300).collect::<String>())
+        });
+    let message = match reason {
+        Some(reason) => format!("the arguments of {function} could not be read: {reason}"),
+        None => format!("the arguments of {function} could not be read"),
+    };
+    error(StatusCode::BAD_REQUEST, "BAD_REQUEST", message)
 }
 
 /// The answer for a path no route serves: a file of the site (`/pkg/…`), else the app's own

@@ -9,7 +9,7 @@
 //! all and per client address (503 before the upgrade).
 
 use super::error::ApiError;
-use super::handlers::showtime_id;
+use super::params::Id;
 use super::serve::HeldConnection;
 use super::AppState;
 use crate::engine::Engine;
@@ -18,7 +18,7 @@ use app::domain::{LiveMessage, ShowtimeId};
 use app::engine::ClientAddr;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::response::Response;
@@ -120,13 +120,12 @@ fn origin_allowed(state: &AppState, headers: &HeaderMap) -> bool {
 
 pub async fn live(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Id(showtime): Id<ShowtimeId>,
     headers: HeaderMap,
     client: Option<Extension<ClientAddr>>,
     connection: Option<Extension<HeldConnection>>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let showtime = showtime_id(&id)?;
     // Unknown showtimes are refused with a 404 before the upgrade (cached layout, no query).
     state.engine.ensure_showtime(showtime).await?;
     let ws = ws.map_err(|_| {

@@ -1,18 +1,24 @@
-//! The REST API and the routes that serve the Leptos app, in one axum router.
+//! The HTTP side: one router per resource (`showtimes`, `holds`, `bookings`, `payments`,
+//! `reports`, `ops`), merged here with the Leptos pages and server functions under one stack of
+//! guards (`guard`, `session`, `operator`); `serve` is the accept loop under them.
 
-mod checkout;
+mod bookings;
 pub mod error;
 pub mod guard;
-mod handlers;
+mod holds;
 pub mod json;
 pub mod live;
 pub mod operator;
+mod ops;
+mod params;
+mod payments;
+mod reports;
 pub mod serve;
 pub mod session;
+mod showtimes;
 
 use crate::engine::Engine;
-use axum::extract::{DefaultBodyLimit, FromRef};
-use axum::routing::{delete, get, post};
+use axum::extract::FromRef;
 use axum::Router;
 use leptos::config::LeptosOptions;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -62,28 +68,12 @@ pub fn router(state: AppState) -> Router {
         move || app::shell((*options).clone())
     };
     Router::new()
-        .route("/health", get(handlers::health))
-        .route("/metrics", get(handlers::metrics))
-        .route("/showtimes", get(handlers::list_showtimes))
-        .route("/showtimes/{id}/seats", get(handlers::seat_map))
-        .route(
-            "/showtimes/{id}/holds",
-            post(handlers::create_hold).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
-        )
-        .route("/showtimes/{id}/live", get(live::live))
-        .route("/holds/{hold_id}", delete(handlers::cancel_hold))
-        .route(
-            "/holds/{hold_id}/checkout",
-            post(checkout::checkout).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
-        )
-        .route("/bookings", get(checkout::bookings))
-        .route("/bookings/{id}", get(checkout::booking))
-        .route("/tickets/{code}", get(checkout::ticket))
-        .route("/reports/sales", get(checkout::sales_report))
-        .route(
-            "/payments/callback",
-            post(checkout::payment_callback).layer(DefaultBodyLimit::max(json::MAX_JSON_BODY)),
-        )
+        .merge(ops::routes())
+        .merge(showtimes::routes())
+        .merge(holds::routes())
+        .merge(bookings::routes())
+        .merge(payments::routes())
+        .merge(reports::routes())
         .leptos_routes_with_context(&state, generate_route_list(app::App), context, shell)
         .fallback(guard::fallback)
         // Listed innermost first: a request passes them bottom-up.

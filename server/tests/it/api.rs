@@ -488,6 +488,28 @@ async fn bad_hold_requests_are_400_with_a_json_error_and_change_nothing(backend:
                 .json(&json!({"seats": ["F5"]})),
             "x1",
         ),
+        // The page's server function reads the same parsed types, and says what was wrong.
+        (
+            "server function, invalid code",
+            client
+                .post(app.url("/api/hold_seats"))
+                .json(&json!({"showtime_id": id, "seats": ["F5", "5F"]})),
+            "5F",
+        ),
+        (
+            "server function, duplicate",
+            client
+                .post(app.url("/api/hold_seats"))
+                .json(&json!({"showtime_id": id, "seats": ["F5", "f5"]})),
+            "more than once",
+        ),
+        (
+            "server function, showtime out of range",
+            client
+                .post(app.url("/api/hold_seats"))
+                .json(&json!({"showtime_id": 0, "seats": ["F5"]})),
+            "showtime id",
+        ),
     ];
     for (what, request, mentions) in cases {
         let r = request.send().await.unwrap();

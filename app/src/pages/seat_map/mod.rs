@@ -6,7 +6,8 @@ mod panels;
 mod picker;
 mod plan;
 
-use crate::domain::{Hold, SeatMap};
+use crate::domain::{Hold, SeatMap, ShowtimeId};
+use crate::error::InventoryError;
 use crate::i18n::{error_text, use_lang};
 use crate::serverfns::{current_hold, get_seat_map};
 use crate::tr;
@@ -20,15 +21,31 @@ use plan::Plan;
 pub fn SeatMapPage() -> impl IntoView {
     let lang = use_lang();
     let params = use_params_map();
+    // An address that names no showtime is answered like an unknown one, without asking.
     let showtime = Memo::new(move |_| {
         params
             .read()
             .get("id")
-            .and_then(|id| id.parse::<i64>().ok())
-            .unwrap_or(0)
+            .and_then(|id| ShowtimeId::parse(&id))
     });
-    let seat_map = Resource::new(move || showtime.get(), get_seat_map);
-    let hold = Resource::new(move || showtime.get(), current_hold);
+    let seat_map = Resource::new(
+        move || showtime.get(),
+        |id| async move {
+            match id {
+                Some(id) => get_seat_map(id).await,
+                None => Err(InventoryError::ShowtimeNotFound(ShowtimeId(0))),
+            }
+        },
+    );
+    let hold = Resource::new(
+        move || showtime.get(),
+        |id| async move {
+            match id {
+                Some(id) => current_hold(id).await,
+                None => Ok(None),
+            }
+        },
+    );
     // Effects run only in the browser: this flag says the page has hydrated.
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));

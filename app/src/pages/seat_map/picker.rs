@@ -1,7 +1,7 @@
 //! The seat picker's state and actions: what is selected, what the customer holds, the seats'
 //! statuses, the countdown clock, and the calls to the server functions.
 
-use crate::domain::{Hold, Seat, SeatChange, SeatMap, SeatStatus};
+use crate::domain::{Hold, Seat, SeatChange, SeatMap, SeatSelection, SeatStatus, ShowtimeId};
 use crate::error::InventoryError;
 use crate::seating::{self, LimitReached};
 use crate::serverfns::{cancel_hold, checkout_hold, get_seat_map, hold_seats};
@@ -70,7 +70,7 @@ pub struct HeldSeats {
 
 #[derive(Clone, Copy)]
 pub struct Picker {
-    pub showtime: i64,
+    pub showtime: ShowtimeId,
     pub seats: StoredValue<Vec<Seat>>,
     pub status: RwSignal<HashMap<String, SeatStatus>>,
     /// The newest version seen of each seat, to order live updates.
@@ -107,7 +107,7 @@ impl Picker {
             .find(|s| s.status == SeatStatus::Available)
             .or(map.seats.first());
         Self {
-            showtime: map.showtime_id.0,
+            showtime: map.showtime_id,
             seats: StoredValue::new(map.seats.clone()),
             status: RwSignal::new(statuses(map)),
             versions: StoredValue::new(
@@ -235,10 +235,17 @@ impl Picker {
         if codes.is_empty() || self.pending.get_untracked() {
             return;
         }
+        let selection = match SeatSelection::parse(&codes) {
+            Ok(selection) => selection,
+            Err(e) => {
+                self.notice.set(Some(Notice::Error(e.into())));
+                return;
+            }
+        };
         self.pending.set(true);
         let showtime = self.showtime;
         spawn_local(async move {
-            match hold_seats(showtime, codes).await {
+            match hold_seats(showtime, selection).await {
                 Ok(hold) => {
                     self.hold.set(Some(HeldSeats {
                         hold,
@@ -273,7 +280,7 @@ impl Picker {
         };
         self.pending.set(true);
         spawn_local(async move {
-            match checkout_hold(held.hold.hold_id.to_string()).await {
+            match checkout_hold(held.hold.hold_id).await {
                 Ok(checkout) => {
                     // The page stays pending until the browser has left it.
                     let _ = window().location().set_href(&checkout.payment_url);
@@ -292,7 +299,7 @@ impl Picker {
         };
         self.pending.set(true);
         spawn_local(async move {
-            match cancel_hold(held.hold.hold_id.to_string()).await {
+            match cancel_hold(held.hold.hold_id).await {
                 Ok(()) | Err(InventoryError::HoldNotFound) => {
                     self.hold.set(None);
                     self.notice.set(Some(Notice::Cancelled));

@@ -1,28 +1,22 @@
-//! REST handlers: parse the request, call the engine, shape the answer. Nothing else.
+//! `GET /health` and `GET /metrics` (the latter only for `METRICS_ALLOW` addresses, see
+//! `guard.rs`).
 
-use super::error::ApiError;
-use super::json::JsonBody;
 use super::AppState;
-use app::domain::{CustomerId, HoldId, SeatSelection, ShowtimeId};
-use app::engine::Inventory;
-use app::error::InventoryError;
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::{Extension, Json};
-use serde::Deserialize;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
 use serde_json::json;
 
-pub(super) fn showtime_id(raw: &str) -> Result<ShowtimeId, ApiError> {
-    ShowtimeId::parse(raw).ok_or_else(|| {
-        ApiError::BadRequest(format!(
-            "showtime id must be a positive whole number, not {raw:?}"
-        ))
-    })
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/health", get(health))
+        .route("/metrics", get(metrics))
 }
 
 #[tracing::instrument(skip(state))]
-pub async fn health(State(state): State<AppState>) -> impl IntoResponse {
+async fn health(State(state): State<AppState>) -> impl IntoResponse {
     let backend = state.engine.store().backend();
     match state.engine.store().ping().await {
         Ok(()) => (
@@ -41,7 +35,7 @@ pub async fn health(State(state): State<AppState>) -> impl IntoResponse {
 
 /// Counters in the Prometheus text format: what became of hold attempts (rate limit, seat gate,
 /// database) and how often Redis had to be bypassed.
-pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     use std::fmt::Write;
     use std::sync::atomic::Ordering::Relaxed;
     let m = state.engine.metrics();
@@ -153,88 +147,4 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         state.engine.gate().pending_releases() as i64,
     );
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
-}
-
-#[tracing::instrument(skip(state))]
-pub async fn list_showtimes(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
-    Ok(Json(state.engine.list_showtimes().await?))
-}
-
-/// Served from the in-memory snapshot, with a strong `ETag` and a one-second public cache
-/// lifetime so that a CDN can absorb the reads; `If-None-Match` with the current tag gets 304.
-#[tracing::instrument(skip(state, headers))]
-pub async fn seat_map(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let snapshot = state.engine.seat_map_snapshot(showtime_id(&id)?).await?;
-    let cache = [
-        (header::ETAG, snapshot.etag.clone()),
-        (header::CACHE_CONTROL, "public, max-age=1".to_string()),
-    ];
-    let unchanged = headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|tag| tag.trim() == snapshot.etag || tag.trim() == "*");
-    if unchanged {
-        return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
-    }
-    Ok((
-        StatusCode::OK,
-        cache,
-        [(header::CONTENT_TYPE, "application/json".to_string())],
-        snapshot.json.clone(),
-    )
-        .into_response())
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HoldBody {
-    seats: Vec<String>,
-}
-
-#[tracing::instrument(skip(state, body))]
-pub async fn create_hold(
-    State(state): State<AppState>,
-    Extension(customer): Extension<CustomerId>,
-    client: Option<Extension<app::engine::ClientAddr>>,
-    Path(id): Path<String>,
-    JsonBody(body): JsonBody<HoldBody>,
-) -> Result<impl IntoResponse, ApiError> {
-    let showtime = showtime_id(&id)?;
-    let seats = SeatSelection::parse(&body.seats).map_err(InventoryError::from)?;
-    let hold = state
-        .engine
-        .hold_from(showtime, &seats, customer, client.map(|c| c.0 .0))
-        .await?;
-    let location = format!("/holds/{}", hold.hold_id);
-    Ok((
-        StatusCode::CREATED,
-        [(header::LOCATION, location)],
-        Json(hold),
-    ))
-}
-
-/// A hold id from the path: 400 when it is not a UUID, 404 when no hold can have it.
-pub(super) fn hold_id(raw: &str) -> Result<HoldId, ApiError> {
-    HoldId::parse(raw).ok_or_else(|| match uuid::Uuid::try_parse(raw) {
-        // A well-formed id that no hold of ours can have.
-        Ok(_) => InventoryError::HoldNotFound.into(),
-        Err(_) => ApiError::BadRequest(format!("hold id must be a UUID, not {raw:?}")),
-    })
-}
-
-#[tracing::instrument(skip(state))]
-pub async fn cancel_hold(
-    State(state): State<AppState>,
-    Extension(customer): Extension<CustomerId>,
-    Path(raw): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    let hold = hold_id(&raw)?;
-    state.engine.cancel(hold, customer).await?;
-    Ok(StatusCode::NO_CONTENT)
 }

@@ -1,0 +1,113 @@
+//! `/holds/{holdId}`: cancelling a hold, and its checkout. Checkout takes an `Idempotency-Key`
+//! header. The key is claimed durably per customer before anything happens: the same key with the
+//! same request gets the first answer again (status and body, with `Idempotent-Replayed: true`),
+//! with another request 422, while the first still runs 409, and no key 400. An answer worth
+//! retrying (5xx: the gateway or the database was away) frees the key instead of being kept.
+
+use super::error::ApiError;
+use super::json::{RawBody, MAX_JSON_BODY};
+use super::params::Id;
+use super::AppState;
+use crate::store::IdempotencyBegin;
+use app::domain::{CustomerId, HoldId};
+use app::engine::Inventory;
+use app::error::InventoryError;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, post};
+use axum::{Extension, Router};
+use sha2::{Digest, Sha256};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/holds/{hold_id}", delete(cancel_hold))
+        .route(
+            "/holds/{hold_id}/checkout",
+            post(checkout).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
+        )
+}
+
+#[tracing::instrument(skip(state))]
+async fn cancel_hold(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+    Id(hold): Id<HoldId>,
+) -> Result<impl IntoResponse, ApiError> {
+    state.engine.cancel(hold, customer).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Checkout takes no fields; an empty body or `{}` is fine, anything else is refused.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoFields {}
+
+fn json_answer(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+async fn checkout(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+    Id(hold): Id<HoldId>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Response, ApiError> {
+    let key = headers
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty() && k.len() <= 200)
+        .ok_or(ApiError::IdempotencyKeyMissing)?
+        .to_string();
+    if !body.iter().all(u8::is_ascii_whitespace) {
+        serde_json::from_slice::<NoFields>(&body).map_err(|e| {
+            ApiError::BadRequest(format!(
+                "checkout takes no fields (empty body or {{}}): {e}"
+            ))
+        })?;
+    }
+    // The request is its hold (the body has no fields).
+    let fingerprint = hex::encode(Sha256::digest(format!("POST /holds/{hold}/checkout")));
+    let store = state.engine.store();
+    let begin = store
+        .idempotency_begin(customer, &key, &fingerprint, state.engine.clock().now())
+        .await
+        .map_err(InventoryError::from)?;
+    match begin {
+        IdempotencyBegin::Replay { status, body } => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let mut response = json_answer(status, body);
+            response
+                .headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+            Ok(response)
+        }
+        IdempotencyBegin::InFlight => Err(ApiError::IdempotencyKeyInFlight),
+        IdempotencyBegin::Mismatch => Err(ApiError::IdempotencyKeyReused),
+        IdempotencyBegin::Started => {
+            let (status, body) = match state.engine.open_checkout(hold, customer).await {
+                Ok(checkout) => (
+                    StatusCode::CREATED,
+                    serde_json::to_string(&checkout).expect("checkouts serialise"),
+                ),
+                Err(e) => {
+                    let e = ApiError::from(e);
+                    (e.status(), e.body().to_string())
+                }
+            };
+            let kept = if status.is_server_error() {
+                store.idempotency_abandon(customer, &key).await
+            } else {
+                store
+                    .idempotency_finish(customer, &key, status.as_u16(), &body)
+                    .await
+            };
+            if let Err(e) = kept {
+                tracing::error!(error = %e, "idempotency key not updated");
+            }
+            Ok(json_answer(status, body))
+        }
+    }
+}

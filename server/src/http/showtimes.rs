@@ -1,0 +1,88 @@
+//! `/showtimes`: the programme, a showtime's seat map (cached, with `ETag`), holds on it, and
+//! its live feed (`live.rs`).
+
+use super::error::ApiError;
+use super::json::{JsonBody, MAX_JSON_BODY};
+use super::params::Id;
+use super::AppState;
+use app::domain::{CustomerId, SeatSelection, ShowtimeId};
+use app::engine::Inventory;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use serde::Deserialize;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/showtimes", get(list_showtimes))
+        .route("/showtimes/{id}/seats", get(seat_map))
+        .route(
+            "/showtimes/{id}/holds",
+            post(create_hold).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
+        )
+        .route("/showtimes/{id}/live", get(super::live::live))
+}
+
+#[tracing::instrument(skip(state))]
+async fn list_showtimes(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
+    Ok(Json(state.engine.list_showtimes().await?))
+}
+
+/// Served from the in-memory snapshot, with a strong `ETag` and a one-second public cache
+/// lifetime so that a CDN can absorb the reads; `If-None-Match` with the current tag gets 304.
+#[tracing::instrument(skip(state, headers))]
+async fn seat_map(
+    State(state): State<AppState>,
+    Id(showtime): Id<ShowtimeId>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let snapshot = state.engine.seat_map_snapshot(showtime).await?;
+    let cache = [
+        (header::ETAG, snapshot.etag.clone()),
+        (header::CACHE_CONTROL, "public, max-age=1".to_string()),
+    ];
+    let unchanged = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|tag| tag.trim() == snapshot.etag || tag.trim() == "*");
+    if unchanged {
+        return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
+    }
+    Ok((
+        StatusCode::OK,
+        cache,
+        [(header::CONTENT_TYPE, "application/json".to_string())],
+        snapshot.json.clone(),
+    )
+        .into_response())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HoldBody {
+    seats: SeatSelection,
+}
+
+#[tracing::instrument(skip(state, body))]
+async fn create_hold(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+    client: Option<Extension<app::engine::ClientAddr>>,
+    Id(showtime): Id<ShowtimeId>,
+    JsonBody(body): JsonBody<HoldBody>,
+) -> Result<impl IntoResponse, ApiError> {
+    let hold = state
+        .engine
+        .hold_from(showtime, &body.seats, customer, client.map(|c| c.0 .0))
+        .await?;
+    let location = format!("/holds/{}", hold.hold_id);
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(hold),
+    ))
+}
