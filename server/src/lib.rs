@@ -1,5 +1,35 @@
 //! The server: configuration, the inventory engine and its two stores, the REST API, the Leptos
-//! routes and the background workers.
+//! routes and the background workers. `docs/architecture.md` describes the guarantees and the
+//! flows; this is where each part lives.
+//!
+//! # Layout
+//!
+//! - [`startup`] builds an [`startup::Application`] from [`config`]: the store, the engine, the
+//!   workers and the router, then serves it; `main.rs` only calls it.
+//! - [`http`]: one router per resource (`showtimes`, `holds`, `bookings`, `payments`, `reports`,
+//!   `ops`) merged with the Leptos pages and server functions under the request guards
+//!   (`guard`, `session`, `operator`); `serve` is the accept loop with the connection caps, and
+//!   `live` the WebSocket of the live seat map.
+//! - [`engine`]: the use cases, one module each (`holds`, `catalog`, `checkout`, `bookings`,
+//!   `tickets`, `sales`, `settlement`, `consumers`); `engine/inventory.rs` implements the app's
+//!   `Inventory` trait (what the server functions call) by naming them.
+//! - [`store`]: the `Store` trait split by capability (`catalog`, `holds`, `payments`,
+//!   `settlement`, `idempotency`, `relay`, `consumers`), each a folder with its contract in
+//!   `mod.rs` and its two dialects, `postgres.rs` and `sqlite.rs`, side by side; `store/sql.rs`
+//!   has the column types both share.
+//! - [`workers`]: everything that runs in the background, started and stopped together: the
+//!   sweeper and housekeeping, the payment workers (confirmations, refunds, reconciliation) and
+//!   the outbox relay.
+//! - [`booking_events`]: the versioned events the outbox carries; [`live_bus`]: the seat-map
+//!   changes, in process and through Redis pub/sub; [`read_model`]: the cached seat map.
+//! - [`gate`] (the Redis seat gate and the rate limits) and [`redis_link`] (one Redis or a
+//!   cluster, with timeouts and a breaker); [`payments`]: the gateway client, callback
+//!   signatures and the sandbox; [`net`]: address ranges and the client address behind proxies.
+//!
+//! The hold path, from the button to the SQL: `app/src/pages/seat_map/picker.rs` →
+//! `app/src/serverfns/hold_seats.rs` (or `POST /showtimes/{id}/holds` in `http/showtimes.rs`) →
+//! `engine/inventory.rs` → `engine/holds.rs` → `store/holds/mod.rs` → `store/holds/postgres.rs`
+//! (`HOLD_SQL`) or `store/holds/sqlite.rs`.
 
 pub mod booking_events;
 pub mod clock;

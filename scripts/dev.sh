@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The development loop: `cargo leptos watch` on the embedded store (debug build; a change to the
+# Rust code rebuilds and restarts the server, a change to the styles reloads the page), with the
+# payment-gateway sandbox beside it unless PAYMENT_GATEWAY_URL names a gateway. Arguments go to
+# `cargo leptos watch` (for example `--hot-reload`). Build output goes to $CARGO_TARGET_DIR.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+ensure_rust_tools
+if [ -z "${PAYMENT_GATEWAY_URL:-}" ]; then
+  cargo build -p server --bin payment-sandbox
+  export SANDBOX_ADDR="${SANDBOX_ADDR:-127.0.0.1:3100}"
+  export PAYMENT_WEBHOOK_SECRET="${PAYMENT_WEBHOOK_SECRET:-$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')}"
+  "$CARGO_TARGET_DIR/debug/payment-sandbox" &
+  CLEANUP+=("kill $!")
+  export PAYMENT_GATEWAY_URL="http://$SANDBOX_ADDR"
+  log "payment sandbox on $PAYMENT_GATEWAY_URL"
+fi
+log "watching; the site is at http://127.0.0.1:3000"
+cargo leptos watch "$@"
