@@ -61,9 +61,32 @@ pub trait Inventory: Send + Sync + 'static {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<Ticket, InventoryError>;
-    /// Sales figures per showtime and day, newest day first (operators only: the HTTP layer
-    /// asks for the operator's credentials before this is reached).
+    /// Sales figures per showtime and day, newest day first (operators only: callers check
+    /// [`require_operator`] or the server's operator layer first).
     async fn sales(&self) -> Result<Vec<SalesFigure>, InventoryError>;
+}
+
+/// Whether the current request carries the operator's credentials. Checked only where an
+/// operator's action asks (so a wrong password counts as a guess only there); the server's
+/// middleware puts one in every request as [`OperatorAccess`].
+#[async_trait::async_trait]
+pub trait OperatorCheck: Send + Sync + 'static {
+    /// `Ok` for the operator; else `OperatorOnly` (no or wrong credentials), `OperatorPagesOff`
+    /// (no operator password configured) or `RateLimited` (too many wrong guesses).
+    async fn admit(&self) -> Result<(), InventoryError>;
+}
+
+/// The request extension carrying the operator check of the request.
+#[derive(Clone)]
+pub struct OperatorAccess(pub Arc<dyn OperatorCheck>);
+
+/// Refuses the current request unless it carries the operator's credentials: the first line
+/// of every operator server function.
+pub async fn require_operator() -> Result<(), InventoryError> {
+    let access = leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<OperatorAccess>().cloned())
+        .ok_or(InventoryError::Unavailable)?;
+    access.0.admit().await
 }
 
 /// The engine as Leptos context carries it.

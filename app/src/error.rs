@@ -46,6 +46,12 @@ pub enum InventoryError {
     /// A payment of this booking was received and is being confirmed: no new payment session.
     #[error("a payment for this booking was received and is being confirmed")]
     PaymentReceived,
+    /// An operator's action without the operator's credentials (or with wrong ones).
+    #[error("this is for the cinema's operator: sign in as user \"operator\" with the operator password")]
+    OperatorOnly,
+    /// Operator pages are off: no operator password is configured.
+    #[error("operator pages are off: set OPERATOR_PASSWORD to turn them on")]
+    OperatorPagesOff,
     /// Too many hold attempts: the customer may try again after this many seconds.
     #[error("too many attempts; try again in {0} s")]
     RateLimited(u64),
@@ -62,7 +68,8 @@ impl InventoryError {
     pub fn status(&self) -> u16 {
         match self {
             Self::ShowtimeNotFound(_) | Self::HoldNotFound | Self::BookingNotFound => 404,
-            Self::NotYourHold | Self::NotYourBooking => 403,
+            Self::NotYourHold | Self::NotYourBooking | Self::OperatorPagesOff => 403,
+            Self::OperatorOnly => 401,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
             Self::SeatsUnavailable(_)
             | Self::HoldLapsed
@@ -95,6 +102,8 @@ impl InventoryError {
             Self::HoldLimit => "HOLD_LIMIT",
             Self::AddressLimit => "ADDRESS_HOLD_LIMIT",
             Self::PaymentReceived => "PAYMENT_RECEIVED",
+            Self::OperatorOnly => "OPERATOR_CREDENTIALS_REQUIRED",
+            Self::OperatorPagesOff => "OPERATOR_PAGES_OFF",
             Self::RateLimited(_) => "RATE_LIMITED",
             Self::Unavailable => "UNAVAILABLE",
             Self::Transport(_) => "BAD_REQUEST",

@@ -168,6 +168,8 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::HoldLimit => tr!(lang, "error.hold_limit"),
         E::AddressLimit => tr!(lang, "error.address_limit"),
         E::PaymentReceived => tr!(lang, "error.payment_received"),
+        E::OperatorOnly => tr!(lang, "error.operator_only"),
+        E::OperatorPagesOff => tr!(lang, "error.operator_off"),
         E::RateLimited(seconds) => tr!(lang, "error.rate_limited", seconds = seconds),
         E::Unavailable => tr!(lang, "error.unavailable"),
         E::Transport(_) => tr!(lang, "error.network"),

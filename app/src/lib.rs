@@ -65,6 +65,10 @@ fn content_security_policy() {
     }
 }
 
+/// Where the operator's pages live: the server serves every page below this path behind the
+/// operator's password.
+pub const OPERATOR_PAGES: &str = "/operator/";
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
@@ -87,6 +91,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
                     <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
                     <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
+                    // The operator's pages: everything under OPERATOR_PAGES (the server puts them
+                    // behind the operator's password).
                     <Route path=path!("/operator/sales") view=pages::SalesPage />
                 </Routes>
             </main>

@@ -2,9 +2,15 @@ use crate::domain::SalesFigure;
 use crate::error::InventoryError;
 use leptos::prelude::*;
 
-/// Sales figures for the operator page (the server asks for the operator's password first).
+/// Sales figures for the operator page: the operator's only.
 #[server(endpoint = "sales_figures", input = server_fn::codec::Json)]
 pub async fn sales_figures() -> Result<Vec<SalesFigure>, InventoryError> {
-    use crate::engine::{inventory, respond};
-    respond(async { inventory()?.sales().await }.await)
+    use crate::engine::{inventory, require_operator, respond};
+    respond(
+        async {
+            require_operator().await?;
+            inventory()?.sales().await
+        }
+        .await,
+    )
 }

@@ -21,7 +21,7 @@ use crate::engine::Engine;
 use axum::extract::FromRef;
 use axum::Router;
 use leptos::config::LeptosOptions;
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list, generate_route_list_with_exclusions, LeptosRoutes};
 use session::SessionKey;
 use std::sync::Arc;
 use std::time::Duration;
@@ -67,6 +67,21 @@ pub fn router(state: AppState) -> Router {
         let options = state.leptos_options.clone();
         move || app::shell((*options).clone())
     };
+    // The operator's pages get their own router behind `operator::require`. Each listing
+    // excludes what the other serves (the server functions are registered once, with the pages).
+    let (operator_paths, page_paths): (Vec<String>, Vec<String>) = generate_route_list(app::App)
+        .iter()
+        .map(|route| route.path().to_string())
+        .partition(|path| path.starts_with(app::OPERATOR_PAGES));
+    let server_fns = leptos::server_fn::axum::server_fn_paths().map(|(path, _)| path.to_string());
+    let operator_only = generate_route_list_with_exclusions(
+        app::App,
+        Some(page_paths.into_iter().chain(server_fns).collect()),
+    );
+    let pages = generate_route_list_with_exclusions(app::App, Some(operator_paths));
+    let operator_pages = Router::new()
+        .leptos_routes_with_context(&state, operator_only, context.clone(), shell.clone())
+        .route_layer(axum::middleware::from_fn(operator::require));
     Router::new()
         .merge(ops::routes())
         .merge(showtimes::routes())
@@ -74,7 +89,8 @@ pub fn router(state: AppState) -> Router {
         .merge(bookings::routes())
         .merge(payments::routes())
         .merge(reports::routes())
-        .leptos_routes_with_context(&state, generate_route_list(app::App), context, shell)
+        .merge(operator_pages)
+        .leptos_routes_with_context(&state, pages, context, shell)
         .fallback(guard::fallback)
         // Listed innermost first: a request passes them bottom-up.
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
@@ -95,7 +111,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            operator::middleware,
+            operator::credentials,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -4,17 +4,24 @@
 //! `OPERATOR_PASSWORD`) they are off. Guessing is slowed down: after [`FAILURES_PER_MINUTE`]
 //! wrong passwords from one address, that address gets 429 (with `Retry-After`) until its
 //! allowance refills, whatever it sends (counted in this process).
+//!
+//! How: [`credentials`] puts the request's operator check in every request as a request
+//! extension ([`OperatorAccess`]), and nothing is checked until an operator's action asks for
+//! it — the operator's routes through the [`require`] layer (the pages below
+//! `app::OPERATOR_PAGES`, `/reports`), the operator's server functions by calling
+//! `app::engine::require_operator` first. A wrong password is counted only there.
 
+use super::error::ApiError;
 use super::AppState;
 use crate::config::Secret;
 use crate::gate::RateLimiter;
-use app::engine::ClientAddr;
+use app::engine::{ClientAddr, OperatorAccess, OperatorCheck};
+use app::error::InventoryError;
 use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use std::sync::Arc;
 
 pub const USER: &str = "operator";
@@ -57,75 +64,76 @@ impl OperatorKey {
     }
 }
 
-/// Paths only the operator may reach: the pages, the reports, the page's server function.
-fn is_operator_path(path: &str) -> bool {
-    path == "/operator"
-        || path.starts_with("/operator/")
-        || path.starts_with("/reports/")
-        || path == "/api/sales_figures"
+/// The operator check of one request: the operator key, the client's address and the
+/// `Authorization` header it sent.
+struct Credentials {
+    key: OperatorKey,
+    addr: String,
+    header: Option<HeaderValue>,
 }
 
-pub async fn middleware(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let key = &state.operator;
-    if !is_operator_path(req.uri().path()) {
-        return next.run(req).await;
-    }
-    let credentials = req.headers().get(AUTHORIZATION);
-    if credentials.is_some() {
-        let addr = req
-            .extensions()
-            .get::<ClientAddr>()
-            .map_or_else(|| "unknown".to_string(), |a| a.0.to_string());
-        // Every attempt is counted before its password is looked at (so a burst of guesses
-        // sent at once is counted too); a right password gives its attempt back.
-        if let Err(wait) = key.1.check(&addr).await {
-            return too_many_guesses(wait);
+#[async_trait::async_trait]
+impl OperatorCheck for Credentials {
+    async fn admit(&self) -> Result<(), InventoryError> {
+        let key = &self.key;
+        if self.header.is_some() {
+            // Every attempt is counted before its password is looked at (so a burst of guesses
+            // sent at once is counted too); a right password gives its attempt back.
+            if let Err(wait) = key.1.check(&self.addr).await {
+                return Err(InventoryError::RateLimited(
+                    wait.as_secs_f64().ceil().max(1.0) as u64,
+                ));
+            }
+            if key.admits(self.header.as_ref()) {
+                key.1.refund_locally(&self.addr);
+                return Ok(());
+            }
         }
-        if key.admits(credentials) {
-            key.1.refund_locally(&addr);
-            return next.run(req).await;
+        match key.0 {
+            None => Err(InventoryError::OperatorPagesOff),
+            Some(_) => Err(InventoryError::OperatorOnly),
         }
     }
-    if key.0.is_none() {
-        return (
-            StatusCode::FORBIDDEN,
-            Json(serde_json::json!({
-                "error": "operator pages are off: set OPERATOR_PASSWORD to turn them on",
-                "code": "OPERATOR_PAGES_OFF",
-            })),
-        )
-            .into_response();
-    }
-    let mut response = (
-        StatusCode::UNAUTHORIZED,
-        Json(serde_json::json!({
-            "error": "this page is for the cinema's operator: sign in as user \"operator\" with the operator password",
-            "code": "OPERATOR_CREDENTIALS_REQUIRED",
-        })),
-    )
-        .into_response();
-    response.headers_mut().insert(
-        WWW_AUTHENTICATE,
-        HeaderValue::from_static("Basic realm=\"Seats operator\", charset=\"UTF-8\""),
-    );
-    response
 }
 
-fn too_many_guesses(wait: std::time::Duration) -> Response {
-    let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
-    let mut response = (
-        StatusCode::TOO_MANY_REQUESTS,
-        Json(serde_json::json!({
-            "error": format!("too many wrong passwords from this address; try again in {seconds} s"),
-            "code": "RATE_LIMITED",
-            "retryAfter": seconds,
-        })),
-    )
-        .into_response();
-    response
-        .headers_mut()
-        .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(seconds));
-    response
+/// Puts the request's operator check ([`OperatorAccess`]) in every request; nothing is checked
+/// until an operator's action asks ([`require`], or `require_operator` in a server function).
+pub async fn credentials(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let addr = req
+        .extensions()
+        .get::<ClientAddr>()
+        .map_or_else(|| "unknown".to_string(), |a| a.0.to_string());
+    let check = Credentials {
+        key: state.operator.clone(),
+        addr,
+        header: req.headers().get(AUTHORIZATION).cloned(),
+    };
+    req.extensions_mut().insert(OperatorAccess(Arc::new(check)));
+    next.run(req).await
+}
+
+/// The layer of the operator's routes (the operator pages, the reports): the operator passes;
+/// anyone else gets 401 with a Basic challenge (so a browser asks for the password), 403 when
+/// operator pages are off, or 429 after too many wrong guesses.
+pub async fn require(req: Request, next: Next) -> Response {
+    let verdict = match req.extensions().get::<OperatorAccess>() {
+        Some(access) => access.0.admit().await,
+        None => Err(InventoryError::Unavailable),
+    };
+    match verdict {
+        Ok(()) => next.run(req).await,
+        Err(e) => {
+            let challenge = e == InventoryError::OperatorOnly;
+            let mut response = ApiError::from(e).into_response();
+            if challenge {
+                response.headers_mut().insert(
+                    WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Basic realm=\"Seats operator\", charset=\"UTF-8\""),
+                );
+            }
+            response
+        }
+    }
 }
 
 /// Standard base64 (with or without padding); `None` when it is not.
@@ -188,26 +196,5 @@ mod tests {
         }
         assert!(!key().admits(None));
         assert!(!OperatorKey::new(None).admits(Some(&good)));
-    }
-
-    #[test]
-    fn operator_paths_are_the_pages_the_reports_and_their_server_function() {
-        for path in [
-            "/operator",
-            "/operator/sales",
-            "/reports/sales",
-            "/api/sales_figures",
-        ] {
-            assert!(is_operator_path(path), "{path}");
-        }
-        for path in [
-            "/",
-            "/operators",
-            "/my-bookings",
-            "/api/get_booking",
-            "/showtimes",
-        ] {
-            assert!(!is_operator_path(path), "{path}");
-        }
     }
 }
