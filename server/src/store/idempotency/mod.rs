@@ -64,7 +64,8 @@ pub trait Idempotency: Send + Sync {
     ) -> Result<(), StoreError>;
 
     /// Frees `key` after a failure worth retrying (nothing was decided).
+    async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError>;
+
     /// Deletes keys older than [`IDEMPOTENCY_KEEP`] at `now`; how many.
     async fn purge_idempotency_keys(&self, now: Now) -> Result<u64, StoreError>;
-    async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError>;
 }

@@ -238,10 +238,10 @@ async fn a_payment_that_does_not_match_the_order_is_refunded_not_confirmed(backe
     assert_eq!(record["refunded"], 1);
     let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
     assert_ne!(stored["G7"].0, "BOOKED");
-    let recorded = on_db!(shop.db, |pool, sql| {
-        sqlx::query_scalar::<_, Option<String>>(&sql(
+    let recorded = on_db!(shop.db, |pool| {
+        sqlx::query_scalar::<_, Option<String>>(
             "select mismatch from payment where provider_payment_id = $1",
-        ))
+        )
         .bind(&payment)
         .fetch_one(&pool)
         .await

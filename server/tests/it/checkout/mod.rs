@@ -8,22 +8,18 @@ use serde_json::{json, Value};
 use server::payments::gateway::{CallbackEvent, PaymentGateway, SessionStatus};
 use server::payments::signature;
 
-/// Runs `$body` with `$pool` bound to a pool of the test database's backend; `$sql` turns a
-/// PostgreSQL statement into that backend's dialect.
+/// Runs `$body` with `$pool` bound to a pool of the test database's backend. The statements it
+/// runs are the same text in both dialects; where a dialect differs, the probe names both
+/// statements (see [`Shop::lapse_hold`]).
 macro_rules! on_db {
-    ($db:expr, |$pool:ident, $sql:ident| $body:expr) => {
+    ($db:expr, |$pool:ident| $body:expr) => {
         match $db.backend {
             Backend::Postgres => {
                 let $pool = sqlx::PgPool::connect(&$db.url).await.unwrap();
-                let $sql = |s: &str| s.to_string();
                 $body
             }
             Backend::Sqlite => {
                 let $pool = sqlx::SqlitePool::connect(&$db.url).await.unwrap();
-                let $sql = |s: &str| {
-                    s.replace("$1", "?1")
-                        .replace("now() - interval '1 second'", "(unixepoch() - 1) * 1000")
-                };
                 $body
             }
         }
@@ -109,19 +105,19 @@ impl Shop {
     /// `PaymentSucceeded` outbox events of its booking.
     async fn payments(&self, hold: &str) -> (Vec<(String, Option<String>)>, i64) {
         let hold = uuid::Uuid::parse_str(hold).unwrap();
-        on_db!(self.db, |pool, sql| {
-            let payments = sqlx::query_as(&sql(
+        on_db!(self.db, |pool| {
+            let payments = sqlx::query_as(
                 "select p.status, p.provider_payment_id from payment p
                    join booking b on b.id = p.booking_id where b.hold_id = $1 order by p.created_at",
-            ))
+            )
             .bind(hold)
             .fetch_all(&pool)
             .await
             .unwrap();
-            let events = sqlx::query_scalar(&sql(
+            let events = sqlx::query_scalar(
                 "select count(*) from outbox o join booking b on b.id = o.aggregate_id
                   where b.hold_id = $1 and o.event_type = 'PaymentSucceeded'",
-            ))
+            )
             .bind(hold)
             .fetch_one(&pool)
             .await
@@ -154,20 +150,37 @@ impl Shop {
         assert_eq!(r.status(), StatusCode::SEE_OTHER);
     }
 
-    /// Runs a statement with one bound uuid on the test database.
-    async fn exec(&self, statement: &str, id: uuid::Uuid) {
-        on_db!(self.db, |pool, sql| {
-            sqlx::query(&sql(statement))
-                .bind(id)
+    /// Makes the hold's seats lapse now (its expiry a second ago), as if its time had run out.
+    async fn lapse_hold(&self, hold: &str) {
+        let hold = uuid::Uuid::parse_str(hold).unwrap();
+        let statement = match self.db.backend {
+            Backend::Postgres => {
+                "update show_seat set hold_expires_at = now() - interval '1 second' where hold_id = $1"
+            }
+            // Instants are milliseconds since the epoch in the embedded store.
+            Backend::Sqlite => {
+                "update show_seat set hold_expires_at = (unixepoch() - 1) * 1000 where hold_id = $1"
+            }
+        };
+        on_db!(self.db, |pool| {
+            sqlx::query(statement)
+                .bind(hold)
                 .execute(&pool)
                 .await
                 .unwrap();
         })
     }
 
+    /// The code of the booking's ticket, once issued.
+    async fn ticket_code(&self, booking: &str) -> Option<String> {
+        let id = uuid::Uuid::parse_str(booking).unwrap();
+        self.text("select code from ticket where booking_id = $1", id)
+            .await
+    }
+
     /// A text column of one row, selected by one bound uuid.
     async fn text(&self, statement: &str, id: uuid::Uuid) -> Option<String> {
-        on_db!(self.db, |pool, sql| sqlx::query_scalar(&sql(statement))
+        on_db!(self.db, |pool| sqlx::query_scalar(statement)
             .bind(id)
             .fetch_optional(&pool)
             .await
@@ -265,16 +278,15 @@ impl Shop {
     /// `(bookings, payments)` stored for the hold.
     async fn stored(&self, hold: &str) -> (i64, i64) {
         let hold = uuid::Uuid::parse_str(hold).unwrap();
-        on_db!(self.db, |pool, sql| {
-            let bookings =
-                sqlx::query_scalar(&sql("select count(*) from booking where hold_id = $1"))
-                    .bind(hold)
-                    .fetch_one(&pool)
-                    .await
-                    .unwrap();
-            let payments = sqlx::query_scalar(&sql(
+        on_db!(self.db, |pool| {
+            let bookings = sqlx::query_scalar("select count(*) from booking where hold_id = $1")
+                .bind(hold)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+            let payments = sqlx::query_scalar(
                 "select count(*) from payment p join booking b on b.id = p.booking_id where b.hold_id = $1",
-            ))
+            )
             .bind(hold)
             .fetch_one(&pool)
             .await

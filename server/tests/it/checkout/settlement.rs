@@ -42,13 +42,7 @@ async fn a_paid_hold_becomes_a_confirmed_booking_with_its_seats_booked(backend: 
     // After the confirmation, the consumers: the ticket is issued and the sale counted.
     let view = shop.ticket_issued(&alice, booking).await;
     assert!(view["ticketIssuedAt"].is_string(), "{view}");
-    let code = shop
-        .text(
-            "select code from ticket where booking_id = $1",
-            uuid::Uuid::parse_str(booking).unwrap(),
-        )
-        .await
-        .expect("ticket record");
+    let code = shop.ticket_code(booking).await.expect("ticket record");
     let door: Value = get_json(shop.app.url(&format!("/tickets/{code}"))).await;
     assert_eq!(door["valid"], true);
     let sales = shop.sales_row(|row| row["bookings"] == 1).await;
@@ -65,11 +59,7 @@ async fn a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once
     let (_, _, checkout) = shop.checkout(&alice, hold, Some("pay")).await;
     let booking = checkout["bookingId"].as_str().unwrap();
     // Time passes: the hold's seats lapse before the money arrives.
-    shop.exec(
-        "update show_seat set hold_expires_at = now() - interval '1 second' where hold_id = $1",
-        uuid::Uuid::parse_str(hold).unwrap(),
-    )
-    .await;
+    shop.lapse_hold(hold).await;
     shop.press(&checkout, "pay").await;
     assert_eq!(shop.booking_settled(booking).await, "FAILED");
     let record = shop.refunded(hold).await;
@@ -86,12 +76,7 @@ async fn a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once
     let sales = shop.sales_row(|row| row["refunds"] == 1).await;
     assert_eq!(sales["refunded"], checkout["amount"]);
     assert_eq!(sales["bookings"], 0);
-    let ticket = shop
-        .text(
-            "select code from ticket where booking_id = $1",
-            uuid::Uuid::parse_str(booking).unwrap(),
-        )
-        .await;
+    let ticket = shop.ticket_code(booking).await;
     assert_eq!(ticket, None);
     // A correctly signed code for a booking whose ticket was never issued is not a ticket.
     let id = app::domain::BookingId(uuid::Uuid::parse_str(booking).unwrap());
@@ -114,11 +99,7 @@ async fn a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_t
     let (_, _, checkout) = shop.checkout(&alice, hold, Some("pay")).await;
     let booking = checkout["bookingId"].as_str().unwrap();
     // Alice's hold lapses and Bob holds the seat before her payment arrives.
-    shop.exec(
-        "update show_seat set hold_expires_at = now() - interval '1 second' where hold_id = $1",
-        uuid::Uuid::parse_str(hold).unwrap(),
-    )
-    .await;
+    shop.lapse_hold(hold).await;
     let bobs = shop.hold(&bob, &["D9"]).await;
     shop.press(&checkout, "pay").await;
     assert_eq!(shop.booking_settled(booking).await, "FAILED");
@@ -475,11 +456,11 @@ async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend:
         "only the first event"
     );
     // It has failed MAX_ATTEMPTS - 1 times: one more failure parks it.
-    on_db!(db, |pool, sql| {
-        sqlx::query(&sql(&format!(
-            "update outbox set attempts = {}, next_attempt_at = created_at where event_type = 'RefundDue'",
-            MAX_ATTEMPTS - 1
-        )))
+    on_db!(db, |pool| {
+        sqlx::query(
+            "update outbox set attempts = $1, next_attempt_at = created_at where event_type = 'RefundDue'",
+        )
+        .bind(MAX_ATTEMPTS as i32 - 1)
         .execute(&pool)
         .await
         .unwrap();
