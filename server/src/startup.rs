@@ -287,3 +287,37 @@ async fn shutdown_signal() {
     let terminate = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Leptos.toml is the one place for the site's runtime options: cargo-leptos (which reads
+    /// the workspace Cargo.toml) must find the same values by default, and the output name must
+    /// be the same in the three places that need it.
+    #[test]
+    fn leptos_options_are_set_once_and_agree_with_cargo_leptos() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        let file = format!("{root}/Leptos.toml");
+        let options = leptos::config::get_config_from_file(&file)
+            .unwrap()
+            .leptos_options;
+        // cargo-leptos's defaults.
+        assert_eq!(&*options.site_root, "target/site");
+        assert_eq!(&*options.site_pkg_dir, "pkg");
+        assert_eq!(options.site_addr.to_string(), "127.0.0.1:3000");
+        assert_eq!(options.reload_port, 3001);
+        let cargo = std::fs::read_to_string(format!("{root}/Cargo.toml")).unwrap();
+        let metadata = &cargo[cargo.find("[[workspace.metadata.leptos]]").unwrap()..];
+        for key in ["site-root", "site-pkg-dir", "site-addr", "reload-port"] {
+            assert!(
+                !metadata.lines().any(|l| l.starts_with(key)),
+                "{key} is set in Leptos.toml only"
+            );
+        }
+        let name = format!("name = \"{}\"", options.output_name);
+        assert!(metadata.lines().any(|l| l == name), "{name}");
+        assert_eq!(
+            option_env!("LEPTOS_OUTPUT_NAME"),
+            Some(&*options.output_name)
+        );
+    }
+}
