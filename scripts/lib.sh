@@ -60,7 +60,7 @@ ensure_node_packages() {
 ensure_chromium() {
   [ -x /usr/bin/chromium ] || apt_install chromium
   # Korean glyphs for the screenshots the end-to-end tests take (cosmetic, small package).
-  fc-list 2>/dev/null | grep -qi nanum || apt_install fonts-nanum || true
+  dpkg -s fonts-nanum >/dev/null 2>&1 || apt_install fonts-nanum || true
 }
 
 pg_bin() {
