@@ -12,8 +12,9 @@ use crate::store::IdempotencyBegin;
 use app::domain::{CustomerId, HoldId};
 use app::engine::Inventory;
 use app::error::InventoryError;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, post};
 use axum::{Extension, Router};
@@ -47,20 +48,32 @@ fn json_answer(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// The `Idempotency-Key` header: 1 to 200 characters. Read before the hold id (axum runs the
+/// extractors in argument order), so a request without one is told that first.
+struct IdempotencyKey(String);
+
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .headers
+            .get("idempotency-key")
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|k| !k.is_empty() && k.len() <= 200)
+            .map(|k| Self(k.to_string()))
+            .ok_or(ApiError::IdempotencyKeyMissing)
+    }
+}
+
 async fn checkout(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
+    IdempotencyKey(key): IdempotencyKey,
     Id(hold): Id<HoldId>,
-    headers: HeaderMap,
     RawBody(body): RawBody,
 ) -> Result<Response, ApiError> {
-    let key = headers
-        .get("idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|k| !k.is_empty() && k.len() <= 200)
-        .ok_or(ApiError::IdempotencyKeyMissing)?
-        .to_string();
     if !body.iter().all(u8::is_ascii_whitespace) {
         serde_json::from_slice::<NoFields>(&body).map_err(|e| {
             ApiError::BadRequest(format!(

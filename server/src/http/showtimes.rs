@@ -7,7 +7,8 @@ use super::params::Id;
 use super::AppState;
 use app::domain::{CustomerId, SeatSelection, ShowtimeId};
 use app::engine::Inventory;
-use axum::extract::{DefaultBodyLimit, State};
+use app::error::InventoryError;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -61,10 +62,26 @@ async fn seat_map(
         .into_response())
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The body of a hold request, parsed: `{"seats": [...]}` with 1–8 distinct valid codes. JSON
+/// that does not have that shape is 400 `BAD_REQUEST`; a seat list that breaks the rules is 400
+/// `INVALID_REQUEST` saying which rule.
 pub struct HoldBody {
     seats: SeatSelection,
+}
+
+impl<S: Send + Sync> FromRequest<S> for HoldBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            seats: Vec<String>,
+        }
+        let JsonBody(raw) = JsonBody::<Raw>::from_request(req, state).await?;
+        let seats = SeatSelection::try_from(raw.seats).map_err(InventoryError::from)?;
+        Ok(Self { seats })
+    }
 }
 
 #[tracing::instrument(skip(state, body))]
@@ -73,7 +90,7 @@ async fn create_hold(
     Extension(customer): Extension<CustomerId>,
     client: Option<Extension<app::engine::ClientAddr>>,
     Id(showtime): Id<ShowtimeId>,
-    JsonBody(body): JsonBody<HoldBody>,
+    body: HoldBody,
 ) -> Result<impl IntoResponse, ApiError> {
     let hold = state
         .engine

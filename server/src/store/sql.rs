@@ -18,7 +18,23 @@ impl At {
     /// The time a statement runs at in SQLite, which has no server clock: the injected one, or
     /// this process's.
     pub fn or_now(now: Option<DateTime<Utc>>) -> Self {
-        Self(now.unwrap_or_else(Utc::now))
+        Self::millis(now.unwrap_or_else(Utc::now))
+    }
+
+    /// `duration` later (saturating), to the millisecond.
+    pub fn after(self, duration: std::time::Duration) -> Self {
+        let duration = chrono::Duration::from_std(duration).unwrap_or(chrono::Duration::MAX);
+        Self::millis(
+            self.0
+                .checked_add_signed(duration)
+                .unwrap_or(DateTime::<Utc>::MAX_UTC),
+        )
+    }
+
+    /// Truncated to the millisecond, the precision SQLite keeps: what a statement binds is what
+    /// the caller is told.
+    fn millis(t: DateTime<Utc>) -> Self {
+        Self(DateTime::from_timestamp_millis(t.timestamp_millis()).unwrap_or(t))
     }
 }
 
@@ -224,6 +240,19 @@ text_enum!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_instant_is_kept_to_the_millisecond_and_a_long_duration_saturates() {
+        let t = DateTime::parse_from_rfc3339("2026-11-30T10:00:00.123456789Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let at = At::or_now(Some(t));
+        assert_eq!(at.0.to_rfc3339(), "2026-11-30T10:00:00.123+00:00");
+        let later = at.after(std::time::Duration::from_micros(600_000_700));
+        assert_eq!(later.0.to_rfc3339(), "2026-11-30T10:10:00.123+00:00");
+        let far = at.after(std::time::Duration::MAX).0;
+        assert!(far > DateTime::<Utc>::MAX_UTC - chrono::Duration::milliseconds(1));
+    }
 
     #[test]
     fn statuses_read_back_what_they_write() {

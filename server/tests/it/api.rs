@@ -526,6 +526,20 @@ async fn bad_hold_requests_are_400_with_a_json_error_and_change_nothing(backend:
             "{what}: {error:?} should mention {mentions:?}"
         );
     }
+    // The machine-readable code: a seat list that breaks a rule is INVALID_REQUEST, JSON of the
+    // wrong shape BAD_REQUEST.
+    for (seats, code) in [
+        (json!(["F5", "5F"]), "INVALID_REQUEST"),
+        (json!(["F5", "F5"]), "INVALID_REQUEST"),
+        (json!("F5"), "BAD_REQUEST"),
+    ] {
+        let (status, body) = hold(&client, &app, id, json!({ "seats": seats })).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(code)),
+            "{seats}"
+        );
+    }
     assert_eq!(statuses(&app, id).await, before, "no seat changed");
 }
 
@@ -575,6 +589,22 @@ async fn cancel_is_204_for_the_owner_403_for_others_404_for_unknown_400_for_garb
         StatusCode::NOT_FOUND,
         "a UUID that is not a hold id"
     );
+    // The page's server function answers the same ids the same way.
+    for (hold_id, status) in [
+        (
+            "5f0c6f0e-1c7a-4f43-9a55-0d3cbb6d2b11",
+            StatusCode::NOT_FOUND,
+        ),
+        ("not-a-hold", StatusCode::BAD_REQUEST),
+    ] {
+        let r = alice
+            .post(app.url("/api/cancel_hold"))
+            .json(&json!({ "hold_id": hold_id }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), status, "cancel_hold {hold_id}");
+    }
     let r = alice
         .delete(app.url("/holds/not-a-hold"))
         .send()

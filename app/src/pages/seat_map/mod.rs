@@ -7,7 +7,6 @@ mod picker;
 mod plan;
 
 use crate::domain::{Hold, SeatMap, ShowtimeId};
-use crate::error::InventoryError;
 use crate::i18n::{error_text, use_lang};
 use crate::serverfns::{current_hold, get_seat_map};
 use crate::tr;
@@ -32,8 +31,8 @@ pub fn SeatMapPage() -> impl IntoView {
         move || showtime.get(),
         |id| async move {
             match id {
-                Some(id) => get_seat_map(id).await,
-                None => Err(InventoryError::ShowtimeNotFound(ShowtimeId(0))),
+                Some(id) => Some(get_seat_map(id).await),
+                None => None,
             }
         },
     );
@@ -56,9 +55,13 @@ pub fn SeatMapPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     let (map, current) = (seat_map.await, hold.await);
                     match map {
-                        Ok(map) => view! { <Booking map current=current.ok().flatten() /> }.into_any(),
-                        Err(e) => {
+                        Some(Ok(map)) => view! { <Booking map current=current.ok().flatten() /> }.into_any(),
+                        Some(Err(e)) => {
                             view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }
+                                .into_any()
+                        }
+                        None => {
+                            view! { <p class="error" role="alert">{move || tr!(lang.get(), "error.showtime_not_found")}</p> }
                                 .into_any()
                         }
                     }

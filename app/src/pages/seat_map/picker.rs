@@ -280,7 +280,7 @@ impl Picker {
         };
         self.pending.set(true);
         spawn_local(async move {
-            match checkout_hold(held.hold.hold_id).await {
+            match checkout_hold(held.hold.hold_id.as_uuid()).await {
                 Ok(checkout) => {
                     // The page stays pending until the browser has left it.
                     let _ = window().location().set_href(&checkout.payment_url);
@@ -299,7 +299,7 @@ impl Picker {
         };
         self.pending.set(true);
         spawn_local(async move {
-            match cancel_hold(held.hold.hold_id).await {
+            match cancel_hold(held.hold.hold_id.as_uuid()).await {
                 Ok(()) | Err(InventoryError::HoldNotFound) => {
                     self.hold.set(None);
                     self.notice.set(Some(Notice::Cancelled));

@@ -57,8 +57,7 @@ async fn hold_refusal(
 impl Holds for SqliteStore {
     async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
         let now = At::or_now(now);
-        let expires =
-            At(now.0 + chrono::Duration::from_std(req.ttl).unwrap_or(chrono::Duration::MAX));
+        let expires = now.after(req.ttl);
         let codes = SeatList(req.seats.iter().map(|s| s.to_string()).collect());
         let addr = req.client_addr.map(|a| a.to_string());
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;

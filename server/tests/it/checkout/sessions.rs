@@ -155,6 +155,15 @@ async fn only_the_owner_of_a_live_hold_with_enough_time_left_can_check_out(backe
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _, _) = shop.checkout(&alice, "not-a-uuid", Some("g")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Without a key, that is what the client is told first, whatever the id.
+    for id in ["not-a-uuid", &unknown.to_string()] {
+        let (status, _, body) = shop.checkout(&alice, id, None).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("IDEMPOTENCY_KEY_MISSING")),
+            "{id}"
+        );
+    }
     let r = alice
         .post(shop.app.url(&format!("/holds/{hold}/checkout")))
         .header("Idempotency-Key", "body")
