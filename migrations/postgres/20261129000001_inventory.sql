@@ -1,8 +1,9 @@
 -- The inventory: halls with their seat layouts, showtimes, and show_seat, one row per seat per
--- showtime, which is the only authority on who has a seat (seed §3, DESIGN.md §2.1).
+-- showtime, which is the only authority on who has a seat.
 --
 -- Every table below hall/price_category/hall_seat carries showtime_id, the future distribution
--- column (DESIGN.md "Scale-out"): every statement about a seat or a hold names it.
+-- column if the inventory is ever sharded by showtime: every statement about a seat or a hold
+-- names it.
 
 create table hall (
     id         bigint generated always as identity primary key,
@@ -68,7 +69,7 @@ create table show_seat (
 );
 -- A hold's seats, always looked up together with their showtime.
 create index show_seat_hold on show_seat (showtime_id, hold_id);
--- The sweeper's scan for expired holds (seed §7).
+-- The sweeper's scan for expired holds.
 create index show_seat_expiry on show_seat (status, hold_expires_at);
 
 -- One row per successful hold, written in the same statement as the seats. It records how many

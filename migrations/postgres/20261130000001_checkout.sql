@@ -1,4 +1,4 @@
--- Checkout: bookings, their payments at the gateway, and idempotency keys (DESIGN.md §4, §5).
+-- Checkout: bookings, their payments at the gateway, and idempotency keys.
 -- Every state change carries a timestamp, so an operator can answer "where is my money?".
 
 -- One booking per hold: the unique hold_id makes concurrent checkouts of one hold share it.

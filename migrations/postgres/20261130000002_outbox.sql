@@ -1,4 +1,4 @@
--- The transactional outbox (DESIGN.md §2.6): events written in the same transaction as the
+-- The transactional outbox: events written in the same transaction as the
 -- change they describe. Payment events are taken by the confirmation worker (processed_at);
 -- booking events are for the relay to the message broker.
 create table outbox (

@@ -33,7 +33,7 @@ pub use consumers::*;
 pub use holds::*;
 pub use idempotency::*;
 pub use payments::*;
-pub use postgres::PgStore;
+pub use postgres::{PgStore, MIGRATION_COMMENT_EDITS};
 pub use relay::*;
 pub use settlement::*;
 pub use sql::{At, BookingStatus, PaymentStatus, SeatList};

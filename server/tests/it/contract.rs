@@ -969,3 +969,46 @@ async fn a_customer_finds_their_live_hold_again_and_nobody_else_does(backend: Ba
     );
     db.drop_database().await;
 }
+
+/// A database that applied a migration before its comments were reworded still starts (the
+/// recorded checksum moves to the new text), and one whose migration differs in any other way
+/// still refuses to (control).
+#[tokio::test]
+async fn postgres_migrations_whose_comments_were_reworded_still_start_and_others_do_not() {
+    let db = TestDb::new(Backend::Postgres).await;
+    let pool = db.pg_pool();
+    let checksums = || async {
+        sqlx::query_as::<_, (i64, Vec<u8>)>(
+            "select version, checksum from _sqlx_migrations order by version",
+        )
+        .fetch_all(pool)
+        .await
+        .unwrap()
+    };
+    let current = checksums().await;
+    assert!(!server::store::MIGRATION_COMMENT_EDITS.is_empty());
+    for (version, before) in server::store::MIGRATION_COMMENT_EDITS {
+        let moved = sqlx::query(
+            "update _sqlx_migrations set checksum = decode($2, 'hex') where version = $1",
+        )
+        .bind(version)
+        .bind(before)
+        .execute(pool)
+        .await
+        .unwrap();
+        assert_eq!(moved.rows_affected(), 1, "migration {version} is applied");
+    }
+    assert_ne!(checksums().await, current);
+    db.store.migrate().await.expect("starts on the reworded migrations");
+    assert_eq!(checksums().await, current);
+
+    let (version, _) = server::store::MIGRATION_COMMENT_EDITS[0];
+    sqlx::query("update _sqlx_migrations set checksum = '\\x00' where version = $1")
+        .bind(version)
+        .execute(pool)
+        .await
+        .unwrap();
+    let refused = db.store.migrate().await;
+    assert!(refused.is_err(), "a changed migration stops the start");
+    db.drop_database().await;
+}
