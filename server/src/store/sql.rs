@@ -10,6 +10,36 @@ use sqlx::encode::IsNull;
 use sqlx::error::BoxDynError;
 use sqlx::{Database, Decode, Encode, Postgres, Sqlite, Type};
 
+/// PostgreSQL reads and writes `$name` as the `$inner` it wraps (its type has a native column).
+macro_rules! postgres_as {
+    ($name:ident, $inner:ty) => {
+        impl Type<Postgres> for $name {
+            fn type_info() -> <Postgres as Database>::TypeInfo {
+                <$inner as Type<Postgres>>::type_info()
+            }
+
+            fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
+                <$inner as Type<Postgres>>::compatible(ty)
+            }
+        }
+
+        impl<'q> Encode<'q, Postgres> for $name {
+            fn encode_by_ref(
+                &self,
+                buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
+            ) -> Result<IsNull, BoxDynError> {
+                <$inner as Encode<Postgres>>::encode_by_ref(&self.0, buf)
+            }
+        }
+
+        impl<'r> Decode<'r, Postgres> for $name {
+            fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+                <$inner as Decode<Postgres>>::decode(value).map($name)
+            }
+        }
+    };
+}
+
 /// A point in time as the store keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct At(pub DateTime<Utc>);
@@ -72,30 +102,7 @@ impl<'r> Decode<'r, Sqlite> for At {
     }
 }
 
-impl Type<Postgres> for At {
-    fn type_info() -> <Postgres as Database>::TypeInfo {
-        <DateTime<Utc> as Type<Postgres>>::type_info()
-    }
-
-    fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
-        <DateTime<Utc> as Type<Postgres>>::compatible(ty)
-    }
-}
-
-impl<'q> Encode<'q, Postgres> for At {
-    fn encode_by_ref(
-        &self,
-        buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
-    ) -> Result<IsNull, BoxDynError> {
-        <DateTime<Utc> as Encode<Postgres>>::encode_by_ref(&self.0, buf)
-    }
-}
-
-impl<'r> Decode<'r, Postgres> for At {
-    fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
-        <DateTime<Utc> as Decode<Postgres>>::decode(value).map(At)
-    }
-}
+postgres_as!(At, DateTime<Utc>);
 
 /// Seat codes in one column.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -127,30 +134,7 @@ impl<'r> Decode<'r, Sqlite> for SeatList {
     }
 }
 
-impl Type<Postgres> for SeatList {
-    fn type_info() -> <Postgres as Database>::TypeInfo {
-        <Vec<String> as Type<Postgres>>::type_info()
-    }
-
-    fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
-        <Vec<String> as Type<Postgres>>::compatible(ty)
-    }
-}
-
-impl<'q> Encode<'q, Postgres> for SeatList {
-    fn encode_by_ref(
-        &self,
-        buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
-    ) -> Result<IsNull, BoxDynError> {
-        <Vec<String> as Encode<Postgres>>::encode_by_ref(&self.0, buf)
-    }
-}
-
-impl<'r> Decode<'r, Postgres> for SeatList {
-    fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
-        <Vec<String> as Decode<Postgres>>::decode(value).map(SeatList)
-    }
-}
+postgres_as!(SeatList, Vec<String>);
 
 /// A status column read and written as its name, in both dialects.
 macro_rules! text_enum {

@@ -1,6 +1,44 @@
 //! Catalog: halls with their seat layouts, showtimes, and what the seat map and the showtime
 //! list read (seats' effective states, with lazy expiry).
 
+/// A showtime's hall layout read through `$pool` (`None`: no such showtime): the same three
+/// statements in both dialects.
+macro_rules! read_layout {
+    ($pool:expr, $showtime:expr) => {{
+        let showtime: ShowtimeId = $showtime;
+        let head: Option<ShowtimeHead> = sqlx::query_as(SHOWTIME_HEAD)
+            .bind(showtime.0)
+            .fetch_optional($pool)
+            .await?;
+        match head {
+            None => Ok(None),
+            Some(head) => {
+                let categories = sqlx::query_as(CATEGORIES).bind(head.hall_id);
+                let categories = categories.fetch_all($pool).await?;
+                let seats = sqlx::query_as(HALL_SEATS).bind(head.hall_id);
+                let seats = seats.fetch_all($pool).await?;
+                head.layout(showtime, categories, seats).map(Some)
+            }
+        }
+    }};
+}
+
+/// Creates a showtime and its seats in `$tx` and commits: the same statements in both dialects.
+macro_rules! insert_showtime {
+    ($tx:ident, $hall_id:expr, $movie_title:expr, $starts_at:expr) => {{
+        let id: i64 = sqlx::query_scalar(NEW_SHOWTIME)
+            .bind($hall_id)
+            .bind($movie_title)
+            .bind(At($starts_at))
+            .fetch_one(&mut *$tx)
+            .await?;
+        let seats = sqlx::query(NEW_SHOW_SEATS).bind(id).bind($hall_id);
+        seats.execute(&mut *$tx).await?;
+        $tx.commit().await?;
+        Ok(ShowtimeId(id))
+    }};
+}
+
 mod postgres;
 mod sqlite;
 
@@ -53,7 +91,6 @@ pub struct NewHall {
     pub seats: Vec<LayoutSeat>,
 }
 
-/// A hall seat row as both stores select it.
 // Statements that read the same in both dialects.
 const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at
                                from showtime st join hall h on h.id = st.hall_id where st.id = $1";
@@ -64,6 +101,8 @@ const HALL_SEATS: &str =
                             from hall_seat where hall_id = $1 order by grid_y, grid_x";
 const NEW_CATEGORY: &str =
     "insert into price_category (hall_id, code, name, price_krw) values ($1, $2, $3, $4)";
+const NEW_SHOWTIME: &str =
+    "insert into showtime (hall_id, movie_title, starts_at) values ($1, $2, $3) returning id";
 const NEW_SHOW_SEATS: &str = "insert into show_seat (showtime_id, seat_code)
                               select $1, seat_code from hall_seat where hall_id = $2";
 

@@ -29,16 +29,7 @@ impl Catalog for SqliteStore {
     }
 
     async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
-        let head: Option<ShowtimeHead> = sqlx::query_as(SHOWTIME_HEAD)
-            .bind(showtime.0)
-            .fetch_optional(&self.read)
-            .await?;
-        let Some(head) = head else { return Ok(None) };
-        let categories = sqlx::query_as(CATEGORIES).bind(head.hall_id);
-        let categories = categories.fetch_all(&self.read).await?;
-        let seats = sqlx::query_as(HALL_SEATS).bind(head.hall_id);
-        let seats = seats.fetch_all(&self.read).await?;
-        head.layout(showtime, categories, seats).map(Some)
+        read_layout!(&self.read, showtime)
     }
 
     async fn seat_states(
@@ -105,18 +96,7 @@ impl Catalog for SqliteStore {
         starts_at: DateTime<Utc>,
     ) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        let id: i64 = sqlx::query_scalar(
-            "insert into showtime (hall_id, movie_title, starts_at) values ($1, $2, $3) returning id",
-        )
-        .bind(hall_id)
-        .bind(movie_title)
-        .bind(At(starts_at))
-        .fetch_one(&mut *tx)
-        .await?;
-        let seats = sqlx::query(NEW_SHOW_SEATS).bind(id).bind(hall_id);
-        seats.execute(&mut *tx).await?;
-        tx.commit().await?;
-        Ok(ShowtimeId(id))
+        insert_showtime!(tx, hall_id, movie_title, starts_at)
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

@@ -1,10 +1,73 @@
 //! The consumers' side of the store: an event's effect applied together with the record that it
 //! was applied (so a redelivery changes nothing), tickets issued, sales figures.
 
+/// Applies `$effect` for `$consumer` unless the event was applied before, in `$tx`, and
+/// answers whether it was the first time: the same statements in both dialects but for the time
+/// stamp, which PostgreSQL's take from the database clock and SQLite's as their last parameter
+/// (`stamp: …`). Uses the dialect's `RECORD_CONSUMED` and `ISSUE_TICKET` statements.
+macro_rules! apply_effect {
+    ($tx:ident, $consumer:expr, $event_id:expr, $effect:expr $(, stamp: $stamp:expr)?) => {{
+        let first = sqlx::query(RECORD_CONSUMED)
+            .bind($consumer)
+            .bind($event_id)
+            $(.bind($stamp))?
+            .execute(&mut *$tx)
+            .await?
+            .rows_affected()
+            == 1;
+        if first {
+            match $effect {
+                ConsumerEffect::Nothing => {}
+                ConsumerEffect::IssueTicket { booking, code } => {
+                    sqlx::query(ISSUE_TICKET)
+                        .bind(booking.0)
+                        .bind(code)
+                        $(.bind($stamp))?
+                        .execute(&mut *$tx)
+                        .await?;
+                }
+                ConsumerEffect::Sales {
+                    showtime,
+                    day,
+                    bookings,
+                    seats,
+                    revenue,
+                    refunds,
+                    refunded,
+                } => {
+                    sqlx::query(ADD_SALES)
+                        .bind(showtime.0)
+                        .bind(day)
+                        .bind(*bookings as i32)
+                        .bind(*seats as i32)
+                        .bind(revenue)
+                        .bind(*refunds as i32)
+                        .bind(refunded)
+                        .execute(&mut *$tx)
+                        .await?;
+                }
+            }
+            $tx.commit().await?;
+        }
+        first
+    }};
+}
+
 mod postgres;
 mod sqlite;
 
 use super::*;
+
+/// Adds to a showtime's figures of a day (the same statement in both dialects).
+const ADD_SALES: &str = "insert into sales_daily
+        (showtime_id, day, bookings, seats, revenue_krw, refunds, refunded_krw)
+     values ($1, $2, $3, $4, $5, $6, $7)
+     on conflict (showtime_id, day) do update
+        set bookings = sales_daily.bookings + excluded.bookings,
+            seats = sales_daily.seats + excluded.seats,
+            revenue_krw = sales_daily.revenue_krw + excluded.revenue_krw,
+            refunds = sales_daily.refunds + excluded.refunds,
+            refunded_krw = sales_daily.refunded_krw + excluded.refunded_krw";
 
 /// What one consumer does with one event.
 #[derive(Debug, Clone, PartialEq, Eq)]

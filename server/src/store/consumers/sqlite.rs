@@ -1,5 +1,13 @@
 use super::*;
 
+/// The record that a consumer applied an event (nothing when it did before).
+const RECORD_CONSUMED: &str =
+    "insert into consumed_event (consumer, event_id, consumed_at) values ($1, $2, $3)
+     on conflict do nothing";
+/// A confirmed booking's ticket.
+const ISSUE_TICKET: &str = "insert into ticket (booking_id, code, issued_at) values ($1, $2, $3)
+                            on conflict (booking_id) do nothing";
+
 #[async_trait::async_trait]
 impl Consumers for SqliteStore {
     async fn apply_event(
@@ -10,66 +18,7 @@ impl Consumers for SqliteStore {
     ) -> Result<bool, StoreError> {
         let now = At::or_now(None);
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        let first = sqlx::query(
-            "insert into consumed_event (consumer, event_id, consumed_at) values ($1, $2, $3)
-             on conflict do nothing",
-        )
-        .bind(consumer)
-        .bind(event_id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected()
-            == 1;
-        if !first {
-            return Ok(false);
-        }
-        match effect {
-            ConsumerEffect::Nothing => {}
-            ConsumerEffect::IssueTicket { booking, code } => {
-                sqlx::query(
-                    "insert into ticket (booking_id, code, issued_at) values ($1, $2, $3)
-                     on conflict (booking_id) do nothing",
-                )
-                .bind(booking.0)
-                .bind(code)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-            }
-            ConsumerEffect::Sales {
-                showtime,
-                day,
-                bookings,
-                seats,
-                revenue,
-                refunds,
-                refunded,
-            } => {
-                sqlx::query(
-                    "insert into sales_daily
-                        (showtime_id, day, bookings, seats, revenue_krw, refunds, refunded_krw)
-                     values ($1, $2, $3, $4, $5, $6, $7)
-                     on conflict (showtime_id, day) do update
-                        set bookings = sales_daily.bookings + excluded.bookings,
-                            seats = sales_daily.seats + excluded.seats,
-                            revenue_krw = sales_daily.revenue_krw + excluded.revenue_krw,
-                            refunds = sales_daily.refunds + excluded.refunds,
-                            refunded_krw = sales_daily.refunded_krw + excluded.refunded_krw",
-                )
-                .bind(showtime.0)
-                .bind(day)
-                .bind(bookings)
-                .bind(seats)
-                .bind(revenue)
-                .bind(refunds)
-                .bind(refunded)
-                .execute(&mut *tx)
-                .await?;
-            }
-        }
-        tx.commit().await?;
-        Ok(true)
+        Ok(apply_effect!(tx, consumer, event_id, effect, stamp: now))
     }
 
     async fn issued_ticket(

@@ -19,6 +19,14 @@ pub enum IdempotencyBegin {
     Mismatch,
 }
 
+/// A key's request done: its answer kept for repeats.
+const FINISH_KEY: &str =
+    "update idempotency_key set state = 'DONE', response_status = $3, response_body = $4
+      where customer_id = $1 and key = $2";
+/// A key whose request failed before answering: forgotten, so a retry runs it again.
+const ABANDON_KEY: &str =
+    "delete from idempotency_key where customer_id = $1 and key = $2 and state = 'IN_FLIGHT'";
+
 /// How long an idempotency key is kept.
 pub const IDEMPOTENCY_KEEP: chrono::Duration = chrono::Duration::hours(24);
 

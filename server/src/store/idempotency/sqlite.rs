@@ -59,27 +59,19 @@ impl Idempotency for SqliteStore {
         status: u16,
         body: &str,
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "update idempotency_key set state = 'DONE', response_status = $3, response_body = $4
-              where customer_id = $1 and key = $2",
-        )
-        .bind(customer.0)
-        .bind(key)
-        .bind(i32::from(status))
-        .bind(body)
-        .execute(&self.write)
-        .await?;
+        sqlx::query(FINISH_KEY)
+            .bind(customer.0)
+            .bind(key)
+            .bind(i32::from(status))
+            .bind(body)
+            .execute(&self.write)
+            .await?;
         Ok(())
     }
 
     async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError> {
-        sqlx::query(
-            "delete from idempotency_key where customer_id = $1 and key = $2 and state = 'IN_FLIGHT'",
-        )
-        .bind(customer.0)
-        .bind(key)
-        .execute(&self.write)
-        .await?;
+        let abandon = sqlx::query(ABANDON_KEY).bind(customer.0).bind(key);
+        abandon.execute(&self.write).await?;
         Ok(())
     }
 

@@ -80,27 +80,7 @@ impl Payments for PgStore {
         .bind(paid_amount)
         .fetch_optional(&mut *tx)
         .await?;
-        let Some(recorded) = recorded else {
-            let known: Option<i32> = sqlx::query_scalar(PAYMENT_KNOWN)
-                .bind(&report.session_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-            return Ok(ReportOutcome::unrecorded(known.is_some()));
-        };
-        let mismatch = recorded.mismatch(report);
-        if let Some(mismatch) = &mismatch {
-            sqlx::query(SET_MISMATCH)
-                .bind(&report.session_id)
-                .bind(mismatch)
-                .execute(&mut *tx)
-                .await?;
-        }
-        if report.paid {
-            let event = payment_succeeded(report, recorded.booking_id, mismatch.clone());
-            append_event(&mut tx, &event).await?;
-        }
-        tx.commit().await?;
-        Ok(ReportOutcome::recorded(mismatch.is_some()))
+        finish_report!(tx, report, recorded)
     }
 
     async fn bookings(&self, filter: BookingFilter) -> Result<Vec<BookingRecord>, StoreError> {

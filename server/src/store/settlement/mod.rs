@@ -1,6 +1,50 @@
 //! Settlement: payment events taken from the outbox under a lease, each paid payment settled in
 //! one transaction (confirmed, or refunded), refunds recorded, events retried or parked.
 
+/// Writes what settling a payment decided (`Option<Writes>`; `None`: already settled) and
+/// answers the [`Settlement`]: the same statements in both dialects but for the time stamp,
+/// which PostgreSQL's statements read from the database clock and SQLite's take as their last
+/// parameter (`stamp: …`). Uses the dialect's `SET_BOOKING_STATUS` and `append_event`.
+macro_rules! write_settlement {
+    ($tx:ident, $writes:expr, booking: $booking:expr, payment: $payment_id:expr $(, stamp: $stamp:expr)?) => {{
+        match $writes {
+            Some(writes) => {
+                if let Some((status, reason)) = writes.booking {
+                    sqlx::query(SET_BOOKING_STATUS)
+                        .bind($booking.0)
+                        .bind(status)
+                        .bind(reason)
+                        $(.bind($stamp))?
+                        .execute(&mut *$tx)
+                        .await?;
+                }
+                sqlx::query(SET_OUTCOME)
+                    .bind($payment_id)
+                    .bind(writes.outcome)
+                    .execute(&mut *$tx)
+                    .await?;
+                for event in &writes.events {
+                    append_event(&mut $tx, event).await?;
+                }
+                writes.settlement
+            }
+            None => Settlement::AlreadySettled,
+        }
+    }};
+}
+
+/// Marks the outbox item done and commits `$tx` (time stamp as in [`write_settlement`]).
+macro_rules! finish_item {
+    ($tx:ident, $item:expr $(, stamp: $stamp:expr)?) => {{
+        sqlx::query(MARK_PROCESSED)
+            .bind($item)
+            $(.bind($stamp))?
+            .execute(&mut *$tx)
+            .await?;
+        $tx.commit().await?;
+    }};
+}
+
 mod postgres;
 mod sqlite;
 
@@ -85,6 +129,41 @@ impl PaidPayment {
             self.mismatch.is_some(),
             facts.sales_open,
         )
+    }
+}
+
+/// Where settling goes once the booking and its paid payment are read (in either dialect).
+enum NextStep {
+    /// Write these (`None`: nothing to write, already settled or nothing found).
+    Write(Option<Writes>),
+    /// Confirm the hold's seats first (the dialect's fenced statement), then
+    /// [`Writes::after_confirm`] with what it booked and what was paid.
+    Confirm(BookingFacts, i64),
+}
+
+fn next_step(
+    booking: BookingId,
+    payment_id: &str,
+    facts: Option<BookingFacts>,
+    payment: Option<PaidPayment>,
+) -> NextStep {
+    let (Some(facts), Some(payment)) = (facts, payment) else {
+        return NextStep::Write(None);
+    };
+    match payment.decision(&facts) {
+        SettleDecision::AlreadySettled => NextStep::Write(None),
+        SettleDecision::Refund {
+            fail_booking,
+            reason,
+        } => NextStep::Write(Some(Writes::refund(
+            booking,
+            &facts,
+            payment_id,
+            payment.paid,
+            fail_booking,
+            reason,
+        ))),
+        SettleDecision::Confirm => NextStep::Confirm(facts, payment.paid),
     }
 }
 

@@ -2,6 +2,14 @@ use super::*;
 use crate::store::holds::postgres::CONFIRM_SQL;
 use crate::store::postgres::append_event;
 
+/// A settled booking's new status and failure reason.
+const SET_BOOKING_STATUS: &str =
+    "update booking set status = $2, failure_reason = coalesce($3, failure_reason),
+                        updated_at = now()
+      where id = $1";
+/// An outbox item done.
+const MARK_PROCESSED: &str = "update outbox set processed_at = now() where id = $1";
+
 #[async_trait::async_trait]
 impl Settlements for PgStore {
     async fn claim_outbox(
@@ -90,70 +98,22 @@ impl Settlements for PgStore {
             .bind(booking.0)
             .fetch_optional(&mut *tx)
             .await?;
-        let writes = match (facts, payment) {
-            (Some(facts), Some(payment)) => match payment.decision(&facts) {
-                SettleDecision::AlreadySettled => None,
-                SettleDecision::Refund {
-                    fail_booking,
-                    reason,
-                } => Some(Writes::refund(
-                    booking,
-                    &facts,
-                    payment_id,
-                    payment.paid,
-                    fail_booking,
-                    reason,
-                )),
-                SettleDecision::Confirm => {
-                    let booked: Vec<(String, i64)> = sqlx::query_as(CONFIRM_SQL)
-                        .bind(facts.showtime_id)
-                        .bind(facts.hold_id)
-                        .bind(booking.0)
-                        .bind(now)
-                        .fetch_all(&mut *tx)
-                        .await?;
-                    Some(Writes::after_confirm(
-                        booking,
-                        facts,
-                        payment_id,
-                        payment.paid,
-                        booked,
-                    )?)
-                }
-            },
-            _ => None,
-        };
-        let settlement = match writes {
-            Some(writes) => {
-                if let Some((status, reason)) = writes.booking {
-                    sqlx::query(
-                        "update booking set status = $2, failure_reason = coalesce($3, failure_reason),
-                                            updated_at = now()
-                          where id = $1",
-                    )
+        let writes = match next_step(booking, payment_id, facts, payment) {
+            NextStep::Write(writes) => writes,
+            NextStep::Confirm(facts, paid) => {
+                let booked: Vec<(String, i64)> = sqlx::query_as(CONFIRM_SQL)
+                    .bind(facts.showtime_id)
+                    .bind(facts.hold_id)
                     .bind(booking.0)
-                    .bind(status)
-                    .bind(reason)
-                    .execute(&mut *tx)
+                    .bind(now)
+                    .fetch_all(&mut *tx)
                     .await?;
-                }
-                sqlx::query(SET_OUTCOME)
-                    .bind(payment_id)
-                    .bind(writes.outcome)
-                    .execute(&mut *tx)
-                    .await?;
-                for event in &writes.events {
-                    append_event(&mut tx, event).await?;
-                }
-                writes.settlement
+                Some(Writes::after_confirm(booking, facts, payment_id, paid, booked)?)
             }
-            None => Settlement::AlreadySettled,
         };
-        sqlx::query("update outbox set processed_at = now() where id = $1")
-            .bind(item)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+        let settlement =
+            write_settlement!(tx, writes, booking: booking, payment: payment_id);
+        finish_item!(tx, item);
         Ok(settlement)
     }
 
@@ -178,11 +138,7 @@ impl Settlements for PgStore {
             )
             .await?;
         }
-        sqlx::query("update outbox set processed_at = now() where id = $1")
-            .bind(item)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+        finish_item!(tx, item);
         Ok(())
     }
 }

@@ -1,6 +1,14 @@
 use super::*;
 use crate::store::sqlite::append_event;
 
+/// A settled booking's new status and failure reason.
+const SET_BOOKING_STATUS: &str =
+    "update booking set status = $2, failure_reason = coalesce($3, failure_reason),
+                        updated_at = $4
+      where id = $1";
+/// An outbox item done.
+const MARK_PROCESSED: &str = "update outbox set processed_at = $2 where id = $1";
+
 #[async_trait::async_trait]
 impl Settlements for SqliteStore {
     async fn claim_outbox(
@@ -88,97 +96,47 @@ impl Settlements for SqliteStore {
             .bind(booking.0)
             .fetch_optional(&mut *tx)
             .await?;
-        let writes = match (facts, payment) {
-            (Some(facts), Some(payment)) => match payment.decision(&facts) {
-                SettleDecision::AlreadySettled => None,
-                SettleDecision::Refund {
-                    fail_booking,
-                    reason,
-                } => Some(Writes::refund(
-                    booking,
-                    &facts,
-                    payment_id,
-                    payment.paid,
-                    fail_booking,
-                    reason,
-                )),
-                SettleDecision::Confirm => {
-                    // The fenced confirm: every seat of the hold still held by it and not
-                    // expired, or none (nothing else writes meanwhile).
-                    let whole: bool = sqlx::query_scalar(
-                        "select (select count(*) from show_seat
-                                  where showtime_id = $1 and hold_id = $2 and status = 'HELD'
-                                    and hold_expires_at >= $3)
-                                = coalesce((select seat_count from seat_hold
-                                             where showtime_id = $1 and hold_id = $2), -1)",
+        let writes = match next_step(booking, payment_id, facts, payment) {
+            NextStep::Write(writes) => writes,
+            NextStep::Confirm(facts, paid) => {
+                // The fenced confirm: every seat of the hold still held by it and not
+                // expired, or none (nothing else writes meanwhile).
+                let whole: bool = sqlx::query_scalar(
+                    "select (select count(*) from show_seat
+                              where showtime_id = $1 and hold_id = $2 and status = 'HELD'
+                                and hold_expires_at >= $3)
+                            = coalesce((select seat_count from seat_hold
+                                         where showtime_id = $1 and hold_id = $2), -1)",
+                )
+                .bind(facts.showtime_id)
+                .bind(facts.hold_id)
+                .bind(at)
+                .fetch_one(&mut *tx)
+                .await?;
+                let booked: Vec<(String, i64)> = if whole {
+                    sqlx::query_as(
+                        "update show_seat
+                            set status = 'BOOKED', booking_id = $3, hold_expires_at = null,
+                                version = version + 1
+                          where showtime_id = $1 and hold_id = $2 and status = 'HELD'
+                            and hold_expires_at >= $4
+                         returning seat_code, version",
                     )
                     .bind(facts.showtime_id)
                     .bind(facts.hold_id)
-                    .bind(at)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    let booked: Vec<(String, i64)> = if whole {
-                        sqlx::query_as(
-                            "update show_seat
-                                set status = 'BOOKED', booking_id = $3, hold_expires_at = null,
-                                    version = version + 1
-                              where showtime_id = $1 and hold_id = $2 and status = 'HELD'
-                                and hold_expires_at >= $4
-                             returning seat_code, version",
-                        )
-                        .bind(facts.showtime_id)
-                        .bind(facts.hold_id)
-                        .bind(booking.0)
-                        .bind(at)
-                        .fetch_all(&mut *tx)
-                        .await?
-                    } else {
-                        Vec::new()
-                    };
-                    Some(Writes::after_confirm(
-                        booking,
-                        facts,
-                        payment_id,
-                        payment.paid,
-                        booked,
-                    )?)
-                }
-            },
-            _ => None,
-        };
-        let settlement = match writes {
-            Some(writes) => {
-                if let Some((status, reason)) = writes.booking {
-                    sqlx::query(
-                        "update booking set status = $2, failure_reason = coalesce($3, failure_reason),
-                                            updated_at = $4
-                          where id = $1",
-                    )
                     .bind(booking.0)
-                    .bind(status)
-                    .bind(reason)
-                    .bind(wall)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                sqlx::query(SET_OUTCOME)
-                    .bind(payment_id)
-                    .bind(writes.outcome)
-                    .execute(&mut *tx)
-                    .await?;
-                for event in &writes.events {
-                    append_event(&mut tx, event).await?;
-                }
-                writes.settlement
+                    .bind(at)
+                    .fetch_all(&mut *tx)
+                    .await?
+                } else {
+                    Vec::new()
+                };
+                Some(Writes::after_confirm(booking, facts, payment_id, paid, booked)?)
             }
-            None => Settlement::AlreadySettled,
         };
-        sqlx::query("update outbox set processed_at = $2 where id = $1")
-            .bind(item)
-            .bind(wall)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+        let settlement =
+            write_settlement!(tx, writes, booking: booking, payment: payment_id, stamp: wall);
+        finish_item!(tx, item, stamp: wall);
         Ok(settlement)
     }
 
@@ -205,12 +163,7 @@ impl Settlements for SqliteStore {
             )
             .await?;
         }
-        sqlx::query("update outbox set processed_at = $2 where id = $1")
-            .bind(item)
-            .bind(wall)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+        finish_item!(tx, item, stamp: wall);
         Ok(())
     }
 }
