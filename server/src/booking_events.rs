@@ -8,6 +8,7 @@
 //! `{"version":1,"eventId":"…","bookingId":"…","occurredAt":"…","type":"BookingConfirmed",
 //! "showtimeId":42,"seats":["F5"],"amount":12000,"paymentId":"…"}`.
 
+use app::domain::ShowtimeId;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +43,7 @@ pub enum BookingEvent {
     /// The booking's seats are sold to it.
     #[serde(rename_all = "camelCase")]
     BookingConfirmed {
-        showtime_id: i64,
+        showtime_id: ShowtimeId,
         seats: Vec<String>,
         amount: i64,
         payment_id: String,
@@ -50,7 +51,7 @@ pub enum BookingEvent {
     /// The booking failed; its payment is refunded.
     #[serde(rename_all = "camelCase")]
     BookingFailed {
-        showtime_id: i64,
+        showtime_id: ShowtimeId,
         payment_id: String,
         amount: i64,
         reason: String,
@@ -58,7 +59,7 @@ pub enum BookingEvent {
     /// A payment must be given back; the refund worker asks the gateway. Stays inside.
     #[serde(rename_all = "camelCase")]
     RefundDue {
-        showtime_id: i64,
+        showtime_id: ShowtimeId,
         payment_id: String,
         amount: i64,
         reason: String,
@@ -66,7 +67,7 @@ pub enum BookingEvent {
     /// The gateway refunded a payment.
     #[serde(rename_all = "camelCase")]
     RefundIssued {
-        showtime_id: i64,
+        showtime_id: ShowtimeId,
         payment_id: String,
         refund_id: String,
         amount: i64,
@@ -133,7 +134,7 @@ mod tests {
         let event = Envelope::new(
             booking,
             BookingEvent::BookingConfirmed {
-                showtime_id: 42,
+                showtime_id: ShowtimeId::try_from(42).unwrap(),
                 seats: vec!["F5".into()],
                 amount: 12_000,
                 payment_id: "pay_1".into(),
@@ -155,7 +156,7 @@ mod tests {
             &Envelope::new(
                 booking,
                 BookingEvent::RefundIssued {
-                    showtime_id: 1,
+                    showtime_id: ShowtimeId::try_from(1).unwrap(),
                     payment_id: "p".into(),
                     refund_id: "r".into(),
                     amount: 1,

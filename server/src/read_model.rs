@@ -147,7 +147,7 @@ mod tests {
             version,
         };
         SeatMap {
-            showtime_id: ShowtimeId(1),
+            showtime_id: ShowtimeId::try_from(1).unwrap(),
             movie_title: "Film".into(),
             hall_name: "Hall".into(),
             starts_at: chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),

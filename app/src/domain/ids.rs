@@ -5,11 +5,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use uuid::Uuid;
 
-/// A showtime. Positive and below 2^48, so it fits inside a hold id. Read from JSON through
-/// [`TryFrom<i64>`], so a request cannot carry one out of range.
+/// A showtime. Positive and below 2^48, so it fits inside a hold id. Made only through
+/// [`TryFrom<i64>`] (JSON, path segments and database rows alike), so none is out of range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "i64", into = "i64")]
-pub struct ShowtimeId(pub i64);
+pub struct ShowtimeId(i64);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("showtime id must be a whole number from 1 to {max}, not {0}", max = ShowtimeId::MAX)]
@@ -34,6 +34,10 @@ impl From<ShowtimeId> for i64 {
 
 impl ShowtimeId {
     pub const MAX: i64 = (1 << 48) - 1;
+
+    pub const fn get(self) -> i64 {
+        self.0
+    }
 
     /// Parses a showtime id from a path segment; `None` when it is not a positive integer in range.
     pub fn parse(input: &str) -> Option<Self> {

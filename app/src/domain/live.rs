@@ -54,7 +54,7 @@ mod tests {
     #[test]
     fn messages_are_tagged_camel_case_json() {
         let m = LiveMessage::SeatsHeld {
-            showtime_id: ShowtimeId(7),
+            showtime_id: ShowtimeId::try_from(7).unwrap(),
             seats: vec![SeatChange {
                 code: SeatCode::parse("F5").unwrap(),
                 status: SeatStatus::Held,

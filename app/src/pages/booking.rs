@@ -46,7 +46,7 @@ pub fn BookingPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match booking.await {
                         Ok(b) if declined && b.status == "PENDING" => {
-                            let to = format!("/showtimes/{}?payment=declined", b.showtime_id.0);
+                            let to = format!("/showtimes/{}?payment=declined", b.showtime_id);
                             view! { <Redirect path=to /> }.into_any()
                         }
                         Ok(b) => {

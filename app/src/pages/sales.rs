@@ -47,7 +47,7 @@ pub fn SalesPage() -> impl IntoView {
                                         {rows.into_iter().map(|r| {
                                             let when = r.starts_at;
                                             view! {
-                                                <tr data-test="sales-row" data-showtime=r.showtime_id.0.to_string()>
+                                                <tr data-test="sales-row" data-showtime=r.showtime_id.to_string()>
                                                     <td>{r.day.clone()}</td>
                                                     <td>{r.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</td>
                                                     <td class="num" data-test="sales-bookings">{thousands(r.bookings)}</td>

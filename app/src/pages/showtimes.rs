@@ -100,7 +100,7 @@ fn showtime_chip(s: ShowtimeSummary) -> impl IntoView {
     }
     view! {
         <li data-test="showtime" data-open="true">
-            <a href=format!("/showtimes/{}", s.id.0) data-test=format!("showtime-{}", s.id.0)>
+            <a href=format!("/showtimes/{}", s.id) data-test=format!("showtime-{}", s.id)>
                 <span class="time">{time}</span>
                 <span class="hall">{s.hall_name}</span>
                 <span class="left" class:sold-out=left == 0>
@@ -126,7 +126,7 @@ mod tests {
 
     fn st(id: i64, title: &str, day: u32, hour: u32) -> ShowtimeSummary {
         ShowtimeSummary {
-            id: ShowtimeId(id),
+            id: ShowtimeId::try_from(id).unwrap(),
             movie_title: title.into(),
             hall_id: 1,
             hall_name: "Hall 1".into(),
@@ -150,9 +150,9 @@ mod tests {
         let day1: Vec<(&str, Vec<i64>)> = groups[0]
             .1
             .iter()
-            .map(|(t, s)| (t.as_str(), s.iter().map(|s| s.id.0).collect()))
+            .map(|(t, s)| (t.as_str(), s.iter().map(|s| s.id.get()).collect()))
             .collect();
         assert_eq!(day1, [("A", vec![1, 3]), ("B", vec![2])]);
-        assert_eq!(groups[1].1[0].1[0].id.0, 4);
+        assert_eq!(groups[1].1[0].1[0].id.get(), 4);
     }
 }

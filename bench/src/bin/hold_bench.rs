@@ -63,7 +63,7 @@ async fn engine_run(
 ) -> anyhow::Result<Figures> {
     let store: Arc<dyn Store> = Arc::new(PgStore::connect(url, clients as u32).await?);
     let engine = Arc::new(Engine::new(store, Clock::Database, ttl));
-    let showtime = app::domain::ShowtimeId(showtime);
+    let showtime = app::domain::ShowtimeId::try_from(showtime)?;
     engine.seat_map(showtime).await?; // warm the layout cache and the pool's first connection
     let deadline = Instant::now() + Duration::from_secs(secs);
     let started = Instant::now();

@@ -52,7 +52,7 @@ impl Engine {
                     code: self.ticket_code(booking),
                 },
                 SALES => ConsumerEffect::Sales {
-                    showtime: ShowtimeId(*showtime_id),
+                    showtime: *showtime_id,
                     day: day(event),
                     bookings: 1,
                     seats: seats.len() as i64,
@@ -68,7 +68,7 @@ impl Engine {
                 ..
             } => match consumer {
                 SALES => ConsumerEffect::Sales {
-                    showtime: ShowtimeId(*showtime_id),
+                    showtime: *showtime_id,
                     day: day(event),
                     bookings: 0,
                     seats: 0,

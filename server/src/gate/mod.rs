@@ -51,7 +51,7 @@ pub async fn load_scripts(link: &RedisLink) {
 
 /// The Redis key of a seat: `<prefix>seat:{showtimeId}:F5`.
 pub fn seat_key(prefix: &str, showtime: ShowtimeId, seat: &SeatCode) -> String {
-    format!("{prefix}seat:{{{}}}:{}", showtime.0, seat)
+    format!("{prefix}seat:{{{}}}:{}", showtime.get(), seat)
 }
 
 /// What the gate said about a hold attempt.
@@ -295,9 +295,9 @@ mod tests {
     #[test]
     fn seat_keys_carry_the_showtime_as_a_hash_tag() {
         let code = SeatCode::parse("F5").unwrap();
-        assert_eq!(seat_key("", ShowtimeId(42), &code), "seat:{42}:F5");
+        assert_eq!(seat_key("", ShowtimeId::try_from(42).unwrap(), &code), "seat:{42}:F5");
         assert_eq!(
-            seat_key("cine1:", ShowtimeId(42), &code),
+            seat_key("cine1:", ShowtimeId::try_from(42).unwrap(), &code),
             "cine1:seat:{42}:F5"
         );
     }

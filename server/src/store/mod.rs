@@ -68,6 +68,12 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+/// A showtime id read as a plain number (positive by the schema: anything else is corrupt data).
+/// Row structs read theirs with `#[sqlx(try_from = "i64")]`.
+pub(crate) fn stored_showtime(id: i64) -> Result<ShowtimeId, StoreError> {
+    ShowtimeId::try_from(id).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
 /// Rows one purge statement deletes at most (short statements, short locks).
 pub(crate) const PURGE_BATCH: i64 = 5_000;
 

@@ -134,7 +134,7 @@ async fn a_cookieless_script_is_stopped_while_a_customer_behind_another_address_
         &(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED".to_string()),
         "the 11th attempt in a minute: {outcomes:?}"
     );
-    let stored = db.stored(app::domain::ShowtimeId(id)).await;
+    let stored = db.stored(showtime_id(id)).await;
     let seats_held = stored.values().filter(|(s, _)| s == "HELD").count();
     assert_eq!(seats_held, 40);
     // Someone behind another address holds as usual.
@@ -197,7 +197,7 @@ async fn one_customer_has_one_live_hold_per_showtime_even_when_sending_many_at_o
     assert_eq!(body["code"], "HOLD_LIMIT");
     // Cancelling frees the turn.
     let holds: Vec<String> = db
-        .stored(app::domain::ShowtimeId(id))
+        .stored(showtime_id(id))
         .await
         .values()
         .filter(|(s, _)| s == "HELD")
@@ -572,7 +572,7 @@ async fn cancel_is_204_for_the_owner_403_for_others_404_for_unknown_400_for_garb
         "a refused cancel changes nothing"
     );
 
-    let unknown = app::domain::HoldId::new(app::domain::ShowtimeId(id), [7; 16]);
+    let unknown = app::domain::HoldId::new(showtime_id(id), [7; 16]);
     let r = alice
         .delete(app.url(&format!("/holds/{unknown}")))
         .send()
@@ -846,7 +846,7 @@ async fn without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_i
     assert_eq!(body["code"], "RATE_LIMITED");
     assert!(body["error"].as_str().unwrap().contains("try again"));
     assert_eq!(
-        db.stored(app::domain::ShowtimeId(id)).await["C4"].0,
+        db.stored(showtime_id(id)).await["C4"].0,
         "AVAILABLE"
     );
 
@@ -1237,7 +1237,7 @@ mod hygiene {
         assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
         assert_eq!(body["code"], "UNSUPPORTED_MEDIA_TYPE");
         assert_eq!(
-            db.stored(app::domain::ShowtimeId(id)).await["J1"].0,
+            db.stored(showtime_id(id)).await["J1"].0,
             "AVAILABLE",
             "nothing held by the refused requests"
         );

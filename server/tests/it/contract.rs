@@ -169,7 +169,7 @@ select r.seat_code, r.free, h.version, h.hold_expires_at
         let pool = db.pg_pool().clone();
         async move {
             sqlx::query(OLD_HOLD_SQL)
-                .bind(showtime.0)
+                .bind(showtime.get())
                 .bind(vec!["A1".to_string(), "A2".to_string()])
                 .bind(hold.as_uuid())
                 .bind(Uuid::new_v4())
@@ -888,7 +888,7 @@ async fn unknown_seats_and_showtimes_are_refused_without_change(backend: Backend
             .await,
         Err(InventoryError::UnknownSeats(vec!["Z99".into()]))
     );
-    let missing = app::domain::ShowtimeId(showtime.0 + 1000);
+    let missing = showtime_id(showtime.get() + 1000);
     assert_eq!(
         engine.hold(missing, &sel(&["F5"]), customer()).await,
         Err(InventoryError::ShowtimeNotFound(missing))

@@ -169,7 +169,7 @@ async fn a_held_seat_is_refused_by_the_gate_without_touching_the_database(kind: 
     redis.set(&key(id, "G1"), "planted").await;
     let (status, _) = hold(&bob, &app.base, id, &["G1"]).await;
     assert_eq!(status, StatusCode::CONFLICT);
-    assert_eq!(db.stored(ShowtimeId(id)).await["G1"].0, "AVAILABLE");
+    assert_eq!(db.stored(showtime_id(id)).await["G1"].0, "AVAILABLE");
     assert_eq!(metrics.db_hold_statements.load(Relaxed), statements);
 }
 
@@ -195,7 +195,7 @@ async fn a_gate_pass_that_loses_in_the_database_leaves_no_keys(kind: Kind) {
     );
     assert_eq!(redis.get(&key(id, "F5")).await, None);
     assert_eq!(redis.get(&key(id, "F6")).await, None);
-    let stored = db.stored(ShowtimeId(id)).await;
+    let stored = db.stored(showtime_id(id)).await;
     assert_eq!(stored["F5"].0, "HELD");
     assert_eq!(
         stored["F5"].1.map(|h| h.to_string()).as_deref(),
@@ -206,10 +206,10 @@ async fn a_gate_pass_that_loses_in_the_database_leaves_no_keys(kind: Kind) {
 
     // Compare-and-delete: a key that carries another hold's id is left alone.
     redis.set(&key(id, "F7"), "another-hold").await;
-    let attempt = app::domain::HoldId::new(ShowtimeId(id), rand::random());
+    let attempt = app::domain::HoldId::new(showtime_id(id), rand::random());
     app.engine
         .gate()
-        .release(ShowtimeId(id), &[SeatCode::parse("F7").unwrap()], attempt)
+        .release(showtime_id(id), &[SeatCode::parse("F7").unwrap()], attempt)
         .await;
     assert_eq!(
         redis.get(&key(id, "F7")).await.as_deref(),
@@ -326,7 +326,7 @@ async fn the_sixth_attempt_in_a_minute_gets_429_with_retry_after(kind: Kind) {
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["code"], "RATE_LIMITED");
     assert_eq!(body["retryAfter"], json!(retry_after));
-    assert_eq!(db.stored(ShowtimeId(id)).await["A6"].0, "AVAILABLE");
+    assert_eq!(db.stored(showtime_id(id)).await["A6"].0, "AVAILABLE");
     assert_eq!(app.engine.metrics().rate_limited.load(Relaxed), 1);
     // The limit is per customer, and it is kept in Redis.
     assert_eq!(
@@ -493,7 +493,7 @@ async fn redis_stopped_during_concurrent_holds_no_double_sale_and_the_gate_resum
     }
     exclusive(&wins).expect("no seat granted twice");
     // The database agrees with the winners, seat by seat.
-    let stored = db.stored(ShowtimeId(id)).await;
+    let stored = db.stored(showtime_id(id)).await;
     for (hold, seats) in &wins {
         for seat in seats {
             assert_eq!(stored[seat].1, Some(*hold), "seat {seat}");
@@ -527,7 +527,7 @@ async fn control_a_gate_with_lost_keys_in_front_of_a_blind_write_double_sells() 
         app,
         ..
     } = own_redis_app(&[]).await;
-    let showtime = ShowtimeId(first_showtime(&app.base).await);
+    let showtime = showtime_id(first_showtime(&app.base).await);
     let gate = app.engine.gate();
     let seat = [SeatCode::parse("F5").unwrap()];
     let redis = TestRedis {
@@ -546,7 +546,7 @@ async fn control_a_gate_with_lost_keys_in_front_of_a_blind_write_double_sells() 
             .await,
         server::gate::GateVerdict::Passed
     );
-    redis.del(&key(showtime.0, "F5")).await; // the key is lost
+    redis.del(&key(showtime.get(), "F5")).await; // the key is lost
     assert_eq!(
         gate.enter(showtime, &seat, second, Duration::from_secs(600))
             .await,
@@ -883,7 +883,7 @@ async fn an_abandoned_hold_attempt_releases_its_gate_keys() {
         use app::engine::Inventory;
         let customer = app::domain::CustomerId(Uuid::new_v4());
         let seats = app::domain::SeatSelection::parse(&["F7", "F8"]).unwrap();
-        engine.hold(ShowtimeId(id), &seats, customer).await
+        engine.hold(showtime_id(id), &seats, customer).await
     });
     db.until_a_statement_waits_for_a_lock().await;
     assert!(

@@ -358,7 +358,7 @@ async fn a_relay_killed_mid_batch_loses_nothing_and_the_consumers_absorb_the_rep
         "BookingConfirmed",
         total,
         &keys(total),
-        json!({"showtimeId": showtime.0, "seats": ["A1"], "amount": 1000}),
+        json!({"showtimeId": showtime.get(), "seats": ["A1"], "amount": 1000}),
     )
     .await;
     let env = [
@@ -394,7 +394,7 @@ async fn a_relay_killed_mid_batch_loses_nothing_and_the_consumers_absorb_the_rep
         sqlx::query_as::<_, (i32, i32, i64)>(
             "select bookings, seats, revenue_krw from sales_daily where showtime_id = $1",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .fetch_optional(&pool)
         .await
         .unwrap()
@@ -593,13 +593,13 @@ async fn a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time(bac
     let confirmed = json!({
         "version": 1, "eventId": uuid::Uuid::new_v4(), "type": "BookingConfirmed",
         "bookingId": booking, "occurredAt": "2026-11-30T03:00:00Z",
-        "showtimeId": showtime.0, "seats": ["A1", "A2"], "amount": 24000, "paymentId": "pay_1",
+        "showtimeId": showtime.get(), "seats": ["A1", "A2"], "amount": 24000, "paymentId": "pay_1",
     })
     .to_string();
     let refund = json!({
         "version": 1, "eventId": uuid::Uuid::new_v4(), "type": "RefundIssued",
         "bookingId": uuid::Uuid::new_v4(), "occurredAt": "2026-11-30T16:00:00Z",
-        "showtimeId": showtime.0, "amount": 12000, "paymentId": "pay_2", "refundId": "ref_2",
+        "showtimeId": showtime.get(), "amount": 12000, "paymentId": "pay_2", "refundId": "ref_2",
     })
     .to_string();
     for consumer in [TICKETS, SALES] {

@@ -147,7 +147,7 @@ impl TestDb {
             Backend::Postgres => {
                 let mut tx = self.pg.as_ref().unwrap().begin().await.unwrap();
                 let n = sqlx::query(sql)
-                    .bind(showtime.0)
+                    .bind(showtime.get())
                     .bind(seat)
                     .execute(&mut *tx)
                     .await
@@ -165,7 +165,7 @@ impl TestDb {
                     .await
                     .unwrap();
                 let n = sqlx::query(&sql.replace('$', "?"))
-                    .bind(showtime.0)
+                    .bind(showtime.get())
                     .bind(seat)
                     .execute(&mut *tx)
                     .await
@@ -206,14 +206,14 @@ impl TestDb {
         match self.backend {
             Backend::Postgres => {
                 sqlx::query_scalar("select hold_id from seat_hold where showtime_id = $1")
-                    .bind(showtime.0)
+                    .bind(showtime.get())
                     .fetch_all(self.pg.as_ref().unwrap())
                     .await
                     .unwrap()
             }
             Backend::Sqlite => {
                 sqlx::query_scalar("select hold_id from seat_hold where showtime_id = ?1")
-                    .bind(showtime.0)
+                    .bind(showtime.get())
                     .fetch_all(self.sqlite.as_ref().unwrap())
                     .await
                     .unwrap()
@@ -232,14 +232,14 @@ impl TestDb {
             Backend::Postgres => sqlx::query_as(
                 "select seat_code, status, hold_id from show_seat where showtime_id = $1",
             )
-            .bind(showtime.0)
+            .bind(showtime.get())
             .fetch_all(self.pg.as_ref().unwrap())
             .await
             .unwrap(),
             Backend::Sqlite => sqlx::query_as(
                 "select seat_code, status, hold_id from show_seat where showtime_id = ?1",
             )
-            .bind(showtime.0)
+            .bind(showtime.get())
             .fetch_all(self.sqlite.as_ref().unwrap())
             .await
             .unwrap(),
@@ -261,7 +261,7 @@ impl TestDb {
             Backend::Postgres => sqlx::query_scalar(
                 "select count(*) from show_seat where showtime_id = $1 and seat_code = any($2) and status = 'AVAILABLE'",
             )
-            .bind(showtime.0)
+            .bind(showtime.get())
             .bind(&seats)
             .fetch_one(self.pg.as_ref().unwrap())
             .await
@@ -269,7 +269,7 @@ impl TestDb {
             Backend::Sqlite => sqlx::query_scalar(
                 "select count(*) from show_seat where showtime_id = ?1 and seat_code in (select value from json_each(?2)) and status = 'AVAILABLE'",
             )
-            .bind(showtime.0)
+            .bind(showtime.get())
             .bind(serde_json::to_string(&seats).unwrap())
             .fetch_one(self.sqlite.as_ref().unwrap())
             .await
@@ -286,7 +286,7 @@ impl TestDb {
                 "update show_seat set status = 'HELD', hold_id = $3, customer_id = $4, hold_expires_at = $5
                   where showtime_id = $1 and seat_code = any($2)",
             )
-            .bind(showtime.0)
+            .bind(showtime.get())
             .bind(&seats)
             .bind(hold)
             .bind(customer)
@@ -299,7 +299,7 @@ impl TestDb {
                     "update show_seat set status = 'HELD', hold_id = ?3, customer_id = ?4, hold_expires_at = ?5
                       where showtime_id = ?1 and seat_code in (select value from json_each(?2))",
                 )
-                .bind(showtime.0)
+                .bind(showtime.get())
                 .bind(serde_json::to_string(&seats).unwrap())
                 .bind(hold)
                 .bind(customer)
@@ -413,6 +413,11 @@ pub fn t0() -> chrono::DateTime<Utc> {
 
 pub fn engine(db: &TestDb, clock: Clock, ttl: Duration) -> Arc<Engine> {
     Arc::new(Engine::new(db.store.clone(), clock, ttl))
+}
+
+/// A showtime id the test knows to be valid (a row id, or one it made up).
+pub fn showtime_id(id: i64) -> ShowtimeId {
+    ShowtimeId::try_from(id).expect("a showtime id in range")
 }
 
 pub fn sel(codes: &[&str]) -> SeatSelection {

@@ -7,7 +7,7 @@ macro_rules! read_layout {
     ($pool:expr, $showtime:expr) => {{
         let showtime: ShowtimeId = $showtime;
         let head: Option<ShowtimeHead> = sqlx::query_as(SHOWTIME_HEAD)
-            .bind(showtime.0)
+            .bind(showtime.get())
             .fetch_optional($pool)
             .await?;
         match head {
@@ -35,7 +35,7 @@ macro_rules! insert_showtime {
         let seats = sqlx::query(NEW_SHOW_SEATS).bind(id).bind($hall_id);
         seats.execute(&mut *$tx).await?;
         $tx.commit().await?;
-        Ok(ShowtimeId(id))
+        stored_showtime(id)
     }};
 }
 
@@ -109,7 +109,8 @@ const NEW_SHOW_SEATS: &str = "insert into show_seat (showtime_id, seat_code)
 /// A showtime in the list, as both dialects select it.
 #[derive(sqlx::FromRow)]
 struct ListedShowtime {
-    id: i64,
+    #[sqlx(try_from = "i64")]
+    id: ShowtimeId,
     movie_title: String,
     hall_id: i64,
     hall_name: String,
@@ -122,7 +123,7 @@ struct ListedShowtime {
 impl From<ListedShowtime> for ShowtimeSummary {
     fn from(row: ListedShowtime) -> Self {
         Self {
-            id: ShowtimeId(row.id),
+            id: row.id,
             movie_title: row.movie_title,
             hall_id: row.hall_id,
             hall_name: row.hall_name,

@@ -45,7 +45,7 @@ impl Catalog for PgStore {
                     version
                from show_seat where showtime_id = $1",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(now)
         .fetch_all(&self.pool)
         .await?;

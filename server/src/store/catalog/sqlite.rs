@@ -44,7 +44,7 @@ impl Catalog for SqliteStore {
                     version
                from show_seat where showtime_id = $1",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(At::or_now(now))
         .fetch_all(&self.read)
         .await?;

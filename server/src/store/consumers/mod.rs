@@ -36,7 +36,7 @@ macro_rules! apply_effect {
                     refunded,
                 } => {
                     sqlx::query(ADD_SALES)
-                        .bind(showtime.0)
+                        .bind(showtime.get())
                         .bind(day)
                         .bind(*bookings as i32)
                         .bind(*seats as i32)
@@ -105,7 +105,8 @@ pub struct SalesRow {
 /// A sales row as both dialects select it.
 #[derive(sqlx::FromRow)]
 struct SalesDbRow {
-    showtime_id: i64,
+    #[sqlx(try_from = "i64")]
+    showtime_id: ShowtimeId,
     movie_title: String,
     starts_at: At,
     day: chrono::NaiveDate,
@@ -119,7 +120,7 @@ struct SalesDbRow {
 impl From<SalesDbRow> for SalesRow {
     fn from(r: SalesDbRow) -> Self {
         Self {
-            showtime: ShowtimeId(r.showtime_id),
+            showtime: r.showtime_id,
             movie_title: r.movie_title,
             starts_at: r.starts_at.0,
             day: r.day,

@@ -163,7 +163,7 @@ impl Holds for PgStore {
         let codes: Vec<String> = req.seats.iter().map(|c| c.to_string()).collect();
         let cap = |n: Option<u32>| n.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
         let rows = sqlx::query_as::<_, Row>(HOLD_SQL)
-            .bind(req.showtime.0)
+            .bind(req.showtime.get())
             .bind(&codes)
             .bind(req.hold_id.as_uuid())
             .bind(req.customer.0)
@@ -216,7 +216,7 @@ impl Holds for PgStore {
     ) -> Result<CancelOutcome, StoreError> {
         let showtime = hold.showtime_id();
         let released = sqlx::query_as::<_, (String, i64)>(CANCEL_SQL)
-            .bind(showtime.0)
+            .bind(showtime.get())
             .bind(hold.as_uuid())
             .bind(customer.0)
             .fetch_all(&self.pool)
@@ -231,7 +231,7 @@ impl Holds for PgStore {
         let owner: Option<uuid::Uuid> = sqlx::query_scalar(
             "select customer_id from seat_hold where showtime_id = $1 and hold_id = $2",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(hold.as_uuid())
         .fetch_optional(&self.pool)
         .await?;
@@ -253,7 +253,7 @@ impl Holds for PgStore {
               order by 2 desc
               limit 1",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(customer.0)
         .bind(now)
         .fetch_optional(&self.pool)
@@ -269,7 +269,7 @@ impl Holds for PgStore {
         now: Now,
     ) -> Result<Option<Vec<SeatChange>>, StoreError> {
         let booked = sqlx::query_as::<_, (String, i64)>(CONFIRM_SQL)
-            .bind(hold.showtime_id().0)
+            .bind(hold.showtime_id().get())
             .bind(hold.as_uuid())
             .bind(booking.0)
             .bind(now)
@@ -297,7 +297,7 @@ impl Holds for PgStore {
                 .await?;
             if !rows.is_empty() {
                 out.push(Released {
-                    showtime: ShowtimeId(showtime),
+                    showtime: stored_showtime(showtime)?,
                     changes: changes(rows, SeatStatus::Available)?,
                 });
             }
@@ -318,7 +318,7 @@ impl Holds for PgStore {
                    from (select 1) one
                    left join seat_hold h on h.showtime_id = $1 and h.hold_id = $2",
             )
-            .bind(showtime.0)
+            .bind(showtime.get())
             .bind(hold.as_uuid())
             .bind(now)
             .fetch_one(&self.pool)
@@ -329,7 +329,7 @@ impl Holds for PgStore {
             "select seat_code, hold_expires_at from show_seat
               where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $3",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(hold.as_uuid())
         .bind(at)
         .fetch_all(&self.pool)

@@ -10,7 +10,7 @@ async fn hold_refusal(
 ) -> Result<Option<HoldRefusal>, StoreError> {
     let open: Option<bool> =
         sqlx::query_scalar("select starts_at > $2 from showtime where id = $1")
-            .bind(req.showtime.0)
+            .bind(req.showtime.get())
             .bind(now)
             .fetch_optional(&mut **tx)
             .await?;
@@ -27,7 +27,7 @@ async fn hold_refusal(
             "select count(*) {}",
             live.replace("{who}", "h.customer_id = $3")
         ))
-        .bind(req.showtime.0)
+        .bind(req.showtime.get())
         .bind(now)
         .bind(req.customer.0)
         .fetch_one(&mut **tx)
@@ -41,7 +41,7 @@ async fn hold_refusal(
             "select coalesce(sum(h.seat_count), 0) {}",
             live.replace("{who}", "h.client_addr = $3")
         ))
-        .bind(req.showtime.0)
+        .bind(req.showtime.get())
         .bind(now)
         .bind(addr)
         .fetch_one(&mut **tx)
@@ -77,7 +77,7 @@ impl Holds for SqliteStore {
         .bind(req.hold_id.as_uuid())
         .bind(req.customer.0)
         .bind(expires)
-        .bind(req.showtime.0)
+        .bind(req.showtime.get())
         .bind(&codes)
         .bind(now)
         .fetch_all(&mut *tx)
@@ -88,7 +88,7 @@ impl Holds for SqliteStore {
                 "select seat_code, (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $3))
                    from show_seat where showtime_id = $1 and seat_code in (select value from json_each($2))",
             )
-            .bind(req.showtime.0)
+            .bind(req.showtime.get())
             .bind(&codes)
             .bind(now)
             .fetch_all(&self.read)
@@ -112,7 +112,7 @@ impl Holds for SqliteStore {
                                     client_addr)
              values ($1, $2, $3, $4, $5, $6, $7)",
         )
-        .bind(req.showtime.0)
+        .bind(req.showtime.get())
         .bind(req.hold_id.as_uuid())
         .bind(req.customer.0)
         .bind(&codes)
@@ -141,7 +141,7 @@ impl Holds for SqliteStore {
               where showtime_id = $1 and hold_id = $2 and customer_id = $3 and status = 'HELD'
              returning seat_code, version",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(hold.as_uuid())
         .bind(customer.0)
         .fetch_all(&self.write)
@@ -155,7 +155,7 @@ impl Holds for SqliteStore {
         let owner: Option<uuid::Uuid> = sqlx::query_scalar(
             "select customer_id from seat_hold where showtime_id = $1 and hold_id = $2",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(hold.as_uuid())
         .fetch_optional(&self.read)
         .await?;
@@ -176,7 +176,7 @@ impl Holds for SqliteStore {
               order by 2 desc
               limit 1",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(customer.0)
         .bind(At::or_now(now))
         .fetch_optional(&self.read)
@@ -202,7 +202,7 @@ impl Holds for SqliteStore {
         let expected: Option<i64> = sqlx::query_scalar(
             "select seat_count from seat_hold where showtime_id = $1 and hold_id = $2",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(hold.as_uuid())
         .fetch_optional(&mut *tx)
         .await?;
@@ -215,7 +215,7 @@ impl Holds for SqliteStore {
               where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
              returning seat_code, version",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(hold.as_uuid())
         .bind(booking.0)
         .bind(At::or_now(now))
@@ -243,10 +243,10 @@ impl Holds for SqliteStore {
         let mut out: Vec<Released> = Vec::new();
         for (showtime, code, version) in rows {
             let change = changes(vec![(code, version)], SeatStatus::Available)?;
-            match out.iter_mut().find(|r| r.showtime.0 == showtime) {
+            match out.iter_mut().find(|r| r.showtime.get() == showtime) {
                 Some(r) => r.changes.extend(change),
                 None => out.push(Released {
-                    showtime: ShowtimeId(showtime),
+                    showtime: stored_showtime(showtime)?,
                     changes: change,
                 }),
             }
@@ -265,7 +265,7 @@ impl Holds for SqliteStore {
         let recorded: Option<(uuid::Uuid, i64)> = sqlx::query_as(
             "select customer_id, seat_count from seat_hold where showtime_id = $1 and hold_id = $2",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(hold.as_uuid())
         .fetch_optional(&self.read)
         .await?;
@@ -273,7 +273,7 @@ impl Holds for SqliteStore {
             "select seat_code, hold_expires_at from show_seat
               where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $3",
         )
-        .bind(showtime.0)
+        .bind(showtime.get())
         .bind(hold.as_uuid())
         .bind(at)
         .fetch_all(&self.read)

@@ -225,7 +225,8 @@ const SET_MISMATCH: &str = "update payment set mismatch = $2 where provider_sess
 #[derive(sqlx::FromRow)]
 struct StoredBooking {
     id: uuid::Uuid,
-    showtime_id: i64,
+    #[sqlx(try_from = "i64")]
+    showtime_id: ShowtimeId,
     customer_id: uuid::Uuid,
     seats: SeatList,
     amount_krw: i64,
@@ -249,7 +250,7 @@ impl StoredBooking {
     fn record(self, payments: Vec<StoredPayment>) -> BookingRecord {
         BookingRecord {
             id: BookingId(self.id),
-            showtime: ShowtimeId(self.showtime_id),
+            showtime: self.showtime_id,
             customer: CustomerId(self.customer_id),
             seats: self.seats.0,
             amount: self.amount_krw,

@@ -10,7 +10,7 @@ impl Payments for PgStore {
              values ($1, $2, $3, $4, $5, $6) on conflict (hold_id) do nothing",
         )
         .bind(new.id.0)
-        .bind(new.hold.showtime_id().0)
+        .bind(new.hold.showtime_id().get())
         .bind(new.hold.as_uuid())
         .bind(new.customer.0)
         .bind(seats)

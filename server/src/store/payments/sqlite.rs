@@ -11,7 +11,7 @@ impl Payments for SqliteStore {
              values ($1, $2, $3, $4, $5, $6, $7, $7) on conflict (hold_id) do nothing",
         )
         .bind(new.id.0)
-        .bind(new.hold.showtime_id().0)
+        .bind(new.hold.showtime_id().get())
         .bind(new.hold.as_uuid())
         .bind(new.customer.0)
         .bind(seats)

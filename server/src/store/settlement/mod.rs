@@ -100,7 +100,8 @@ fn read_outbox(event_type: &str, payload: &str) -> Result<Envelope, String> {
 /// What a settling transaction reads of the booking (and whether the showtime still sells).
 #[derive(sqlx::FromRow)]
 struct BookingFacts {
-    showtime_id: i64,
+    #[sqlx(try_from = "i64")]
+    showtime_id: ShowtimeId,
     hold_id: uuid::Uuid,
     status: BookingStatus,
     seats: SeatList,
@@ -207,7 +208,7 @@ impl Writes {
             outcome: "CONFIRMED",
             events: vec![Envelope::new(booking.0, event)],
             settlement: Settlement::Confirmed {
-                showtime: ShowtimeId(facts.showtime_id),
+                showtime: facts.showtime_id,
                 seats,
             },
         }
@@ -276,7 +277,8 @@ impl Writes {
 /// it REFUNDED.
 #[derive(sqlx::FromRow)]
 struct Refunded {
-    showtime_id: i64,
+    #[sqlx(try_from = "i64")]
+    showtime_id: ShowtimeId,
     amount: i64,
 }
 

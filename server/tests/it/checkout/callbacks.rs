@@ -171,7 +171,7 @@ async fn lost_callbacks_are_found_by_reconciliation(backend: Backend) {
     assert_eq!(shop.events(booking, "BookingConfirmed").await, 1);
     assert_eq!(shop.settled(declined).await.0[0].0, "DECLINED");
     // The declined payment released nothing: Bob's hold still holds its seat.
-    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    let stored = shop.db.stored(showtime_id(shop.showtime)).await;
     assert_eq!(stored["G9"].0, "HELD");
     assert_eq!(stored["G8"].0, "BOOKED");
 }
@@ -236,7 +236,7 @@ async fn a_payment_that_does_not_match_the_order_is_refunded_not_confirmed(backe
     // What was taken (1 won) goes back; nothing was booked.
     let record = shop.refunded(hold).await;
     assert_eq!(record["refunded"], 1);
-    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    let stored = shop.db.stored(showtime_id(shop.showtime)).await;
     assert_ne!(stored["G7"].0, "BOOKED");
     let recorded = on_db!(shop.db, |pool| {
         sqlx::query_scalar::<_, Option<String>>(

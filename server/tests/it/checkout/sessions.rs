@@ -150,7 +150,7 @@ async fn only_the_owner_of_a_live_hold_with_enough_time_left_can_check_out(backe
         (status, body["code"].as_str()),
         (StatusCode::FORBIDDEN, Some("NOT_YOUR_HOLD"))
     );
-    let unknown = app::domain::HoldId::new(app::domain::ShowtimeId(shop.showtime), [7; 16]);
+    let unknown = app::domain::HoldId::new(showtime_id(shop.showtime), [7; 16]);
     let (status, _, _) = shop.checkout(&alice, &unknown.to_string(), Some("u")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _, _) = shop.checkout(&alice, "not-a-uuid", Some("g")).await;

@@ -24,7 +24,7 @@ async fn a_paid_hold_becomes_a_confirmed_booking_with_its_seats_booked(backend: 
     let booking = checkout["bookingId"].as_str().unwrap();
     shop.press(&checkout, "pay").await;
     assert_eq!(shop.booking_settled(booking).await, "CONFIRMED");
-    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    let stored = shop.db.stored(showtime_id(shop.showtime)).await;
     for seat in ["D3", "D4"] {
         assert_eq!(stored[seat].0, "BOOKED", "{seat}");
     }
@@ -70,7 +70,7 @@ async fn a_payment_after_the_hold_expired_fails_the_booking_and_is_refunded_once
         assert_eq!(shop.events(booking, kind).await, 1, "{kind}");
     }
     assert_eq!(shop.events(booking, "BookingConfirmed").await, 0);
-    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    let stored = shop.db.stored(showtime_id(shop.showtime)).await;
     assert_ne!(stored["D7"].0, "BOOKED");
     // The sales figures count the refund and no sale; no ticket was issued.
     let sales = shop.sales_row(|row| row["refunds"] == 1).await;
@@ -105,7 +105,7 @@ async fn a_payment_after_someone_else_took_the_seats_is_refunded_and_they_keep_t
     assert_eq!(shop.booking_settled(booking).await, "FAILED");
     let record = shop.refunded(hold).await;
     assert_eq!(record["refunds"].as_array().unwrap().len(), 1);
-    let stored = shop.db.stored(app::domain::ShowtimeId(shop.showtime)).await;
+    let stored = shop.db.stored(showtime_id(shop.showtime)).await;
     assert_eq!(stored["D9"].0, "HELD");
     assert_eq!(
         stored["D9"].1.map(|h| h.to_string()).as_deref(),
