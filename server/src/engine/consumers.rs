@@ -10,7 +10,7 @@
 use super::Engine;
 use crate::booking_events::{BookingEvent, Envelope};
 use crate::store::ConsumerEffect;
-use app::domain::{BookingId, ShowtimeId};
+use app::domain::BookingId;
 use app::error::InventoryError;
 
 /// The ticket-issue consumer (its Kafka consumer group is `seats-tickets`).

@@ -295,7 +295,10 @@ mod tests {
     #[test]
     fn seat_keys_carry_the_showtime_as_a_hash_tag() {
         let code = SeatCode::parse("F5").unwrap();
-        assert_eq!(seat_key("", ShowtimeId::try_from(42).unwrap(), &code), "seat:{42}:F5");
+        assert_eq!(
+            seat_key("", ShowtimeId::try_from(42).unwrap(), &code),
+            "seat:{42}:F5"
+        );
         assert_eq!(
             seat_key("cine1:", ShowtimeId::try_from(42).unwrap(), &code),
             "cine1:seat:{42}:F5"

@@ -148,42 +148,4 @@ mod tests {
             "not reported"
         );
     }
-
-    #[test]
-    fn settling_confirms_only_a_matching_first_payment_in_time_and_refunds_every_other() {
-        use SettleDecision::*;
-        assert_eq!(
-            settle_decision(BookingStatus::Pending, None, false, true),
-            Confirm
-        );
-        assert_eq!(
-            settle_decision(BookingStatus::Pending, Some("CONFIRMED"), false, true),
-            AlreadySettled
-        );
-        assert_eq!(
-            settle_decision(BookingStatus::Pending, Some("REFUND"), true, true),
-            AlreadySettled
-        );
-        let refund = |fail_booking, reason| Refund {
-            fail_booking,
-            reason,
-        };
-        assert_eq!(
-            settle_decision(BookingStatus::Pending, None, true, true),
-            refund(true, MISMATCH_REASON)
-        );
-        assert_eq!(
-            settle_decision(BookingStatus::Confirmed, None, false, true),
-            refund(false, NOT_NEEDED_REASON),
-            "a second payment of a paid booking"
-        );
-        assert_eq!(
-            settle_decision(BookingStatus::Failed, None, false, true),
-            refund(false, NOT_NEEDED_REASON)
-        );
-        assert_eq!(
-            settle_decision(BookingStatus::Pending, None, false, false),
-            refund(true, CLOSED_REASON)
-        );
-    }
 }

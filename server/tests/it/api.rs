@@ -37,7 +37,7 @@ async fn a_showtime_that_has_started_is_listed_closed_and_sells_nothing(backend:
     let list: Vec<Value> = get_json(app.url("/showtimes")).await;
     let listed = list
         .iter()
-        .find(|s| s["id"] == started.0)
+        .find(|s| s["id"] == started.get())
         .expect("today's showtime is listed");
     assert_eq!(listed["salesOpen"], false);
     let open = grand_showtime(&app).await;
@@ -45,13 +45,19 @@ async fn a_showtime_that_has_started_is_listed_closed_and_sells_nothing(backend:
         list.iter().find(|s| s["id"] == open).unwrap()["salesOpen"],
         true
     );
-    let map: Value = get_json(app.url(&format!("/showtimes/{}/seats", started.0))).await;
+    let map: Value = get_json(app.url(&format!("/showtimes/{}/seats", started.get()))).await;
     assert_eq!(map["salesOpen"], false);
-    let (status, body) = hold(&app.customer(), &app, started.0, json!({"seats": ["A1"]})).await;
+    let (status, body) = hold(
+        &app.customer(),
+        &app,
+        started.get(),
+        json!({"seats": ["A1"]}),
+    )
+    .await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["code"], "SALES_CLOSED");
     assert_eq!(db.stored(started).await["A1"].0, "AVAILABLE");
-    let page = get_text(app.url(&format!("/showtimes/{}", started.0))).await;
+    let page = get_text(app.url(&format!("/showtimes/{}", started.get()))).await;
     assert!(page.contains("data-test=\"sales-closed\""));
     assert!(
         !page.contains("data-test=\"hold-button\""),
@@ -845,10 +851,7 @@ async fn without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_i
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["code"], "RATE_LIMITED");
     assert!(body["error"].as_str().unwrap().contains("try again"));
-    assert_eq!(
-        db.stored(showtime_id(id)).await["C4"].0,
-        "AVAILABLE"
-    );
+    assert_eq!(db.stored(showtime_id(id)).await["C4"].0, "AVAILABLE");
 
     // The page's server function is limited alike (same customer, same count).
     let r = alice

@@ -3,7 +3,7 @@
 //! ports (the server is a real one on a random port; the database is PostgreSQL).
 
 use crate::support::*;
-use app::domain::{SeatCode, ShowtimeId};
+use app::domain::SeatCode;
 use rand::Rng;
 use reqwest::StatusCode;
 use serde_json::{json, Value};

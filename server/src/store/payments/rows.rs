@@ -6,7 +6,7 @@ use super::*;
 /// `BOOKING_COLUMNS` as both dialects read them.
 #[derive(sqlx::FromRow)]
 pub(super) struct StoredBooking {
-    id: uuid::Uuid,
+    pub(super) id: uuid::Uuid,
     #[sqlx(try_from = "i64")]
     showtime_id: ShowtimeId,
     customer_id: uuid::Uuid,
@@ -168,4 +168,3 @@ pub(super) fn payment_succeeded(
         },
     )
 }
-

@@ -169,7 +169,7 @@ impl Writes {
 /// status, the payment's (its outcome so far, whether its charge matched) and whether the
 /// showtime's sales are still open. `Confirm` still has to pass the fenced confirm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SettleDecision {
+enum SettleDecision {
     AlreadySettled,
     Confirm,
     Refund {
@@ -178,7 +178,7 @@ pub(crate) enum SettleDecision {
     },
 }
 
-pub(crate) fn settle_decision(
+fn settle_decision(
     booking_status: BookingStatus,
     outcome: Option<&str>,
     mismatch: bool,
@@ -219,3 +219,45 @@ pub const MISMATCH_REASON: &str =
 /// Why a payment the booking did not need is refunded (the booking is left as it was).
 pub const NOT_NEEDED_REASON: &str = "the booking had already been paid or had failed";
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settling_confirms_only_a_matching_first_payment_in_time_and_refunds_every_other() {
+        use SettleDecision::*;
+        assert_eq!(
+            settle_decision(BookingStatus::Pending, None, false, true),
+            Confirm
+        );
+        assert_eq!(
+            settle_decision(BookingStatus::Pending, Some("CONFIRMED"), false, true),
+            AlreadySettled
+        );
+        assert_eq!(
+            settle_decision(BookingStatus::Pending, Some("REFUND"), true, true),
+            AlreadySettled
+        );
+        let refund = |fail_booking, reason| Refund {
+            fail_booking,
+            reason,
+        };
+        assert_eq!(
+            settle_decision(BookingStatus::Pending, None, true, true),
+            refund(true, MISMATCH_REASON)
+        );
+        assert_eq!(
+            settle_decision(BookingStatus::Confirmed, None, false, true),
+            refund(false, NOT_NEEDED_REASON),
+            "a second payment of a paid booking"
+        );
+        assert_eq!(
+            settle_decision(BookingStatus::Failed, None, false, true),
+            refund(false, NOT_NEEDED_REASON)
+        );
+        assert_eq!(
+            settle_decision(BookingStatus::Pending, None, false, false),
+            refund(true, CLOSED_REASON)
+        );
+    }
+}

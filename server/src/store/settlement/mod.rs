@@ -51,7 +51,6 @@ mod sqlite;
 
 use super::*;
 use decision::*;
-pub(crate) use decision::{settle_decision, SettleDecision};
 pub use decision::{CLOSED_REASON, LAPSED_REASON, MISMATCH_REASON, NOT_NEEDED_REASON};
 
 /// An outbox event taken for processing (payment events, by the workers).

@@ -102,17 +102,18 @@ impl Settlements for PgStore {
             NextStep::Write(writes) => writes,
             NextStep::Confirm(facts, paid) => {
                 let booked: Vec<(String, i64)> = sqlx::query_as(CONFIRM_SQL)
-                    .bind(facts.showtime_id)
+                    .bind(facts.showtime_id.get())
                     .bind(facts.hold_id)
                     .bind(booking.0)
                     .bind(now)
                     .fetch_all(&mut *tx)
                     .await?;
-                Some(Writes::after_confirm(booking, facts, payment_id, paid, booked)?)
+                Some(Writes::after_confirm(
+                    booking, facts, payment_id, paid, booked,
+                )?)
             }
         };
-        let settlement =
-            write_settlement!(tx, writes, booking: booking, payment: payment_id);
+        let settlement = write_settlement!(tx, writes, booking: booking, payment: payment_id);
         finish_item!(tx, item);
         Ok(settlement)
     }

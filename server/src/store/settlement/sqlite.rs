@@ -108,7 +108,7 @@ impl Settlements for SqliteStore {
                             = coalesce((select seat_count from seat_hold
                                          where showtime_id = $1 and hold_id = $2), -1)",
                 )
-                .bind(facts.showtime_id)
+                .bind(facts.showtime_id.get())
                 .bind(facts.hold_id)
                 .bind(at)
                 .fetch_one(&mut *tx)
@@ -122,7 +122,7 @@ impl Settlements for SqliteStore {
                             and hold_expires_at >= $4
                          returning seat_code, version",
                     )
-                    .bind(facts.showtime_id)
+                    .bind(facts.showtime_id.get())
                     .bind(facts.hold_id)
                     .bind(booking.0)
                     .bind(at)
@@ -131,7 +131,9 @@ impl Settlements for SqliteStore {
                 } else {
                     Vec::new()
                 };
-                Some(Writes::after_confirm(booking, facts, payment_id, paid, booked)?)
+                Some(Writes::after_confirm(
+                    booking, facts, payment_id, paid, booked,
+                )?)
             }
         };
         let settlement =
