@@ -239,7 +239,7 @@ async fn main() -> anyhow::Result<()> {
             chrono::Utc::now() + chrono::Duration::days(1),
         )
         .await?
-        .0;
+        .get();
     let pool = store.pool().clone();
     let script = pgbench_script(showtime, ttl);
 
