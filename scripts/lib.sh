@@ -9,7 +9,8 @@ export CARGO_INCREMENTAL=0
 export PATH="$HOME/.cargo/bin:$ROOT/end2end/node_modules/.bin:$PATH"
 CARGO_LEPTOS_VERSION=0.3.10
 
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step with the minutes and seconds since the script started, so a slow step shows in CI logs.
+log() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 apt_install() {
   log "installing Debian packages: $*"

@@ -51,3 +51,4 @@ export E2E_DATABASE_URL="${TEST_DATABASE_URL%/*}/$E2E_DB"
 CLEANUP+=("psql '$TEST_DATABASE_URL' -qc 'drop database if exists $E2E_DB with (force)'")
 log "Playwright end-to-end tests (headless Chromium)"
 (cd end2end && npx playwright test)
+log "all tests passed"
