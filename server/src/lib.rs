@@ -43,6 +43,7 @@ pub mod payments;
 pub mod read_model;
 pub mod redis_link;
 pub mod seed;
+pub mod staff;
 pub mod startup;
 pub mod store;
 pub mod workers;

@@ -1,5 +1,6 @@
 //! `server` — serves the product. `server seed` creates the demo data in the configured
-//! database (e.g. PostgreSQL) and exits.
+//! database (e.g. PostgreSQL) and exits; `server staff …` adds, lists and disables staff
+//! accounts there.
 
 use server::clock::Clock;
 use server::config::Config;
@@ -22,11 +23,21 @@ async fn main() -> anyhow::Result<()> {
             println!("created {} showtimes", created.len());
             Ok(())
         }
+        Some("staff") => {
+            let store = open_store(&config).await?;
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            let out =
+                server::staff::command(store.as_ref(), &args, &mut server::staff::Stdin).await?;
+            println!("{out}");
+            Ok(())
+        }
         None | Some("serve") => {
             let app = Application::build(config, Clock::Database, leptos_options()?).await?;
             tracing::info!("listening on http://{}", app.local_addr());
             app.serve().await
         }
-        Some(other) => anyhow::bail!("unknown command {other:?}; use `server` or `server seed`"),
+        Some(other) => anyhow::bail!(
+            "unknown command {other:?}; use `server`, `server seed` or `server staff`"
+        ),
     }
 }

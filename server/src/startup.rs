@@ -161,6 +161,11 @@ impl Application {
                 );
             }
         }
+        let operator = operator_password(&config)?;
+        if let (Database::Sqlite(_), Some(password)) = (&config.database, &operator) {
+            let password = String::from_utf8_lossy(password.expose());
+            crate::staff::ensure_first_operator(store.as_ref(), &password).await?;
+        }
         let prefix = &config.redis_key_prefix;
         let live = match &config.redis {
             Some(target) => LiveBus::with_redis(target, prefix)
@@ -199,7 +204,7 @@ impl Application {
             gateway: Arc::new(HttpGateway::new(&config.payment_gateway_url)),
             provider: "sandbox".into(),
             callback_url: format!("{public_url}/payments/callback"),
-            // The booking page (not built yet: issue 6); the REST view is /bookings/{id}.
+            // The customer's booking page; the REST view is /bookings/{id}.
             return_url_base: format!("{public_url}/my-bookings/"),
             webhook_secret: config.payment_webhook_secret.clone(),
         });
@@ -213,7 +218,7 @@ impl Application {
             leptos_options: Arc::new(options),
             engine: engine.clone(),
             session,
-            operator: crate::http::operator::OperatorKey::new(operator_password(&config)?),
+            operator: crate::http::operator::OperatorKey::new(operator),
             web: Arc::new(Web {
                 trusted_proxies: config.trusted_proxies.clone(),
                 metrics_allow: config.metrics_allow.clone(),

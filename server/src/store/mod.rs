@@ -15,7 +15,8 @@
 //! - `settlement`: payment events from the outbox, settling, refunds, retries and parking;
 //! - `idempotency`: customers' idempotency keys;
 //! - `relay`: the relay's lease and the booking events to send;
-//! - `consumers`: applying events once, tickets, sales figures.
+//! - `consumers`: applying events once, tickets, sales figures;
+//! - `staff`: staff accounts.
 //!
 //! Every method that touches seats names the showtime (the shard key). Times are passed in as
 //! [`Now`]: `None` means "the database's clock", `Some(t)` an injected clock (tests).
@@ -30,6 +31,7 @@ mod relay;
 mod settlement;
 mod sql;
 mod sqlite;
+mod staff;
 
 pub use catalog::*;
 pub use consumers::*;
@@ -41,6 +43,7 @@ pub use relay::*;
 pub use settlement::*;
 pub use sql::{At, BookingStatus, PaymentStatus, SeatList};
 pub use sqlite::SqliteStore;
+pub use staff::*;
 
 /// The exact text of the PostgreSQL hold statement (the benchmark runs it in pgbench too).
 pub fn postgres_hold_sql() -> &'static str {
@@ -80,7 +83,17 @@ pub(crate) const PURGE_BATCH: i64 = 5_000;
 /// The whole store: every capability, on one database.
 #[async_trait::async_trait]
 pub trait Store:
-    Catalog + Holds + Payments + Settlements + Idempotency + Relay + Consumers + Send + Sync + 'static
+    Catalog
+    + Holds
+    + Payments
+    + Settlements
+    + Idempotency
+    + Relay
+    + Consumers
+    + StaffAccounts
+    + Send
+    + Sync
+    + 'static
 {
     /// `postgres` or `sqlite`, for health output and logs.
     fn backend(&self) -> &'static str;

@@ -7,7 +7,8 @@
 //! - `gate`: the Redis seat gate, rate limits and degradation;
 //! - `sandbox`: the payment sandbox as a real process;
 //! - `checkout`: checkout, callbacks, settlement, refunds, reconciliation, tickets;
-//! - `relay`: the outbox relay and consumers against a Kafka-compatible broker.
+//! - `relay`: the outbox relay and consumers against a Kafka-compatible broker;
+//! - `staff`: staff accounts, the `server staff` command.
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
@@ -22,3 +23,4 @@ mod gate;
 mod live;
 mod relay;
 mod sandbox;
+mod staff;

@@ -1,0 +1,279 @@
+//! Staff accounts: the people who run a venue, each with one role, who sign in with a password
+//! kept only as an argon2id hash. Accounts are added, listed and disabled from the command line
+//! (`server staff …`, [`command`]), so a new venue needs no database editing; in embedded mode
+//! the first start also makes the `operator` account (the password in `data/operator.password`).
+
+use crate::store::{NewStaff, Store};
+use anyhow::{bail, Context};
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use std::fmt;
+
+/// What a staff account may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StaffRole {
+    /// Everything, including halls, showtimes, prices and staff.
+    Operator,
+    /// The box office and the approvals it needs (refunds, reprints, comps).
+    Supervisor,
+    /// Counter sales.
+    Clerk,
+    /// Ticket scanning at the door only.
+    Door,
+}
+
+impl StaffRole {
+    pub const ALL: [StaffRole; 4] = [Self::Operator, Self::Supervisor, Self::Clerk, Self::Door];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Operator => "operator",
+            Self::Supervisor => "supervisor",
+            Self::Clerk => "clerk",
+            Self::Door => "door",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+}
+
+impl fmt::Display for StaffRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A staff sign-in name: 2 to 32 of `a`–`z`, `0`–`9`, `.`, `_`, `-`, starting with a letter.
+/// Upper-case letters are taken as lower-case, so `Alice` and `alice` are one account.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StaffName(String);
+
+impl StaffName {
+    pub fn parse(input: &str) -> Result<Self, String> {
+        let name = input.trim().to_ascii_lowercase();
+        let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || ".-_".contains(c);
+        if !(2..=32).contains(&name.len())
+            || !name.starts_with(|c: char| c.is_ascii_lowercase())
+            || !name.chars().all(allowed)
+        {
+            return Err(format!(
+                "a staff name is 2 to 32 letters, digits, '.', '_' or '-', starting with a letter, not {input:?}"
+            ));
+        }
+        Ok(Self(name))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for StaffName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Shortest and longest password a staff account may have.
+pub const PASSWORD_LENGTH: std::ops::RangeInclusive<usize> = 12..=256;
+
+/// Why `password` may not be a staff password, if it may not.
+pub fn password_problem(password: &str) -> Option<String> {
+    let length = password.chars().count();
+    (!PASSWORD_LENGTH.contains(&length)).then(|| {
+        format!(
+            "a staff password has {} to {} characters, not {length}",
+            PASSWORD_LENGTH.start(),
+            PASSWORD_LENGTH.end()
+        )
+    })
+}
+
+/// The argon2id hash of `secret` (PHC string: algorithm, parameters, random salt, hash).
+pub fn hash_secret(secret: &str) -> String {
+    let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).expect("16 bytes make a salt");
+    Argon2::default()
+        .hash_password(secret.as_bytes(), &salt)
+        .expect("argon2id with its default parameters hashes any input")
+        .to_string()
+}
+
+/// Whether `secret` is the one `hash` was made from (false for a hash that does not parse).
+pub fn verify_secret(hash: &str, secret: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|h| {
+        Argon2::default()
+            .verify_password(secret.as_bytes(), &h)
+            .is_ok()
+    })
+}
+
+/// Where `server staff add` reads the new password from.
+pub trait PasswordSource {
+    fn password(&mut self, name: &StaffName) -> anyhow::Result<String>;
+}
+
+/// Standard input: a prompt without echo (asked twice) on a terminal, else the first line.
+pub struct Stdin;
+
+impl PasswordSource for Stdin {
+    fn password(&mut self, name: &StaffName) -> anyhow::Result<String> {
+        use std::io::{BufRead, IsTerminal, Write};
+        let stdin = std::io::stdin();
+        let read_line = || -> anyhow::Result<String> {
+            let mut line = String::new();
+            stdin
+                .lock()
+                .read_line(&mut line)
+                .context("reading the password")?;
+            Ok(line.trim_end_matches(['\r', '\n']).to_string())
+        };
+        if !stdin.is_terminal() {
+            return read_line();
+        }
+        let echo = |on: bool| {
+            let _ = std::process::Command::new("stty")
+                .arg(if on { "echo" } else { "-echo" })
+                .stdin(std::process::Stdio::inherit())
+                .status();
+        };
+        let ask = |prompt: &str| -> anyhow::Result<String> {
+            eprint!("{prompt}");
+            std::io::stderr().flush()?;
+            echo(false);
+            let line = read_line();
+            echo(true);
+            eprintln!();
+            line
+        };
+        let first = ask(&format!("password for {name}: "))?;
+        if ask("the same again: ")? != first {
+            bail!("the two passwords differ; nothing changed");
+        }
+        Ok(first)
+    }
+}
+
+const USAGE: &str = "usage: server staff add <name> --role <operator|supervisor|clerk|door>
+       server staff list
+       server staff disable <name>";
+
+/// Runs `server staff <args>` against `store` and answers what to print.
+pub async fn command(
+    store: &dyn Store,
+    args: &[String],
+    passwords: &mut dyn PasswordSource,
+) -> anyhow::Result<String> {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["add", name, "--role", role] | ["add", "--role", role, name] => {
+            let name = StaffName::parse(name).map_err(anyhow::Error::msg)?;
+            let Some(role) = StaffRole::parse(role) else {
+                bail!("unknown role {role:?}; a role is operator, supervisor, clerk or door");
+            };
+            if store.staff_named(name.as_str()).await?.is_some() {
+                bail!("there is already a staff account named {name}; nothing changed");
+            }
+            let password = passwords.password(&name)?;
+            if let Some(problem) = password_problem(&password) {
+                bail!("{problem}; nothing changed");
+            }
+            let new = NewStaff {
+                name: name.clone(),
+                role,
+                password_hash: hash_secret(&password),
+            };
+            match store.add_staff(&new).await? {
+                Some(_) => Ok(format!("added {name} ({role})")),
+                None => bail!("there is already a staff account named {name}; nothing changed"),
+            }
+        }
+        ["list"] => {
+            let accounts = store.staff_list().await?;
+            if accounts.is_empty() {
+                return Ok("no staff accounts".into());
+            }
+            Ok(accounts
+                .iter()
+                .map(|a| {
+                    let state = match a.disabled_at {
+                        Some(at) => format!("disabled {}", at.format("%Y-%m-%d %H:%M UTC")),
+                        None => "active".into(),
+                    };
+                    format!("{:<32} {:<10} {state}", a.name, a.role.as_str())
+                })
+                .collect::<Vec<_>>()
+                .join("\n"))
+        }
+        ["disable", name] => {
+            let name = StaffName::parse(name).map_err(anyhow::Error::msg)?;
+            match store.disable_staff(name.as_str()).await? {
+                true => Ok(format!("disabled {name}")),
+                false => match store.staff_named(name.as_str()).await? {
+                    Some(_) => Ok(format!("{name} was already disabled")),
+                    None => bail!("no staff account named {name}"),
+                },
+            }
+        }
+        _ => bail!("{USAGE}"),
+    }
+}
+
+/// In embedded mode, the first start makes the `operator` account with the operator password
+/// kept in the data folder, when there is no staff account yet.
+pub async fn ensure_first_operator(store: &dyn Store, password: &str) -> anyhow::Result<()> {
+    if !store.staff_list().await?.is_empty() {
+        return Ok(());
+    }
+    let new = NewStaff {
+        name: StaffName::parse("operator").expect("a valid name"),
+        role: StaffRole::Operator,
+        password_hash: hash_secret(password),
+    };
+    store.add_staff(&new).await?;
+    tracing::info!("staff account \"operator\" created (role operator)");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_verifies_against_its_own_hash_only() {
+        let hash = hash_secret("correct horse battery");
+        assert!(hash.starts_with("$argon2id$"), "{hash}");
+        assert!(verify_secret(&hash, "correct horse battery"));
+        assert!(!verify_secret(&hash, "correct horse batterY"));
+        assert!(!verify_secret("not a hash", "correct horse battery"));
+        assert_ne!(
+            hash,
+            hash_secret("correct horse battery"),
+            "a new salt each time"
+        );
+    }
+
+    #[test]
+    fn staff_names_and_roles_parse_strictly() {
+        assert_eq!(StaffName::parse(" Alice ").unwrap().as_str(), "alice");
+        assert_eq!(StaffName::parse("kim.j-2_b").unwrap().as_str(), "kim.j-2_b");
+        for bad in [
+            "",
+            "a",
+            "2pac",
+            "ali ce",
+            "ålice",
+            "x".repeat(33).as_str(),
+            "-a",
+        ] {
+            assert!(StaffName::parse(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(StaffRole::parse("door"), Some(StaffRole::Door));
+        assert_eq!(StaffRole::parse("Door"), None);
+        assert_eq!(StaffRole::parse("admin"), None);
+        assert!(password_problem("short").is_some());
+        assert!(password_problem("twelve chars").is_none());
+        assert!(password_problem(&"x".repeat(257)).is_some());
+    }
+}

@@ -1,0 +1,70 @@
+//! Staff accounts: added once per name, listed, found by name for signing in, disabled (never
+//! deleted, so what an account did stays attributable).
+
+mod postgres;
+mod sqlite;
+
+use super::*;
+use crate::staff::{StaffName, StaffRole};
+
+/// An account to add; the password is already hashed.
+#[derive(Debug, Clone)]
+pub struct NewStaff {
+    pub name: StaffName,
+    pub role: StaffRole,
+    pub password_hash: String,
+}
+
+/// A staff account as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaffAccount {
+    pub id: i64,
+    pub name: String,
+    pub role: StaffRole,
+    pub password_hash: String,
+    pub disabled_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+// Statements that read the same in both dialects.
+const STAFF_COLUMNS: &str =
+    "select id, name, role, password_hash, disabled_at, created_at from staff_user";
+
+/// `STAFF_COLUMNS` as both dialects read them.
+#[derive(sqlx::FromRow)]
+struct StaffRow {
+    id: i64,
+    name: String,
+    role: String,
+    password_hash: String,
+    disabled_at: Option<At>,
+    created_at: At,
+}
+
+impl TryFrom<StaffRow> for StaffAccount {
+    type Error = StoreError;
+
+    fn try_from(row: StaffRow) -> Result<Self, StoreError> {
+        let role = StaffRole::parse(&row.role)
+            .ok_or_else(|| StoreError::Corrupt(format!("unknown staff role {:?}", row.role)))?;
+        Ok(Self {
+            id: row.id,
+            name: row.name,
+            role,
+            password_hash: row.password_hash,
+            disabled_at: row.disabled_at.map(|at| at.0),
+            created_at: row.created_at.0,
+        })
+    }
+}
+
+#[async_trait::async_trait]
+pub trait StaffAccounts: Send + Sync {
+    /// Adds the account; `None` (and nothing changed) when the name is taken.
+    async fn add_staff(&self, new: &NewStaff) -> Result<Option<i64>, StoreError>;
+    /// Every account, by name.
+    async fn staff_list(&self) -> Result<Vec<StaffAccount>, StoreError>;
+    async fn staff_named(&self, name: &str) -> Result<Option<StaffAccount>, StoreError>;
+    /// Disables an active account; `false` when there is no such active account.
+    async fn disable_staff(&self, name: &str) -> Result<bool, StoreError>;
+}

@@ -1,0 +1,40 @@
+use super::*;
+
+#[async_trait::async_trait]
+impl StaffAccounts for SqliteStore {
+    async fn add_staff(&self, new: &NewStaff) -> Result<Option<i64>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "insert into staff_user (name, role, password_hash, created_at) values ($1, $2, $3, $4)
+             on conflict (name) do nothing returning id",
+        )
+        .bind(new.name.as_str())
+        .bind(new.role.as_str())
+        .bind(&new.password_hash)
+        .bind(At::or_now(None))
+        .fetch_optional(&self.write)
+        .await?)
+    }
+
+    async fn staff_list(&self) -> Result<Vec<StaffAccount>, StoreError> {
+        let rows: Vec<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} order by name"))
+            .fetch_all(&self.read)
+            .await?;
+        rows.into_iter().map(StaffAccount::try_from).collect()
+    }
+
+    async fn staff_named(&self, name: &str) -> Result<Option<StaffAccount>, StoreError> {
+        let row: Option<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} where name = $1"))
+            .bind(name)
+            .fetch_optional(&self.read)
+            .await?;
+        row.map(StaffAccount::try_from).transpose()
+    }
+
+    async fn disable_staff(&self, name: &str) -> Result<bool, StoreError> {
+        let disable = sqlx::query(
+            "update staff_user set disabled_at = $2 where name = $1 and disabled_at is null",
+        );
+        let disable = disable.bind(name).bind(At::or_now(None));
+        Ok(disable.execute(&self.write).await?.rows_affected() == 1)
+    }
+}
