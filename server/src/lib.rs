@@ -14,7 +14,7 @@
 //!   `tickets`, `sales`, `settlement`, `consumers`); `engine/inventory.rs` implements the app's
 //!   `Inventory` trait (what the server functions call) by naming them.
 //! - [`store`]: the `Store` trait split by capability (`catalog`, `holds`, `payments`,
-//!   `settlement`, `idempotency`, `relay`, `consumers`), each a folder with its contract in
+//!   `settlement`, `idempotency`, `relay`, `consumers`, `staff`), each a folder with its contract in
 //!   `mod.rs` and its two dialects, `postgres.rs` and `sqlite.rs`, side by side; `store/sql.rs`
 //!   has the column types both share.
 //! - [`workers`]: everything that runs in the background, started and stopped together: the
@@ -24,7 +24,8 @@
 //!   changes, in process and through Redis pub/sub; [`read_model`]: the cached seat map.
 //! - [`gate`] (the Redis seat gate and the rate limits) and [`redis_link`] (one Redis or a
 //!   cluster, with timeouts and a breaker); [`payments`]: the gateway client, callback
-//!   signatures and the sandbox; [`net`]: address ranges and the client address behind proxies.
+//!   signatures and the sandbox; [`net`]: address ranges and the client address behind proxies;
+//!   [`staff`]: staff accounts, their password hashes and the `server staff` command.
 //!
 //! The hold path, from the button to the SQL: `app/src/pages/seat_map/picker.rs` →
 //! `app/src/serverfns/hold_seats.rs` (or `POST /showtimes/{id}/holds` in `http/showtimes.rs`) →
