@@ -1,6 +1,27 @@
 //! Staff accounts: added once per name, listed, found by name for signing in, disabled (never
 //! deleted, so what an account did stays attributable).
 
+/// Every account by name, read through `$pool` (the same statement in both dialects).
+macro_rules! list_staff {
+    ($pool:expr) => {{
+        let rows: Vec<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} order by name"))
+            .fetch_all($pool)
+            .await?;
+        rows.into_iter().map(StaffAccount::try_from).collect()
+    }};
+}
+
+/// The account named `$name`, read through `$pool` (the same statement in both dialects).
+macro_rules! find_staff {
+    ($pool:expr, $name:expr) => {{
+        let row: Option<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} where name = $1"))
+            .bind($name)
+            .fetch_optional($pool)
+            .await?;
+        row.map(StaffAccount::try_from).transpose()
+    }};
+}
+
 mod postgres;
 mod sqlite;
 

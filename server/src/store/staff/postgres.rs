@@ -15,18 +15,11 @@ impl StaffAccounts for PgStore {
     }
 
     async fn staff_list(&self) -> Result<Vec<StaffAccount>, StoreError> {
-        let rows: Vec<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} order by name"))
-            .fetch_all(&self.pool)
-            .await?;
-        rows.into_iter().map(StaffAccount::try_from).collect()
+        list_staff!(&self.pool)
     }
 
     async fn staff_named(&self, name: &str) -> Result<Option<StaffAccount>, StoreError> {
-        let row: Option<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} where name = $1"))
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(StaffAccount::try_from).transpose()
+        find_staff!(&self.pool, name)
     }
 
     async fn disable_staff(&self, name: &str) -> Result<bool, StoreError> {
