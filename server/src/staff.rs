@@ -3,47 +3,12 @@
 //! (`server staff …`, [`command`]), so a new venue needs no database editing; in embedded mode
 //! the first start also makes the `operator` account (the password in `data/operator.password`).
 
+pub use crate::store::StaffRole;
 use crate::store::{NewStaff, Store};
 use anyhow::{bail, Context};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use std::fmt;
-
-/// What a staff account may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StaffRole {
-    /// Everything, including halls, showtimes, prices and staff.
-    Operator,
-    /// The box office and the approvals it needs (refunds, reprints, comps).
-    Supervisor,
-    /// Counter sales.
-    Clerk,
-    /// Ticket scanning at the door only.
-    Door,
-}
-
-impl StaffRole {
-    pub const ALL: [StaffRole; 4] = [Self::Operator, Self::Supervisor, Self::Clerk, Self::Door];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Operator => "operator",
-            Self::Supervisor => "supervisor",
-            Self::Clerk => "clerk",
-            Self::Door => "door",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|r| r.as_str() == text)
-    }
-}
-
-impl fmt::Display for StaffRole {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A staff sign-in name: 2 to 32 of `a`–`z`, `0`–`9`, `.`, `_`, `-`, starting with a letter.
 /// Upper-case letters are taken as lower-case, so `Alice` and `alice` are one account.

@@ -41,7 +41,7 @@ pub use payments::*;
 pub use postgres::{PgStore, MIGRATION_COMMENT_EDITS};
 pub use relay::*;
 pub use settlement::*;
-pub use sql::{At, BookingStatus, PaymentStatus, SeatList};
+pub use sql::{At, BookingStatus, PaymentStatus, SeatList, StaffRole};
 pub use sqlite::SqliteStore;
 pub use staff::*;
 

@@ -7,7 +7,7 @@ macro_rules! list_staff {
         let rows: Vec<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} order by name"))
             .fetch_all($pool)
             .await?;
-        rows.into_iter().map(StaffAccount::try_from).collect()
+        Ok(rows.into_iter().map(StaffAccount::from).collect())
     }};
 }
 
@@ -18,7 +18,7 @@ macro_rules! find_staff {
             .bind($name)
             .fetch_optional($pool)
             .await?;
-        row.map(StaffAccount::try_from).transpose()
+        Ok(row.map(StaffAccount::from))
     }};
 }
 
@@ -26,7 +26,7 @@ mod postgres;
 mod sqlite;
 
 use super::*;
-use crate::staff::{StaffName, StaffRole};
+use crate::staff::StaffName;
 
 /// An account to add; the password is already hashed.
 #[derive(Debug, Clone)]
@@ -56,26 +56,22 @@ const STAFF_COLUMNS: &str =
 struct StaffRow {
     id: i64,
     name: String,
-    role: String,
+    role: StaffRole,
     password_hash: String,
     disabled_at: Option<At>,
     created_at: At,
 }
 
-impl TryFrom<StaffRow> for StaffAccount {
-    type Error = StoreError;
-
-    fn try_from(row: StaffRow) -> Result<Self, StoreError> {
-        let role = StaffRole::parse(&row.role)
-            .ok_or_else(|| StoreError::Corrupt(format!("unknown staff role {:?}", row.role)))?;
-        Ok(Self {
+impl From<StaffRow> for StaffAccount {
+    fn from(row: StaffRow) -> Self {
+        Self {
             id: row.id,
             name: row.name,
-            role,
+            role: row.role,
             password_hash: row.password_hash,
             disabled_at: row.disabled_at.map(|at| at.0),
             created_at: row.created_at.0,
-        })
+        }
     }
 }
 
