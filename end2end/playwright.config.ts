@@ -1,6 +1,6 @@
 import { defineConfig } from "@playwright/test";
 
-// The server under test: the binary built by `cargo leptos build` (scripts/test.sh builds it),
+// The server under test: the debug binary and site that scripts/test.sh builds (build_site),
 // on its own port, over a throwaway embedded database, with short holds.
 const port = Number(process.env.E2E_PORT ?? 3901);
 const root = `${__dirname}/..`;

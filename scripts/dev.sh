@@ -7,6 +7,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 ensure_rust_tools
+ensure_cargo_leptos
 if [ -z "${PAYMENT_GATEWAY_URL:-}" ]; then
   cargo build -p server --bin payment-sandbox
   export SANDBOX_ADDR="${SANDBOX_ADDR:-127.0.0.1:3100}"

@@ -7,7 +7,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/seats/target}"
 # Scripted builds gain nothing from incremental caches, which grow the target folder by gigabytes.
 export CARGO_INCREMENTAL=0
 export PATH="$HOME/.cargo/bin:$ROOT/end2end/node_modules/.bin:$PATH"
-CARGO_LEPTOS_VERSION=0.3.10
+CARGO_LEPTOS_VERSION=0.3.10 # scripts/dev.sh only
 
 # Each step with the minutes and seconds since the script started, so a slow step shows in CI logs.
 log() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
@@ -19,13 +19,10 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
 }
 
+# The wasm32 target and wasm-bindgen-cli: all that building the site needs (see build_site).
 ensure_rust_tools() {
   rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
     || { log "adding the wasm32 target"; rustup target add wasm32-unknown-unknown; }
-  if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$CARGO_LEPTOS_VERSION" ]; then
-    log "installing cargo-leptos $CARGO_LEPTOS_VERSION (about 10 minutes, once)"
-    cargo install --debug cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked
-  fi
   # The CLI must equal the wasm-bindgen library version in Cargo.lock exactly.
   local want
   want="$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3}' "$ROOT/Cargo.lock")"
@@ -34,6 +31,58 @@ ensure_rust_tools() {
     # Not --locked: its lock file names a crate version the registry snapshot lacks.
     cargo install --debug wasm-bindgen-cli --version "$want"
   fi
+}
+
+# cargo-leptos, for the development loop only (scripts/dev.sh: `cargo leptos watch`).
+ensure_cargo_leptos() {
+  if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$CARGO_LEPTOS_VERSION" ]; then
+    log "installing cargo-leptos $CARGO_LEPTOS_VERSION (about 10 minutes, once)"
+    cargo install --debug cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked
+  fi
+}
+
+# A value of the site's options in Leptos.toml (output-name, site-root, site-pkg-dir).
+leptos_option() { awk -F'"' -v key="$1" '$1 ~ "^"key" *= *$" {print $2}' "$ROOT/Leptos.toml"; }
+
+# Builds what `cargo leptos build` builds, with plain cargo and wasm-bindgen — installing
+# cargo-leptos took 10 to 13 of the minutes a new machine spends before its first start:
+#   <site-root>/<site-pkg-dir>/<name>.js and <name>.wasm  the browser bundle (`frontend` for wasm32,
+#                                                          bound by wasm-bindgen; wasm-opt in release)
+#   <site-root>/<site-pkg-dir>/<name>.css                 style/main.css
+#   $CARGO_TARGET_DIR/<debug|release>/server, payment-sandbox
+# The names are those the server's pages link to (Leptos.toml; the output name is compiled in
+# from LEPTOS_OUTPUT_NAME in .cargo/config.toml). The site is built afresh, so a site left by an
+# earlier build can never stand in for this one.  $1: debug or release.
+build_site() {
+  local mode="$1" name site pkg wasm
+  name="$(leptos_option output-name)"
+  site="$ROOT/$(leptos_option site-root)"
+  pkg="$site/$(leptos_option site-pkg-dir)"
+  if [ "$mode" = release ]; then
+    cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release
+    wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/frontend.wasm"
+  else
+    cargo build -p frontend --lib --target wasm32-unknown-unknown
+    wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/frontend.wasm"
+  fi
+  rm -rf "$site"
+  mkdir -p "$pkg"
+  wasm-bindgen --target web --no-typescript --out-dir "$pkg" --out-name "$name" "$wasm"
+  mv "$pkg/${name}_bg.wasm" "$pkg/$name.wasm"
+  if [ "$mode" = release ]; then
+    # Features the Rust wasm32 target turns on by default; wasm-opt must be told them.
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+      --enable-mutable-globals --enable-reference-types --enable-multivalue \
+      "$pkg/$name.wasm" -o "$pkg/$name.wasm"
+  fi
+  cp "$ROOT/style/main.css" "$pkg/$name.css"
+  if [ "$mode" = release ]; then
+    cargo build --release -p server --bins
+  else
+    cargo build -p server --bins
+  fi
+  test -s "$pkg/$name.wasm" && test -s "$pkg/$name.js" || { log "no browser bundle in $pkg"; exit 1; }
+  log "site built in $site ($(du -k "$pkg/$name.wasm" | cut -f1) KB of WebAssembly)"
 }
 
 TANSU_VERSION=0.6.0

@@ -9,13 +9,12 @@ cd "$ROOT"
 ensure_rust_tools
 ensure_node_packages # binaryen's wasm-opt, used by the release build
 log "building (release)"
-cargo leptos build --release
+build_site release
 export LEPTOS_SITE_ROOT="${LEPTOS_SITE_ROOT:-$ROOT/target/site}"
 export LEPTOS_SITE_ADDR="${LEPTOS_SITE_ADDR:-127.0.0.1:3000}"
 export LEPTOS_ENV="${LEPTOS_ENV:-PROD}"
 if [ -z "${PAYMENT_GATEWAY_URL:-}" ]; then
   # No real gateway configured: the payment sandbox, as its own process, stopped with the server.
-  cargo build --release -p server --bin payment-sandbox
   export SANDBOX_ADDR="${SANDBOX_ADDR:-127.0.0.1:3100}"
   # A secret for this pair only: the server requires one whenever a gateway URL is set.
   export PAYMENT_WEBHOOK_SECRET="${PAYMENT_WEBHOOK_SECRET:-$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')}"

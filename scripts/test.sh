@@ -35,12 +35,8 @@ log "unit, contract and HTTP tests"
 # app and server only: frontend turns on app's hydrate feature, which never builds with ssr.
 cargo test -p app -p server -p bench
 
-log "building the app for the end-to-end tests"
-# The site is built afresh, so a site left by an earlier build can never stand in for this one.
-rm -rf "$ROOT/target/site"
-cargo leptos build
-test -s "$ROOT/target/site/pkg/seats.wasm" || { log "cargo leptos build left no site in target/site"; exit 1; }
-cargo build -p server --bin payment-sandbox # the gateway of tests/payment.spec.ts
+log "building the app for the end-to-end tests (and the sandbox gateway of tests/payment.spec.ts)"
+build_site debug
 E2E_DATA_DIR="$(mktemp -d /tmp/seats-e2e.XXXXXX)"
 export E2E_DATA_DIR LEPTOS_SITE_ROOT="$ROOT/target/site"
 CLEANUP+=("rm -rf $E2E_DATA_DIR")
