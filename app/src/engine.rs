@@ -3,8 +3,9 @@
 //! handlers call the same implementation, so browser and API clients share one code path.
 
 use crate::domain::{
-    BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, SalesFigure, SeatMap,
-    SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
+    ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, NewApiToken,
+    SalesFigure, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary, StaffMember, StaffRole,
+    Ticket,
 };
 use crate::error::InventoryError;
 use std::net::IpAddr;
@@ -62,31 +63,76 @@ pub trait Inventory: Send + Sync + 'static {
         customer: CustomerId,
     ) -> Result<Ticket, InventoryError>;
     /// Sales figures per showtime and day, newest day first (operators only: callers check
-    /// [`require_operator`] or the server's operator layer first).
+    /// [`require_staff`] first, as for every method below).
     async fn sales(&self) -> Result<Vec<SalesFigure>, InventoryError>;
+    /// The newest lines of the staff audit log, newest first.
+    async fn audit_log(&self) -> Result<Vec<AuditEntry>, InventoryError>;
+    /// Every API token, newest first.
+    async fn api_tokens(&self) -> Result<Vec<ApiToken>, InventoryError>;
+    /// A new API token named `name` (its secret is in the answer, and nowhere else).
+    async fn create_api_token(&self, name: &str, by: &Actor)
+        -> Result<NewApiToken, InventoryError>;
+    async fn revoke_api_token(&self, id: i64, by: &Actor) -> Result<(), InventoryError>;
 }
 
-/// Whether the current request carries the operator's credentials. Checked only where an
-/// operator's action asks (so a wrong password counts as a guess only there); the server's
-/// middleware puts one in every request as [`OperatorAccess`].
+/// The staff side of one request: who is signed in (from the staff cookie), signing in and
+/// out. The server's middleware puts one in every request as [`StaffAccess`]; nothing is looked
+/// up until a staff action asks.
 #[async_trait::async_trait]
-pub trait OperatorCheck: Send + Sync + 'static {
-    /// `Ok` for the operator; else `OperatorOnly` (no or wrong credentials), `OperatorPagesOff`
-    /// (no operator password configured) or `RateLimited` (too many wrong guesses).
-    async fn admit(&self) -> Result<(), InventoryError>;
+pub trait StaffGate: Send + Sync + 'static {
+    /// The member of the request's live staff session; `StaffSignInRequired` without one.
+    async fn member(&self) -> Result<StaffMember, InventoryError>;
+    /// Checks the name and password (failures count towards the account's and the address's
+    /// lockouts); on success the member and the `Set-Cookie` value of the new session.
+    async fn sign_in(
+        &self,
+        name: &str,
+        password: &str,
+    ) -> Result<(StaffMember, String), InventoryError>;
+    /// Ends the request's session, if it has one; the `Set-Cookie` value that clears the cookie.
+    async fn sign_out(&self) -> Result<String, InventoryError>;
 }
 
-/// The request extension carrying the operator check of the request.
+/// The request extension carrying the request's [`StaffGate`].
 #[derive(Clone)]
-pub struct OperatorAccess(pub Arc<dyn OperatorCheck>);
+pub struct StaffAccess(pub Arc<dyn StaffGate>);
 
-/// Refuses the current request unless it carries the operator's credentials: the first line
-/// of every operator server function.
-pub async fn require_operator() -> Result<(), InventoryError> {
-    let access = leptos::prelude::use_context::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<OperatorAccess>().cloned())
-        .ok_or(InventoryError::Unavailable)?;
-    access.0.admit().await
+/// A signed-in staff member acting, and the address they act from (for the audit log).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    pub member: StaffMember,
+    pub address: Option<IpAddr>,
+}
+
+/// The request's [`StaffGate`].
+pub fn staff_gate() -> Result<Arc<dyn StaffGate>, InventoryError> {
+    leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<StaffAccess>().map(|a| a.0.clone()))
+        .ok_or(InventoryError::Unavailable)
+}
+
+/// The staff member making the current request, if their role may use an action open to
+/// `allowed` (an operator may use every action): 401 without a live staff session, 403 for
+/// another role. The first line of every staff server function.
+pub async fn require_staff(allowed: &[StaffRole]) -> Result<Actor, InventoryError> {
+    let member = staff_gate()?.member().await?;
+    if !member.role.may(allowed) {
+        return Err(InventoryError::StaffForbidden);
+    }
+    Ok(Actor {
+        member,
+        address: current_client_addr(),
+    })
+}
+
+/// Sets a response header of the current server function (the staff cookie).
+pub fn set_response_cookie(cookie: &str) {
+    if let (Some(options), Ok(value)) = (
+        leptos::prelude::use_context::<leptos_axum::ResponseOptions>(),
+        http::HeaderValue::from_str(cookie),
+    ) {
+        options.append_header(http::header::SET_COOKIE, value);
+    }
 }
 
 /// The engine as Leptos context carries it.

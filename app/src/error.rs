@@ -46,12 +46,21 @@ pub enum InventoryError {
     /// A payment of this booking was received and is being confirmed: no new payment session.
     #[error("a payment for this booking was received and is being confirmed")]
     PaymentReceived,
-    /// An operator's action without the operator's credentials (or with wrong ones).
-    #[error("this is for the cinema's operator: sign in as user \"operator\" with the operator password")]
-    OperatorOnly,
-    /// Operator pages are off: no operator password is configured.
-    #[error("operator pages are off: set OPERATOR_PASSWORD to turn them on")]
-    OperatorPagesOff,
+    /// A staff action without a live staff session (never signed in, signed out, idle too long,
+    /// past its lifetime, or the account was disabled).
+    #[error("this is for the venue's staff: sign in at /staff/sign-in")]
+    StaffSignInRequired,
+    /// A staff action the signed-in member's role may not use.
+    #[error("your staff role may not do this")]
+    StaffForbidden,
+    /// A sign-in with a wrong name or password (which of the two is not said).
+    #[error("wrong name or password")]
+    SignInFailed,
+    #[error("no such API token (or it is revoked already)")]
+    ApiTokenNotFound,
+    /// Too many failed sign-ins for this account: locked for this many more seconds.
+    #[error("too many failed sign-ins for this account; try again in {} min or ask an operator", .0.div_ceil(60))]
+    SignInLocked(u64),
     /// Too many hold attempts: the customer may try again after this many seconds.
     #[error("too many attempts; try again in {0} s")]
     RateLimited(u64),
@@ -67,9 +76,12 @@ impl InventoryError {
     /// The HTTP status this error is answered with, by the REST API and server functions alike.
     pub fn status(&self) -> u16 {
         match self {
-            Self::ShowtimeNotFound(_) | Self::HoldNotFound | Self::BookingNotFound => 404,
-            Self::NotYourHold | Self::NotYourBooking | Self::OperatorPagesOff => 403,
-            Self::OperatorOnly => 401,
+            Self::ShowtimeNotFound(_)
+            | Self::HoldNotFound
+            | Self::BookingNotFound
+            | Self::ApiTokenNotFound => 404,
+            Self::NotYourHold | Self::NotYourBooking | Self::StaffForbidden => 403,
+            Self::StaffSignInRequired | Self::SignInFailed => 401,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
             Self::SeatsUnavailable(_)
             | Self::HoldLapsed
@@ -79,7 +91,7 @@ impl InventoryError {
             | Self::HoldLimit
             | Self::AddressLimit
             | Self::PaymentReceived => 409,
-            Self::RateLimited(_) => 429,
+            Self::RateLimited(_) | Self::SignInLocked(_) => 429,
             Self::Unavailable => 503,
         }
     }
@@ -102,8 +114,11 @@ impl InventoryError {
             Self::HoldLimit => "HOLD_LIMIT",
             Self::AddressLimit => "ADDRESS_HOLD_LIMIT",
             Self::PaymentReceived => "PAYMENT_RECEIVED",
-            Self::OperatorOnly => "OPERATOR_CREDENTIALS_REQUIRED",
-            Self::OperatorPagesOff => "OPERATOR_PAGES_OFF",
+            Self::StaffSignInRequired => "STAFF_SIGN_IN_REQUIRED",
+            Self::StaffForbidden => "STAFF_FORBIDDEN",
+            Self::SignInFailed => "SIGN_IN_FAILED",
+            Self::ApiTokenNotFound => "API_TOKEN_NOT_FOUND",
+            Self::SignInLocked(_) => "SIGN_IN_LOCKED",
             Self::RateLimited(_) => "RATE_LIMITED",
             Self::Unavailable => "UNAVAILABLE",
             Self::Transport(_) => "BAD_REQUEST",
@@ -113,7 +128,7 @@ impl InventoryError {
     /// Seconds until the request may be repeated (`Retry-After`), when the error says so.
     pub fn retry_after(&self) -> Option<u64> {
         match self {
-            Self::RateLimited(seconds) => Some(*seconds),
+            Self::RateLimited(seconds) | Self::SignInLocked(seconds) => Some(*seconds),
             _ => None,
         }
     }

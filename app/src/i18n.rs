@@ -168,8 +168,13 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::HoldLimit => tr!(lang, "error.hold_limit"),
         E::AddressLimit => tr!(lang, "error.address_limit"),
         E::PaymentReceived => tr!(lang, "error.payment_received"),
-        E::OperatorOnly => tr!(lang, "error.operator_only"),
-        E::OperatorPagesOff => tr!(lang, "error.operator_off"),
+        E::StaffSignInRequired => tr!(lang, "error.staff_sign_in"),
+        E::StaffForbidden => tr!(lang, "error.staff_forbidden"),
+        E::SignInFailed => tr!(lang, "error.sign_in_failed"),
+        E::ApiTokenNotFound => tr!(lang, "error.api_token_not_found"),
+        E::SignInLocked(seconds) => {
+            tr!(lang, "error.sign_in_locked", minutes = seconds.div_ceil(60))
+        }
         E::RateLimited(seconds) => tr!(lang, "error.rate_limited", seconds = seconds),
         E::Unavailable => tr!(lang, "error.unavailable"),
         E::Transport(_) => tr!(lang, "error.network"),

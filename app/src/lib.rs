@@ -18,7 +18,7 @@ use components::LangSwitch;
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::{path, SsrMode};
 
 /// The HTML document around the app, rendered on the server in the request's language.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -65,17 +65,23 @@ fn content_security_policy() {
     }
 }
 
-/// Where the operator's pages live: the server serves every page below this path behind the
-/// operator's password.
-pub const OPERATOR_PAGES: &str = "/operator/";
-
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
     let lang = i18n::provide_lang();
+    // The title follows a language switch in the browser. On the server it is read once: a page
+    // rendered whole before it is sent (the staff pages) has its head written after the
+    // request's reactive owner is gone, where reading a signal would panic.
+    #[cfg(feature = "ssr")]
+    let title = {
+        let text = tr!(lang.get_untracked(), "site.title");
+        move || text.clone()
+    };
+    #[cfg(not(feature = "ssr"))]
+    let title = move || tr!(lang.get(), "site.title");
     view! {
         <Stylesheet id="leptos" href="/pkg/seats.css" />
-        <Title text=move || tr!(lang.get(), "site.title") />
+        <Title text=title />
         <Router>
             <header class="site-header">
                 <a href="/" class="brand">"Seats"</a>
@@ -91,9 +97,14 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
                     <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
                     <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
-                    // The operator's pages: everything under OPERATOR_PAGES (the server puts them
-                    // behind the operator's password).
-                    <Route path=path!("/operator/sales") view=pages::SalesPage />
+                    // The staff's pages. Each page's data comes from a server function that
+                    // checks the member's role itself (not the path); rendered whole before
+                    // the answer starts, so a refusal is the page's status (401, 403).
+                    <Route path=path!("/staff/sign-in") view=pages::SignInPage />
+                    <Route path=path!("/admin") view=pages::AdminPage ssr=SsrMode::Async />
+                    <Route path=path!("/admin/sales") view=pages::SalesPage ssr=SsrMode::Async />
+                    <Route path=path!("/admin/audit") view=pages::AuditPage ssr=SsrMode::Async />
+                    <Route path=path!("/admin/tokens") view=pages::TokensPage ssr=SsrMode::Async />
                 </Routes>
             </main>
         </Router>

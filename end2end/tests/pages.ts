@@ -104,3 +104,24 @@ export async function otherCustomer(browser: Browser): Promise<SeatMapPage> {
   const context = await browser.newContext();
   return new SeatMapPage(await context.newPage());
 }
+
+/** The staff sign-in page at `/staff/sign-in`. */
+export class SignInPage {
+  readonly name: Locator;
+  readonly password: Locator;
+  readonly button: Locator;
+  readonly error: Locator;
+  constructor(readonly page: Page) {
+    this.name = page.locator('[data-test="staff-name"]');
+    this.password = page.locator('[data-test="staff-password"]');
+    this.button = page.locator('[data-test="sign-in-button"]');
+    this.error = page.locator('[data-test="sign-in-error"]');
+  }
+  /** Fills the form once the page is interactive (the button waits for it) and submits. */
+  async signIn(name: string, password: string) {
+    await expect(this.button).toBeEnabled({ timeout: 15_000 });
+    await this.name.fill(name);
+    await this.password.fill(password);
+    await this.button.click();
+  }
+}

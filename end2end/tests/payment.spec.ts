@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import * as path from "path";
-import { SeatMapPage, onSale } from "./pages";
+import { SeatMapPage, SignInPage, onSale } from "./pages";
 
 // A server with 10-minute holds and the payment sandbox (playwright.config.ts): checkout needs
 // at least 3 minutes left on a hold, more than the main test server's 20-second holds.
@@ -54,15 +54,16 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   await expect(page.locator('[data-test="booking"]').first()).toContainText("확정");
 
   // The sale reaches the operator's sales page (through the outbox and the sales consumer),
-  // which asks for the operator's password.
+  // for a signed-in operator only.
   const showtimeId = String((await onSale(page, shop))[0].id);
-  const denied = await page.request.get(`${shop}/operator/sales`);
+  const denied = await page.request.post(`${shop}/api/sales_figures`, { data: {} });
   expect(denied.status()).toBe(401);
-  const operator = await browser.newContext({
-    httpCredentials: { username: "operator", password: "end-to-end operator password" },
-  });
+  const operator = await browser.newContext();
   const sales = await operator.newPage();
-  await sales.goto(`${shop}/operator/sales`);
+  await sales.goto(`${shop}/admin/sales`);
+  await sales.locator('[data-test="sign-in-link"]').click();
+  await new SignInPage(sales).signIn("operator", "end-to-end operator password");
+  await expect(sales).toHaveURL(`${shop}/admin/sales`);
   const row = sales.locator(`[data-test="sales-row"][data-showtime="${showtimeId}"]`);
   await expect(row.locator('[data-test="sales-bookings"]')).toHaveText("1");
   await expect(row.locator('[data-test="sales-seats"]')).toHaveText("2");

@@ -73,9 +73,12 @@ pub struct Config {
     pub relay_batch: i64,
     /// How often an idle relay looks for events nothing woke it for.
     pub relay_poll: Duration,
-    /// The operator pages' password (user `operator`). Unset: a random one in the data folder
-    /// in the embedded mode; operator pages off with PostgreSQL.
+    /// The password of the first staff account, `operator`, made at start while there is no
+    /// staff account. Unset: a random one kept in the data folder in the embedded mode; none with
+    /// PostgreSQL (add accounts with `server staff add`).
     pub operator_password: Option<Secret>,
+    /// Staff sessions (idle timeout, lifetime) and sign-in lockouts.
+    pub staff: crate::engine::StaffPolicy,
     /// Hold attempts one client address may make per minute (`0`: no limit).
     pub hold_rate_per_address: u32,
     /// Live holds one customer may have in one showtime (`0`: no cap).
@@ -242,8 +245,19 @@ impl Config {
             },
             operator_password: match get("OPERATOR_PASSWORD").filter(|s| !s.is_empty()) {
                 None => None,
-                Some(p) if p.len() >= 8 => Some(Secret::new(p.into_bytes())),
-                Some(_) => bail!("OPERATOR_PASSWORD must be at least 8 characters"),
+                Some(p) => match crate::staff::password_problem(&p) {
+                    None => Some(Secret::new(p.into_bytes())),
+                    Some(problem) => bail!("OPERATOR_PASSWORD: {problem}"),
+                },
+            },
+            staff: crate::engine::StaffPolicy {
+                idle: seconds("STAFF_IDLE_SECONDS", 1800)?,
+                lifetime: seconds("STAFF_SESSION_SECONDS", 12 * 3600)?,
+                lock_after: match count("STAFF_LOCK_AFTER", 5)? {
+                    0 => bail!("STAFF_LOCK_AFTER must be at least 1"),
+                    n => n,
+                },
+                lock_for: seconds("STAFF_LOCK_SECONDS", 900)?,
             },
             relay_poll: seconds("RELAY_POLL_SECONDS", 1)?,
             hold_rate_per_address: count("HOLD_RATE_PER_ADDRESS", 30)?,

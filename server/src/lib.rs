@@ -8,10 +8,11 @@
 //!   workers and the router, then serves it; `main.rs` only calls it.
 //! - [`http`]: one router per resource (`showtimes`, `holds`, `bookings`, `payments`, `reports`,
 //!   `ops`) merged with the Leptos pages and server functions under the request guards
-//!   (`guard`, `session`, `operator`); `serve` is the accept loop with the connection caps, and
+//!   (`guard`, `session`, `staff`); `serve` is the accept loop with the connection caps, and
 //!   `live` the WebSocket of the live seat map.
 //! - [`engine`]: the use cases, one module each (`holds`, `catalog`, `checkout`, `bookings`,
-//!   `tickets`, `sales`, `settlement`, `consumers`); `engine/inventory.rs` implements the app's
+//!   `tickets`, `sales`, `settlement`, `consumers`, `staff`: sign-in, sessions, tokens, audit);
+//!   `engine/inventory.rs` implements the app's
 //!   `Inventory` trait (what the server functions call) by naming them.
 //! - [`store`]: the `Store` trait split by capability (`catalog`, `holds`, `payments`,
 //!   `settlement`, `idempotency`, `relay`, `consumers`, `staff`), each a folder with its contract in

@@ -1,11 +1,13 @@
 //! Staff accounts: the people who run a venue, each with one role, who sign in with a password
 //! kept only as an argon2id hash. Accounts are added, listed and disabled from the command line
-//! (`server staff …`, [`command`]), so a new venue needs no database editing; in embedded mode
-//! the first start also makes the `operator` account (the password in `data/operator.password`).
+//! (`server staff …`, [`command`]), so a new venue needs no database editing; while there is no
+//! account a start makes the `operator` account ([`ensure_first_operator`]: `OPERATOR_PASSWORD`,
+//! in embedded mode by default the password in `data/operator.password`). Signing in and
+//! sessions are `engine::staff` and `http::staff`.
 
-pub use crate::store::StaffRole;
 use crate::store::{NewStaff, Store};
 use anyhow::{bail, Context};
+pub use app::domain::StaffRole;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use std::fmt;
@@ -150,7 +152,11 @@ pub async fn command(
                 password_hash: hash_secret(&password),
             };
             match store.add_staff(&new).await? {
-                Some(_) => Ok(format!("added {name} ({role})")),
+                Some(id) => {
+                    let detail = format!("added with role {role} by the server staff command");
+                    audit_command(store, Some(id), name.as_str(), "staff_added", &detail).await;
+                    Ok(format!("added {name} ({role})"))
+                }
                 None => bail!("there is already a staff account named {name}; nothing changed"),
             }
         }
@@ -174,7 +180,12 @@ pub async fn command(
         ["disable", name] => {
             let name = StaffName::parse(name).map_err(anyhow::Error::msg)?;
             match store.disable_staff(name.as_str()).await? {
-                true => Ok(format!("disabled {name}")),
+                true => {
+                    let detail = "disabled by the server staff command";
+                    let id = store.staff_named(name.as_str()).await?.map(|a| a.id);
+                    audit_command(store, id, name.as_str(), "staff_disabled", detail).await;
+                    Ok(format!("disabled {name}"))
+                }
                 false => match store.staff_named(name.as_str()).await? {
                     Some(_) => Ok(format!("{name} was already disabled")),
                     None => bail!("no staff account named {name}"),
@@ -185,8 +196,24 @@ pub async fn command(
     }
 }
 
-/// In embedded mode, the first start makes the `operator` account with the operator password
-/// kept in the data folder, when there is no staff account yet.
+/// Records a change the command (or a start) made in the audit log, named after the account
+/// changed; it runs on the server's machine, so no address.
+async fn audit_command(store: &dyn Store, id: Option<i64>, name: &str, action: &str, detail: &str) {
+    let entry = crate::store::NewAuditEntry {
+        at: crate::store::At::or_now(None),
+        staff_id: id,
+        staff_name: name,
+        action,
+        detail,
+        address: None,
+    };
+    if let Err(e) = store.record_staff_action(&entry).await {
+        tracing::error!(error = %e, action, "could not write the audit log");
+    }
+}
+
+/// While there is no staff account, makes the `operator` account (role operator) with
+/// `password` (`OPERATOR_PASSWORD`, or in embedded mode the one kept in the data folder).
 pub async fn ensure_first_operator(store: &dyn Store, password: &str) -> anyhow::Result<()> {
     if !store.staff_list().await?.is_empty() {
         return Ok(());
@@ -196,7 +223,9 @@ pub async fn ensure_first_operator(store: &dyn Store, password: &str) -> anyhow:
         role: StaffRole::Operator,
         password_hash: hash_secret(password),
     };
-    store.add_staff(&new).await?;
+    let id = store.add_staff(&new).await?;
+    let detail = "made at start: there was no staff account";
+    audit_command(store, id, "operator", "staff_added", detail).await;
     tracing::info!("staff account \"operator\" created (role operator)");
     Ok(())
 }

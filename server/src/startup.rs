@@ -96,19 +96,20 @@ fn ticket_keys(config: &Config) -> anyhow::Result<crate::engine::tickets::Ticket
     Ok(TicketKeys::new(vec![("k1".into(), secret.into_bytes())]))
 }
 
-/// The operator password: `OPERATOR_PASSWORD`, else (embedded mode) a random one kept in the
-/// data folder, else none (operator pages off).
+/// The first operator's password: `OPERATOR_PASSWORD`, else (embedded mode) a random one kept
+/// in the data folder, else none.
 fn operator_password(config: &Config) -> anyhow::Result<Option<Secret>> {
     if let Some(password) = &config.operator_password {
         return Ok(Some(password.clone()));
     }
     if matches!(config.database, Database::Postgres(_)) {
-        tracing::info!("operator pages are off (set OPERATOR_PASSWORD to turn them on)");
         return Ok(None);
     }
     let path = config.data_dir.join("operator.password");
     let password = match std::fs::read_to_string(&path) {
-        Ok(text) if text.trim().len() >= 8 => text.trim().to_string(),
+        Ok(text) if crate::staff::password_problem(text.trim()).is_none() => {
+            text.trim().to_string()
+        }
         _ => {
             std::fs::create_dir_all(&config.data_dir)?;
             let password = hex::encode(rand::random::<[u8; 12]>());
@@ -118,7 +119,7 @@ fn operator_password(config: &Config) -> anyhow::Result<Option<Secret>> {
         }
     };
     tracing::info!(
-        "operator pages (/operator/sales): user \"operator\", password in {}",
+        "staff sign-in (/staff/sign-in): user \"operator\", password in {}",
         path.display()
     );
     Ok(Some(Secret::new(password.into_bytes())))
@@ -161,10 +162,16 @@ impl Application {
                 );
             }
         }
-        let operator = operator_password(&config)?;
-        if let (Database::Sqlite(_), Some(password)) = (&config.database, &operator) {
-            let password = String::from_utf8_lossy(password.expose());
-            crate::staff::ensure_first_operator(store.as_ref(), &password).await?;
+        match operator_password(&config)? {
+            Some(password) => {
+                let password = String::from_utf8_lossy(password.expose());
+                crate::staff::ensure_first_operator(store.as_ref(), &password).await?;
+            }
+            None if store.staff_list().await?.is_empty() => tracing::info!(
+                "no staff account yet: add one with `server staff add <name> --role operator` \
+                 (or set OPERATOR_PASSWORD)"
+            ),
+            None => {}
         }
         let prefix = &config.redis_key_prefix;
         let live = match &config.redis {
@@ -187,6 +194,7 @@ impl Application {
                 config.hold_rate_per_address,
                 link.clone(),
             ))
+            .with_staff_policy(config.staff.clone())
             .with_hold_limits(HoldLimits {
                 holds_per_customer: cap(config.holds_per_customer),
                 seats_per_address: cap(config.held_seats_per_address),
@@ -218,7 +226,7 @@ impl Application {
             leptos_options: Arc::new(options),
             engine: engine.clone(),
             session,
-            operator: crate::http::operator::OperatorKey::new(operator),
+            staff: crate::http::staff::StaffDoor::new(secure),
             web: Arc::new(Web {
                 trusted_proxies: config.trusted_proxies.clone(),
                 metrics_allow: config.metrics_allow.clone(),

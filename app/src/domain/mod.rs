@@ -7,6 +7,7 @@ pub mod rfc3339;
 mod seat_code;
 mod seat_map;
 mod selection;
+mod staff;
 
 pub use ids::{BookingId, CustomerId, HoldId, InvalidHoldId, InvalidShowtimeId, ShowtimeId};
 pub use live::LiveMessage;
@@ -16,3 +17,4 @@ pub use seat_map::{
     SeatMap, SeatStatus, ShowtimeSummary, Ticket,
 };
 pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};
+pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffMember, StaffRole};

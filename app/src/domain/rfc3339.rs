@@ -68,6 +68,18 @@ pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::
     parse(&s).ok_or_else(|| serde::de::Error::custom(format!("not an RFC 3339 timestamp: {s:?}")))
 }
 
+/// The same for `Option<DateTime<Utc>>` fields (`null` is `None`); with `#[serde(default)]`.
+pub fn deserialize_option<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<DateTime<Utc>>, D::Error> {
+    match <Option<std::borrow::Cow<'de, str>>>::deserialize(d)? {
+        None => Ok(None),
+        Some(s) => parse(&s)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom(format!("not an RFC 3339 timestamp: {s:?}"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,12 +2,12 @@
 
 mod booking;
 mod not_found;
-mod sales;
 mod seat_map;
 mod showtimes;
+mod staff;
 
 pub use booking::{BookingPage, MyBookingsPage};
 pub use not_found::NotFound;
-pub use sales::SalesPage;
 pub use seat_map::SeatMapPage;
 pub use showtimes::ShowtimesPage;
+pub use staff::{AdminPage, AuditPage, SalesPage, SignInPage, TokensPage};

@@ -1,20 +1,34 @@
 //! Server functions: thin wrappers that parse their input, call the engine and return its typed
 //! error. One per file.
 
+mod api_tokens;
+mod audit_log;
 mod cancel_hold;
 mod checkout_hold;
+mod create_api_token;
 mod current_hold;
 mod get_booking;
 mod get_seat_map;
 mod hold_seats;
 mod list_showtimes;
+mod revoke_api_token;
 mod sales_figures;
+mod staff_me;
+mod staff_sign_in;
+mod staff_sign_out;
 
+pub use api_tokens::*;
+pub use audit_log::*;
 pub use cancel_hold::*;
 pub use checkout_hold::*;
+pub use create_api_token::*;
 pub use current_hold::*;
 pub use get_booking::*;
 pub use get_seat_map::*;
 pub use hold_seats::*;
 pub use list_showtimes::*;
+pub use revoke_api_token::*;
 pub use sales_figures::*;
+pub use staff_me::*;
+pub use staff_sign_in::*;
+pub use staff_sign_out::*;

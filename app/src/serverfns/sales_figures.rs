@@ -5,10 +5,10 @@ use leptos::prelude::*;
 /// Sales figures for the operator page: the operator's only.
 #[server(endpoint = "sales_figures", input = server_fn::codec::Json)]
 pub async fn sales_figures() -> Result<Vec<SalesFigure>, InventoryError> {
-    use crate::engine::{inventory, require_operator, respond};
+    use crate::engine::{inventory, require_staff, respond};
     respond(
         async {
-            require_operator().await?;
+            require_staff(&[]).await?;
             inventory()?.sales().await
         }
         .await,

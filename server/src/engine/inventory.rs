@@ -3,10 +3,10 @@
 
 use super::Engine;
 use app::domain::{
-    BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, SalesFigure, SeatMap,
-    SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
+    ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, NewApiToken,
+    SalesFigure, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
 };
-use app::engine::Inventory;
+use app::engine::{Actor, Inventory};
 use app::error::InventoryError;
 use std::net::IpAddr;
 
@@ -73,5 +73,25 @@ impl Inventory for Engine {
 
     async fn sales(&self) -> Result<Vec<SalesFigure>, InventoryError> {
         self.sales_figures().await
+    }
+
+    async fn audit_log(&self) -> Result<Vec<AuditEntry>, InventoryError> {
+        self.audit_lines().await
+    }
+
+    async fn api_tokens(&self) -> Result<Vec<ApiToken>, InventoryError> {
+        self.list_api_tokens().await
+    }
+
+    async fn create_api_token(
+        &self,
+        name: &str,
+        by: &Actor,
+    ) -> Result<NewApiToken, InventoryError> {
+        self.new_api_token(name, by).await
+    }
+
+    async fn revoke_api_token(&self, id: i64, by: &Actor) -> Result<(), InventoryError> {
+        self.end_api_token(id, by).await
     }
 }

@@ -10,9 +10,11 @@ mod holds;
 mod inventory;
 mod sales;
 pub mod settlement;
+pub mod staff;
 pub mod tickets;
 
 pub use checkout::Payments;
+pub use staff::StaffPolicy;
 
 use crate::clock::Clock;
 use crate::gate::{GateVerdict, RateLimiter, SeatGate};
@@ -71,6 +73,8 @@ pub struct Engine {
     pub(crate) relay_wake: Arc<tokio::sync::Notify>,
     /// Signs and checks ticket codes (see `with_ticket_keys`).
     ticket_keys: tickets::TicketKeys,
+    /// Staff sessions and sign-in lockouts.
+    staff_policy: StaffPolicy,
 }
 
 /// What became of hold attempts since the process started (served at `/metrics`).
@@ -163,6 +167,7 @@ impl Engine {
             gauges: Gauges::default(),
             relay_wake: Arc::new(tokio::sync::Notify::new()),
             ticket_keys: tickets::TicketKeys::random(),
+            staff_policy: StaffPolicy::default(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! The HTTP side: one router per resource (`showtimes`, `holds`, `bookings`, `payments`,
 //! `reports`, `ops`), merged here with the Leptos pages and server functions under one stack of
-//! guards (`guard`, `session`, `operator`); `serve` is the accept loop under them.
+//! guards (`guard`, `session`, `staff`); `serve` is the accept loop under them.
 
 mod bookings;
 pub mod error;
@@ -8,7 +8,6 @@ pub mod guard;
 mod holds;
 pub mod json;
 pub mod live;
-pub mod operator;
 mod ops;
 mod params;
 mod payments;
@@ -16,12 +15,13 @@ mod reports;
 pub mod serve;
 pub mod session;
 mod showtimes;
+pub mod staff;
 
 use crate::engine::Engine;
 use axum::extract::FromRef;
 use axum::Router;
 use leptos::config::LeptosOptions;
-use leptos_axum::{generate_route_list, generate_route_list_with_exclusions, LeptosRoutes};
+use leptos_axum::{generate_route_list, LeptosRoutes};
 use session::SessionKey;
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,7 +47,7 @@ pub struct AppState {
     pub leptos_options: Arc<LeptosOptions>,
     pub engine: Arc<Engine>,
     pub session: SessionKey,
-    pub operator: operator::OperatorKey,
+    pub staff: staff::StaffDoor,
     pub web: Arc<Web>,
 }
 
@@ -67,21 +67,7 @@ pub fn router(state: AppState) -> Router {
         let options = state.leptos_options.clone();
         move || app::shell((*options).clone())
     };
-    // The operator's pages get their own router behind `operator::require`. Each listing
-    // excludes what the other serves (the server functions are registered once, with the pages).
-    let (operator_paths, page_paths): (Vec<String>, Vec<String>) = generate_route_list(app::App)
-        .iter()
-        .map(|route| route.path().to_string())
-        .partition(|path| path.starts_with(app::OPERATOR_PAGES));
-    let server_fns = leptos::server_fn::axum::server_fn_paths().map(|(path, _)| path.to_string());
-    let operator_only = generate_route_list_with_exclusions(
-        app::App,
-        Some(page_paths.into_iter().chain(server_fns).collect()),
-    );
-    let pages = generate_route_list_with_exclusions(app::App, Some(operator_paths));
-    let operator_pages = Router::new()
-        .leptos_routes_with_context(&state, operator_only, context.clone(), shell.clone())
-        .route_layer(axum::middleware::from_fn(operator::require));
+    let pages = generate_route_list(app::App);
     Router::new()
         .merge(ops::routes())
         .merge(showtimes::routes())
@@ -89,7 +75,6 @@ pub fn router(state: AppState) -> Router {
         .merge(bookings::routes())
         .merge(payments::routes())
         .merge(reports::routes())
-        .merge(operator_pages)
         .leptos_routes_with_context(&state, pages, context, shell)
         .fallback(guard::fallback)
         // Listed innermost first: a request passes them bottom-up.
@@ -111,7 +96,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            operator::credentials,
+            staff::access,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -16,7 +16,7 @@
 //! - `idempotency`: customers' idempotency keys;
 //! - `relay`: the relay's lease and the booking events to send;
 //! - `consumers`: applying events once, tickets, sales figures;
-//! - `staff`: staff accounts.
+//! - `staff`: staff accounts, their sessions and lockouts, API tokens, the audit log.
 //!
 //! Every method that touches seats names the showtime (the shard key). Times are passed in as
 //! [`Now`]: `None` means "the database's clock", `Some(t)` an injected clock (tests).
@@ -41,7 +41,7 @@ pub use payments::*;
 pub use postgres::{PgStore, MIGRATION_COMMENT_EDITS};
 pub use relay::*;
 pub use settlement::*;
-pub use sql::{At, BookingStatus, PaymentStatus, SeatList, StaffRole};
+pub use sql::{At, BookingStatus, PaymentStatus, SeatList};
 pub use sqlite::SqliteStore;
 pub use staff::*;
 
@@ -91,6 +91,7 @@ pub trait Store:
     + Relay
     + Consumers
     + StaffAccounts
+    + StaffSessions
     + Send
     + Sync
     + 'static

@@ -3,7 +3,7 @@
 //! - [`At`]: a point in time — `timestamptz` in PostgreSQL, milliseconds since the Unix epoch
 //!   (`INTEGER`) in SQLite;
 //! - [`SeatList`]: seat codes — `text[]` in PostgreSQL, a JSON array (`TEXT`) in SQLite;
-//! - [`BookingStatus`], [`PaymentStatus`], [`StaffRole`]: the status and role columns, as their
+//! - [`BookingStatus`], [`PaymentStatus`]: the status columns, as their
 //!   names in text.
 
 use chrono::{DateTime, Utc};
@@ -219,18 +219,6 @@ text_enum!(
         Declined = "DECLINED",
         Expired = "EXPIRED",
         Refunded = "REFUNDED",
-    }
-);
-
-text_enum!(
-    /// What a staff account may do: `operator` everything (halls, showtimes, prices, staff),
-    /// `supervisor` the box office and its approvals (refunds, reprints, comps), `clerk` counter
-    /// sales, `door` ticket scanning only.
-    StaffRole {
-        Operator = "operator",
-        Supervisor = "supervisor",
-        Clerk = "clerk",
-        Door = "door",
     }
 );
 

@@ -20,7 +20,6 @@ on_both_backends!(
     pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose,
     the_seat_map_revalidates_with_its_etag_and_follows_changes_at_once,
     without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_is_429,
-    operator_pages_and_reports_need_the_operator_password,
     a_cookieless_script_is_stopped_while_a_customer_behind_another_address_is_not,
     one_customer_has_one_live_hold_per_showtime_even_when_sending_many_at_once,
     a_showtime_that_has_started_is_listed_closed_and_sells_nothing,
@@ -872,71 +871,6 @@ async fn without_redis_the_rate_limit_is_kept_in_process_and_the_sixth_attempt_i
     );
 }
 
-async fn operator_pages_and_reports_need_the_operator_password(backend: Backend) {
-    let (db, app, _) = setup(backend).await;
-    let client = reqwest::Client::new();
-    for path in ["/reports/sales", "/operator/sales"] {
-        for password in [None, Some("wrong password")] {
-            let mut request = client.get(app.url(path));
-            if let Some(password) = password {
-                request = request.basic_auth("operator", Some(password));
-            }
-            let r = request.send().await.unwrap();
-            assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path} {password:?}");
-            assert!(r.headers()["www-authenticate"]
-                .to_str()
-                .unwrap()
-                .starts_with("Basic "));
-            let body: Value = r.json().await.unwrap();
-            assert_eq!(body["code"], "OPERATOR_CREDENTIALS_REQUIRED");
-        }
-    }
-    let r = client
-        .post(app.url("/api/sales_figures"))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        r.status(),
-        StatusCode::UNAUTHORIZED,
-        "the page's server function too"
-    );
-
-    let report = client
-        .get(app.url("/reports/sales"))
-        .basic_auth("operator", Some(OPERATOR_PASSWORD))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(report.status(), StatusCode::OK);
-    assert_eq!(report.json::<Value>().await.unwrap(), json!([]));
-    let page = client
-        .get(app.url("/operator/sales"))
-        .basic_auth("operator", Some(OPERATOR_PASSWORD))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(page.status(), StatusCode::OK);
-    assert!(page
-        .text()
-        .await
-        .unwrap()
-        .contains("data-test=\"sales-page\""));
-
-    // PostgreSQL without OPERATOR_PASSWORD: operator pages are off, and say how to turn them on.
-    if backend == Backend::Postgres {
-        let off = TestApp::spawn_with(&db, "600", &[("OPERATOR_PASSWORD", "")]).await;
-        let r = client.get(off.url("/reports/sales")).send().await.unwrap();
-        assert_eq!(r.status(), StatusCode::FORBIDDEN);
-        let body: Value = r.json().await.unwrap();
-        assert!(body["error"]
-            .as_str()
-            .unwrap()
-            .contains("OPERATOR_PASSWORD"));
-    }
-}
-
 /// HTTP hygiene: what every request and answer goes through, whatever the store (run on the
 /// embedded one).
 mod hygiene {
@@ -1322,45 +1256,5 @@ mod hygiene {
             .to_str()
             .unwrap()
             .contains("Secure"));
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn guessing_the_operator_password_is_slowed_down_per_address() {
-        let (_db, app) = app_with(&[("TRUSTED_PROXIES", "127.0.0.1/32")]).await;
-        let client = reqwest::Client::new();
-        let attempt = |password: &str, from: &str| {
-            client
-                .get(app.url("/reports/sales"))
-                .basic_auth("operator", Some(password))
-                .header("x-forwarded-for", from)
-                .send()
-        };
-        let guesser = "203.0.113.50";
-        let mut statuses = Vec::new();
-        for i in 0..15 {
-            statuses.push(
-                attempt(&format!("guess {i}"), guesser)
-                    .await
-                    .unwrap()
-                    .status(),
-            );
-        }
-        assert_eq!(
-            statuses
-                .iter()
-                .filter(|s| **s == StatusCode::UNAUTHORIZED)
-                .count(),
-            10,
-            "{statuses:?}"
-        );
-        let r = attempt("another guess", guesser).await.unwrap();
-        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
-        assert!(r.headers().contains_key("retry-after"));
-        // While locked out, even the right password is not looked at.
-        let r = attempt(OPERATOR_PASSWORD, guesser).await.unwrap();
-        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
-        // The operator at another address signs in.
-        let r = attempt(OPERATOR_PASSWORD, "198.51.100.9").await.unwrap();
-        assert_eq!(r.status(), StatusCode::OK);
     }
 }

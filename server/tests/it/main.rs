@@ -8,7 +8,8 @@
 //! - `sandbox`: the payment sandbox as a real process;
 //! - `checkout`: checkout, callbacks, settlement, refunds, reconciliation, tickets;
 //! - `relay`: the outbox relay and consumers against a Kafka-compatible broker;
-//! - `staff`: staff accounts, the `server staff` command.
+//! - `staff`: staff accounts, the `server staff` command;
+//! - `sign_in`: staff sessions, lockouts, role checks on every staff action, API tokens, audit.
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
@@ -23,4 +24,5 @@ mod gate;
 mod live;
 mod relay;
 mod sandbox;
+mod sign_in;
 mod staff;

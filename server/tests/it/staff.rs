@@ -135,6 +135,16 @@ async fn the_staff_command_adds_lists_and_disables_and_refuses_bad_input(backend
     assert_eq!(out.unwrap(), "kim was already disabled");
     let (out, _) = run(&["list"], good).await;
     assert!(out.unwrap().contains("disabled 20"), "shown disabled");
+    // What the command changed is in the audit log, once each (refusals change nothing).
+    let audit: Vec<(String, String)> = store
+        .staff_audit(10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|l| (l.staff_name, l.action))
+        .collect();
+    let line = |action: &str| ("kim".to_string(), action.to_string());
+    assert_eq!(audit, [line("staff_disabled"), line("staff_added")]);
     db.drop_database().await;
 }
 

@@ -748,8 +748,27 @@ fn rand_port_offset() -> u16 {
     (Uuid::new_v4().as_u128() % 9000) as u16
 }
 
-/// The operator password of test servers (user `operator`).
+/// The password of the staff account `operator` that test servers make at start.
 pub const OPERATOR_PASSWORD: &str = "the tests' operator password";
+
+/// A client of its own (a cookie jar) signed in as staff member `name`.
+pub async fn signed_in(app: &TestApp, name: &str, password: &str) -> reqwest::Client {
+    let client = app.customer();
+    let r = client
+        .post(app.url("/api/staff_sign_in"))
+        .json(&serde_json::json!({ "name": name, "password": password }))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status();
+    assert_eq!(status, 200, "{name} signs in: {}", r.text().await.unwrap());
+    client
+}
+
+/// A client signed in as the operator.
+pub async fn operator(app: &TestApp) -> reqwest::Client {
+    signed_in(app, "operator", OPERATOR_PASSWORD).await
+}
 
 /// The session secret of test servers (processes that share a database share it, as in
 /// production).

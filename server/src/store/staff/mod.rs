@@ -23,10 +23,14 @@ macro_rules! find_staff {
 }
 
 mod postgres;
+mod sessions;
 mod sqlite;
+
+pub use sessions::*;
 
 use super::*;
 use crate::staff::StaffName;
+use app::domain::StaffRole;
 
 /// An account to add; the password is already hashed.
 #[derive(Debug, Clone)]
@@ -44,21 +48,25 @@ pub struct StaffAccount {
     pub role: StaffRole,
     pub password_hash: String,
     pub disabled_at: Option<DateTime<Utc>>,
+    /// Too many failed sign-ins: no sign-in until then.
+    pub locked_until: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
 // Statements that read the same in both dialects.
 const STAFF_COLUMNS: &str =
-    "select id, name, role, password_hash, disabled_at, created_at from staff_user";
+    "select id, name, role, password_hash, disabled_at, locked_until, created_at from staff_user";
 
 /// `STAFF_COLUMNS` as both dialects read them.
 #[derive(sqlx::FromRow)]
 struct StaffRow {
     id: i64,
     name: String,
+    #[sqlx(try_from = "String")]
     role: StaffRole,
     password_hash: String,
     disabled_at: Option<At>,
+    locked_until: Option<At>,
     created_at: At,
 }
 
@@ -70,6 +78,7 @@ impl From<StaffRow> for StaffAccount {
             role: row.role,
             password_hash: row.password_hash,
             disabled_at: row.disabled_at.map(|at| at.0),
+            locked_until: row.locked_until.map(|at| at.0),
             created_at: row.created_at.0,
         }
     }

@@ -215,12 +215,12 @@ impl Shop {
 
     /// Waits until the operator's sales report has a row of this showtime that `ready` accepts.
     async fn sales_row(&self, ready: impl Fn(&Value) -> bool) -> Value {
+        let operator = operator(&self.app).await;
         let report = eventually(
             WAIT,
             || async {
-                reqwest::Client::new()
+                operator
                     .get(self.app.url("/reports/sales"))
-                    .basic_auth("operator", Some(OPERATOR_PASSWORD))
                     .send()
                     .await
                     .unwrap()

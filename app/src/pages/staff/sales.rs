@@ -1,10 +1,11 @@
-//! `/operator/sales`: the operator's sales figures per day and showtime — confirmed bookings,
-//! seats, revenue, refunds — as the sales consumer keeps them from booking events. The server
-//! asks for the operator's password (HTTP Basic) before this page or its data is served.
+//! `/admin/sales`: the operator's sales figures per day and showtime — confirmed bookings,
+//! seats, revenue, refunds — as the sales consumer keeps them from booking events (operators
+//! only: the server function checks).
 
+use super::{AdminNav, StaffRefusal};
 use crate::domain::SalesFigure;
 use crate::format::{price, showtime_when, thousands};
-use crate::i18n::{error_text, use_lang};
+use crate::i18n::use_lang;
 use crate::serverfns::sales_figures;
 use crate::tr;
 use leptos::prelude::*;
@@ -20,7 +21,7 @@ pub fn SalesPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match figures.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p data-test="sales-empty">{move || tr!(lang.get(), "sales.none")}</p> }.into_any()
+                            view! { <AdminNav /><p data-test="sales-empty">{move || tr!(lang.get(), "sales.none")}</p> }.into_any()
                         }
                         Ok(rows) => {
                             let total = |f: fn(&SalesFigure) -> i64| rows.iter().map(f).sum::<i64>();
@@ -32,6 +33,7 @@ pub fn SalesPage() -> impl IntoView {
                                 total(|r| r.refunded),
                             );
                             view! {
+                                <AdminNav />
                                 <table class="sales" data-test="sales-table">
                                     <thead>
                                         <tr>
@@ -70,7 +72,7 @@ pub fn SalesPage() -> impl IntoView {
                                 </table>
                             }.into_any()
                         }
-                        Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
+                        Err(error) => view! { <StaffRefusal error=error here="/admin/sales" /> }.into_any(),
                     }
                 })}
             </Suspense>

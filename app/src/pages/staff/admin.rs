@@ -1,0 +1,48 @@
+//! `/admin`: the console's home — who is signed in, where to go, signing out.
+
+use super::{AdminNav, StaffRefusal};
+use crate::i18n::use_lang;
+use crate::serverfns::{staff_me, staff_sign_out};
+use crate::tr;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::hooks::use_navigate;
+
+#[component]
+pub fn AdminPage() -> impl IntoView {
+    let lang = use_lang();
+    let me = Resource::new(|| (), |_| staff_me());
+    let navigate = use_navigate();
+    let sign_out = move |_| {
+        let navigate = navigate.clone();
+        spawn_local(async move {
+            // Signing out ends the session on the server whatever this page does next.
+            let _ = staff_sign_out().await;
+            navigate("/staff/sign-in", Default::default());
+        });
+    };
+    view! {
+        <section class="admin-page" data-test="admin-page">
+            <h1>{move || tr!(lang.get(), "admin.heading")}</h1>
+            <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || {
+                    let sign_out = sign_out.clone();
+                    Suspend::new(async move {
+                    match me.await {
+                        Ok(member) => view! {
+                            <AdminNav />
+                            <p data-test="signed-in-as">
+                                {move || tr!(lang.get(), "staff.signed_in_as", name = member.name.clone(), role = member.role)}
+                            </p>
+                            <button type="button" class="secondary" on:click=sign_out data-test="sign-out">
+                                {move || tr!(lang.get(), "staff.sign_out")}
+                            </button>
+                        }.into_any(),
+                        Err(error) => view! { <StaffRefusal error=error here="/admin" /> }.into_any(),
+                    }
+                    })
+                }}
+            </Suspense>
+        </section>
+    }
+}

@@ -1,0 +1,84 @@
+//! The staff's pages: signing in (`/staff/sign-in`) and the operator console under `/admin`
+//! (home, sales, audit log, API tokens). Each page's data comes from a staff server function
+//! that checks the member's role itself; a page only shows what the server answered, and
+//! without a session a link to sign in that comes back here.
+
+mod admin;
+mod audit;
+mod sales;
+mod sign_in;
+mod tokens;
+
+pub use admin::AdminPage;
+pub use audit::AuditPage;
+pub use sales::SalesPage;
+pub use sign_in::SignInPage;
+pub use tokens::TokensPage;
+
+use crate::error::InventoryError;
+use crate::i18n::{error_text, use_lang};
+use crate::tr;
+use leptos::prelude::*;
+
+/// What a staff page shows instead of its data when the server refused it: a sign-in link
+/// (coming back to `here`) without a session, the reason otherwise.
+#[component]
+pub fn StaffRefusal(error: InventoryError, here: &'static str) -> impl IntoView {
+    let lang = use_lang();
+    let sign_in = matches!(error, InventoryError::StaffSignInRequired);
+    view! {
+        <div class="staff-refusal" role="alert" data-test="staff-refusal">
+            <p class="error">{move || error_text(lang.get(), &error)}</p>
+            {sign_in.then(|| view! {
+                <p>
+                    <a href=format!("/staff/sign-in?next={here}") data-test="sign-in-link">
+                        {move || tr!(lang.get(), "staff.sign_in")}
+                    </a>
+                </p>
+            })}
+        </div>
+    }
+}
+
+/// The console's own navigation, above each of its pages.
+#[component]
+pub fn AdminNav() -> impl IntoView {
+    let lang = use_lang();
+    view! {
+        <nav class="admin-nav" aria-label=move || tr!(lang.get(), "admin.nav")>
+            <a href="/admin">{move || tr!(lang.get(), "admin.home")}</a>
+            <a href="/admin/sales">{move || tr!(lang.get(), "sales.heading")}</a>
+            <a href="/admin/audit">{move || tr!(lang.get(), "audit.heading")}</a>
+            <a href="/admin/tokens">{move || tr!(lang.get(), "tokens.heading")}</a>
+        </nav>
+    }
+}
+
+/// `next` if it is a path on this site (never another site: no open redirect), else `/admin`.
+pub fn local_path(next: Option<String>) -> String {
+    match next {
+        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
+            path
+        }
+        _ => "/admin".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_on_this_site_are_followed_after_sign_in() {
+        assert_eq!(local_path(Some("/admin/sales".into())), "/admin/sales");
+        for elsewhere in [
+            "//evil.example",
+            "https://evil.example",
+            "/\\evil.example",
+            "admin",
+        ] {
+            assert_eq!(local_path(Some(elsewhere.into())), "/admin", "{elsewhere}");
+        }
+        assert_eq!(local_path(None), "/admin");
+    }
+}

@@ -1,0 +1,14 @@
+use crate::domain::{StaffMember, StaffRole};
+use crate::error::InventoryError;
+use leptos::prelude::*;
+
+/// The signed-in staff member: any role.
+#[server(endpoint = "staff_me", input = server_fn::codec::Json)]
+pub async fn staff_me() -> Result<StaffMember, InventoryError> {
+    use crate::engine::{require_staff, respond};
+    respond(
+        require_staff(&StaffRole::ALL)
+            .await
+            .map(|actor| actor.member),
+    )
+}

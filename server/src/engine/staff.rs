@@ -1,0 +1,296 @@
+//! Staff sign-in and what staff sessions allow: checking a name and password (with lockouts per
+//! account and per address), opening, finding and ending sessions, API tokens for the reports,
+//! and the audit log every staff action writes to.
+//!
+//! Session and API-token secrets are 32 random bytes (hex); only their SHA-256 is stored, so a
+//! copy of the database opens no session. Times come from the engine's clock (the process's
+//! own when no clock is injected), not the database's.
+
+use super::*;
+use crate::staff::{verify_secret, StaffName};
+use crate::store::{At, NewAuditEntry, NewStaffSession, StaffAccount};
+use app::domain::{ApiToken, AuditEntry, NewApiToken, StaffMember};
+use app::engine::Actor;
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+
+/// How staff sessions and sign-ins behave.
+#[derive(Debug, Clone)]
+pub struct StaffPolicy {
+    /// A session unused this long ends.
+    pub idle: Duration,
+    /// A session ends this long after sign-in, however busy.
+    pub lifetime: Duration,
+    /// Failed sign-ins in a row that lock an account…
+    pub lock_after: u32,
+    /// …for this long.
+    pub lock_for: Duration,
+}
+
+impl Default for StaffPolicy {
+    fn default() -> Self {
+        Self {
+            idle: Duration::from_secs(30 * 60),
+            lifetime: Duration::from_secs(12 * 3600),
+            lock_after: 5,
+            lock_for: Duration::from_secs(15 * 60),
+        }
+    }
+}
+
+/// A session is marked used at most this often (not a write per request).
+const TOUCH_EVERY: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
+
+/// Audit-log lines an operator sees at most.
+pub const AUDIT_PAGE: i64 = 500;
+
+/// A new random secret (64 hex characters).
+pub fn new_secret() -> String {
+    hex::encode(rand::random::<[u8; 32]>())
+}
+
+/// The stored form of a session or token secret.
+pub fn secret_hash(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// A hash to check passwords of unknown names against, so that a wrong name takes as long as
+/// a wrong password and does not tell which names exist.
+fn decoy_hash() -> &'static str {
+    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DECOY.get_or_init(|| crate::staff::hash_secret(&new_secret()))
+}
+
+impl Engine {
+    pub fn with_staff_policy(mut self, policy: StaffPolicy) -> Self {
+        self.staff_policy = policy;
+        self
+    }
+
+    pub fn staff_policy(&self) -> &StaffPolicy {
+        &self.staff_policy
+    }
+
+    fn staff_now(&self) -> At {
+        At::or_now(self.clock.now())
+    }
+
+    /// Checks `name` and `password`; on success opens a session and returns its member and
+    /// secret (for the cookie). A locked account is refused before its password is looked at;
+    /// the failure that reaches the limit locks it and says so.
+    pub async fn staff_sign_in(
+        &self,
+        name: &str,
+        password: &str,
+        address: Option<IpAddr>,
+    ) -> Result<(StaffMember, String), InventoryError> {
+        let now = self.staff_now();
+        let account = match StaffName::parse(name) {
+            Ok(name) => self.store.staff_named(name.as_str()).await?,
+            Err(_) => None,
+        };
+        let account = account.filter(|a| a.disabled_at.is_none());
+        if let Some(until) = account.as_ref().and_then(|a| a.locked_until) {
+            if until > now.0 {
+                return Err(InventoryError::SignInLocked(seconds_until(now.0, until)));
+            }
+        }
+        let hash = account
+            .as_ref()
+            .map_or_else(|| decoy_hash().to_string(), |a| a.password_hash.clone());
+        let password = password.to_string();
+        let matches = tokio::task::spawn_blocking(move || verify_secret(&hash, &password))
+            .await
+            .map_err(|_| InventoryError::Unavailable)?;
+        let address_text = address.map(|a| a.to_string());
+        let Some(account) = account else {
+            return Err(InventoryError::SignInFailed);
+        };
+        if !matches {
+            let policy = &self.staff_policy;
+            let locked = self
+                .store
+                .sign_in_failed(
+                    account.id,
+                    policy.lock_after as i32,
+                    now.after(policy.lock_for),
+                )
+                .await?;
+            let detail = match locked {
+                Some(until) => format!("wrong password; account locked until {until}"),
+                None => "wrong password".to_string(),
+            };
+            self.audit_sign_in(
+                &account,
+                address_text.as_deref(),
+                now,
+                "sign_in_failed",
+                &detail,
+            )
+            .await;
+            return Err(match locked {
+                Some(until) => InventoryError::SignInLocked(seconds_until(now.0, until)),
+                None => InventoryError::SignInFailed,
+            });
+        }
+        let secret = new_secret();
+        let hash = secret_hash(&secret);
+        self.store
+            .open_staff_session(&NewStaffSession {
+                token_hash: &hash,
+                staff_id: account.id,
+                at: now,
+                expires_at: now.after(self.staff_policy.lifetime),
+                address: address_text.as_deref(),
+            })
+            .await?;
+        self.audit_sign_in(&account, address_text.as_deref(), now, "sign_in", "")
+            .await;
+        let member = StaffMember {
+            id: account.id,
+            name: account.name.clone(),
+            role: account.role,
+        };
+        Ok((member, secret))
+    }
+
+    /// The member of the live session whose secret is `secret`.
+    pub async fn staff_session(&self, secret: &str) -> Result<StaffMember, InventoryError> {
+        let now = self.staff_now();
+        let idle = chrono::Duration::from_std(self.staff_policy.idle).unwrap_or(TOUCH_EVERY);
+        let hash = secret_hash(secret);
+        let session = self
+            .store
+            .live_staff_session(&hash, now, At(now.0 - idle))
+            .await?
+            .ok_or(InventoryError::StaffSignInRequired)?;
+        if now.0 - session.last_seen_at >= TOUCH_EVERY {
+            self.store.touch_staff_session(&hash, now).await?;
+        }
+        Ok(session.member)
+    }
+
+    /// Ends the session whose secret is `secret`, if it is live.
+    pub async fn staff_sign_out(
+        &self,
+        secret: &str,
+        address: Option<IpAddr>,
+    ) -> Result<(), InventoryError> {
+        let member = match self.staff_session(secret).await {
+            Ok(member) => member,
+            Err(InventoryError::StaffSignInRequired) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        let now = self.staff_now();
+        if self
+            .store
+            .end_staff_session(&secret_hash(secret), now)
+            .await?
+        {
+            let actor = Actor { member, address };
+            self.audit(&actor, "sign_out", String::new()).await;
+        }
+        Ok(())
+    }
+
+    /// Adds a line to the audit log for `actor`'s action. A failure to write it is logged, not
+    /// returned: the action itself has happened.
+    pub async fn audit(&self, actor: &Actor, action: &str, detail: String) {
+        let address = actor.address.map(|a| a.to_string());
+        self.record(NewAuditEntry {
+            at: self.staff_now(),
+            staff_id: Some(actor.member.id),
+            staff_name: &actor.member.name,
+            action,
+            detail: &detail,
+            address: address.as_deref(),
+        })
+        .await;
+    }
+
+    async fn audit_sign_in(
+        &self,
+        account: &StaffAccount,
+        address: Option<&str>,
+        at: At,
+        action: &str,
+        detail: &str,
+    ) {
+        self.record(NewAuditEntry {
+            at,
+            staff_id: Some(account.id),
+            staff_name: &account.name,
+            action,
+            detail,
+            address,
+        })
+        .await;
+    }
+
+    async fn record(&self, entry: NewAuditEntry<'_>) {
+        if let Err(e) = self.store.record_staff_action(&entry).await {
+            tracing::error!(error = %e, action = entry.action, "could not write the audit log");
+        }
+    }
+
+    pub(super) async fn audit_lines(&self) -> Result<Vec<AuditEntry>, InventoryError> {
+        Ok(self.store.staff_audit(AUDIT_PAGE).await?)
+    }
+
+    pub(super) async fn list_api_tokens(&self) -> Result<Vec<ApiToken>, InventoryError> {
+        Ok(self.store.api_tokens().await?)
+    }
+
+    pub(super) async fn new_api_token(
+        &self,
+        name: &str,
+        by: &Actor,
+    ) -> Result<NewApiToken, InventoryError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 80 || name.chars().any(char::is_control) {
+            return Err(InventoryError::InvalidRequest(
+                "a token's name is 1 to 80 characters (what or who it is for)".into(),
+            ));
+        }
+        let secret = new_secret();
+        let now = self.staff_now();
+        let id = self
+            .store
+            .add_api_token(name, &secret_hash(&secret), by.member.id, now)
+            .await?;
+        self.audit(by, "api_token_created", format!("token {id} ({name})"))
+            .await;
+        let token = ApiToken {
+            id,
+            name: name.to_string(),
+            created_by: by.member.name.clone(),
+            created_at: now.0,
+            last_used_at: None,
+            revoked_at: None,
+        };
+        Ok(NewApiToken { token, secret })
+    }
+
+    pub(super) async fn end_api_token(&self, id: i64, by: &Actor) -> Result<(), InventoryError> {
+        if !self.store.revoke_api_token(id, self.staff_now()).await? {
+            return Err(InventoryError::ApiTokenNotFound);
+        }
+        self.audit(by, "api_token_revoked", format!("token {id}"))
+            .await;
+        Ok(())
+    }
+
+    /// Whether `secret` is a live API token (and marks it used).
+    pub async fn api_token_admits(&self, secret: &str) -> Result<bool, InventoryError> {
+        let now = self.staff_now();
+        Ok(self
+            .store
+            .use_api_token(&secret_hash(secret), now)
+            .await?
+            .is_some())
+    }
+}
+
+fn seconds_until(now: DateTime<Utc>, until: DateTime<Utc>) -> u64 {
+    (until - now).num_seconds().max(1) as u64
+}

@@ -1,0 +1,140 @@
+//! Staff sessions over HTTP. A signed-in staff member's browser carries the session's secret
+//! in its own cookie (`seats_staff`: HttpOnly, SameSite=Strict, Secure behind https), separate
+//! from the customer's. [`access`] puts the request's [`StaffAccess`] in every request; nothing
+//! is looked up until a staff action asks — the staff server functions through
+//! `app::engine::require_staff`, REST handlers through [`require`] — so each action states the
+//! roles it admits where it is written, not in a list of paths.
+//!
+//! Guessing is slowed twice: per account (the engine locks it after repeated failures) and per
+//! address (after [`FAILURES_PER_MINUTE`] failed sign-ins from one address it gets 429 with
+//! `Retry-After` until its allowance refills, whatever it sends). State-changing requests,
+//! signing in included, pass the cross-site check of `guard::cross_site` (Origin, JSON only).
+
+use super::AppState;
+use crate::engine::Engine;
+use crate::gate::RateLimiter;
+use app::domain::{StaffMember, StaffRole};
+use app::engine::{ClientAddr, StaffAccess, StaffGate};
+use app::error::InventoryError;
+use axum::extract::{Request, State};
+use axum::http::header::COOKIE;
+use axum::middleware::Next;
+use axum::response::Response;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+pub const COOKIE_NAME: &str = "seats_staff";
+
+/// Failed sign-ins one address may make a minute (a burst of that many, refilled one every
+/// 60/N s).
+pub const FAILURES_PER_MINUTE: u32 = 10;
+
+/// What every request's staff side shares: the count of failed sign-ins per address, and
+/// whether cookies are `Secure`.
+#[derive(Clone)]
+pub struct StaffDoor {
+    failures: Arc<RateLimiter>,
+    secure: bool,
+}
+
+impl StaffDoor {
+    pub fn new(secure: bool) -> Self {
+        Self {
+            failures: Arc::new(RateLimiter::keyed("sign-in", FAILURES_PER_MINUTE, None)),
+            secure,
+        }
+    }
+}
+
+/// The staff side of one request.
+struct RequestStaff {
+    engine: Arc<Engine>,
+    door: StaffDoor,
+    secret: Option<String>,
+    addr: Option<IpAddr>,
+}
+
+impl RequestStaff {
+    fn cookie(&self, value: &str, max_age: u64) -> String {
+        format!(
+            "{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{}",
+            if self.door.secure { "; Secure" } else { "" }
+        )
+    }
+}
+
+#[async_trait::async_trait]
+impl StaffGate for RequestStaff {
+    async fn member(&self) -> Result<StaffMember, InventoryError> {
+        match &self.secret {
+            Some(secret) => self.engine.staff_session(secret).await,
+            None => Err(InventoryError::StaffSignInRequired),
+        }
+    }
+
+    async fn sign_in(
+        &self,
+        name: &str,
+        password: &str,
+    ) -> Result<(StaffMember, String), InventoryError> {
+        let key = self
+            .addr
+            .map_or_else(|| "unknown".into(), |a| a.to_string());
+        // Every attempt is counted before its password is looked at (so a burst of guesses
+        // sent at once is counted too); a right password gives its attempt back.
+        if let Err(wait) = self.door.failures.check(&key).await {
+            return Err(InventoryError::RateLimited(
+                wait.as_secs_f64().ceil().max(1.0) as u64,
+            ));
+        }
+        let (member, secret) = self.engine.staff_sign_in(name, password, self.addr).await?;
+        self.door.failures.refund_locally(&key);
+        let lifetime = self.engine.staff_policy().lifetime.as_secs();
+        Ok((member, self.cookie(&secret, lifetime)))
+    }
+
+    async fn sign_out(&self) -> Result<String, InventoryError> {
+        if let Some(secret) = &self.secret {
+            self.engine.staff_sign_out(secret, self.addr).await?;
+        }
+        Ok(self.cookie("", 0))
+    }
+}
+
+/// The staff cookie's value, if the request has one.
+fn secret_in(req: &Request) -> Option<String> {
+    req.headers()
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, value)| *name == COOKIE_NAME && !value.is_empty())
+        .map(|(_, value)| value.to_string())
+}
+
+/// Puts the request's [`StaffAccess`] in every request.
+pub async fn access(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let gate = RequestStaff {
+        engine: state.engine.clone(),
+        door: state.staff.clone(),
+        secret: secret_in(&req),
+        addr: req.extensions().get::<ClientAddr>().map(|a| a.0),
+    };
+    req.extensions_mut().insert(StaffAccess(Arc::new(gate)));
+    next.run(req).await
+}
+
+/// The REST handlers' `require_staff`: the member of the request's staff session if their role
+/// may use an action open to `allowed` (operators may use every one).
+pub async fn require(
+    access: &StaffAccess,
+    allowed: &[StaffRole],
+) -> Result<StaffMember, InventoryError> {
+    let member = access.0.member().await?;
+    if member.role.may(allowed) {
+        Ok(member)
+    } else {
+        Err(InventoryError::StaffForbidden)
+    }
+}

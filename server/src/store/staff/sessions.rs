@@ -1,0 +1,320 @@
+//! Signing in: staff sessions, lockouts after failed sign-ins, API tokens and the audit log.
+//! Every statement is given its time (the engine's clock), so both dialects run the same text;
+//! [`staff_sessions!`] writes the implementation once and each dialect expands it with its pools.
+
+use super::*;
+use app::domain::{ApiToken, AuditEntry, StaffMember};
+
+/// A session to open (the caller made the token and keeps it; only its hash is stored).
+#[derive(Debug, Clone)]
+pub struct NewStaffSession<'a> {
+    pub token_hash: &'a str,
+    pub staff_id: i64,
+    pub at: At,
+    pub expires_at: At,
+    pub address: Option<&'a str>,
+}
+
+/// A line to add to the audit log.
+#[derive(Debug, Clone)]
+pub struct NewAuditEntry<'a> {
+    pub at: At,
+    pub staff_id: Option<i64>,
+    pub staff_name: &'a str,
+    pub action: &'a str,
+    pub detail: &'a str,
+    pub address: Option<&'a str>,
+}
+
+/// A live session's member, and when the session was last used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveSession {
+    pub member: StaffMember,
+    pub last_seen_at: DateTime<Utc>,
+}
+
+#[async_trait::async_trait]
+pub trait StaffSessions: Send + Sync {
+    /// Counts a failed sign-in of the account; the `lock_after`-th in a row locks it until
+    /// `lock_until` (and starts the count again). The lock's end when this failure locked it.
+    async fn sign_in_failed(
+        &self,
+        staff_id: i64,
+        lock_after: i32,
+        lock_until: At,
+    ) -> Result<Option<DateTime<Utc>>, StoreError>;
+    /// Opens a session, and forgets the account's failed sign-ins.
+    async fn open_staff_session(&self, session: &NewStaffSession<'_>) -> Result<(), StoreError>;
+    /// The session of `token_hash` if it is live at `at`: not ended, not past its lifetime,
+    /// used after `idle_since`, its account not disabled.
+    async fn live_staff_session(
+        &self,
+        token_hash: &str,
+        at: At,
+        idle_since: At,
+    ) -> Result<Option<LiveSession>, StoreError>;
+    /// Marks the session used at `at`.
+    async fn touch_staff_session(&self, token_hash: &str, at: At) -> Result<(), StoreError>;
+    /// Ends the session; `false` when it had ended already (or never existed).
+    async fn end_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
+    async fn record_staff_action(&self, entry: &NewAuditEntry<'_>) -> Result<(), StoreError>;
+    /// The newest `limit` lines of the audit log, newest first.
+    async fn staff_audit(&self, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
+    /// Adds a token (by the hash of its secret); its id.
+    async fn add_api_token(
+        &self,
+        name: &str,
+        token_hash: &str,
+        created_by: i64,
+        at: At,
+    ) -> Result<i64, StoreError>;
+    /// Every token, newest first.
+    async fn api_tokens(&self) -> Result<Vec<ApiToken>, StoreError>;
+    /// Revokes a token; `false` when there is no such token that is not revoked.
+    async fn revoke_api_token(&self, id: i64, at: At) -> Result<bool, StoreError>;
+    /// The id of the token of `token_hash` if it is not revoked, marking it used at `at`.
+    async fn use_api_token(&self, token_hash: &str, at: At) -> Result<Option<i64>, StoreError>;
+}
+
+// The statements, the same in both dialects (times are bound, never the database's `now()`).
+// Within one UPDATE every right-hand side reads the row as it was, so the count that locks the
+// account and the lock are one decision, however many failures arrive at once.
+const SIGN_IN_FAILED: &str = "update staff_user
+     set failed_sign_ins = case when failed_sign_ins + 1 >= $2 then 0 else failed_sign_ins + 1 end,
+         locked_until = case when failed_sign_ins + 1 >= $2 then $3 else locked_until end
+     where id = $1
+     returning case when failed_sign_ins = 0 then locked_until end";
+const FORGET_FAILURES: &str =
+    "update staff_user set failed_sign_ins = 0, locked_until = null where id = $1";
+const OPEN_SESSION: &str = "insert into staff_session
+     (token_hash, staff_id, created_at, last_seen_at, expires_at, address)
+     values ($1, $2, $3, $3, $4, $5)";
+const LIVE_SESSION: &str = "select u.id, u.name, u.role, s.last_seen_at
+     from staff_session s join staff_user u on u.id = s.staff_id
+     where s.token_hash = $1 and s.ended_at is null and s.expires_at > $2
+       and s.last_seen_at > $3 and u.disabled_at is null";
+const TOUCH_SESSION: &str = "update staff_session set last_seen_at = $2 where token_hash = $1";
+const END_SESSION: &str =
+    "update staff_session set ended_at = $2 where token_hash = $1 and ended_at is null";
+const RECORD_ACTION: &str = "insert into staff_audit
+     (at, staff_id, staff_name, action, detail, address) values ($1, $2, $3, $4, $5, $6)";
+const AUDIT: &str = "select at, staff_name, action, detail, address from staff_audit
+     order by at desc, id desc limit $1";
+const ADD_TOKEN: &str = "insert into api_token (name, token_hash, created_by, created_at)
+     values ($1, $2, $3, $4) returning id";
+const TOKENS: &str = "select t.id, t.name, u.name as creator, t.created_at, t.last_used_at,
+            t.revoked_at
+     from api_token t join staff_user u on u.id = t.created_by
+     order by t.created_at desc, t.id desc";
+const REVOKE_TOKEN: &str =
+    "update api_token set revoked_at = $2 where id = $1 and revoked_at is null";
+const USE_TOKEN: &str = "update api_token set last_used_at = $2
+     where token_hash = $1 and revoked_at is null returning id";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct SessionRow {
+    id: i64,
+    name: String,
+    #[sqlx(try_from = "String")]
+    role: StaffRole,
+    last_seen_at: At,
+}
+
+impl From<SessionRow> for LiveSession {
+    fn from(row: SessionRow) -> Self {
+        Self {
+            member: StaffMember {
+                id: row.id,
+                name: row.name,
+                role: row.role,
+            },
+            last_seen_at: row.last_seen_at.0,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct AuditRow {
+    at: At,
+    staff_name: String,
+    action: String,
+    detail: String,
+    address: Option<String>,
+}
+
+impl From<AuditRow> for AuditEntry {
+    fn from(row: AuditRow) -> Self {
+        Self {
+            at: row.at.0,
+            staff_name: row.staff_name,
+            action: row.action,
+            detail: row.detail,
+            address: row.address,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct TokenRow {
+    id: i64,
+    name: String,
+    creator: String,
+    created_at: At,
+    last_used_at: Option<At>,
+    revoked_at: Option<At>,
+}
+
+impl From<TokenRow> for ApiToken {
+    fn from(row: TokenRow) -> Self {
+        Self {
+            id: row.id,
+            name: row.name,
+            created_by: row.creator,
+            created_at: row.created_at.0,
+            last_used_at: row.last_used_at.map(|at| at.0),
+            revoked_at: row.revoked_at.map(|at| at.0),
+        }
+    }
+}
+
+/// `impl StaffSessions for $store`, reading through `self.$read` and writing through
+/// `self.$write` (one pool for PostgreSQL; SQLite's reader and single writer).
+macro_rules! staff_sessions {
+    ($store:ty, $read:ident, $write:ident) => {
+        #[async_trait::async_trait]
+        impl StaffSessions for $store {
+            async fn sign_in_failed(
+                &self,
+                staff_id: i64,
+                lock_after: i32,
+                lock_until: At,
+            ) -> Result<Option<DateTime<Utc>>, StoreError> {
+                let locked: Option<Option<At>> = sqlx::query_scalar(SIGN_IN_FAILED)
+                    .bind(staff_id)
+                    .bind(lock_after)
+                    .bind(lock_until)
+                    .fetch_optional(&self.$write)
+                    .await?;
+                Ok(locked.flatten().map(|at| at.0))
+            }
+
+            async fn open_staff_session(
+                &self,
+                session: &NewStaffSession<'_>,
+            ) -> Result<(), StoreError> {
+                sqlx::query(FORGET_FAILURES)
+                    .bind(session.staff_id)
+                    .execute(&self.$write)
+                    .await?;
+                sqlx::query(OPEN_SESSION)
+                    .bind(session.token_hash)
+                    .bind(session.staff_id)
+                    .bind(session.at)
+                    .bind(session.expires_at)
+                    .bind(session.address)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(())
+            }
+
+            async fn live_staff_session(
+                &self,
+                token_hash: &str,
+                at: At,
+                idle_since: At,
+            ) -> Result<Option<LiveSession>, StoreError> {
+                let row: Option<SessionRow> = sqlx::query_as(LIVE_SESSION)
+                    .bind(token_hash)
+                    .bind(at)
+                    .bind(idle_since)
+                    .fetch_optional(&self.$read)
+                    .await?;
+                Ok(row.map(LiveSession::from))
+            }
+
+            async fn touch_staff_session(
+                &self,
+                token_hash: &str,
+                at: At,
+            ) -> Result<(), StoreError> {
+                let touch = sqlx::query(TOUCH_SESSION).bind(token_hash).bind(at);
+                touch.execute(&self.$write).await?;
+                Ok(())
+            }
+
+            async fn end_staff_session(
+                &self,
+                token_hash: &str,
+                at: At,
+            ) -> Result<bool, StoreError> {
+                let end = sqlx::query(END_SESSION).bind(token_hash).bind(at);
+                Ok(end.execute(&self.$write).await?.rows_affected() == 1)
+            }
+
+            async fn record_staff_action(
+                &self,
+                entry: &NewAuditEntry<'_>,
+            ) -> Result<(), StoreError> {
+                sqlx::query(RECORD_ACTION)
+                    .bind(entry.at)
+                    .bind(entry.staff_id)
+                    .bind(entry.staff_name)
+                    .bind(entry.action)
+                    .bind(entry.detail)
+                    .bind(entry.address)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(())
+            }
+
+            async fn staff_audit(&self, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
+                let rows: Vec<AuditRow> = sqlx::query_as(AUDIT)
+                    .bind(limit)
+                    .fetch_all(&self.$read)
+                    .await?;
+                Ok(rows.into_iter().map(AuditEntry::from).collect())
+            }
+
+            async fn add_api_token(
+                &self,
+                name: &str,
+                token_hash: &str,
+                created_by: i64,
+                at: At,
+            ) -> Result<i64, StoreError> {
+                Ok(sqlx::query_scalar(ADD_TOKEN)
+                    .bind(name)
+                    .bind(token_hash)
+                    .bind(created_by)
+                    .bind(at)
+                    .fetch_one(&self.$write)
+                    .await?)
+            }
+
+            async fn api_tokens(&self) -> Result<Vec<ApiToken>, StoreError> {
+                let rows: Vec<TokenRow> = sqlx::query_as(TOKENS).fetch_all(&self.$read).await?;
+                Ok(rows.into_iter().map(ApiToken::from).collect())
+            }
+
+            async fn revoke_api_token(&self, id: i64, at: At) -> Result<bool, StoreError> {
+                let revoke = sqlx::query(REVOKE_TOKEN).bind(id).bind(at);
+                Ok(revoke.execute(&self.$write).await?.rows_affected() == 1)
+            }
+
+            async fn use_api_token(
+                &self,
+                token_hash: &str,
+                at: At,
+            ) -> Result<Option<i64>, StoreError> {
+                Ok(sqlx::query_scalar(USE_TOKEN)
+                    .bind(token_hash)
+                    .bind(at)
+                    .fetch_optional(&self.$write)
+                    .await?)
+            }
+        }
+    };
+}
+
+staff_sessions!(PgStore, pool, pool);
+staff_sessions!(SqliteStore, read, write);

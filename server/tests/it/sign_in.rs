@@ -1,0 +1,670 @@
+//! Staff sign-in over HTTP and its store contract: sessions (cookie, idle timeout, lifetime,
+//! sign-out, disabled accounts), lockouts per account and per address, the cross-site guard,
+//! role checks on every staff action (a table that must name every server function), API
+//! tokens for the sales report, and the audit log.
+
+use crate::support::*;
+use app::domain::StaffRole;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use server::staff::{self, StaffName};
+use server::store::{At, NewAuditEntry, NewStaff, NewStaffSession};
+use std::time::Duration;
+
+on_both_backends!(
+    sessions_live_until_idle_expired_or_ended_and_failures_lock_at_the_limit,
+    every_staff_action_answers_401_without_a_session_and_403_to_other_roles,
+    an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_log_says_who,
+);
+
+fn password_of(name: &str) -> String {
+    format!("{name}'s long enough password")
+}
+
+async fn add_staff(db: &TestDb, name: &str, role: StaffRole) -> i64 {
+    let new = NewStaff {
+        name: StaffName::parse(name).unwrap(),
+        role,
+        password_hash: staff::hash_secret(&password_of(name)),
+    };
+    db.store.add_staff(&new).await.unwrap().expect("a new name")
+}
+
+async fn sign_in(
+    client: &reqwest::Client,
+    app: &TestApp,
+    name: &str,
+    password: &str,
+) -> reqwest::Response {
+    client
+        .post(app.url("/api/staff_sign_in"))
+        .json(&json!({ "name": name, "password": password }))
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn call(
+    client: &reqwest::Client,
+    app: &TestApp,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> reqwest::Response {
+    let request = match method {
+        // The console's pages as a browser asks for them.
+        "GET" if path.starts_with("/admin") => {
+            client.get(app.url(path)).header("accept", "text/html")
+        }
+        "GET" => client.get(app.url(path)),
+        _ => client
+            .post(app.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_string()),
+    };
+    request.send().await.unwrap()
+}
+
+/// The status and error code of an answer: the REST API's `code`, or a server function's
+/// `kind` in the same spelling (`StaffSignInRequired` → `STAFF_SIGN_IN_REQUIRED`).
+async fn code_of(r: reqwest::Response) -> (StatusCode, String) {
+    let status = r.status();
+    let body: Value = r.json().await.unwrap_or(Value::Null);
+    let code = match (body["code"].as_str(), body["kind"].as_str()) {
+        (Some(code), _) => code.to_string(),
+        (None, Some(kind)) => kind
+            .chars()
+            .enumerate()
+            .fold(String::new(), |mut out, (i, c)| {
+                if i > 0 && c.is_ascii_uppercase() {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_uppercase());
+                out
+            }),
+        (None, None) => String::new(),
+    };
+    (status, code)
+}
+
+fn at(seconds: i64) -> At {
+    At(chrono::DateTime::from_timestamp(1_900_000_000 + seconds, 0).unwrap())
+}
+
+async fn sessions_live_until_idle_expired_or_ended_and_failures_lock_at_the_limit(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let store = db.store.as_ref();
+    let kim = add_staff(&db, "kim", StaffRole::Clerk).await;
+    let session = |hash: &'static str, at_s: i64, life: i64| NewStaffSession {
+        token_hash: hash,
+        staff_id: kim,
+        at: at(at_s),
+        expires_at: at(at_s + life),
+        address: Some("192.0.2.7"),
+    };
+    store
+        .open_staff_session(&session("a", 0, 100))
+        .await
+        .unwrap();
+    let live = |hash: &'static str, now: i64, idle: i64| async move {
+        store
+            .live_staff_session(hash, at(now), at(now - idle))
+            .await
+            .unwrap()
+            .map(|s| (s.member.name, s.member.role))
+    };
+    assert_eq!(
+        live("a", 10, 30).await,
+        Some(("kim".into(), StaffRole::Clerk))
+    );
+    assert_eq!(live("a", 31, 30).await, None, "idle for 31 s of 30");
+    store.touch_staff_session("a", at(25)).await.unwrap();
+    assert!(
+        live("a", 50, 30).await.is_some(),
+        "used at 25: not idle at 50"
+    );
+    assert_eq!(live("a", 100, 1000).await, None, "past its lifetime");
+    assert_eq!(live("b", 10, 30).await, None, "no such session");
+    assert!(store.end_staff_session("a", at(60)).await.unwrap());
+    assert!(
+        !store.end_staff_session("a", at(61)).await.unwrap(),
+        "ended once"
+    );
+    assert_eq!(live("a", 61, 1000).await, None, "signed out");
+    store
+        .open_staff_session(&session("c", 0, 100))
+        .await
+        .unwrap();
+    assert!(store.disable_staff("kim").await.unwrap());
+    assert_eq!(live("c", 1, 1000).await, None, "the account is disabled");
+
+    // The third failure in a row locks the account; a sign-in forgets the count.
+    let lee = add_staff(&db, "lee", StaffRole::Door).await;
+    let fail = |n: i64| store.sign_in_failed(lee, 3, at(1000 + n));
+    assert_eq!(fail(1).await.unwrap(), None);
+    assert_eq!(fail(2).await.unwrap(), None);
+    assert_eq!(fail(3).await.unwrap(), Some(at(1003).0));
+    let account = store.staff_named("lee").await.unwrap().unwrap();
+    assert_eq!(account.locked_until, Some(at(1003).0));
+    assert_eq!(fail(4).await.unwrap(), None, "the count starts again");
+    let lee_session = NewStaffSession {
+        staff_id: lee,
+        ..session("d", 0, 100)
+    };
+    store.open_staff_session(&lee_session).await.unwrap();
+    assert_eq!(
+        store
+            .staff_named("lee")
+            .await
+            .unwrap()
+            .unwrap()
+            .locked_until,
+        None
+    );
+    assert_eq!(fail(5).await.unwrap(), None);
+    assert_eq!(
+        fail(6).await.unwrap(),
+        None,
+        "two since the sign-in, not four"
+    );
+    assert_eq!(
+        store.sign_in_failed(999_999, 3, at(0)).await.unwrap(),
+        None,
+        "no such account"
+    );
+
+    // The audit log, newest first.
+    for (n, action) in ["sign_in", "api_token_created"].into_iter().enumerate() {
+        let entry = NewAuditEntry {
+            at: at(2000 + n as i64),
+            staff_id: Some(lee),
+            staff_name: "lee",
+            action,
+            detail: "d",
+            address: None,
+        };
+        store.record_staff_action(&entry).await.unwrap();
+    }
+    let lines = store.staff_audit(10).await.unwrap();
+    let actions: Vec<&str> = lines.iter().map(|l| l.action.as_str()).collect();
+    assert_eq!(actions, ["api_token_created", "sign_in"]);
+    assert_eq!(store.staff_audit(1).await.unwrap().len(), 1);
+    db.drop_database().await;
+}
+
+/// Every staff action: method, path, body, the roles besides the operator that may use it.
+/// The console's pages answer with the status of the server function their data comes from.
+const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
+    ("GET", "/admin", "", &StaffRole::ALL),
+    ("GET", "/admin/sales", "", &[]),
+    ("GET", "/admin/audit", "", &[]),
+    ("GET", "/admin/tokens", "", &[]),
+    ("POST", "/api/staff_me", "{}", &StaffRole::ALL),
+    ("POST", "/api/sales_figures", "{}", &[]),
+    ("POST", "/api/audit_log", "{}", &[]),
+    ("POST", "/api/api_tokens", "{}", &[]),
+    ("POST", "/api/create_api_token", r#"{"name":"probe"}"#, &[]),
+    ("POST", "/api/revoke_api_token", r#"{"id":999999}"#, &[]),
+    ("GET", "/reports/sales", "", &[]),
+];
+
+/// The server functions anyone may call (customers' own, and signing in and out).
+const PUBLIC_SERVER_FNS: &[&str] = &[
+    "/api/list_showtimes",
+    "/api/get_seat_map",
+    "/api/hold_seats",
+    "/api/cancel_hold",
+    "/api/current_hold",
+    "/api/checkout_hold",
+    "/api/get_booking",
+    "/api/my_bookings",
+    "/api/get_ticket",
+    "/api/staff_sign_in",
+    "/api/staff_sign_out",
+];
+
+async fn every_staff_action_answers_401_without_a_session_and_403_to_other_roles(backend: Backend) {
+    // A new server function must be placed in one of the two lists, so none is forgotten.
+    let mut unlisted: Vec<String> = leptos::server_fn::axum::server_fn_paths()
+        .map(|(path, _)| path.to_string())
+        .filter(|path| {
+            !PUBLIC_SERVER_FNS.contains(&path.as_str())
+                && !STAFF_ACTIONS.iter().any(|(_, p, _, _)| p == path)
+        })
+        .collect();
+    unlisted.sort();
+    assert_eq!(
+        unlisted,
+        Vec::<String>::new(),
+        "server functions in neither list"
+    );
+    // And every page of the console.
+    let pages: Vec<String> = leptos_axum::generate_route_list(app::App)
+        .iter()
+        .map(|route| route.path().to_string())
+        .filter(|path| {
+            path.starts_with("/admin") && !STAFF_ACTIONS.iter().any(|(_, p, _, _)| p == path)
+        })
+        .collect();
+    assert_eq!(pages, Vec::<String>::new(), "console pages not in the list");
+
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let mut members = vec![(StaffRole::Operator, operator(&app).await)];
+    for (name, role) in [
+        ("sam", StaffRole::Supervisor),
+        ("cho", StaffRole::Clerk),
+        ("dan", StaffRole::Door),
+    ] {
+        add_staff(&db, name, role).await;
+        members.push((role, signed_in(&app, name, &password_of(name)).await));
+    }
+    let anonymous = app.customer();
+    // A page's body is HTML: its status is what counts.
+    let expect = |(status, code): (StatusCode, String), want: (StatusCode, &str), what: String| {
+        assert_eq!(status, want.0, "{what}: {code}");
+        assert!(code.is_empty() || code == want.1, "{what}: {code}");
+    };
+    for (method, path, body, allowed) in STAFF_ACTIONS {
+        let answer = code_of(call(&anonymous, &app, method, path, body).await).await;
+        expect(
+            answer,
+            (StatusCode::UNAUTHORIZED, "STAFF_SIGN_IN_REQUIRED"),
+            format!("{path} without a session"),
+        );
+        for (role, client) in &members {
+            let (status, code) = code_of(call(client, &app, method, path, body).await).await;
+            if role.may(allowed) {
+                assert!(
+                    status != StatusCode::UNAUTHORIZED
+                        && status != StatusCode::FORBIDDEN
+                        && !status.is_server_error(),
+                    "{path} as {role}: {status} {code}"
+                );
+            } else {
+                expect(
+                    (status, code),
+                    (StatusCode::FORBIDDEN, "STAFF_FORBIDDEN"),
+                    format!("{path} as {role}"),
+                );
+            }
+        }
+    }
+    db.drop_database().await;
+}
+
+async fn an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_log_says_who(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let operator = operator(&app).await;
+    let r = call(
+        &operator,
+        &app,
+        "POST",
+        "/api/create_api_token",
+        r#"{"name":"  "}"#,
+    )
+    .await;
+    assert_eq!(
+        code_of(r).await,
+        (StatusCode::BAD_REQUEST, "INVALID_REQUEST".into())
+    );
+    let r = call(
+        &operator,
+        &app,
+        "POST",
+        "/api/create_api_token",
+        r#"{"name":"finance export"}"#,
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let created: Value = r.json().await.unwrap();
+    let secret = created["secret"].as_str().unwrap().to_string();
+    let id = created["token"]["id"].as_i64().unwrap();
+    assert_eq!(secret.len(), 64);
+
+    let report = |bearer: String| {
+        reqwest::Client::new()
+            .get(app.url("/reports/sales"))
+            .bearer_auth(bearer)
+            .send()
+    };
+    let r = report(secret.clone()).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.json::<Value>().await.unwrap(), json!([]));
+    let r = report(format!("{secret}0")).await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "not a token");
+    assert!(r.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .starts_with("Bearer"));
+    let listed: Value = call(&operator, &app, "POST", "/api/api_tokens", "{}")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed[0]["name"], "finance export");
+    assert_eq!(listed[0]["createdBy"], "operator");
+    assert!(!listed[0]["lastUsedAt"].is_null(), "its use is recorded");
+    assert!(
+        listed.to_string().find(&secret).is_none(),
+        "the secret is never listed"
+    );
+
+    let revoke = format!(r#"{{"id":{id}}}"#);
+    assert_eq!(
+        call(&operator, &app, "POST", "/api/revoke_api_token", &revoke)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let r = call(&operator, &app, "POST", "/api/revoke_api_token", &revoke).await;
+    assert_eq!(
+        code_of(r).await,
+        (StatusCode::NOT_FOUND, "API_TOKEN_NOT_FOUND".into())
+    );
+    assert_eq!(
+        report(secret).await.unwrap().status(),
+        StatusCode::UNAUTHORIZED,
+        "revoked"
+    );
+
+    let audit: Value = call(&operator, &app, "POST", "/api/audit_log", "{}")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let lines: Vec<(String, String, String)> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let field = |k: &str| l[k].as_str().unwrap_or_default().to_string();
+            (field("staffName"), field("action"), field("address"))
+        })
+        .collect();
+    let local = "127.0.0.1".to_string();
+    assert_eq!(
+        lines,
+        [
+            ("operator".into(), "api_token_revoked".into(), local.clone()),
+            ("operator".into(), "api_token_created".into(), local.clone()),
+            ("operator".into(), "sign_in".into(), local),
+            ("operator".into(), "staff_added".into(), String::new()),
+        ]
+    );
+    assert!(audit[1]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("finance export"));
+    db.drop_database().await;
+}
+
+async fn app_with(vars: &[(&str, &str)]) -> (TestDb, TestApp) {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let app = TestApp::spawn_with(&db, "600", vars).await;
+    (db, app)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sign_in_sets_a_strict_cookie_of_its_own_and_sign_out_ends_the_session() {
+    let (_db, app) = app_with(&[]).await;
+    let client = app.customer();
+    let r = sign_in(&client, &app, "Operator", OPERATOR_PASSWORD).await;
+    assert_eq!(r.status(), StatusCode::OK, "names are not case-sensitive");
+    let cookie = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_string())
+        .find(|c| c.starts_with("seats_staff="))
+        .expect("the staff cookie");
+    for part in [
+        "; HttpOnly",
+        "; SameSite=Strict",
+        "; Path=/",
+        "; Max-Age=43200",
+    ] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+    assert!(!cookie.contains("Secure"), "plain http: {cookie}");
+    let member: Value = r.json().await.unwrap();
+    assert_eq!(
+        (member["name"].as_str(), member["role"].as_str()),
+        (Some("operator"), Some("operator"))
+    );
+    let value = cookie.split(';').next().unwrap().to_string();
+    let replay = || {
+        reqwest::Client::new()
+            .post(app.url("/api/staff_me"))
+            .header("cookie", value.clone())
+            .json(&json!({}))
+            .send()
+    };
+    assert_eq!(replay().await.unwrap().status(), StatusCode::OK);
+    let r = call(&client, &app, "POST", "/api/staff_sign_out", "{}").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .contains("Max-Age=0"));
+    assert_eq!(
+        replay().await.unwrap().status(),
+        StatusCode::UNAUTHORIZED,
+        "the session ended on the server"
+    );
+
+    // Behind https the cookie is Secure.
+    let (_db, secure) = app_with(&[("PUBLIC_URL", "https://tickets.example.com")]).await;
+    let r = sign_in(&secure.customer(), &secure, "operator", OPERATOR_PASSWORD).await;
+    let cookies: Vec<String> = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_string())
+        .collect();
+    assert!(
+        cookies
+            .iter()
+            .any(|c| c.starts_with("seats_staff=") && c.contains("; Secure")),
+        "{cookies:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_session_ends_when_idle_too_long_or_past_its_lifetime() {
+    let (_db, idle) = app_with(&[("STAFF_IDLE_SECONDS", "1")]).await;
+    let client = operator(&idle).await;
+    assert_eq!(
+        call(&client, &idle, "POST", "/api/staff_me", "{}")
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let r = call(&client, &idle, "POST", "/api/staff_me", "{}").await;
+    assert_eq!(
+        code_of(r).await,
+        (StatusCode::UNAUTHORIZED, "STAFF_SIGN_IN_REQUIRED".into())
+    );
+
+    let (_db, short) = app_with(&[("STAFF_SESSION_SECONDS", "2")]).await;
+    let client = operator(&short).await;
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_millis(1500) {
+        assert_eq!(
+            call(&client, &short, "POST", "/api/staff_me", "{}")
+                .await
+                .status(),
+            StatusCode::OK,
+            "busy and young"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let r = call(&client, &short, "POST", "/api/staff_me", "{}").await;
+    assert_eq!(
+        r.status(),
+        StatusCode::UNAUTHORIZED,
+        "past its lifetime, however busy"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn repeated_failures_lock_the_account_and_say_for_how_long() {
+    let (db, app) = app_with(&[("STAFF_LOCK_AFTER", "3"), ("STAFF_LOCK_SECONDS", "2")]).await;
+    add_staff(&db, "kim", StaffRole::Clerk).await;
+    let client = app.customer();
+    for _ in 0..2 {
+        let r = sign_in(&client, &app, "kim", "a wrong password!").await;
+        assert_eq!(
+            code_of(r).await,
+            (StatusCode::UNAUTHORIZED, "SIGN_IN_FAILED".into())
+        );
+    }
+    let r = sign_in(&client, &app, "kim", "a wrong password!").await;
+    assert_eq!(
+        r.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "the third failure locks"
+    );
+    assert!(r.headers().contains_key("retry-after"));
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["kind"], "SignInLocked");
+    assert!(
+        (1..=2).contains(&body["detail"].as_u64().unwrap()),
+        "seconds left: {body}"
+    );
+    let r = sign_in(&client, &app, "kim", &password_of("kim")).await;
+    assert_eq!(
+        code_of(r).await.1,
+        "SIGN_IN_LOCKED",
+        "not even the right password while locked"
+    );
+    // Another account is not locked, and an unknown name fails like a wrong password.
+    assert_eq!(
+        sign_in(&client, &app, "operator", OPERATOR_PASSWORD)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let r = sign_in(&client, &app, "nobody", "whatever password").await;
+    assert_eq!(
+        code_of(r).await,
+        (StatusCode::UNAUTHORIZED, "SIGN_IN_FAILED".into())
+    );
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(
+        sign_in(&client, &app, "kim", &password_of("kim"))
+            .await
+            .status(),
+        StatusCode::OK,
+        "the lock ran out"
+    );
+
+    let audit: Value = call(&operator(&app).await, &app, "POST", "/api/audit_log", "{}")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let kim: Vec<&str> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["staffName"] == "kim")
+        .map(|l| l["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kim,
+        [
+            "sign_in",
+            "sign_in_failed",
+            "sign_in_failed",
+            "sign_in_failed"
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn guessing_from_one_address_is_slowed_down_whatever_the_names() {
+    let (_db, app) = app_with(&[("TRUSTED_PROXIES", "127.0.0.1/32")]).await;
+    let client = reqwest::Client::new();
+    let attempt = |name: String, password: &str, from: &str| {
+        client
+            .post(app.url("/api/staff_sign_in"))
+            .header("x-forwarded-for", from)
+            .json(&json!({ "name": name, "password": password }))
+            .send()
+    };
+    let guesser = "203.0.113.50";
+    let mut statuses = Vec::new();
+    for i in 0..12 {
+        statuses.push(
+            attempt(format!("guess{i}"), "some password", guesser)
+                .await
+                .unwrap()
+                .status(),
+        );
+    }
+    let failed = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::UNAUTHORIZED)
+        .count();
+    assert_eq!(failed, 10, "{statuses:?}");
+    let r = attempt("operator".into(), OPERATOR_PASSWORD, guesser)
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "not even the right password"
+    );
+    assert!(r.headers().contains_key("retry-after"));
+    let r = attempt("operator".into(), OPERATOR_PASSWORD, "198.51.100.9")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "another address signs in");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_sign_in_from_another_site_is_refused() {
+    let (_db, app) = app_with(&[]).await;
+    let client = reqwest::Client::new();
+    let body = json!({ "name": "operator", "password": OPERATOR_PASSWORD });
+    let r = client
+        .post(app.url("/api/staff_sign_in"))
+        .header("origin", "https://evil.example")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert!(r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .all(|c| !c.to_str().unwrap().starts_with("seats_staff=")));
+    assert_eq!(
+        code_of(r).await,
+        (StatusCode::FORBIDDEN, "CROSS_SITE_REQUEST".into())
+    );
+    // A plain HTML form posted from anywhere is not JSON: refused before it is read.
+    let r = client
+        .post(app.url("/api/staff_sign_in"))
+        .form(&[("name", "operator"), ("password", OPERATOR_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let r = client
+        .post(app.url("/api/staff_sign_in"))
+        .header("origin", &app.base)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "from this site");
+}
