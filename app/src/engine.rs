@@ -3,9 +3,9 @@
 //! handlers call the same implementation, so browser and API clients share one code path.
 
 use crate::domain::{
-    ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, NewApiToken,
-    SalesFigure, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary, StaffMember, StaffRole,
-    Ticket,
+    ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, HallPlan, HallSummary,
+    Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary,
+    StaffMember, StaffRole, Ticket,
 };
 use crate::error::InventoryError;
 use std::net::IpAddr;
@@ -73,6 +73,21 @@ pub trait Inventory: Send + Sync + 'static {
     async fn create_api_token(&self, name: &str, by: &Actor)
         -> Result<NewApiToken, InventoryError>;
     async fn revoke_api_token(&self, id: i64, by: &Actor) -> Result<(), InventoryError>;
+    /// Makes a hall from its plan (checked first: everything wrong is said at once).
+    async fn import_hall(&self, plan: &HallPlan, by: &Actor)
+        -> Result<HallSummary, InventoryError>;
+    /// Every hall, by name.
+    async fn halls(&self) -> Result<Vec<HallSummary>, InventoryError>;
+    /// A hall's plan, to export (and import elsewhere).
+    async fn hall_plan(&self, hall_id: i64) -> Result<HallPlan, InventoryError>;
+    /// Schedules a showtime of `title` in a hall at `starts_at` (in the future).
+    async fn schedule_showtime(
+        &self,
+        hall_id: i64,
+        title: &str,
+        starts_at: chrono::DateTime<chrono::Utc>,
+        by: &Actor,
+    ) -> Result<ShowtimeId, InventoryError>;
 }
 
 /// The staff side of one request: who is signed in (from the staff cookie), signing in and

@@ -58,6 +58,11 @@ pub enum InventoryError {
     SignInFailed,
     #[error("no such API token (or it is revoked already)")]
     ApiTokenNotFound,
+    #[error("no such hall")]
+    HallNotFound,
+    /// A hall of this name exists (a changed layout is a new hall, under a new name).
+    #[error("there is already a hall named {0:?}")]
+    HallNameTaken(String),
     /// Too many failed sign-ins for this account: locked for this many more seconds.
     #[error("too many failed sign-ins for this account; try again in {} min or ask an operator", .0.div_ceil(60))]
     SignInLocked(u64),
@@ -79,7 +84,8 @@ impl InventoryError {
             Self::ShowtimeNotFound(_)
             | Self::HoldNotFound
             | Self::BookingNotFound
-            | Self::ApiTokenNotFound => 404,
+            | Self::ApiTokenNotFound
+            | Self::HallNotFound => 404,
             Self::NotYourHold | Self::NotYourBooking | Self::StaffForbidden => 403,
             Self::StaffSignInRequired | Self::SignInFailed => 401,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
@@ -90,7 +96,8 @@ impl InventoryError {
             | Self::SalesClosed
             | Self::HoldLimit
             | Self::AddressLimit
-            | Self::PaymentReceived => 409,
+            | Self::PaymentReceived
+            | Self::HallNameTaken(_) => 409,
             Self::RateLimited(_) | Self::SignInLocked(_) => 429,
             Self::Unavailable => 503,
         }
@@ -118,6 +125,8 @@ impl InventoryError {
             Self::StaffForbidden => "STAFF_FORBIDDEN",
             Self::SignInFailed => "SIGN_IN_FAILED",
             Self::ApiTokenNotFound => "API_TOKEN_NOT_FOUND",
+            Self::HallNotFound => "HALL_NOT_FOUND",
+            Self::HallNameTaken(_) => "HALL_NAME_TAKEN",
             Self::SignInLocked(_) => "SIGN_IN_LOCKED",
             Self::RateLimited(_) => "RATE_LIMITED",
             Self::Unavailable => "UNAVAILABLE",

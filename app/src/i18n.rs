@@ -172,6 +172,8 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::StaffForbidden => tr!(lang, "error.staff_forbidden"),
         E::SignInFailed => tr!(lang, "error.sign_in_failed"),
         E::ApiTokenNotFound => tr!(lang, "error.api_token_not_found"),
+        E::HallNotFound => tr!(lang, "error.hall_not_found"),
+        E::HallNameTaken(name) => tr!(lang, "error.hall_name_taken", name = name),
         E::SignInLocked(seconds) => {
             tr!(lang, "error.sign_in_locked", minutes = seconds.div_ceil(60))
         }

@@ -102,6 +102,7 @@ pub fn App() -> impl IntoView {
                     // the answer starts, so a refusal is the page's status (401, 403).
                     <Route path=path!("/staff/sign-in") view=pages::SignInPage />
                     <Route path=path!("/admin") view=pages::AdminPage ssr=SsrMode::Async />
+                    <Route path=path!("/admin/halls") view=pages::HallsPage ssr=SsrMode::Async />
                     <Route path=path!("/admin/sales") view=pages::SalesPage ssr=SsrMode::Async />
                     <Route path=path!("/admin/audit") view=pages::AuditPage ssr=SsrMode::Async />
                     <Route path=path!("/admin/tokens") view=pages::TokensPage ssr=SsrMode::Async />

@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import * as fs from "fs";
 import * as path from "path";
-import { SignInPage } from "./pages";
+import { SeatMapPage, SignInPage } from "./pages";
 
 // The main test server runs the embedded default: its first start made the staff account
 // `operator` with a random password kept in its data folder, as on a new machine.
@@ -58,4 +58,56 @@ test("an operator signs in, sees the console, creates and revokes an API token, 
   await page.goto("/admin");
   await expect(page.locator('[data-test="staff-refusal"]')).toBeVisible();
   expect((await page.request.post("/api/staff_me", { data: {} })).status()).toBe(401);
+});
+
+test("an operator imports a hall from its plan and schedules a showtime that a customer then holds seats in", async ({ page, browser }) => {
+  await page.goto("/admin/halls");
+  await page.locator('[data-test="sign-in-link"]').click();
+  await new SignInPage(page).signIn("operator", operatorPassword());
+  await expect(page).toHaveURL(/\/admin\/halls$/);
+  await axeClean(page, "halls page");
+
+  const stamp = Date.now();
+  const hallName = `Studio ${stamp}`;
+  const plan = {
+    name: hallName,
+    categories: [
+      { code: "STANDARD", name: "Standard", price: 11000 },
+      { code: "VIP", name: "VIP", price: 20000 },
+    ],
+    rows: [
+      { label: "A", seats: [{ number: 1, category: "STANDARD" }, { number: 2, category: "STANDARD" }, { gap: 1 }, { number: 3, category: "STANDARD", wheelchair: true }] },
+      { label: "B", seats: [{ number: 1, category: "VIP" }, { number: 2, category: "VIP" }] },
+    ],
+  };
+  // A mistake first: every problem is named and nothing is made.
+  await page.locator('[data-test="hall-plan"]').fill(JSON.stringify({ ...plan, rows: [{ label: "A", seats: [{ number: 1, category: "BALCONY" }] }] }));
+  await page.locator('[data-test="import-button"]').click();
+  await expect(page.locator('[data-test="halls-error"]')).toContainText("BALCONY");
+  await page.locator('[data-test="hall-plan"]').fill(JSON.stringify(plan));
+  await page.locator('[data-test="import-button"]').click();
+  await expect(page.locator('[data-test="halls-notice"]')).toContainText(hallName);
+  const row = page.locator('[data-test="hall-row"]', { hasText: hallName });
+  await expect(row).toContainText("5");
+
+  const title = `Premiere ${stamp}`;
+  await page.locator('[data-test="schedule-hall"]').selectOption({ label: hallName });
+  await page.locator('[data-test="schedule-title"]').fill(title);
+  await page.locator('[data-test="schedule-when"]').fill("2027-03-01T19:30");
+  await page.locator('[data-test="schedule-button"]').click();
+  await expect(page.locator('[data-test="halls-notice"]')).toContainText("scheduled");
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "admin-halls.png"), fullPage: true });
+
+  // A customer in another browser finds it (venue time 19:30 is 10:30 UTC) and holds two VIP seats.
+  const list: { id: number; movieTitle: string; startsAt: string; seatsTotal: number }[] = await (await page.request.get("/showtimes")).json();
+  const showtime = list.find((s) => s.movieTitle === title)!;
+  expect(showtime.startsAt).toBe("2027-03-01T10:30:00Z");
+  expect(showtime.seatsTotal).toBe(5);
+  const customer = await browser.newContext();
+  const shopper = await customer.newPage();
+  await shopper.goto(`/showtimes/${showtime.id}`);
+  const map = new SeatMapPage(shopper);
+  await map.waitForHydration();
+  await map.hold("B1", "B2");
+  await customer.close();
 });

@@ -1,6 +1,7 @@
 //! Domain types shared by the server and the browser. They are parsed, not validated: a value of
 //! one of these types can only exist if it is valid, so the same rule runs on both sides.
 
+mod hall_plan;
 mod ids;
 mod live;
 pub mod rfc3339;
@@ -9,6 +10,7 @@ mod seat_map;
 mod selection;
 mod staff;
 
+pub use hall_plan::{HallPlan, HallSummary, PlacedSeat, RowPlan, SeatPlan, MAX_HALL_SEATS};
 pub use ids::{BookingId, CustomerId, HoldId, InvalidHoldId, InvalidShowtimeId, ShowtimeId};
 pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};

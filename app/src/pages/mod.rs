@@ -10,4 +10,4 @@ pub use booking::{BookingPage, MyBookingsPage};
 pub use not_found::NotFound;
 pub use seat_map::SeatMapPage;
 pub use showtimes::ShowtimesPage;
-pub use staff::{AdminPage, AuditPage, SalesPage, SignInPage, TokensPage};
+pub use staff::{AdminPage, AuditPage, HallsPage, SalesPage, SignInPage, TokensPage};

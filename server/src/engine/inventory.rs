@@ -3,8 +3,9 @@
 
 use super::Engine;
 use app::domain::{
-    ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, NewApiToken,
-    SalesFigure, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
+    ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, HallPlan, HallSummary,
+    Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary,
+    Ticket,
 };
 use app::engine::{Actor, Inventory};
 use app::error::InventoryError;
@@ -93,5 +94,31 @@ impl Inventory for Engine {
 
     async fn revoke_api_token(&self, id: i64, by: &Actor) -> Result<(), InventoryError> {
         self.end_api_token(id, by).await
+    }
+
+    async fn import_hall(
+        &self,
+        plan: &HallPlan,
+        by: &Actor,
+    ) -> Result<HallSummary, InventoryError> {
+        self.make_hall(plan, by).await
+    }
+
+    async fn halls(&self) -> Result<Vec<HallSummary>, InventoryError> {
+        self.hall_list().await
+    }
+
+    async fn hall_plan(&self, hall_id: i64) -> Result<HallPlan, InventoryError> {
+        self.export_plan(hall_id).await
+    }
+
+    async fn schedule_showtime(
+        &self,
+        hall_id: i64,
+        title: &str,
+        starts_at: chrono::DateTime<chrono::Utc>,
+        by: &Actor,
+    ) -> Result<ShowtimeId, InventoryError> {
+        self.schedule(hall_id, title, starts_at, by).await
     }
 }

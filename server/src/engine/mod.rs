@@ -6,6 +6,7 @@ mod bookings;
 mod catalog;
 mod checkout;
 pub mod consumers;
+mod halls;
 mod holds;
 mod inventory;
 mod sales;
@@ -75,6 +76,7 @@ pub struct Engine {
     ticket_keys: tickets::TicketKeys,
     /// Staff sessions and sign-in lockouts.
     staff_policy: StaffPolicy,
+    unknown_names: staff::UnknownNames,
 }
 
 /// What became of hold attempts since the process started (served at `/metrics`).
@@ -168,6 +170,7 @@ impl Engine {
             relay_wake: Arc::new(tokio::sync::Notify::new()),
             ticket_keys: tickets::TicketKeys::random(),
             staff_policy: StaffPolicy::default(),
+            unknown_names: staff::UnknownNames::default(),
         }
     }
 

@@ -61,7 +61,51 @@ fn decoy_hash() -> &'static str {
     DECOY.get_or_init(|| crate::staff::hash_secret(&new_secret()))
 }
 
+/// Failed sign-ins with names that have no (active) account, counted like an account's so that
+/// the answers do not tell which names exist: the same lock after the same number of failures.
+/// In this process's memory, forgotten when it grows past [`UNKNOWN_NAMES_KEPT`] names.
+#[derive(Default)]
+pub(super) struct UnknownNames(Mutex<HashMap<String, Failures>>);
+
+/// Failures in a row, and the lock they led to.
+type Failures = (u32, Option<DateTime<Utc>>);
+
+const UNKNOWN_NAMES_KEPT: usize = 10_000;
+
+fn name_key(name: &str) -> String {
+    name.trim().to_ascii_lowercase().chars().take(64).collect()
+}
+
 impl Engine {
+    /// Seconds left of the lock on an unknown name, if it is locked.
+    fn unknown_name_locked(&self, name: &str, now: DateTime<Utc>) -> Option<u64> {
+        let names = self.unknown_names.0.lock().expect("unknown names lock");
+        match names.get(&name_key(name)) {
+            Some((_, Some(until))) if *until > now => Some(seconds_until(now, *until)),
+            _ => None,
+        }
+    }
+
+    /// Counts a failure of an unknown name; the error to answer, as for an account.
+    fn unknown_name_failed(&self, name: &str, now: DateTime<Utc>) -> InventoryError {
+        let mut names = self.unknown_names.0.lock().expect("unknown names lock");
+        if names.len() >= UNKNOWN_NAMES_KEPT {
+            names.clear();
+        }
+        let entry = names.entry(name_key(name)).or_default();
+        entry.0 += 1;
+        if entry.0 >= self.staff_policy.lock_after {
+            let lock_for = chrono::Duration::from_std(self.staff_policy.lock_for)
+                .unwrap_or(chrono::Duration::MAX);
+            let until = now
+                .checked_add_signed(lock_for)
+                .unwrap_or(DateTime::<Utc>::MAX_UTC);
+            *entry = (0, Some(until));
+            return InventoryError::SignInLocked(seconds_until(now, until));
+        }
+        InventoryError::SignInFailed
+    }
+
     pub fn with_staff_policy(mut self, policy: StaffPolicy) -> Self {
         self.staff_policy = policy;
         self
@@ -90,6 +134,11 @@ impl Engine {
             Err(_) => None,
         };
         let account = account.filter(|a| a.disabled_at.is_none());
+        if account.is_none() {
+            if let Some(seconds) = self.unknown_name_locked(name, now.0) {
+                return Err(InventoryError::SignInLocked(seconds));
+            }
+        }
         if let Some(until) = account.as_ref().and_then(|a| a.locked_until) {
             if until > now.0 {
                 return Err(InventoryError::SignInLocked(seconds_until(now.0, until)));
@@ -104,7 +153,7 @@ impl Engine {
             .map_err(|_| InventoryError::Unavailable)?;
         let address_text = address.map(|a| a.to_string());
         let Some(account) = account else {
-            return Err(InventoryError::SignInFailed);
+            return Err(self.unknown_name_failed(name, now.0));
         };
         if !matches {
             let policy = &self.staff_policy;
@@ -135,7 +184,8 @@ impl Engine {
         }
         let secret = new_secret();
         let hash = secret_hash(&secret);
-        self.store
+        let opened = self
+            .store
             .open_staff_session(&NewStaffSession {
                 token_hash: &hash,
                 staff_id: account.id,
@@ -144,6 +194,12 @@ impl Engine {
                 address: address_text.as_deref(),
             })
             .await?;
+        if !opened {
+            // Guesses sent at the same time locked the account while this one was checked.
+            let until = self.store.staff_named(&account.name).await?;
+            let until = until.and_then(|a| a.locked_until).unwrap_or(now.0);
+            return Err(InventoryError::SignInLocked(seconds_until(now.0, until)));
+        }
         self.audit_sign_in(&account, address_text.as_deref(), now, "sign_in", "")
             .await;
         let member = StaffMember {

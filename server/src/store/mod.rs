@@ -84,6 +84,7 @@ pub(crate) const PURGE_BATCH: i64 = 5_000;
 #[async_trait::async_trait]
 pub trait Store:
     Catalog
+    + HallPlans
     + Holds
     + Payments
     + Settlements

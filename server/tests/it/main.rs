@@ -5,6 +5,7 @@
 //! - `live`: the live seat map over WebSockets;
 //! - `fanout`: two server processes sharing PostgreSQL and Redis (or a Redis Cluster);
 //! - `gate`: the Redis seat gate, rate limits and degradation;
+//! - `halls`: the operator's halls (imported from JSON plans) and schedule;
 //! - `sandbox`: the payment sandbox as a real process;
 //! - `checkout`: checkout, callbacks, settlement, refunds, reconciliation, tickets;
 //! - `relay`: the outbox relay and consumers against a Kafka-compatible broker;
@@ -21,6 +22,7 @@ mod checkout;
 mod contract;
 mod fanout;
 mod gate;
+mod halls;
 mod live;
 mod relay;
 mod sandbox;

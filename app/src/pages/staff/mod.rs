@@ -1,16 +1,18 @@
 //! The staff's pages: signing in (`/staff/sign-in`) and the operator console under `/admin`
-//! (home, sales, audit log, API tokens). Each page's data comes from a staff server function
+//! (home, halls and schedule, sales, audit log, API tokens). Each page's data comes from a staff server function
 //! that checks the member's role itself; a page only shows what the server answered, and
 //! without a session a link to sign in that comes back here.
 
 mod admin;
 mod audit;
+mod halls;
 mod sales;
 mod sign_in;
 mod tokens;
 
 pub use admin::AdminPage;
 pub use audit::AuditPage;
+pub use halls::HallsPage;
 pub use sales::SalesPage;
 pub use sign_in::SignInPage;
 pub use tokens::TokensPage;
@@ -47,6 +49,7 @@ pub fn AdminNav() -> impl IntoView {
     view! {
         <nav class="admin-nav" aria-label=move || tr!(lang.get(), "admin.nav")>
             <a href="/admin">{move || tr!(lang.get(), "admin.home")}</a>
+            <a href="/admin/halls">{move || tr!(lang.get(), "halls.heading")}</a>
             <a href="/admin/sales">{move || tr!(lang.get(), "sales.heading")}</a>
             <a href="/admin/audit">{move || tr!(lang.get(), "audit.heading")}</a>
             <a href="/admin/tokens">{move || tr!(lang.get(), "tokens.heading")}</a>
@@ -55,9 +58,15 @@ pub fn AdminNav() -> impl IntoView {
 }
 
 /// `next` if it is a path on this site (never another site: no open redirect), else `/admin`.
+/// Only visible ASCII is accepted: browsers drop tabs and newlines from URLs and read `\` as
+/// `/`, which would turn `/\t/evil.example` into `//evil.example`.
 pub fn local_path(next: Option<String>) -> String {
     match next {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
+        Some(path)
+            if path.starts_with('/')
+                && !path.starts_with("//")
+                && path.bytes().all(|b| b.is_ascii_graphic() && b != b'\\') =>
+        {
             path
         }
         _ => "/admin".to_string(),
@@ -75,6 +84,10 @@ mod tests {
             "//evil.example",
             "https://evil.example",
             "/\\evil.example",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/\r/evil.example",
+            "/ /evil.example",
             "admin",
         ] {
             assert_eq!(local_path(Some(elsewhere.into())), "/admin", "{elsewhere}");

@@ -39,8 +39,11 @@ macro_rules! insert_showtime {
     }};
 }
 
+mod halls;
 mod postgres;
 mod sqlite;
+
+pub use halls::*;
 
 use super::*;
 
@@ -152,6 +155,16 @@ struct CategoryRow {
     price_krw: i64,
 }
 
+impl CategoryRow {
+    fn category(self) -> PriceCategory {
+        PriceCategory {
+            code: self.code,
+            name: self.name,
+            price: self.price_krw,
+        }
+    }
+}
+
 /// `HALL_SEATS`.
 #[derive(sqlx::FromRow)]
 struct SeatRow {
@@ -176,14 +189,7 @@ impl ShowtimeHead {
             movie_title: self.movie_title,
             hall_name: self.hall_name,
             starts_at: self.starts_at.0,
-            categories: categories
-                .into_iter()
-                .map(|c| PriceCategory {
-                    code: c.code,
-                    name: c.name,
-                    price: c.price_krw,
-                })
-                .collect(),
+            categories: categories.into_iter().map(CategoryRow::category).collect(),
             seats: seats
                 .into_iter()
                 .map(|s| {

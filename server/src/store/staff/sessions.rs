@@ -43,8 +43,11 @@ pub trait StaffSessions: Send + Sync {
         lock_after: i32,
         lock_until: At,
     ) -> Result<Option<DateTime<Utc>>, StoreError>;
-    /// Opens a session, and forgets the account's failed sign-ins.
-    async fn open_staff_session(&self, session: &NewStaffSession<'_>) -> Result<(), StoreError>;
+    /// Opens a session and forgets the account's failed sign-ins — unless the account is locked
+    /// at `session.at` (then `false`, and nothing changes). Checked in the same statement that
+    /// forgets the failures, so a right password checked while other guesses locked the
+    /// account does not open it.
+    async fn open_staff_session(&self, session: &NewStaffSession<'_>) -> Result<bool, StoreError>;
     /// The session of `token_hash` if it is live at `at`: not ended, not past its lifetime,
     /// used after `idle_since`, its account not disabled.
     async fn live_staff_session(
@@ -84,8 +87,8 @@ const SIGN_IN_FAILED: &str = "update staff_user
          locked_until = case when failed_sign_ins + 1 >= $2 then $3 else locked_until end
      where id = $1
      returning case when failed_sign_ins = 0 then locked_until end";
-const FORGET_FAILURES: &str =
-    "update staff_user set failed_sign_ins = 0, locked_until = null where id = $1";
+const FORGET_FAILURES: &str = "update staff_user set failed_sign_ins = 0, locked_until = null
+     where id = $1 and (locked_until is null or locked_until <= $2)";
 const OPEN_SESSION: &str = "insert into staff_session
      (token_hash, staff_id, created_at, last_seen_at, expires_at, address)
      values ($1, $2, $3, $3, $4, $5)";
@@ -201,11 +204,15 @@ macro_rules! staff_sessions {
             async fn open_staff_session(
                 &self,
                 session: &NewStaffSession<'_>,
-            ) -> Result<(), StoreError> {
-                sqlx::query(FORGET_FAILURES)
+            ) -> Result<bool, StoreError> {
+                let unlocked = sqlx::query(FORGET_FAILURES)
                     .bind(session.staff_id)
+                    .bind(session.at)
                     .execute(&self.$write)
                     .await?;
+                if unlocked.rows_affected() != 1 {
+                    return Ok(false);
+                }
                 sqlx::query(OPEN_SESSION)
                     .bind(session.token_hash)
                     .bind(session.staff_id)
@@ -214,7 +221,7 @@ macro_rules! staff_sessions {
                     .bind(session.address)
                     .execute(&self.$write)
                     .await?;
-                Ok(())
+                Ok(true)
             }
 
             async fn live_staff_session(

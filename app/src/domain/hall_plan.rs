@@ -1,0 +1,326 @@
+//! A hall's seat layout as JSON, for importing and exporting halls (so a 1,000-seat hall need
+//! not be clicked in). Rows go from the screen backwards; within a row, seats go from left to
+//! right, each one column further than the last, and a gap (an aisle) skips columns:
+//!
+//! ```json
+//! { "name": "Hall 3",
+//!   "categories": [ { "code": "STANDARD", "name": "Standard", "price": 12000 },
+//!                   { "code": "PREMIUM",  "name": "Premium",  "price": 15000 } ],
+//!   "rows": [ { "label": "A", "seats": [ { "number": 1, "category": "STANDARD" },
+//!                                        { "gap": 2 },
+//!                                        { "number": 2, "category": "STANDARD", "wheelchair": true } ] },
+//!             { "label": "", "seats": [] },
+//!             { "label": "B", "seats": [ { "number": 1, "category": "PREMIUM" } ] } ] }
+//! ```
+//!
+//! A row with no label and no seats is an empty row (a cross aisle). [`HallPlan::check`] says
+//! everything that is wrong with a plan at once; a plan that passes makes a valid hall.
+
+use super::{PriceCategory, SeatCode};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// Most seats a hall may have.
+pub const MAX_HALL_SEATS: usize = 3_000;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HallPlan {
+    pub name: String,
+    pub categories: Vec<PriceCategory>,
+    pub rows: Vec<RowPlan>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RowPlan {
+    #[serde(default)]
+    pub label: String,
+    #[serde(default)]
+    pub seats: Vec<SeatPlan>,
+}
+
+/// A seat, or a gap of `gap` empty columns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SeatPlan {
+    Gap {
+        gap: u32,
+    },
+    #[serde(rename_all = "camelCase")]
+    Seat {
+        number: u32,
+        category: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        wheelchair: bool,
+    },
+}
+
+/// A hall as the console lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HallSummary {
+    pub id: i64,
+    pub name: String,
+    pub seats: i64,
+}
+
+/// A seat of a checked plan, placed on the grid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedSeat {
+    pub code: SeatCode,
+    pub row: String,
+    pub number: i32,
+    pub x: i32,
+    pub y: i32,
+    pub category: String,
+    pub wheelchair: bool,
+}
+
+impl HallPlan {
+    /// Every seat placed on the grid, or everything that is wrong with the plan.
+    pub fn check(&self) -> Result<Vec<PlacedSeat>, Vec<String>> {
+        let mut problems = Vec::new();
+        let name = self.name.trim();
+        if name.is_empty() || name.chars().count() > 80 {
+            problems.push("a hall's name is 1 to 80 characters".to_string());
+        }
+        let mut codes = HashSet::new();
+        if self.categories.is_empty() || self.categories.len() > 20 {
+            problems.push("a hall has 1 to 20 price categories".into());
+        }
+        for c in &self.categories {
+            let code_ok = (1..=16).contains(&c.code.len())
+                && c.code
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+            if !code_ok {
+                problems.push(format!(
+                    "category code {:?} is not 1 to 16 of A-Z, 0-9, _",
+                    c.code
+                ));
+            }
+            if !codes.insert(c.code.as_str()) {
+                problems.push(format!("category {} is named twice", c.code));
+            }
+            if c.name.trim().is_empty() || c.name.chars().count() > 40 {
+                problems.push(format!("category {}'s name is 1 to 40 characters", c.code));
+            }
+            if !(0..=10_000_000).contains(&c.price) {
+                problems.push(format!(
+                    "category {}'s price is 0 to 10,000,000 won",
+                    c.code
+                ));
+            }
+        }
+        if self.rows.len() > 200 {
+            problems.push("a hall has at most 200 rows".into());
+        }
+        let mut seats = Vec::new();
+        let mut labels = HashSet::new();
+        for (y, row) in self.rows.iter().enumerate() {
+            if row.label.is_empty() && row.seats.is_empty() {
+                continue;
+            }
+            let label = row.label.trim().to_ascii_uppercase();
+            let label_ok =
+                (1..=2).contains(&label.len()) && label.bytes().all(|b| b.is_ascii_uppercase());
+            if !label_ok {
+                problems.push(format!(
+                    "row label {:?} is not one or two letters A-Z",
+                    row.label
+                ));
+                continue;
+            }
+            if !labels.insert(label.clone()) {
+                problems.push(format!("row {label} is there twice"));
+            }
+            let mut numbers = HashSet::new();
+            let mut x = 0i32;
+            for seat in &row.seats {
+                match seat {
+                    SeatPlan::Gap { gap } => {
+                        if !(1..=20).contains(gap) {
+                            problems.push(format!("a gap in row {label} is 1 to 20 columns"));
+                        }
+                        x += (*gap).min(20) as i32;
+                    }
+                    SeatPlan::Seat {
+                        number,
+                        category,
+                        wheelchair,
+                    } => {
+                        let code = match SeatCode::parse(&format!("{label}{number}")) {
+                            Ok(code) => code,
+                            Err(_) => {
+                                problems.push(format!(
+                                    "seat number {number} in row {label} is not 1 to 999"
+                                ));
+                                continue;
+                            }
+                        };
+                        if !numbers.insert(*number) {
+                            problems.push(format!("seat {code} is there twice"));
+                        }
+                        if !codes.contains(category.as_str()) {
+                            problems.push(format!(
+                                "seat {code}'s category {category} is not one of the hall's"
+                            ));
+                        }
+                        x += 1;
+                        seats.push(PlacedSeat {
+                            code,
+                            row: label.clone(),
+                            number: *number as i32,
+                            x,
+                            y: y as i32 + 1,
+                            category: category.clone(),
+                            wheelchair: *wheelchair,
+                        });
+                    }
+                }
+            }
+        }
+        if seats.is_empty() {
+            problems.push("a hall has at least one seat".into());
+        }
+        if seats.len() > MAX_HALL_SEATS {
+            problems.push(format!(
+                "a hall has at most {MAX_HALL_SEATS} seats, not {}",
+                seats.len()
+            ));
+        }
+        if problems.is_empty() {
+            Ok(seats)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The plan of a hall's seats (as [`check`](Self::check) placed them, or as stored):
+    /// rows by `y`, seats by `x`, gaps where columns or rows are skipped.
+    pub fn from_seats(
+        name: String,
+        categories: Vec<PriceCategory>,
+        mut seats: Vec<PlacedSeat>,
+    ) -> Self {
+        seats.sort_by_key(|s| (s.y, s.x));
+        let mut rows: Vec<RowPlan> = Vec::new();
+        let mut last_y = 0;
+        let mut last_x = 0;
+        for seat in seats {
+            if rows.is_empty() || seat.y != last_y {
+                let skipped = if rows.is_empty() {
+                    seat.y - 1
+                } else {
+                    seat.y - last_y - 1
+                };
+                rows.extend((0..skipped.max(0)).map(|_| RowPlan {
+                    label: String::new(),
+                    seats: Vec::new(),
+                }));
+                rows.push(RowPlan {
+                    label: seat.row.clone(),
+                    seats: Vec::new(),
+                });
+                last_y = seat.y;
+                last_x = 0;
+            }
+            let row = rows.last_mut().expect("a row was pushed");
+            let mut gap = seat.x - last_x - 1;
+            while gap > 0 {
+                let step = gap.min(20);
+                row.seats.push(SeatPlan::Gap { gap: step as u32 });
+                gap -= step;
+            }
+            last_x = seat.x;
+            row.seats.push(SeatPlan::Seat {
+                number: seat.number.max(0) as u32,
+                category: seat.category,
+                wheelchair: seat.wheelchair,
+            });
+        }
+        Self {
+            name,
+            categories,
+            rows,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(json: &str) -> HallPlan {
+        serde_json::from_str(json).unwrap()
+    }
+
+    const SMALL: &str = r#"{ "name": "Hall 3",
+        "categories": [ { "code": "STANDARD", "name": "Standard", "price": 12000 },
+                        { "code": "PREMIUM", "name": "Premium", "price": 15000 } ],
+        "rows": [ { "label": "A", "seats": [ { "number": 1, "category": "STANDARD" }, { "gap": 2 },
+                                             { "number": 2, "category": "STANDARD", "wheelchair": true } ] },
+                  { "label": "", "seats": [] },
+                  { "label": "b", "seats": [ { "number": 1, "category": "PREMIUM" } ] } ] }"#;
+
+    #[test]
+    fn a_plan_places_seats_with_gaps_and_empty_rows_and_round_trips() {
+        let plan = plan(SMALL);
+        let seats = plan.check().unwrap();
+        let placed: Vec<(&str, i32, i32, bool)> = seats
+            .iter()
+            .map(|s| (s.code.as_str(), s.x, s.y, s.wheelchair))
+            .collect();
+        assert_eq!(
+            placed,
+            [("A1", 1, 1, false), ("A2", 4, 1, true), ("B1", 1, 3, false)]
+        );
+        let again = HallPlan::from_seats(plan.name.clone(), plan.categories.clone(), seats.clone());
+        assert_eq!(
+            again.check().unwrap(),
+            seats,
+            "export then import places every seat alike"
+        );
+        assert_eq!(
+            again.rows[1],
+            RowPlan {
+                label: String::new(),
+                seats: Vec::new()
+            }
+        );
+    }
+
+    #[test]
+    fn everything_wrong_with_a_plan_is_said_at_once() {
+        let bad = plan(
+            r#"{ "name": " ", "categories": [ { "code": "std", "name": "", "price": -1 } ],
+                 "rows": [ { "label": "A1", "seats": [] },
+                           { "label": "B", "seats": [ { "number": 0, "category": "std" },
+                                                      { "number": 3, "category": "VIP" },
+                                                      { "number": 3, "category": "std" },
+                                                      { "gap": 0 } ] } ] }"#,
+        );
+        let problems = bad.check().unwrap_err().join("\n");
+        for says in [
+            "name is 1 to 80",
+            "\"std\" is not 1 to 16",
+            "std's name",
+            "std's price",
+            "row label \"A1\"",
+            "seat number 0 in row B",
+            "B3's category VIP",
+            "seat B3 is there twice",
+            "a gap in row B",
+        ] {
+            assert!(
+                problems.contains(says),
+                "{says:?} missing from:\n{problems}"
+            );
+        }
+        assert!(serde_json::from_str::<HallPlan>(
+            r#"{"name":"x","categories":[],"rows":[],"extra":1}"#
+        )
+        .is_err());
+    }
+}

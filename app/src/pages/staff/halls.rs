@@ -1,0 +1,157 @@
+//! `/admin/halls`: the venue's halls and schedule (operators only). A hall is imported from its
+//! plan (JSON: rows, seat numbers, gaps, price categories, wheelchair places; the schema is in
+//! `domain::HallPlan` and the README) and exported the same way; a showtime is scheduled in a
+//! hall at a venue-time date and time.
+
+use super::{AdminNav, StaffRefusal};
+use crate::domain::{HallPlan, HallSummary};
+use crate::error::InventoryError;
+use crate::i18n::{error_text, use_lang};
+use crate::serverfns::{export_hall, halls, import_hall, schedule_showtime};
+use crate::tr;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+/// The venue's offset from UTC, as `datetime-local` values are read (the venue's time).
+const VENUE_OFFSET: &str = "+09:00";
+
+#[component]
+pub fn HallsPage() -> impl IntoView {
+    let lang = use_lang();
+    let list = Resource::new(|| (), |_| halls());
+    let plan_text = RwSignal::new(String::new());
+    let notice = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<InventoryError>);
+    let exported = RwSignal::new(None::<String>);
+    let import = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let plan = match serde_json::from_str::<HallPlan>(&plan_text.get_untracked()) {
+            Ok(plan) => plan,
+            Err(e) => {
+                error.set(Some(InventoryError::InvalidRequest(format!(
+                    "the plan is not valid JSON: {e}"
+                ))));
+                return;
+            }
+        };
+        spawn_local(async move {
+            match import_hall(plan).await {
+                Ok(hall) => {
+                    notice.set(Some(tr!(
+                        lang.get_untracked(),
+                        "halls.imported",
+                        name = hall.name,
+                        seats = hall.seats
+                    )));
+                    error.set(None);
+                    list.refetch();
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    let export = move |id: i64| {
+        spawn_local(async move {
+            match export_hall(id).await {
+                Ok(plan) => exported.set(serde_json::to_string_pretty(&plan).ok()),
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    let hall = RwSignal::new(String::new());
+    let title = RwSignal::new(String::new());
+    let when = RwSignal::new(String::new());
+    let schedule = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let hall_id = hall.get_untracked().parse::<i64>().unwrap_or(0);
+        let starts_at = format!("{}:00{VENUE_OFFSET}", when.get_untracked());
+        let title = title.get_untracked();
+        spawn_local(async move {
+            match schedule_showtime(hall_id, title, starts_at).await {
+                Ok(id) => {
+                    notice.set(Some(tr!(lang.get_untracked(), "halls.scheduled", id = id)));
+                    error.set(None);
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    view! {
+        <section class="halls-page" data-test="halls-page">
+            <h1>{move || tr!(lang.get(), "halls.heading")}</h1>
+            <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || Suspend::new(async move {
+                    match list.await {
+                        Ok(rows) => view! {
+                            <AdminNav />
+                            {move || notice.get().map(|n| view! { <p role="status" data-test="halls-notice">{n}</p> })}
+                            {move || error.get().map(|e| view! { <p class="error" role="alert" data-test="halls-error">{error_text(lang.get(), &e)}</p> })}
+                            <HallTable rows export />
+                            {move || exported.get().map(|json| view! {
+                                <label for="hall-export">{move || tr!(lang.get(), "halls.exported")}</label>
+                                <textarea id="hall-export" readonly rows="12" data-test="hall-export">{json}</textarea>
+                            })}
+                            <h2>{move || tr!(lang.get(), "halls.schedule")}</h2>
+                            <form on:submit=schedule data-test="schedule-form">
+                                <label for="schedule-hall">{move || tr!(lang.get(), "halls.hall")}</label>
+                                <select id="schedule-hall" required bind:value=hall data-test="schedule-hall">
+                                    <option value="">"—"</option>
+                                    {move || list.get().and_then(Result::ok).unwrap_or_default().into_iter().map(|h| view! {
+                                        <option value=h.id.to_string()>{h.name}</option>
+                                    }).collect_view()}
+                                </select>
+                                <label for="schedule-title">{move || tr!(lang.get(), "halls.title")}</label>
+                                <input id="schedule-title" required maxlength="200" bind:value=title data-test="schedule-title" />
+                                <label for="schedule-when">{move || tr!(lang.get(), "halls.when")}</label>
+                                <input id="schedule-when" type="datetime-local" required bind:value=when data-test="schedule-when" />
+                                <button type="submit" class="primary" data-test="schedule-button">{move || tr!(lang.get(), "halls.schedule")}</button>
+                            </form>
+                            <h2>{move || tr!(lang.get(), "halls.import")}</h2>
+                            <form on:submit=import data-test="import-form">
+                                <label for="hall-plan">{move || tr!(lang.get(), "halls.plan")}</label>
+                                <textarea id="hall-plan" rows="12" required bind:value=plan_text data-test="hall-plan"></textarea>
+                                <button type="submit" class="primary" data-test="import-button">{move || tr!(lang.get(), "halls.import")}</button>
+                            </form>
+                        }.into_any(),
+                        Err(error) => view! { <StaffRefusal error=error here="/admin/halls" /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn HallTable(
+    rows: Vec<HallSummary>,
+    export: impl Fn(i64) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let lang = use_lang();
+    view! {
+        <table class="tokens" data-test="halls-table">
+            <thead>
+                <tr>
+                    <th scope="col">{move || tr!(lang.get(), "halls.hall")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.seats")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.plan")}</th>
+                </tr>
+            </thead>
+            <tbody>
+                {rows.into_iter().map(|h| {
+                    let id = h.id;
+                    view! {
+                        <tr data-test="hall-row" data-hall=id.to_string()>
+                            <td>{h.name}</td>
+                            <td>{h.seats}</td>
+                            <td>
+                                <button type="button" class="secondary" on:click=move |_| export(id) data-test="hall-export-button">
+                                    {move || tr!(lang.get(), "halls.export")}
+                                </button>
+                            </td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}

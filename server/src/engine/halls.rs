@@ -1,0 +1,99 @@
+//! The operator's halls and schedule: importing a hall from its plan (JSON), listing and
+//! exporting halls, scheduling a showtime in a hall. A hall's layout never changes once made
+//! (a changed layout is a new hall), so a showtime's seats never change under its sales.
+
+use super::*;
+use crate::store::{LayoutSeat, NewHall};
+use app::domain::{HallPlan, HallSummary};
+use app::engine::Actor;
+use chrono::{DateTime, Utc};
+
+impl Engine {
+    pub(super) async fn make_hall(
+        &self,
+        plan: &HallPlan,
+        by: &Actor,
+    ) -> Result<HallSummary, InventoryError> {
+        let seats = plan
+            .check()
+            .map_err(|problems| InventoryError::InvalidRequest(problems.join("; ")))?;
+        let hall = NewHall {
+            name: plan.name.trim().to_string(),
+            categories: plan.categories.clone(),
+            seats: seats
+                .into_iter()
+                .map(|s| LayoutSeat {
+                    code: s.code,
+                    row: s.row,
+                    number: s.number,
+                    x: s.x,
+                    y: s.y,
+                    category: s.category,
+                    accessible: s.wheelchair,
+                })
+                .collect(),
+        };
+        let Some(id) = self.store.create_hall(&hall).await? else {
+            return Err(InventoryError::HallNameTaken(hall.name));
+        };
+        let count = hall.seats.len() as i64;
+        self.audit(
+            by,
+            "hall_created",
+            format!("hall {id} ({}, {count} seats)", hall.name),
+        )
+        .await;
+        Ok(HallSummary {
+            id,
+            name: hall.name,
+            seats: count,
+        })
+    }
+
+    pub(super) async fn hall_list(&self) -> Result<Vec<HallSummary>, InventoryError> {
+        Ok(self.store.halls().await?)
+    }
+
+    pub(super) async fn export_plan(&self, hall_id: i64) -> Result<HallPlan, InventoryError> {
+        let hall = self
+            .store
+            .stored_hall(hall_id)
+            .await?
+            .ok_or(InventoryError::HallNotFound)?;
+        Ok(HallPlan::from_seats(hall.name, hall.categories, hall.seats))
+    }
+
+    pub(super) async fn schedule(
+        &self,
+        hall_id: i64,
+        title: &str,
+        starts_at: DateTime<Utc>,
+        by: &Actor,
+    ) -> Result<ShowtimeId, InventoryError> {
+        let title = title.trim();
+        if title.is_empty() || title.chars().count() > 200 || title.chars().any(char::is_control) {
+            return Err(InventoryError::InvalidRequest(
+                "a showtime's title is 1 to 200 characters".into(),
+            ));
+        }
+        let now = self.clock.now().unwrap_or_else(Utc::now);
+        if starts_at <= now || starts_at > now + chrono::Duration::days(400) {
+            return Err(InventoryError::InvalidRequest(
+                "a showtime starts in the future, at most 400 days from now".into(),
+            ));
+        }
+        if self.store.stored_hall(hall_id).await?.is_none() {
+            return Err(InventoryError::HallNotFound);
+        }
+        let id = self
+            .store
+            .create_showtime(hall_id, title, starts_at)
+            .await?;
+        let detail = format!(
+            "showtime {id}: {title} in hall {hall_id} at {}",
+            starts_at.to_rfc3339()
+        );
+        self.audit(by, "showtime_scheduled", detail).await;
+        Ok(id)
+    }
+}

@@ -1,0 +1,96 @@
+//! Halls as the operator's console sees them: listed with their seat counts, and read back
+//! whole for export. Both dialects run the same statements ([`hall_plans!`]).
+
+use super::*;
+use app::domain::{HallSummary, PlacedSeat};
+
+/// A stored hall: its name, price categories and seats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredHall {
+    pub name: String,
+    pub categories: Vec<PriceCategory>,
+    pub seats: Vec<PlacedSeat>,
+}
+
+#[async_trait::async_trait]
+pub trait HallPlans: Send + Sync {
+    /// Every hall with its number of seats, by name.
+    async fn halls(&self) -> Result<Vec<HallSummary>, StoreError>;
+    /// The hall's name, categories and seats; `None` when there is no such hall.
+    async fn stored_hall(&self, hall_id: i64) -> Result<Option<StoredHall>, StoreError>;
+}
+
+const HALLS: &str = "select h.id, h.name, count(s.seat_code) as seats
+     from hall h left join hall_seat s on s.hall_id = h.id
+     group by h.id, h.name order by h.name";
+const HALL_NAME: &str = "select name from hall where id = $1";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct HallRow {
+    id: i64,
+    name: String,
+    seats: i64,
+}
+
+/// A stored hall from its rows.
+pub(super) fn stored_hall(
+    name: String,
+    categories: Vec<CategoryRow>,
+    seats: Vec<SeatRow>,
+) -> Result<StoredHall, StoreError> {
+    Ok(StoredHall {
+        name,
+        categories: categories.into_iter().map(CategoryRow::category).collect(),
+        seats: seats
+            .into_iter()
+            .map(|s| {
+                Ok(PlacedSeat {
+                    code: SeatCode::parse(&s.seat_code)
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    row: s.row_label,
+                    number: s.seat_number,
+                    x: s.grid_x,
+                    y: s.grid_y,
+                    category: s.category,
+                    wheelchair: s.accessible,
+                })
+            })
+            .collect::<Result<_, StoreError>>()?,
+    })
+}
+
+/// `impl HallPlans for $store`, reading through `self.$read`.
+macro_rules! hall_plans {
+    ($store:ty, $read:ident) => {
+        #[async_trait::async_trait]
+        impl HallPlans for $store {
+            async fn halls(&self) -> Result<Vec<HallSummary>, StoreError> {
+                let rows: Vec<HallRow> = sqlx::query_as(HALLS).fetch_all(&self.$read).await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|r| HallSummary {
+                        id: r.id,
+                        name: r.name,
+                        seats: r.seats,
+                    })
+                    .collect())
+            }
+
+            async fn stored_hall(&self, hall_id: i64) -> Result<Option<StoredHall>, StoreError> {
+                let name: Option<String> = sqlx::query_scalar(HALL_NAME)
+                    .bind(hall_id)
+                    .fetch_optional(&self.$read)
+                    .await?;
+                let Some(name) = name else { return Ok(None) };
+                let categories = sqlx::query_as(CATEGORIES).bind(hall_id);
+                let categories = categories.fetch_all(&self.$read).await?;
+                let seats = sqlx::query_as(HALL_SEATS).bind(hall_id);
+                let seats = seats.fetch_all(&self.$read).await?;
+                stored_hall(name, categories, seats).map(Some)
+            }
+        }
+    };
+}
+
+hall_plans!(PgStore, pool);
+hall_plans!(SqliteStore, read);

@@ -1,0 +1,203 @@
+//! The operator's halls and schedule over HTTP, on both stores: a hall imported from its JSON
+//! plan, listed, exported and imported again alike; bad plans refused with every problem named
+//! and nothing made; a showtime scheduled in the new hall and sold to a customer.
+
+use crate::support::*;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+on_both_backends!(a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold,);
+
+async fn post(
+    client: &reqwest::Client,
+    app: &TestApp,
+    function: &str,
+    body: Value,
+) -> (StatusCode, Value) {
+    let r = client
+        .post(app.url(&format!("/api/{function}")))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (r.status(), r.json().await.unwrap_or(Value::Null))
+}
+
+fn plan(name: &str) -> Value {
+    json!({
+        "name": name,
+        "categories": [ { "code": "STANDARD", "name": "Standard", "price": 11000 },
+                        { "code": "VIP", "name": "VIP", "price": 20000 } ],
+        "rows": [
+            { "label": "A", "seats": [ { "number": 1, "category": "STANDARD" },
+                                       { "number": 2, "category": "STANDARD" },
+                                       { "gap": 1 },
+                                       { "number": 3, "category": "STANDARD", "wheelchair": true } ] },
+            { "label": "", "seats": [] },
+            { "label": "B", "seats": [ { "number": 1, "category": "VIP" },
+                                       { "number": 2, "category": "VIP" } ] }
+        ]
+    })
+}
+
+async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let operator = operator(&app).await;
+    let (_, before) = post(&operator, &app, "halls", json!({})).await;
+
+    // A plan with problems: all of them named, nothing made.
+    let mut bad = plan("Studio");
+    bad["rows"][0]["seats"][1]["category"] = json!("BALCONY");
+    bad["categories"][1]["price"] = json!(-5);
+    let (status, body) = post(&operator, &app, "import_hall", json!({ "plan": bad })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let detail = body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("A2's category BALCONY") && detail.contains("VIP's price"),
+        "{detail}"
+    );
+    assert_eq!(
+        post(&operator, &app, "halls", json!({})).await.1,
+        before,
+        "nothing made"
+    );
+
+    let (status, hall) = post(
+        &operator,
+        &app,
+        "import_hall",
+        json!({ "plan": plan("Studio") }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{hall}");
+    assert_eq!(
+        (hall["name"].as_str(), hall["seats"].as_i64()),
+        (Some("Studio"), Some(5))
+    );
+    let hall_id = hall["id"].as_i64().unwrap();
+    let (status, body) = post(
+        &operator,
+        &app,
+        "import_hall",
+        json!({ "plan": plan("Studio") }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (StatusCode::CONFLICT, Some("HallNameTaken")),
+        "a layout never changes in place"
+    );
+    let (_, listed) = post(&operator, &app, "halls", json!({})).await;
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["id"] == hall_id && h["seats"] == 5),
+        "{listed}"
+    );
+
+    // Exported, the plan is the one imported; imported under another name, it makes the same hall.
+    let (status, exported) = post(
+        &operator,
+        &app,
+        "export_hall",
+        json!({ "hall_id": hall_id }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(exported, plan("Studio"));
+    let mut copy = exported.clone();
+    copy["name"] = json!("Studio copy");
+    let (status, again) = post(&operator, &app, "import_hall", json!({ "plan": copy })).await;
+    assert_eq!((status, again["seats"].as_i64()), (StatusCode::OK, Some(5)));
+    let (status, body) = post(
+        &operator,
+        &app,
+        "export_hall",
+        json!({ "hall_id": 999_999 }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (StatusCode::NOT_FOUND, Some("HallNotFound"))
+    );
+
+    // Scheduled, the showtime is on sale in the new hall.
+    let schedule = |hall: i64, title: &str, at: String| json!({ "hall_id": hall, "title": title, "starts_at": at });
+    let soon = (chrono::Utc::now() + chrono::Duration::days(2)).to_rfc3339();
+    for (body, status) in [
+        (
+            schedule(hall_id, "Past", "2020-01-01T10:00:00+09:00".into()),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            schedule(hall_id, "Bad time", "tomorrow at 7".into()),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            schedule(hall_id, " ", soon.clone()),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            schedule(999_999, "Nowhere", soon.clone()),
+            StatusCode::NOT_FOUND,
+        ),
+    ] {
+        assert_eq!(
+            post(&operator, &app, "schedule_showtime", body.clone())
+                .await
+                .0,
+            status,
+            "{body}"
+        );
+    }
+    let (status, showtime) = post(
+        &operator,
+        &app,
+        "schedule_showtime",
+        schedule(hall_id, "Premiere", soon),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{showtime}");
+    let showtime = showtime.as_i64().unwrap();
+    let listed: Value = reqwest::get(app.url("/showtimes"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ours = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == showtime)
+        .expect("listed");
+    assert_eq!(
+        (ours["hallName"].as_str(), ours["seatsTotal"].as_i64()),
+        (Some("Studio"), Some(5))
+    );
+    let customer = app.customer();
+    let r = customer
+        .post(app.url(&format!("/showtimes/{showtime}/holds")))
+        .json(&json!({ "seats": ["B1", "B2"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+
+    let audit: Value = post(&operator, &app, "audit_log", json!({})).await.1;
+    let actions: Vec<&str> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["action"].as_str().unwrap())
+        .take(3)
+        .collect();
+    assert_eq!(
+        actions,
+        ["showtime_scheduled", "hall_created", "hall_created"]
+    );
+    db.drop_database().await;
+}
