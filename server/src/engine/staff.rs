@@ -38,7 +38,8 @@ impl Default for StaffPolicy {
     }
 }
 
-/// A session is marked used at most this often (not a write per request).
+/// A session is marked used at most this often (not a write per request), or at half its idle
+/// timeout when that is shorter, so that use always keeps a session alive.
 const TOUCH_EVERY: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
 
 /// Audit-log lines an operator sees at most.
@@ -161,7 +162,7 @@ impl Engine {
                 .store
                 .sign_in_failed(
                     account.id,
-                    policy.lock_after as i32,
+                    policy.lock_after.min(i32::MAX as u32) as i32,
                     now.after(policy.lock_for),
                 )
                 .await?;
@@ -213,14 +214,19 @@ impl Engine {
     /// The member of the live session whose secret is `secret`.
     pub async fn staff_session(&self, secret: &str) -> Result<StaffMember, InventoryError> {
         let now = self.staff_now();
-        let idle = chrono::Duration::from_std(self.staff_policy.idle).unwrap_or(TOUCH_EVERY);
+        let idle =
+            chrono::Duration::from_std(self.staff_policy.idle).unwrap_or(chrono::Duration::MAX);
+        let idle_since = now
+            .0
+            .checked_sub_signed(idle)
+            .unwrap_or(DateTime::<Utc>::MIN_UTC);
         let hash = secret_hash(secret);
         let session = self
             .store
-            .live_staff_session(&hash, now, At(now.0 - idle))
+            .live_staff_session(&hash, now, At(idle_since))
             .await?
             .ok_or(InventoryError::StaffSignInRequired)?;
-        if now.0 - session.last_seen_at >= TOUCH_EVERY {
+        if now.0 - session.last_seen_at >= TOUCH_EVERY.min(idle / 2) {
             self.store.touch_staff_session(&hash, now).await?;
         }
         Ok(session.member)

@@ -397,6 +397,31 @@ async fn an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_l
         StatusCode::UNAUTHORIZED,
         "revoked"
     );
+    // A token stops working when the operator who made it is disabled.
+    add_staff(&db, "ops2", StaffRole::Operator).await;
+    let ops2 = signed_in(&app, "ops2", &password_of("ops2")).await;
+    let r = call(
+        &ops2,
+        &app,
+        "POST",
+        "/api/create_api_token",
+        r#"{"name":"ops2's"}"#,
+    )
+    .await;
+    let theirs = r.json::<Value>().await.unwrap()["secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        report(theirs.clone()).await.unwrap().status(),
+        StatusCode::OK
+    );
+    assert!(db.store.disable_staff("ops2").await.unwrap());
+    assert_eq!(
+        report(theirs).await.unwrap().status(),
+        StatusCode::UNAUTHORIZED,
+        "its maker is disabled"
+    );
 
     let audit: Value = call(&operator, &app, "POST", "/api/audit_log", "{}")
         .await
@@ -407,6 +432,7 @@ async fn an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_l
         .as_array()
         .unwrap()
         .iter()
+        .filter(|l| l["staffName"] == "operator")
         .map(|l| {
             let field = |k: &str| l[k].as_str().unwrap_or_default().to_string();
             (field("staffName"), field("action"), field("address"))
@@ -422,7 +448,13 @@ async fn an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_l
             ("operator".into(), "staff_added".into(), String::new()),
         ]
     );
-    assert!(audit[1]["detail"]
+    let created = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["staffName"] == "operator" && l["action"] == "api_token_created")
+        .unwrap();
+    assert!(created["detail"]
         .as_str()
         .unwrap()
         .contains("finance export"));
@@ -504,12 +536,19 @@ async fn sign_in_sets_a_strict_cookie_of_its_own_and_sign_out_ends_the_session()
 async fn a_session_ends_when_idle_too_long_or_past_its_lifetime() {
     let (_db, idle) = app_with(&[("STAFF_IDLE_SECONDS", "1")]).await;
     let client = operator(&idle).await;
-    assert_eq!(
-        call(&client, &idle, "POST", "/api/staff_me", "{}")
-            .await
-            .status(),
-        StatusCode::OK
-    );
+    // In use, it lives on past its idle timeout…
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_millis(2500) {
+        let r = call(&client, &idle, "POST", "/api/staff_me", "{}").await;
+        assert_eq!(
+            r.status(),
+            StatusCode::OK,
+            "in use at {:?}",
+            started.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    // …and left alone, it ends.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let r = call(&client, &idle, "POST", "/api/staff_me", "{}").await;
     assert_eq!(

@@ -75,7 +75,8 @@ pub trait StaffSessions: Send + Sync {
     async fn api_tokens(&self) -> Result<Vec<ApiToken>, StoreError>;
     /// Revokes a token; `false` when there is no such token that is not revoked.
     async fn revoke_api_token(&self, id: i64, at: At) -> Result<bool, StoreError>;
-    /// The id of the token of `token_hash` if it is not revoked, marking it used at `at`.
+    /// The id of the token of `token_hash` if it is not revoked and the operator who made it is
+    /// not disabled, marking it used at `at`.
     async fn use_api_token(&self, token_hash: &str, at: At) -> Result<Option<i64>, StoreError>;
 }
 
@@ -112,7 +113,9 @@ const TOKENS: &str = "select t.id, t.name, u.name as creator, t.created_at, t.la
 const REVOKE_TOKEN: &str =
     "update api_token set revoked_at = $2 where id = $1 and revoked_at is null";
 const USE_TOKEN: &str = "update api_token set last_used_at = $2
-     where token_hash = $1 and revoked_at is null returning id";
+     where token_hash = $1 and revoked_at is null
+       and created_by in (select id from staff_user where disabled_at is null)
+     returning id";
 
 #[derive(sqlx::FromRow)]
 pub(super) struct SessionRow {
