@@ -20,18 +20,7 @@ impl Engine {
         let hall = NewHall {
             name: plan.name.trim().to_string(),
             categories: plan.categories.clone(),
-            seats: seats
-                .into_iter()
-                .map(|s| LayoutSeat {
-                    code: s.code,
-                    row: s.row,
-                    number: s.number,
-                    x: s.x,
-                    y: s.y,
-                    category: s.category,
-                    accessible: s.wheelchair,
-                })
-                .collect(),
+            seats: seats.into_iter().map(LayoutSeat::from).collect(),
         };
         let Some(id) = self.store.create_hall(&hall).await? else {
             return Err(InventoryError::HallNameTaken(hall.name));

@@ -58,15 +58,20 @@ impl SessionKey {
     }
 
     fn customer_in(&self, req: &Request) -> Option<CustomerId> {
-        req.headers()
-            .get_all(COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(name, _)| *name == COOKIE_NAME)
-            .and_then(|(_, value)| self.verify(value))
+        cookie(req, COOKIE_NAME).and_then(|value| self.verify(value))
     }
+}
+
+/// The value of the request's cookie `name` (the first, when it is sent more than once).
+pub fn cookie<'r>(req: &'r Request, name: &str) -> Option<&'r str> {
+    req.headers()
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value)
 }
 
 /// Public reads that never need a customer and must stay cacheable (and the gateway's callbacks): a CDN will not cache a

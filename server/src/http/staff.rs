@@ -17,7 +17,6 @@ use app::domain::{StaffMember, StaffRole};
 use app::engine::{ClientAddr, StaffAccess, StaffGate};
 use app::error::InventoryError;
 use axum::extract::{Request, State};
-use axum::http::header::COOKIE;
 use axum::middleware::Next;
 use axum::response::Response;
 use std::net::IpAddr;
@@ -103,14 +102,9 @@ impl StaffGate for RequestStaff {
 
 /// The staff cookie's value, if the request has one.
 fn secret_in(req: &Request) -> Option<String> {
-    req.headers()
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, value)| *name == COOKIE_NAME && !value.is_empty())
-        .map(|(_, value)| value.to_string())
+    super::session::cookie(req, COOKIE_NAME)
+        .filter(|value| !value.is_empty())
+        .map(str::to_string)
 }
 
 /// Puts the request's [`StaffAccess`] in every request.

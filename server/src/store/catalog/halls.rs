@@ -2,7 +2,7 @@
 //! whole for export. Both dialects run the same statements ([`hall_plans!`]).
 
 use super::*;
-use app::domain::{HallSummary, PlacedSeat};
+use app::domain::HallSummary;
 
 /// A stored hall: its name, price categories and seats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,18 +43,7 @@ pub(super) fn stored_hall(
         categories: categories.into_iter().map(CategoryRow::category).collect(),
         seats: seats
             .into_iter()
-            .map(|s| {
-                Ok(PlacedSeat {
-                    code: SeatCode::parse(&s.seat_code)
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                    row: s.row_label,
-                    number: s.seat_number,
-                    x: s.grid_x,
-                    y: s.grid_y,
-                    category: s.category,
-                    wheelchair: s.accessible,
-                })
-            })
+            .map(PlacedSeat::try_from)
             .collect::<Result<_, StoreError>>()?,
     })
 }

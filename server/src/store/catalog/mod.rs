@@ -46,6 +46,7 @@ mod sqlite;
 pub use halls::*;
 
 use super::*;
+use app::domain::PlacedSeat;
 
 /// A showtime's fixed facts: its hall drawing, prices and title. Never changes once created, so
 /// the engine caches it.
@@ -192,20 +193,39 @@ impl ShowtimeHead {
             categories: categories.into_iter().map(CategoryRow::category).collect(),
             seats: seats
                 .into_iter()
-                .map(|s| {
-                    Ok(LayoutSeat {
-                        code: SeatCode::parse(&s.seat_code)
-                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                        row: s.row_label,
-                        number: s.seat_number,
-                        x: s.grid_x,
-                        y: s.grid_y,
-                        category: s.category,
-                        accessible: s.accessible,
-                    })
-                })
+                .map(|s| PlacedSeat::try_from(s).map(LayoutSeat::from))
                 .collect::<Result<_, StoreError>>()?,
         })
+    }
+}
+
+impl TryFrom<SeatRow> for PlacedSeat {
+    type Error = StoreError;
+
+    fn try_from(s: SeatRow) -> Result<Self, StoreError> {
+        Ok(PlacedSeat {
+            code: SeatCode::parse(&s.seat_code).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            row: s.row_label,
+            number: s.seat_number,
+            x: s.grid_x,
+            y: s.grid_y,
+            category: s.category,
+            wheelchair: s.accessible,
+        })
+    }
+}
+
+impl From<PlacedSeat> for LayoutSeat {
+    fn from(s: PlacedSeat) -> Self {
+        Self {
+            code: s.code,
+            row: s.row,
+            number: s.number,
+            x: s.x,
+            y: s.y,
+            category: s.category,
+            accessible: s.wheelchair,
+        }
     }
 }
 
