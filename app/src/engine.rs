@@ -4,8 +4,8 @@
 
 use crate::domain::{
     ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, HallPlan, HallSummary,
-    Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary,
-    StaffMember, StaffRole, Ticket,
+    Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeCounts, ShowtimeId,
+    ShowtimeSummary, StaffMember, StaffRole, Ticket,
 };
 use crate::error::InventoryError;
 use std::net::IpAddr;
@@ -80,6 +80,8 @@ pub trait Inventory: Send + Sync + 'static {
     async fn halls(&self) -> Result<Vec<HallSummary>, InventoryError>;
     /// A hall's plan, to export (and import elsewhere).
     async fn hall_plan(&self, hall_id: i64) -> Result<HallPlan, InventoryError>;
+    /// Showtimes from a day ago on, with their seats sold, held and free.
+    async fn showtime_counts(&self) -> Result<Vec<ShowtimeCounts>, InventoryError>;
     /// Schedules a showtime of `title` in a hall at `starts_at` (in the future).
     async fn schedule_showtime(
         &self,

@@ -96,7 +96,6 @@ test("an operator imports a hall from its plan and schedules a showtime that a c
   await page.locator('[data-test="schedule-when"]').fill("2027-03-01T19:30");
   await page.locator('[data-test="schedule-button"]').click();
   await expect(page.locator('[data-test="halls-notice"]')).toContainText("scheduled");
-  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "admin-halls.png"), fullPage: true });
 
   // A customer in another browser finds it (venue time 19:30 is 10:30 UTC) and holds two VIP seats.
   const list: { id: number; movieTitle: string; startsAt: string; seatsTotal: number }[] = await (await page.request.get("/showtimes")).json();
@@ -109,5 +108,11 @@ test("an operator imports a hall from its plan and schedules a showtime that a c
   const map = new SeatMapPage(shopper);
   await map.waitForHydration();
   await map.hold("B1", "B2");
+  // The operator's list counts them as held.
+  await page.reload();
+  const counted = page.locator(`[data-test="showtime-count"][data-showtime="${showtime.id}"]`);
+  await expect(counted.locator('[data-test="count-held"]')).toHaveText("2");
+  await expect(counted.locator('[data-test="count-free"]')).toHaveText("3");
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "admin-halls.png"), fullPage: true });
   await customer.close();
 });

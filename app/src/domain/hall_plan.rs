@@ -65,6 +65,20 @@ pub struct HallSummary {
     pub seats: i64,
 }
 
+/// A showtime as the console lists it: how many of its seats are sold, held and free.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowtimeCounts {
+    pub id: i64,
+    pub movie_title: String,
+    pub hall_name: String,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub starts_at: chrono::DateTime<chrono::Utc>,
+    pub sold: i64,
+    pub held: i64,
+    pub free: i64,
+}
+
 /// A seat of a checked plan, placed on the grid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlacedSeat {

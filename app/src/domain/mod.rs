@@ -10,7 +10,9 @@ mod seat_map;
 mod selection;
 mod staff;
 
-pub use hall_plan::{HallPlan, HallSummary, PlacedSeat, RowPlan, SeatPlan, MAX_HALL_SEATS};
+pub use hall_plan::{
+    HallPlan, HallSummary, PlacedSeat, RowPlan, SeatPlan, ShowtimeCounts, MAX_HALL_SEATS,
+};
 pub use ids::{BookingId, CustomerId, HoldId, InvalidHoldId, InvalidShowtimeId, ShowtimeId};
 pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::store::{LayoutSeat, NewHall};
-use app::domain::{HallPlan, HallSummary};
+use app::domain::{HallPlan, HallSummary, ShowtimeCounts};
 use app::engine::Actor;
 use chrono::{DateTime, Utc};
 
@@ -50,6 +50,13 @@ impl Engine {
             .await?
             .ok_or(InventoryError::HallNotFound)?;
         Ok(HallPlan::from_seats(hall.name, hall.categories, hall.seats))
+    }
+
+    /// Showtimes from the start of today (venue time) on, with their counts.
+    pub(super) async fn counts(&self) -> Result<Vec<ShowtimeCounts>, InventoryError> {
+        let now = crate::store::At::or_now(self.clock.now());
+        let since = crate::store::At(now.0 - chrono::Duration::hours(24));
+        Ok(self.store.showtime_counts(now, since).await?)
     }
 
     pub(super) async fn schedule(

@@ -4,8 +4,8 @@
 use super::Engine;
 use app::domain::{
     ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, HallPlan, HallSummary,
-    Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary,
-    Ticket,
+    Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeCounts, ShowtimeId,
+    ShowtimeSummary, Ticket,
 };
 use app::engine::{Actor, Inventory};
 use app::error::InventoryError;
@@ -110,6 +110,10 @@ impl Inventory for Engine {
 
     async fn hall_plan(&self, hall_id: i64) -> Result<HallPlan, InventoryError> {
         self.export_plan(hall_id).await
+    }
+
+    async fn showtime_counts(&self) -> Result<Vec<ShowtimeCounts>, InventoryError> {
+        self.counts().await
     }
 
     async fn schedule_showtime(

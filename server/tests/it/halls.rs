@@ -186,6 +186,18 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
+    // The console counts the new showtime's seats: two held, three free.
+    let (status, counts) = post(&operator, &app, "showtime_figures", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let ours = counts
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == showtime)
+        .expect("counted");
+    let figures = |s: &Value| (s["sold"].as_i64(), s["held"].as_i64(), s["free"].as_i64());
+    assert_eq!(figures(ours), (Some(0), Some(2), Some(3)), "{ours}");
+    assert_eq!(ours["hallName"], "Studio");
 
     let audit: Value = post(&operator, &app, "audit_log", json!({})).await.1;
     let actions: Vec<&str> = audit

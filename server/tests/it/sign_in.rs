@@ -219,6 +219,7 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
     ("POST", "/api/create_api_token", r#"{"name":"probe"}"#, &[]),
     ("POST", "/api/revoke_api_token", r#"{"id":999999}"#, &[]),
     ("POST", "/api/halls", "{}", &[]),
+    ("POST", "/api/showtime_figures", "{}", &[]),
     ("POST", "/api/export_hall", r#"{"hall_id":999999}"#, &[]),
     (
         "POST",

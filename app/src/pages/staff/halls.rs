@@ -6,8 +6,9 @@
 use super::{AdminNav, StaffRefusal};
 use crate::domain::{HallPlan, HallSummary};
 use crate::error::InventoryError;
+use crate::format::showtime_when;
 use crate::i18n::{error_text, use_lang};
-use crate::serverfns::{export_hall, halls, import_hall, schedule_showtime};
+use crate::serverfns::{export_hall, halls, import_hall, schedule_showtime, showtime_figures};
 use crate::tr;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -19,6 +20,7 @@ const VENUE_OFFSET: &str = "+09:00";
 pub fn HallsPage() -> impl IntoView {
     let lang = use_lang();
     let list = Resource::new(|| (), |_| halls());
+    let counts = Resource::new(|| (), |_| showtime_figures());
     let plan_text = RwSignal::new(String::new());
     let notice = RwSignal::new(None::<String>);
     let error = RwSignal::new(None::<InventoryError>);
@@ -71,6 +73,7 @@ pub fn HallsPage() -> impl IntoView {
                 Ok(id) => {
                     notice.set(Some(tr!(lang.get_untracked(), "halls.scheduled", id = id)));
                     error.set(None);
+                    counts.refetch();
                 }
                 Err(e) => error.set(Some(e)),
             }
@@ -91,6 +94,13 @@ pub fn HallsPage() -> impl IntoView {
                                 <label for="hall-export">{move || tr!(lang.get(), "halls.exported")}</label>
                                 <textarea id="hall-export" readonly rows="12" data-test="hall-export">{json}</textarea>
                             })}
+                            <h2>{move || tr!(lang.get(), "halls.showtimes")}</h2>
+                            <Transition fallback=|| ()>
+                                {move || counts.get().map(|c| match c {
+                                    Ok(rows) => view! { <CountsTable rows /> }.into_any(),
+                                    Err(e) => view! { <p class="error">{error_text(lang.get(), &e)}</p> }.into_any(),
+                                })}
+                            </Transition>
                             <h2>{move || tr!(lang.get(), "halls.schedule")}</h2>
                             <form on:submit=schedule data-test="schedule-form">
                                 <label for="schedule-hall">{move || tr!(lang.get(), "halls.hall")}</label>
@@ -148,6 +158,40 @@ fn HallTable(
                                     {move || tr!(lang.get(), "halls.export")}
                                 </button>
                             </td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+#[component]
+fn CountsTable(rows: Vec<crate::domain::ShowtimeCounts>) -> impl IntoView {
+    let lang = use_lang();
+    view! {
+        <table class="tokens" data-test="showtime-counts">
+            <thead>
+                <tr>
+                    <th scope="col">{move || tr!(lang.get(), "halls.when")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.title")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.hall")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.sold")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.held")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.free")}</th>
+                </tr>
+            </thead>
+            <tbody>
+                {rows.into_iter().map(|s| {
+                    let at = s.starts_at;
+                    view! {
+                        <tr data-test="showtime-count" data-showtime=s.id.to_string()>
+                            <td>{move || showtime_when(lang.get(), at)}</td>
+                            <td>{s.movie_title}</td>
+                            <td>{s.hall_name}</td>
+                            <td data-test="count-sold">{s.sold}</td>
+                            <td data-test="count-held">{s.held}</td>
+                            <td data-test="count-free">{s.free}</td>
                         </tr>
                     }
                 }).collect_view()}

@@ -1,8 +1,8 @@
-//! Halls as the operator's console sees them: listed with their seat counts, and read back
-//! whole for export. Both dialects run the same statements ([`hall_plans!`]).
+//! Halls and showtimes as the operator's console sees them: halls listed with their seat
+//! counts and read back whole for export, showtimes with their seats sold, held and free. Both dialects run the same statements ([`hall_plans!`]).
 
 use super::*;
-use app::domain::HallSummary;
+use app::domain::{HallSummary, ShowtimeCounts};
 
 /// A stored hall: its name, price categories and seats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,12 +18,35 @@ pub trait HallPlans: Send + Sync {
     async fn halls(&self) -> Result<Vec<HallSummary>, StoreError>;
     /// The hall's name, categories and seats; `None` when there is no such hall.
     async fn stored_hall(&self, hall_id: i64) -> Result<Option<StoredHall>, StoreError>;
+    /// Showtimes starting at `since` or later, in time order, with their seats sold, held (a
+    /// hold still live at `now`) and free.
+    async fn showtime_counts(&self, now: At, since: At) -> Result<Vec<ShowtimeCounts>, StoreError>;
 }
 
 const HALLS: &str = "select h.id, h.name, count(s.seat_code) as seats
      from hall h left join hall_seat s on s.hall_id = h.id
      group by h.id, h.name order by h.name";
 const HALL_NAME: &str = "select name from hall where id = $1";
+const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name, st.starts_at,
+            sum(case when ss.status = 'BOOKED' then 1 else 0 end) as sold,
+            sum(case when ss.status = 'HELD' and ss.hold_expires_at > $1 then 1 else 0 end) as held,
+            count(*) as seats
+     from showtime st join hall h on h.id = st.hall_id
+          join show_seat ss on ss.showtime_id = st.id
+     where st.starts_at >= $2
+     group by st.id, st.movie_title, h.name, st.starts_at
+     order by st.starts_at, st.id";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct CountsRow {
+    id: i64,
+    movie_title: String,
+    hall_name: String,
+    starts_at: At,
+    sold: i64,
+    held: i64,
+    seats: i64,
+}
 
 #[derive(sqlx::FromRow)]
 pub(super) struct HallRow {
@@ -76,6 +99,30 @@ macro_rules! hall_plans {
                 let seats = sqlx::query_as(HALL_SEATS).bind(hall_id);
                 let seats = seats.fetch_all(&self.$read).await?;
                 stored_hall(name, categories, seats).map(Some)
+            }
+
+            async fn showtime_counts(
+                &self,
+                now: At,
+                since: At,
+            ) -> Result<Vec<ShowtimeCounts>, StoreError> {
+                let rows: Vec<CountsRow> = sqlx::query_as(SHOWTIME_COUNTS)
+                    .bind(now)
+                    .bind(since)
+                    .fetch_all(&self.$read)
+                    .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|r| ShowtimeCounts {
+                        id: r.id,
+                        movie_title: r.movie_title,
+                        hall_name: r.hall_name,
+                        starts_at: r.starts_at.0,
+                        sold: r.sold,
+                        held: r.held,
+                        free: r.seats - r.sold - r.held,
+                    })
+                    .collect())
             }
         }
     };
