@@ -68,6 +68,11 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   await expect(row.locator('[data-test="sales-bookings"]')).toHaveText("1");
   await expect(row.locator('[data-test="sales-seats"]')).toHaveText("2");
   await expect(row.locator('[data-test="sales-revenue"]')).toHaveText(/^₩[\d,]+$/);
+  // The day's net revenue is a bar of the chart, and the figures download as CSV.
+  await expect(sales.locator('[data-test="sales-bar"]').first()).toBeVisible();
+  const csv = await sales.request.get(`${shop}/reports/sales.csv`);
+  expect(csv.status()).toBe(200);
+  expect(await csv.text()).toContain(`,${showtimeId},`);
   await sales.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "operator-sales.png"), fullPage: true });
   const axeSales = await new AxeBuilder({ page: sales }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   const seriousSales = axeSales.violations.filter((v) => v.impact === "serious" || v.impact === "critical");

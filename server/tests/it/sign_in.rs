@@ -234,6 +234,7 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         &[],
     ),
     ("GET", "/reports/sales", "", &[]),
+    ("GET", "/reports/sales.csv", "", &[]),
 ];
 
 /// The server functions anyone may call (customers' own, and signing in and out).
@@ -362,6 +363,24 @@ async fn an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_l
     let r = report(secret.clone()).await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.json::<Value>().await.unwrap(), json!([]));
+    let csv = reqwest::Client::new()
+        .get(app.url("/reports/sales.csv"))
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(csv.status(), StatusCode::OK);
+    assert!(csv.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/csv"));
+    assert!(
+        csv.text()
+            .await
+            .unwrap()
+            .starts_with("day,showtime_id,title,"),
+        "a header line"
+    );
     let r = report(format!("{secret}0")).await.unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "not a token");
     assert!(r.headers()["www-authenticate"]

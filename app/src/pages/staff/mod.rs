@@ -5,6 +5,7 @@
 
 mod admin;
 mod audit;
+mod chart;
 mod halls;
 mod sales;
 mod sign_in;

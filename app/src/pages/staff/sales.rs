@@ -2,6 +2,7 @@
 //! seats, revenue, refunds — as the sales consumer keeps them from booking events (operators
 //! only: the server function checks).
 
+use super::chart::{revenue_by_day, RevenueChart};
 use super::{AdminNav, StaffRefusal};
 use crate::domain::SalesFigure;
 use crate::format::{price, showtime_when, thousands};
@@ -32,8 +33,15 @@ pub fn SalesPage() -> impl IntoView {
                                 total(|r| r.refunds),
                                 total(|r| r.refunded),
                             );
+                            let days = revenue_by_day(&rows);
                             view! {
                                 <AdminNav />
+                                <RevenueChart days />
+                                <p>
+                                    <a href="/reports/sales.csv" rel="external" download="sales.csv" data-test="sales-csv">
+                                        {move || tr!(lang.get(), "sales.csv")}
+                                    </a>
+                                </p>
                                 <table class="sales" data-test="sales-table">
                                     <thead>
                                         <tr>
