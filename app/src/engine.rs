@@ -114,6 +114,19 @@ pub trait StaffGate: Send + Sync + 'static {
 #[derive(Clone)]
 pub struct StaffAccess(pub Arc<dyn StaffGate>);
 
+impl StaffAccess {
+    /// The member of the request's session if their role may use an action open to `allowed`
+    /// (an operator may use every action): 401 without a live session, 403 for another role.
+    pub async fn require(&self, allowed: &[StaffRole]) -> Result<StaffMember, InventoryError> {
+        let member = self.0.member().await?;
+        if member.role.may(allowed) {
+            Ok(member)
+        } else {
+            Err(InventoryError::StaffForbidden)
+        }
+    }
+}
+
 /// A signed-in staff member acting, and the address they act from (for the audit log).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Actor {
@@ -121,23 +134,24 @@ pub struct Actor {
     pub address: Option<IpAddr>,
 }
 
+/// The request's [`StaffAccess`].
+fn staff_access() -> Result<StaffAccess, InventoryError> {
+    leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<StaffAccess>().cloned())
+        .ok_or(InventoryError::Unavailable)
+}
+
 /// The request's [`StaffGate`].
 pub fn staff_gate() -> Result<Arc<dyn StaffGate>, InventoryError> {
-    leptos::prelude::use_context::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<StaffAccess>().map(|a| a.0.clone()))
-        .ok_or(InventoryError::Unavailable)
+    staff_access().map(|access| access.0)
 }
 
 /// The staff member making the current request, if their role may use an action open to
 /// `allowed` (an operator may use every action): 401 without a live staff session, 403 for
 /// another role. The first line of every staff server function.
 pub async fn require_staff(allowed: &[StaffRole]) -> Result<Actor, InventoryError> {
-    let member = staff_gate()?.member().await?;
-    if !member.role.may(allowed) {
-        return Err(InventoryError::StaffForbidden);
-    }
     Ok(Actor {
-        member,
+        member: staff_access()?.require(allowed).await?,
         address: current_client_addr(),
     })
 }

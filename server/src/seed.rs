@@ -48,7 +48,7 @@ fn build(plan: &HallPlan) -> NewHall {
                 x: n + 1 + aisles,
                 y: i32::from(r) + 1,
                 category: if premium { "PREMIUM" } else { "STANDARD" }.into(),
-                accessible: plan.wheelchair.contains(&(r, n)),
+                wheelchair: plan.wheelchair.contains(&(r, n)),
             });
         }
     }
@@ -134,7 +134,7 @@ mod tests {
         assert_eq!(halls[0].seats.len(), 120);
         assert_eq!(halls[1].seats.len(), 300);
         for hall in &halls {
-            assert_eq!(hall.seats.iter().filter(|s| s.accessible).count(), 4);
+            assert_eq!(hall.seats.iter().filter(|s| s.wheelchair).count(), 4);
             assert!(hall.seats.iter().any(|s| s.category == "PREMIUM"));
             assert!(hall.seats.iter().any(|s| s.category == "STANDARD"));
         }

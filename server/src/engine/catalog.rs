@@ -57,7 +57,7 @@ impl Engine {
                     y: s.y,
                     category: s.category.clone(),
                     price: price(&s.category),
-                    accessible: s.accessible,
+                    accessible: s.wheelchair,
                     status,
                     version,
                 }

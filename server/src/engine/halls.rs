@@ -3,7 +3,7 @@
 //! (a changed layout is a new hall), so a showtime's seats never change under its sales.
 
 use super::*;
-use crate::store::{LayoutSeat, NewHall};
+use crate::store::NewHall;
 use app::domain::{HallPlan, HallSummary, ShowtimeCounts};
 use app::engine::Actor;
 use chrono::{DateTime, Utc};
@@ -20,7 +20,7 @@ impl Engine {
         let hall = NewHall {
             name: plan.name.trim().to_string(),
             categories: plan.categories.clone(),
-            seats: seats.into_iter().map(LayoutSeat::from).collect(),
+            seats,
         };
         let Some(id) = self.store.create_hall(&hall).await? else {
             return Err(InventoryError::HallNameTaken(hall.name));

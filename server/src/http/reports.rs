@@ -35,7 +35,7 @@ async fn sales(
             Ok(false) => Err(InventoryError::StaffSignInRequired),
             Err(e) => Err(e),
         },
-        None => super::staff::require(access, &[]).await.map(drop),
+        None => access.require(&[]).await.map(drop),
     };
     let refused = |e: InventoryError| {
         let mut response = ApiError::from(e).into_response();

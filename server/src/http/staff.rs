@@ -2,8 +2,8 @@
 //! in its own cookie (`seats_staff`: HttpOnly, SameSite=Strict, Secure behind https), separate
 //! from the customer's. [`access`] puts the request's [`StaffAccess`] in every request; nothing
 //! is looked up until a staff action asks — the staff server functions through
-//! `app::engine::require_staff`, REST handlers through [`require`] — so each action states the
-//! roles it admits where it is written, not in a list of paths.
+//! `app::engine::require_staff`, REST handlers through `StaffAccess::require` — so each action
+//! states the roles it admits where it is written, not in a list of paths.
 //!
 //! Guessing is slowed twice: per account (the engine locks it after repeated failures) and per
 //! address (after [`FAILURES_PER_MINUTE`] failed sign-ins from one address it gets 429 with
@@ -13,7 +13,7 @@
 use super::AppState;
 use crate::engine::Engine;
 use crate::gate::RateLimiter;
-use app::domain::{StaffMember, StaffRole};
+use app::domain::StaffMember;
 use app::engine::{ClientAddr, StaffAccess, StaffGate};
 use app::error::InventoryError;
 use axum::extract::{Request, State};
@@ -117,18 +117,4 @@ pub async fn access(State(state): State<AppState>, mut req: Request, next: Next)
     };
     req.extensions_mut().insert(StaffAccess(Arc::new(gate)));
     next.run(req).await
-}
-
-/// The REST handlers' `require_staff`: the member of the request's staff session if their role
-/// may use an action open to `allowed` (operators may use every one).
-pub async fn require(
-    access: &StaffAccess,
-    allowed: &[StaffRole],
-) -> Result<StaffMember, InventoryError> {
-    let member = access.0.member().await?;
-    if member.role.may(allowed) {
-        Ok(member)
-    } else {
-        Err(InventoryError::StaffForbidden)
-    }
 }

@@ -68,16 +68,8 @@ impl Layout {
     }
 }
 
-#[derive(Debug, Clone)]
-pub struct LayoutSeat {
-    pub code: SeatCode,
-    pub row: String,
-    pub number: i32,
-    pub x: i32,
-    pub y: i32,
-    pub category: String,
-    pub accessible: bool,
-}
+/// A seat of a hall's layout, placed on its grid (the same type a hall's JSON plan places).
+pub type LayoutSeat = PlacedSeat;
 
 /// A seat's current state as stored, with lazy expiry applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,7 +185,7 @@ impl ShowtimeHead {
             categories: categories.into_iter().map(CategoryRow::category).collect(),
             seats: seats
                 .into_iter()
-                .map(|s| PlacedSeat::try_from(s).map(LayoutSeat::from))
+                .map(PlacedSeat::try_from)
                 .collect::<Result<_, StoreError>>()?,
         })
     }
@@ -212,20 +204,6 @@ impl TryFrom<SeatRow> for PlacedSeat {
             category: s.category,
             wheelchair: s.accessible,
         })
-    }
-}
-
-impl From<PlacedSeat> for LayoutSeat {
-    fn from(s: PlacedSeat) -> Self {
-        Self {
-            code: s.code,
-            row: s.row,
-            number: s.number,
-            x: s.x,
-            y: s.y,
-            category: s.category,
-            accessible: s.wheelchair,
-        }
     }
 }
 

@@ -83,7 +83,7 @@ impl Catalog for PgStore {
         .bind(num(|s| s.x))
         .bind(num(|s| s.y))
         .bind(col(|s| s.category.clone()))
-        .bind(hall.seats.iter().map(|s| s.accessible).collect::<Vec<_>>())
+        .bind(hall.seats.iter().map(|s| s.wheelchair).collect::<Vec<_>>())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

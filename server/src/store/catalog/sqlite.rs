@@ -81,7 +81,7 @@ impl Catalog for SqliteStore {
             .bind(s.x)
             .bind(s.y)
             .bind(&s.category)
-            .bind(s.accessible)
+            .bind(s.wheelchair)
             .execute(&mut *tx)
             .await?;
         }
