@@ -250,7 +250,17 @@ pub async fn answers(req: Request, next: Next) -> Response {
     } else {
         response
     };
+    let status = response.status();
     let headers = response.headers_mut();
+    if matches!(
+        status,
+        StatusCode::PAYLOAD_TOO_LARGE | StatusCode::REQUEST_TIMEOUT
+    ) {
+        // The request's body was not read to its end, so the connection cannot carry another
+        // request: said up front, so that a client does not send its next one on it and see the
+        // connection close under it.
+        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

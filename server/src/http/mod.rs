@@ -3,6 +3,7 @@
 //! guards (`guard`, `session`, `staff`); `serve` is the accept loop under them.
 
 mod bookings;
+mod deadline;
 pub mod error;
 pub mod guard;
 mod holds;
@@ -89,6 +90,10 @@ pub fn router(state: AppState) -> Router {
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             state.web.request_timeout,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            deadline::pages,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.session.clone(),

@@ -111,6 +111,11 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "Connections answered 503 and closed for being over a connection cap.",
         state.web.connections.refused.load(Relaxed) as u64,
     );
+    counter(
+        "seats_pages_cut_total",
+        "Pages whose answer was ended unfinished at the request deadline.",
+        state.web.connections.pages_cut.load(Relaxed) as u64,
+    );
     let mut gauge = |name: &str, help: &str, value: i64| {
         if value >= 0 {
             let _ = writeln!(

@@ -45,6 +45,8 @@ pub struct Connections {
     by_address: Mutex<HashMap<IpAddr, usize>>,
     /// Connections refused for being over a cap, since the start.
     pub refused: AtomicUsize,
+    /// Pages whose answer was ended at the request deadline (see `deadline`).
+    pub pages_cut: AtomicUsize,
 }
 
 impl Connections {

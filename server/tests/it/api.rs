@@ -1057,6 +1057,11 @@ mod hygiene {
             .await
             .unwrap();
         let status = r.status();
+        // Its body unread, the connection is closed after the answer, and the answer says so.
+        assert_eq!(
+            r.headers().get("connection").map(|v| v.as_bytes()),
+            Some(&b"close"[..])
+        );
         json_error(
             status,
             &r.text().await.unwrap(),
@@ -1197,6 +1202,47 @@ mod hygiene {
             .await
             .unwrap();
         assert_eq!(r.status(), StatusCode::CREATED, "an allowed origin");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_page_whose_data_never_comes_ends_at_the_request_deadline() {
+        let db = TestDb::new(Backend::Postgres).await;
+        let app = TestApp::spawn_with(&db, "600", &[("HTTP_REQUEST_TIMEOUT_SECONDS", "2")]).await;
+        let cut = || async {
+            let metrics = get_text(app.url("/metrics")).await;
+            metrics
+                .lines()
+                .find_map(|l| l.strip_prefix("seats_pages_cut_total "))
+                .map(|n| n.parse::<u64>().unwrap())
+                .expect("the counter")
+        };
+        // Control: with its data there, the page finishes and nothing is cut.
+        let html = get_text(app.url("/")).await;
+        assert!(html.contains("data-test=\"showtime-list\""), "{html}");
+        assert_eq!(cut().await, 0);
+        // The showtimes locked away: the page's list waits for ever.
+        let mut lock = db.pg_pool().begin().await.unwrap();
+        sqlx::query("lock table showtime in access exclusive mode")
+            .execute(&mut *lock)
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let r = reqwest::get(app.url("/")).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "the page starts at once");
+        let html = r
+            .text()
+            .await
+            .expect("an answer ended properly, not cut off");
+        let took = started.elapsed();
+        assert!(
+            (Duration::from_millis(1500)..Duration::from_secs(10)).contains(&took),
+            "ended after {took:?}"
+        );
+        assert!(!html.contains("data-test=\"showtime-list\""), "{html}");
+        assert!(html.contains("<h1>"), "what was ready was sent: {html}");
+        assert_eq!(cut().await, 1);
+        lock.rollback().await.unwrap();
+        db.drop_database().await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
