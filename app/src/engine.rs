@@ -82,12 +82,10 @@ pub trait Inventory: Send + Sync + 'static {
     async fn hall_plan(&self, hall_id: i64) -> Result<HallPlan, InventoryError>;
     /// Showtimes from a day ago on, with their seats sold, held and free.
     async fn showtime_counts(&self) -> Result<Vec<ShowtimeCounts>, InventoryError>;
-    /// Schedules a showtime of `title` in a hall at `starts_at` (in the future).
+    /// Schedules a showtime (in the future, in an existing hall, with a sensible sales window).
     async fn schedule_showtime(
         &self,
-        hall_id: i64,
-        title: &str,
-        starts_at: chrono::DateTime<chrono::Utc>,
+        showtime: &crate::domain::NewShowtime,
         by: &Actor,
     ) -> Result<ShowtimeId, InventoryError>;
 }

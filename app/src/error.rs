@@ -37,6 +37,9 @@ pub enum InventoryError {
     /// confirmations.
     #[error("sales for this showtime have closed")]
     SalesClosed,
+    /// The showtime's sales window has not opened yet; it opens at this time (RFC 3339).
+    #[error("sales for this showtime open at {0}")]
+    SalesNotOpen(String),
     /// The customer already has a live hold in this showtime.
     #[error("you already hold seats for this showtime: pay for them or cancel that hold first")]
     HoldLimit,
@@ -94,6 +97,7 @@ impl InventoryError {
             | Self::TooLittleTime(_)
             | Self::TicketNotReady
             | Self::SalesClosed
+            | Self::SalesNotOpen(_)
             | Self::HoldLimit
             | Self::AddressLimit
             | Self::PaymentReceived
@@ -118,6 +122,7 @@ impl InventoryError {
             Self::HoldLapsed => "HOLD_LAPSED",
             Self::TooLittleTime(_) => "TOO_LITTLE_TIME",
             Self::SalesClosed => "SALES_CLOSED",
+            Self::SalesNotOpen(_) => "SALES_NOT_OPEN",
             Self::HoldLimit => "HOLD_LIMIT",
             Self::AddressLimit => "ADDRESS_HOLD_LIMIT",
             Self::PaymentReceived => "PAYMENT_RECEIVED",

@@ -165,6 +165,14 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::HoldLapsed => tr!(lang, "error.lapsed"),
         E::TooLittleTime(_) => tr!(lang, "error.too_little_time"),
         E::SalesClosed => tr!(lang, "error.sales_closed"),
+        E::SalesNotOpen(at) => match crate::domain::rfc3339::parse(at) {
+            Some(at) => tr!(
+                lang,
+                "error.sales_not_open",
+                when = crate::format::showtime_when(lang, at)
+            ),
+            None => tr!(lang, "error.sales_closed"),
+        },
         E::HoldLimit => tr!(lang, "error.hold_limit"),
         E::AddressLimit => tr!(lang, "error.address_limit"),
         E::PaymentReceived => tr!(lang, "error.payment_received"),
@@ -232,7 +240,13 @@ mod tests {
                 error_text(lang, &InventoryError::Unavailable),
                 error_text(lang, &InventoryError::RateLimited(12)),
                 error_text(lang, &InventoryError::SalesClosed),
+                error_text(
+                    lang,
+                    &InventoryError::SalesNotOpen("2026-12-01T01:00:00Z".into()),
+                ),
                 tr!(lang, "map.sales_closed"),
+                tr!(lang, "map.sales_not_open", when = "x"),
+                tr!(lang, "showtimes.opens", when = "x"),
                 tr!(lang, "showtimes.closed"),
                 error_text(lang, &InventoryError::HoldLimit),
                 error_text(lang, &InventoryError::AddressLimit),

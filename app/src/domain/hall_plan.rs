@@ -74,6 +74,10 @@ pub struct ShowtimeCounts {
     pub hall_name: String,
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub starts_at: chrono::DateTime<chrono::Utc>,
+    pub duration_minutes: i32,
+    pub sales: super::SalesWindow,
+    /// Expected to sell out at once.
+    pub hot_sale: bool,
     pub sold: i64,
     pub held: i64,
     pub free: i64,

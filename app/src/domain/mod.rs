@@ -8,6 +8,7 @@ pub mod rfc3339;
 mod seat_code;
 mod seat_map;
 mod selection;
+mod showtime;
 mod staff;
 
 pub use hall_plan::{
@@ -21,4 +22,7 @@ pub use seat_map::{
     SeatMap, SeatStatus, ShowtimeSummary, Ticket,
 };
 pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};
+pub use showtime::{
+    NewShowtime, Sales, SalesWindow, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES,
+};
 pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffMember, StaffRole};

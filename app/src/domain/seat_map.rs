@@ -43,8 +43,12 @@ pub struct ShowtimeSummary {
     pub starts_at: DateTime<Utc>,
     pub seats_total: i64,
     pub seats_available: i64,
-    /// Whether seats can still be bought (sales close when the showtime starts).
+    /// Whether seats can be bought now (within the showtime's sales window; by default until
+    /// it starts).
     pub sales_open: bool,
+    /// When sales open, if they have not yet.
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub sales_opens_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,8 +88,12 @@ pub struct SeatMap {
     pub starts_at: DateTime<Utc>,
     pub categories: Vec<PriceCategory>,
     pub seats: Vec<Seat>,
-    /// Whether seats can still be bought (sales close when the showtime starts).
+    /// Whether seats can be bought now (within the showtime's sales window; by default until
+    /// it starts).
     pub sales_open: bool,
+    /// When sales open, if they have not yet.
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub sales_opens_at: Option<DateTime<Utc>>,
 }
 
 /// A successful hold.

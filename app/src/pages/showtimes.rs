@@ -85,8 +85,23 @@ fn showtime_chip(s: ShowtimeSummary) -> impl IntoView {
     let lang = use_lang();
     let time = crate::format::clock_time(s.starts_at);
     let (left, total) = (s.seats_available, s.seats_total);
+    if let (false, Some(opens)) = (s.sales_open, s.sales_opens_at) {
+        // Not on sale yet: its seat map can be looked at, and says when sales open.
+        return view! {
+            <li data-test="showtime" data-open="false" class="not-yet">
+                <a href=format!("/showtimes/{}", s.id) data-test=format!("showtime-{}", s.id)>
+                    <span class="time">{time}</span>
+                    <span class="hall">{s.hall_name}</span>
+                    <span class="left">
+                        {move || tr!(lang.get(), "showtimes.opens", when = crate::format::showtime_when(lang.get(), opens))}
+                    </span>
+                </a>
+            </li>
+        }
+        .into_any();
+    }
     if !s.sales_open {
-        // Started: shown for the day's programme, but nothing to buy.
+        // Started (or its sales closed): shown for the day's programme, but nothing to buy.
         return view! {
             <li data-test="showtime" data-open="false" class="closed">
                 <span class="chip">
@@ -135,6 +150,7 @@ mod tests {
             seats_total: 120,
             seats_available: 100,
             sales_open: true,
+            sales_opens_at: None,
         }
     }
 

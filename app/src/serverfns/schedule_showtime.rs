@@ -2,26 +2,47 @@ use crate::domain::ShowtimeId;
 use crate::error::InventoryError;
 use leptos::prelude::*;
 
-/// Schedules a showtime of `title` in a hall, starting at `starts_at` (RFC 3339, e.g.
-/// `2026-12-24T19:30:00+09:00`): operators only.
+/// Schedules a showtime of `title` in a hall, starting at `starts_at`: operators only. Times are
+/// RFC 3339 (e.g. `2026-12-24T19:30:00+09:00`). Optional: `duration_minutes` (running time,
+/// default 120), `sales_open_at` (default: on sale at once), `sales_close_at` (default: the
+/// start), `hot_sale` (default false).
 #[server(endpoint = "schedule_showtime", input = server_fn::codec::Json)]
 pub async fn schedule_showtime(
     hall_id: i64,
     title: String,
     starts_at: String,
+    duration_minutes: Option<i32>,
+    sales_open_at: Option<String>,
+    sales_close_at: Option<String>,
+    hot_sale: Option<bool>,
 ) -> Result<ShowtimeId, InventoryError> {
+    use crate::domain::{rfc3339, NewShowtime, DEFAULT_DURATION_MINUTES};
     use crate::engine::{inventory, require_staff, respond};
     respond(
         async {
             let actor = require_staff(&[]).await?;
-            let starts_at = crate::domain::rfc3339::parse(starts_at.trim()).ok_or_else(|| {
-                InventoryError::InvalidRequest(format!(
-                    "startsAt {starts_at:?} is not an RFC 3339 time such as 2026-12-24T19:30:00+09:00"
-                ))
-            })?;
-            inventory()?
-                .schedule_showtime(hall_id, &title, starts_at, &actor)
-                .await
+            let time = |name: &str, text: &str| {
+                rfc3339::parse(text.trim()).ok_or_else(|| {
+                    InventoryError::InvalidRequest(format!(
+                        "{name} {text:?} is not an RFC 3339 time such as 2026-12-24T19:30:00+09:00"
+                    ))
+                })
+            };
+            // An empty field of the console's form is "not set".
+            let optional = |name: &str, text: Option<String>| match text {
+                Some(text) if !text.trim().is_empty() => time(name, &text).map(Some),
+                _ => Ok(None),
+            };
+            let showtime = NewShowtime {
+                hall_id,
+                starts_at: time("startsAt", &starts_at)?,
+                title,
+                duration_minutes: duration_minutes.unwrap_or(DEFAULT_DURATION_MINUTES),
+                sales_open_at: optional("salesOpenAt", sales_open_at)?,
+                sales_close_at: optional("salesCloseAt", sales_close_at)?,
+                hot_sale: hot_sale.unwrap_or(false),
+            };
+            inventory()?.schedule_showtime(&showtime, &actor).await
         }
         .await,
     )

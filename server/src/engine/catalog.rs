@@ -63,6 +63,9 @@ impl Engine {
                 }
             })
             .collect();
+        let sales = layout
+            .sales
+            .at(self.clock.now().unwrap_or_else(chrono::Utc::now));
         Ok(SeatMap {
             showtime_id: showtime,
             movie_title: layout.movie_title.clone(),
@@ -70,7 +73,11 @@ impl Engine {
             starts_at: layout.starts_at,
             categories: layout.categories.clone(),
             seats,
-            sales_open: self.clock.now().unwrap_or_else(chrono::Utc::now) < layout.sales_close_at(),
+            sales_open: sales == Sales::Open,
+            sales_opens_at: match sales {
+                Sales::NotYet(at) => Some(at),
+                _ => None,
+            },
         })
     }
 

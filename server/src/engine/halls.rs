@@ -4,9 +4,9 @@
 
 use super::*;
 use crate::store::NewHall;
-use app::domain::{HallPlan, HallSummary, ShowtimeCounts};
+use app::domain::{HallPlan, HallSummary, NewShowtime, ShowtimeCounts};
 use app::engine::Actor;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 
 impl Engine {
     pub(super) async fn make_hall(
@@ -61,33 +61,28 @@ impl Engine {
 
     pub(super) async fn schedule(
         &self,
-        hall_id: i64,
-        title: &str,
-        starts_at: DateTime<Utc>,
+        showtime: &NewShowtime,
         by: &Actor,
     ) -> Result<ShowtimeId, InventoryError> {
-        let title = title.trim();
-        if title.is_empty() || title.chars().count() > 200 || title.chars().any(char::is_control) {
-            return Err(InventoryError::InvalidRequest(
-                "a showtime's title is 1 to 200 characters".into(),
-            ));
-        }
         let now = self.clock.now().unwrap_or_else(Utc::now);
-        if starts_at <= now || starts_at > now + chrono::Duration::days(400) {
-            return Err(InventoryError::InvalidRequest(
-                "a showtime starts in the future, at most 400 days from now".into(),
-            ));
+        let problems = showtime.problems(now);
+        if !problems.is_empty() {
+            return Err(InventoryError::InvalidRequest(problems.join("; ")));
         }
+        let hall_id = showtime.hall_id;
         if self.store.stored_hall(hall_id).await?.is_none() {
             return Err(InventoryError::HallNotFound);
         }
-        let id = self
-            .store
-            .create_showtime(hall_id, title, starts_at)
-            .await?;
+        let id = self.store.add_showtime(showtime).await?;
+        let sales = showtime.sales();
         let detail = format!(
-            "showtime {id}: {title} in hall {hall_id} at {}",
-            starts_at.to_rfc3339()
+            "showtime {id}: {} in hall {hall_id} at {} for {} min, on sale {} to {}{}",
+            showtime.title.trim(),
+            showtime.starts_at.to_rfc3339(),
+            showtime.duration_minutes,
+            sales.opens_at.map_or("now".into(), |at| at.to_rfc3339()),
+            sales.closes_at.to_rfc3339(),
+            if showtime.hot_sale { ", hot sale" } else { "" },
         );
         self.audit(by, "showtime_scheduled", detail).await;
         Ok(id)

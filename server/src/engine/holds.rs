@@ -94,8 +94,13 @@ impl Engine {
             return Err(InventoryError::UnknownSeats(unknown));
         }
         // Early answer without Redis or database work; the hold statement decides on its clock.
-        if self.clock.now().unwrap_or_else(chrono::Utc::now) >= layout.sales_close_at() {
-            return Err(InventoryError::SalesClosed);
+        match layout
+            .sales
+            .at(self.clock.now().unwrap_or_else(chrono::Utc::now))
+        {
+            Sales::Open => {}
+            Sales::Closed => return Err(InventoryError::SalesClosed),
+            Sales::NotYet(opens) => return Err(not_open(opens)),
         }
         self.rate_limit(customer, client_addr).await?;
         // Holds of one customer (and of one address) in this process go one at a time, so the
@@ -178,6 +183,10 @@ impl Engine {
                 Err(InventoryError::SeatsUnavailable(unavailable))
             }
             HoldOutcome::Refused(HoldRefusal::SalesClosed) => Err(InventoryError::SalesClosed),
+            HoldOutcome::Refused(HoldRefusal::SalesNotOpen) => Err(layout
+                .sales
+                .opens_at
+                .map_or(InventoryError::SalesClosed, not_open)),
             HoldOutcome::Refused(HoldRefusal::HoldLimit) => Err(InventoryError::HoldLimit),
             HoldOutcome::Refused(HoldRefusal::AddressLimit) => {
                 HoldMetrics::count(&self.metrics.address_capped);
@@ -264,4 +273,9 @@ impl Engine {
         }
         Ok(released)
     }
+}
+
+/// The refusal of a hold before sales open at `opens`.
+fn not_open(opens: chrono::DateTime<chrono::Utc>) -> InventoryError {
+    InventoryError::SalesNotOpen(opens.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
 }

@@ -118,11 +118,9 @@ impl Inventory for Engine {
 
     async fn schedule_showtime(
         &self,
-        hall_id: i64,
-        title: &str,
-        starts_at: chrono::DateTime<chrono::Utc>,
+        showtime: &app::domain::NewShowtime,
         by: &Actor,
     ) -> Result<ShowtimeId, InventoryError> {
-        self.schedule(hall_id, title, starts_at, by).await
+        self.schedule(showtime, by).await
     }
 }

@@ -26,8 +26,8 @@ use crate::store::{
     StoreError,
 };
 use app::domain::{
-    BookingId, CustomerId, Hold, HoldId, LiveMessage, Seat, SeatChange, SeatMap, SeatSelection,
-    SeatStatus, ShowtimeId, ShowtimeSummary,
+    BookingId, CustomerId, Hold, HoldId, LiveMessage, Sales, Seat, SeatChange, SeatMap,
+    SeatSelection, SeatStatus, ShowtimeId, ShowtimeSummary,
 };
 use app::engine::Inventory;
 use app::error::InventoryError;

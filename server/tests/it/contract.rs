@@ -45,6 +45,7 @@ on_both_backends!(
     a_hold_waiting_behind_a_cancel_takes_all_its_seats_or_none,
     a_hold_at_the_expiry_instant_racing_the_sweeper_takes_all_its_seats_or_none,
     no_hold_once_the_showtime_has_started,
+    holds_only_within_the_sales_window,
     one_live_hold_per_customer_and_a_seat_cap_per_address,
     finished_holds_and_old_idempotency_keys_are_purged_after_their_retention,
     a_burst_of_holds_by_one_customer_at_once_makes_one_hold,
@@ -232,6 +233,87 @@ async fn no_hold_once_the_showtime_has_started(backend: Backend) {
         outcome,
         HoldOutcome::Refused(server::store::HoldRefusal::SalesClosed)
     );
+    let stored = db.stored(showtime).await;
+    assert_eq!(stored["A2"].0, "AVAILABLE");
+    assert_eq!(stored["A3"].0, "AVAILABLE");
+    db.drop_database().await;
+}
+
+/// A showtime scheduled with a sales window: nothing is held before it opens (the answer says
+/// when it does) or from its close on, though the showtime starts later; the seat map and the
+/// list say so.
+async fn holds_only_within_the_sales_window(backend: Backend) {
+    use server::store::HoldRefusal;
+    let db = TestDb::new(backend).await;
+    let (opens, closes) = (
+        t0() + chrono::Duration::hours(1),
+        t0() + chrono::Duration::hours(5),
+    );
+    let starts = t0() + chrono::Duration::hours(10);
+    let showtime = db.showtime_selling(starts, Some(opens), Some(closes)).await;
+    let clock = Clock::manual(t0());
+    let engine = engine(&db, clock.clone(), TTL);
+    let not_open = Err(InventoryError::SalesNotOpen("2026-11-29T13:00:00Z".into()));
+    assert_eq!(
+        engine.hold(showtime, &sel(&["A1"]), customer()).await,
+        not_open
+    );
+    let statement = |seat: &str, at| {
+        let store = db.store.clone();
+        let seat = code(seat);
+        async move {
+            store
+                .hold(
+                    HoldRequest {
+                        showtime,
+                        seats: &[seat],
+                        hold_id: HoldId::new(showtime, rand::random()),
+                        customer: customer(),
+                        ttl: TTL,
+                        client_addr: None,
+                        limits: Default::default(),
+                    },
+                    Some(at),
+                )
+                .await
+                .unwrap()
+        }
+    };
+    // The statement refuses on its own too, before the opening and from the close on.
+    assert_eq!(
+        statement("A2", opens - chrono::Duration::milliseconds(1)).await,
+        HoldOutcome::Refused(HoldRefusal::SalesNotOpen)
+    );
+    assert_eq!(
+        statement("A2", closes).await,
+        HoldOutcome::Refused(HoldRefusal::SalesClosed)
+    );
+    let map = engine.seat_map(showtime).await.unwrap();
+    assert_eq!((map.sales_open, map.sales_opens_at), (false, Some(opens)));
+    let listed = db.store.list_showtimes(Some(t0()), t0()).await.unwrap();
+    let ours = listed.iter().find(|s| s.id == showtime).unwrap();
+    assert_eq!((ours.sales_open, ours.sales_opens_at), (false, Some(opens)));
+
+    clock.advance(chrono::Duration::hours(1));
+    engine
+        .hold(showtime, &sel(&["A1"]), customer())
+        .await
+        .expect("open from the opening time");
+    let map = engine.seat_map(showtime).await.unwrap();
+    assert_eq!((map.sales_open, map.sales_opens_at), (true, None));
+    let listed = db.store.list_showtimes(Some(opens), t0()).await.unwrap();
+    let ours = listed.iter().find(|s| s.id == showtime).unwrap();
+    assert_eq!((ours.sales_open, ours.sales_opens_at), (true, None));
+
+    clock.advance(chrono::Duration::hours(4));
+    assert_eq!(
+        engine.hold(showtime, &sel(&["A3"]), customer()).await,
+        Err(InventoryError::SalesClosed),
+        "closed five hours before the start"
+    );
+    let listed = db.store.list_showtimes(Some(closes), t0()).await.unwrap();
+    let ours = listed.iter().find(|s| s.id == showtime).unwrap();
+    assert!(!ours.sales_open && ours.sales_opens_at.is_none());
     let stored = db.stored(showtime).await;
     assert_eq!(stored["A2"].0, "AVAILABLE");
     assert_eq!(stored["A3"].0, "AVAILABLE");

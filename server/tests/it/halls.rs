@@ -199,17 +199,80 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     assert_eq!(figures(ours), (Some(0), Some(2), Some(3)), "{ours}");
     assert_eq!(ours["hallName"], "Studio");
 
+    // A sales window: refused when it ends after the start, is backwards or the running time is
+    // off, with every problem named.
+    let days = |n: i64| (chrono::Utc::now() + chrono::Duration::days(n)).to_rfc3339();
+    let (status, refused) = post(
+        &operator,
+        &app,
+        "schedule_showtime",
+        json!({ "hall_id": hall_id, "title": "Preview", "starts_at": days(3),
+                "duration_minutes": 0, "sales_open_at": days(5), "sales_close_at": days(4) }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    let detail = refused["detail"].as_str().unwrap();
+    for problem in [
+        "durationMinutes",
+        "close at the start at the latest",
+        "open before they close",
+    ] {
+        assert!(detail.contains(problem), "{detail}");
+    }
+    // On sale from tomorrow: listed with its opening, and holds are refused until then.
+    let (status, preview) = post(
+        &operator,
+        &app,
+        "schedule_showtime",
+        json!({ "hall_id": hall_id, "title": "Preview", "starts_at": days(3),
+                "duration_minutes": 95, "sales_open_at": days(1), "sales_close_at": "",
+                "hot_sale": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    let r = customer
+        .post(app.url(&format!("/showtimes/{preview}/holds")))
+        .json(&json!({ "seats": ["B1"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "SALES_NOT_OPEN", "{body}");
+    assert!(body["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("sales for this showtime open at "));
+    let map: Value = reqwest::get(app.url(&format!("/showtimes/{preview}/seats")))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(map["salesOpen"], false);
+    assert!(map["salesOpensAt"].is_string(), "{}", map["salesOpensAt"]);
+
     let audit: Value = post(&operator, &app, "audit_log", json!({})).await.1;
     let actions: Vec<&str> = audit
         .as_array()
         .unwrap()
         .iter()
         .map(|l| l["action"].as_str().unwrap())
-        .take(3)
+        .take(4)
         .collect();
     assert_eq!(
         actions,
-        ["showtime_scheduled", "hall_created", "hall_created"]
+        [
+            "showtime_scheduled",
+            "showtime_scheduled",
+            "hall_created",
+            "hall_created"
+        ]
+    );
+    let detail = audit[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("Preview") && detail.contains("for 95 min") && detail.ends_with("hot sale"),
+        "{detail}"
     );
     db.drop_database().await;
 }

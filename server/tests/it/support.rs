@@ -111,12 +111,30 @@ impl TestDb {
 
     /// The demo 300-seat hall with one showtime starting at `starts_at` (the hall is made once).
     pub async fn showtime_at(&self, starts_at: chrono::DateTime<Utc>) -> ShowtimeId {
+        self.showtime_selling(starts_at, None, None).await
+    }
+
+    /// The same, on sale from `opens` (none: at once) until `closes` (none: the start).
+    pub async fn showtime_selling(
+        &self,
+        starts_at: chrono::DateTime<Utc>,
+        opens: Option<chrono::DateTime<Utc>>,
+        closes: Option<chrono::DateTime<Utc>>,
+    ) -> ShowtimeId {
         let hall = match self.store.create_hall(&demo_halls()[1]).await.unwrap() {
             Some(hall) => hall,
             None => self.hall_id("Hall 2 (Grand)").await,
         };
         self.store
-            .create_showtime(hall, "Test Film", starts_at)
+            .add_showtime(&app::domain::NewShowtime {
+                hall_id: hall,
+                title: "Test Film".into(),
+                starts_at,
+                duration_minutes: app::domain::DEFAULT_DURATION_MINUTES,
+                sales_open_at: opens,
+                sales_close_at: closes,
+                hot_sale: false,
+            })
             .await
             .unwrap()
     }

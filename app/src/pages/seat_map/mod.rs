@@ -84,6 +84,7 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
     live::run(picker);
     let when = map.starts_at;
     let sales_open = map.sales_open;
+    let opens_at = map.sales_opens_at;
     view! {
         <h1>{map.movie_title.clone()}</h1>
         <p class="meta">{map.hall_name.clone()} " · " {move || crate::format::showtime_when(lang.get(), when)}</p>
@@ -98,7 +99,10 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
             fallback=move || {
                 view! {
                     <p class="notice closed" role="status" data-test="sales-closed">
-                        {move || tr!(lang.get(), "map.sales_closed")}
+                        {move || match opens_at {
+                            Some(at) => tr!(lang.get(), "map.sales_not_open", when = crate::format::showtime_when(lang.get(), at)),
+                            None => tr!(lang.get(), "map.sales_closed"),
+                        }}
                     </p>
                 }
             }

@@ -1,12 +1,13 @@
 //! `/admin/halls`: the venue's halls and schedule (operators only). A hall is imported from its
 //! plan (JSON: rows, seat numbers, gaps, price categories, wheelchair places; the schema is in
 //! `domain::HallPlan` and the README) and exported the same way; a showtime is scheduled in a
-//! hall at a venue-time date and time.
+//! hall at a venue-time date and time, with its running time, its sales window (on sale at once
+//! and until the start unless set) and the hot-sale flag.
 
 use super::{AdminNav, StaffRefusal};
-use crate::domain::{HallPlan, HallSummary};
+use crate::domain::{HallPlan, HallSummary, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES};
 use crate::error::InventoryError;
-use crate::format::showtime_when;
+use crate::format::{clock_time, showtime_when};
 use crate::i18n::{error_text, use_lang};
 use crate::serverfns::{export_hall, halls, import_hall, schedule_showtime, showtime_figures};
 use crate::tr;
@@ -63,13 +64,23 @@ pub fn HallsPage() -> impl IntoView {
     let hall = RwSignal::new(String::new());
     let title = RwSignal::new(String::new());
     let when = RwSignal::new(String::new());
+    let minutes = RwSignal::new(DEFAULT_DURATION_MINUTES.to_string());
+    let opens = RwSignal::new(String::new());
+    let closes = RwSignal::new(String::new());
+    let hot = RwSignal::new(false);
     let schedule = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let hall_id = hall.get_untracked().parse::<i64>().unwrap_or(0);
-        let starts_at = format!("{}:00{VENUE_OFFSET}", when.get_untracked());
+        // The form's local times are the venue's.
+        let venue =
+            |local: String| (!local.is_empty()).then(|| format!("{local}:00{VENUE_OFFSET}"));
+        let starts_at = venue(when.get_untracked()).unwrap_or_default();
         let title = title.get_untracked();
+        let duration = minutes.get_untracked().trim().parse::<i32>().ok();
+        let (opens, closes) = (venue(opens.get_untracked()), venue(closes.get_untracked()));
+        let hot = Some(hot.get_untracked());
         spawn_local(async move {
-            match schedule_showtime(hall_id, title, starts_at).await {
+            match schedule_showtime(hall_id, title, starts_at, duration, opens, closes, hot).await {
                 Ok(id) => {
                     notice.set(Some(tr!(lang.get_untracked(), "halls.scheduled", id = id)));
                     error.set(None);
@@ -114,6 +125,16 @@ pub fn HallsPage() -> impl IntoView {
                                 <input id="schedule-title" required maxlength="200" bind:value=title data-test="schedule-title" />
                                 <label for="schedule-when">{move || tr!(lang.get(), "halls.when")}</label>
                                 <input id="schedule-when" type="datetime-local" required bind:value=when data-test="schedule-when" />
+                                <label for="schedule-minutes">{move || tr!(lang.get(), "halls.minutes")}</label>
+                                <input id="schedule-minutes" type="number" min="1" max=MAX_DURATION_MINUTES required bind:value=minutes data-test="schedule-minutes" />
+                                <label for="schedule-opens">{move || tr!(lang.get(), "halls.sales_open")}</label>
+                                <input id="schedule-opens" type="datetime-local" bind:value=opens data-test="schedule-opens" />
+                                <label for="schedule-closes">{move || tr!(lang.get(), "halls.sales_close")}</label>
+                                <input id="schedule-closes" type="datetime-local" bind:value=closes data-test="schedule-closes" />
+                                <label class="check">
+                                    <input type="checkbox" bind:checked=hot data-test="schedule-hot" />
+                                    {move || tr!(lang.get(), "halls.hot_sale")}
+                                </label>
                                 <button type="submit" class="primary" data-test="schedule-button">{move || tr!(lang.get(), "halls.schedule")}</button>
                             </form>
                             <h2>{move || tr!(lang.get(), "halls.import")}</h2>
@@ -176,6 +197,7 @@ fn CountsTable(rows: Vec<crate::domain::ShowtimeCounts>) -> impl IntoView {
                     <th scope="col">{move || tr!(lang.get(), "halls.when")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.title")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.hall")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.on_sale")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.sold")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.held")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.free")}</th>
@@ -184,11 +206,24 @@ fn CountsTable(rows: Vec<crate::domain::ShowtimeCounts>) -> impl IntoView {
             <tbody>
                 {rows.into_iter().map(|s| {
                     let at = s.starts_at;
+                    let ends = clock_time(at + chrono::Duration::minutes(i64::from(s.duration_minutes)));
+                    let sales = s.sales;
+                    let hot = s.hot_sale;
                     view! {
                         <tr data-test="showtime-count" data-showtime=s.id.to_string()>
-                            <td>{move || showtime_when(lang.get(), at)}</td>
-                            <td>{s.movie_title}</td>
+                            <td>{move || showtime_when(lang.get(), at)} "–" {ends.clone()}</td>
+                            <td>
+                                {s.movie_title}
+                                {hot.then(|| view! { " " <span class="badge" data-test="hot-sale">{move || tr!(lang.get(), "halls.hot")}</span> })}
+                            </td>
                             <td>{s.hall_name}</td>
+                            <td data-test="count-window">
+                                {move || {
+                                    let l = lang.get();
+                                    let from = sales.opens_at.map_or_else(|| tr!(l, "halls.now"), |o| showtime_when(l, o));
+                                    format!("{from} → {}", showtime_when(l, sales.closes_at))
+                                }}
+                            </td>
                             <td data-test="count-sold">{s.sold}</td>
                             <td data-test="count-held">{s.held}</td>
                             <td data-test="count-free">{s.free}</td>

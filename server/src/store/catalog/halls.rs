@@ -28,13 +28,16 @@ const HALLS: &str = "select h.id, h.name, count(s.seat_code) as seats
      group by h.id, h.name order by h.name";
 const HALL_NAME: &str = "select name from hall where id = $1";
 const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name, st.starts_at,
+            st.duration_minutes, st.sales_open_at,
+            coalesce(st.sales_close_at, st.starts_at) as sales_close_at, st.hot_sale,
             sum(case when ss.status = 'BOOKED' then 1 else 0 end) as sold,
             sum(case when ss.status = 'HELD' and ss.hold_expires_at > $1 then 1 else 0 end) as held,
             count(*) as seats
      from showtime st join hall h on h.id = st.hall_id
           join show_seat ss on ss.showtime_id = st.id
      where st.starts_at >= $2
-     group by st.id, st.movie_title, h.name, st.starts_at
+     group by st.id, st.movie_title, h.name, st.starts_at, st.duration_minutes,
+              st.sales_open_at, st.sales_close_at, st.hot_sale
      order by st.starts_at, st.id";
 
 #[derive(sqlx::FromRow)]
@@ -43,6 +46,10 @@ pub(super) struct CountsRow {
     movie_title: String,
     hall_name: String,
     starts_at: At,
+    duration_minutes: i32,
+    sales_open_at: Option<At>,
+    sales_close_at: At,
+    hot_sale: bool,
     sold: i64,
     held: i64,
     seats: i64,
@@ -118,6 +125,12 @@ macro_rules! hall_plans {
                         movie_title: r.movie_title,
                         hall_name: r.hall_name,
                         starts_at: r.starts_at.0,
+                        duration_minutes: r.duration_minutes,
+                        sales: app::domain::SalesWindow {
+                            opens_at: r.sales_open_at.map(|at| at.0),
+                            closes_at: r.sales_close_at.0,
+                        },
+                        hot_sale: r.hot_sale,
                         sold: r.sold,
                         held: r.held,
                         free: r.seats - r.sold - r.held,

@@ -25,14 +25,19 @@ macro_rules! read_layout {
 
 /// Creates a showtime and its seats in `$tx` and commits: the same statements in both dialects.
 macro_rules! insert_showtime {
-    ($tx:ident, $hall_id:expr, $movie_title:expr, $starts_at:expr) => {{
+    ($tx:ident, $new:expr) => {{
+        let new: &NewShowtime = $new;
         let id: i64 = sqlx::query_scalar(NEW_SHOWTIME)
-            .bind($hall_id)
-            .bind($movie_title)
-            .bind(At($starts_at))
+            .bind(new.hall_id)
+            .bind(new.title.trim())
+            .bind(At(new.starts_at))
+            .bind(new.duration_minutes)
+            .bind(new.sales_open_at.map(At))
+            .bind(new.sales_close_at.map(At))
+            .bind(new.hot_sale)
             .fetch_one(&mut *$tx)
             .await?;
-        let seats = sqlx::query(NEW_SHOW_SEATS).bind(id).bind($hall_id);
+        let seats = sqlx::query(NEW_SHOW_SEATS).bind(id).bind(new.hall_id);
         seats.execute(&mut *$tx).await?;
         $tx.commit().await?;
         stored_showtime(id)
@@ -46,7 +51,7 @@ mod sqlite;
 pub use halls::*;
 
 use super::*;
-use app::domain::PlacedSeat;
+use app::domain::{NewShowtime, PlacedSeat, SalesWindow, DEFAULT_DURATION_MINUTES};
 
 /// A showtime's fixed facts: its hall drawing, prices and title. Never changes once created, so
 /// the engine caches it.
@@ -56,15 +61,17 @@ pub struct Layout {
     pub movie_title: String,
     pub hall_name: String,
     pub starts_at: DateTime<Utc>,
+    /// When its seats are on sale (fixed when it is scheduled).
+    pub sales: SalesWindow,
     pub categories: Vec<PriceCategory>,
     pub seats: Vec<LayoutSeat>,
 }
 
 impl Layout {
-    /// When sales end: holds, checkouts and confirmations are refused from then on. For now the
-    /// start of the showtime.
+    /// When sales end: holds, checkouts and confirmations are refused from then on (the start,
+    /// unless the showtime was scheduled to close earlier).
     pub fn sales_close_at(&self) -> DateTime<Utc> {
-        self.starts_at
+        self.sales.closes_at
     }
 }
 
@@ -88,7 +95,9 @@ pub struct NewHall {
 }
 
 // Statements that read the same in both dialects.
-const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at
+const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at,
+                                      st.sales_open_at,
+                                      coalesce(st.sales_close_at, st.starts_at) as sales_close_at
                                from showtime st join hall h on h.id = st.hall_id where st.id = $1";
 const CATEGORIES: &str =
     "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code";
@@ -98,7 +107,9 @@ const HALL_SEATS: &str =
 const NEW_CATEGORY: &str =
     "insert into price_category (hall_id, code, name, price_krw) values ($1, $2, $3, $4)";
 const NEW_SHOWTIME: &str =
-    "insert into showtime (hall_id, movie_title, starts_at) values ($1, $2, $3) returning id";
+    "insert into showtime (hall_id, movie_title, starts_at, duration_minutes,
+                                                 sales_open_at, sales_close_at, hot_sale)
+                           values ($1, $2, $3, $4, $5, $6, $7) returning id";
 const NEW_SHOW_SEATS: &str = "insert into show_seat (showtime_id, seat_code)
                               select $1, seat_code from hall_seat where hall_id = $2";
 
@@ -112,6 +123,7 @@ struct ListedShowtime {
     hall_name: String,
     starts_at: At,
     sales_open: bool,
+    sales_opens_at: Option<At>,
     seats_total: i64,
     seats_available: i64,
 }
@@ -127,6 +139,7 @@ impl From<ListedShowtime> for ShowtimeSummary {
             seats_total: row.seats_total,
             seats_available: row.seats_available,
             sales_open: row.sales_open,
+            sales_opens_at: row.sales_opens_at.map(|at| at.0),
         }
     }
 }
@@ -138,6 +151,8 @@ struct ShowtimeHead {
     movie_title: String,
     hall_name: String,
     starts_at: At,
+    sales_open_at: Option<At>,
+    sales_close_at: At,
 }
 
 /// `CATEGORIES`.
@@ -182,6 +197,10 @@ impl ShowtimeHead {
             movie_title: self.movie_title,
             hall_name: self.hall_name,
             starts_at: self.starts_at.0,
+            sales: SalesWindow {
+                opens_at: self.sales_open_at.map(|at| at.0),
+                closes_at: self.sales_close_at.0,
+            },
             categories: categories.into_iter().map(CategoryRow::category).collect(),
             seats: seats
                 .into_iter()
@@ -248,12 +267,27 @@ pub trait Catalog: Send + Sync {
     /// Creates a hall unless one of that name exists; `None` when it existed.
     async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError>;
 
+    /// Creates a showtime (checked by the caller) and its seats.
+    async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError>;
+
+    /// A showtime on sale from now until its start, of the default running time.
     async fn create_showtime(
         &self,
         hall_id: i64,
         movie_title: &str,
         starts_at: DateTime<Utc>,
-    ) -> Result<ShowtimeId, StoreError>;
+    ) -> Result<ShowtimeId, StoreError> {
+        self.add_showtime(&NewShowtime {
+            hall_id,
+            title: movie_title.to_string(),
+            starts_at,
+            duration_minutes: DEFAULT_DURATION_MINUTES,
+            sales_open_at: None,
+            sales_close_at: None,
+            hot_sale: false,
+        })
+        .await
+    }
 
     async fn hall_count(&self) -> Result<i64, StoreError>;
 }

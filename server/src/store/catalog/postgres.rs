@@ -9,7 +9,10 @@ impl Catalog for PgStore {
     ) -> Result<Vec<ShowtimeSummary>, StoreError> {
         let rows: Vec<ListedShowtime> = sqlx::query_as(
             "select st.id, st.movie_title, st.hall_id, h.name as hall_name, st.starts_at,
-                    st.starts_at > coalesce($1, now()) as sales_open,
+                    coalesce(st.sales_close_at, st.starts_at) > coalesce($1, now())
+                        and coalesce(st.sales_open_at <= coalesce($1, now()), true) as sales_open,
+                    case when st.sales_open_at > coalesce($1, now()) then st.sales_open_at end
+                        as sales_opens_at,
                     count(ss.seat_code) as seats_total,
                     count(ss.seat_code) filter (
                         where ss.status = 'AVAILABLE'
@@ -90,14 +93,9 @@ impl Catalog for PgStore {
         Ok(Some(id))
     }
 
-    async fn create_showtime(
-        &self,
-        hall_id: i64,
-        movie_title: &str,
-        starts_at: DateTime<Utc>,
-    ) -> Result<ShowtimeId, StoreError> {
+    async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.pool.begin().await?;
-        insert_showtime!(tx, hall_id, movie_title, starts_at)
+        insert_showtime!(tx, showtime)
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

@@ -9,7 +9,9 @@ impl Catalog for SqliteStore {
     ) -> Result<Vec<ShowtimeSummary>, StoreError> {
         let rows: Vec<ListedShowtime> = sqlx::query_as(
             "select st.id, st.movie_title, st.hall_id, h.name as hall_name, st.starts_at,
-                    st.starts_at > $1 as sales_open,
+                    coalesce(st.sales_close_at, st.starts_at) > $1
+                        and coalesce(st.sales_open_at <= $1, 1) as sales_open,
+                    case when st.sales_open_at > $1 then st.sales_open_at end as sales_opens_at,
                     count(ss.seat_code) as seats_total,
                     coalesce(sum(ss.status = 'AVAILABLE'
                                  or (ss.status = 'HELD' and ss.hold_expires_at < $1)), 0)
@@ -89,14 +91,9 @@ impl Catalog for SqliteStore {
         Ok(Some(id))
     }
 
-    async fn create_showtime(
-        &self,
-        hall_id: i64,
-        movie_title: &str,
-        starts_at: DateTime<Utc>,
-    ) -> Result<ShowtimeId, StoreError> {
+    async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        insert_showtime!(tx, hall_id, movie_title, starts_at)
+        insert_showtime!(tx, showtime)
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

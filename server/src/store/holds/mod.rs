@@ -34,8 +34,10 @@ pub struct HoldLimits {
 /// Why a hold was refused before any seat was looked at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HoldRefusal {
-    /// The showtime's sales have closed (it has started).
+    /// The showtime's sales have closed (it has started, or its sales window has ended).
     SalesClosed,
+    /// The showtime's sales window has not opened yet.
+    SalesNotOpen,
     /// The customer already has as many live holds in this showtime as allowed.
     HoldLimit,
     /// Live holds from the client's address already hold as many seats as allowed.

@@ -1,21 +1,25 @@
 use super::*;
 
-/// Why a hold must be refused before its seats are looked at: the showtime's sales have closed,
-/// or the customer's or the address's live holds are at their cap (see `HoldLimits`).
+/// Why a hold must be refused before its seats are looked at: the showtime's sales have closed
+/// or not yet opened, or the customer's or the address's live holds are at their cap (see `HoldLimits`).
 async fn hold_refusal(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     req: &HoldRequest<'_>,
     addr: Option<&str>,
     now: At,
 ) -> Result<Option<HoldRefusal>, StoreError> {
-    let open: Option<bool> =
-        sqlx::query_scalar("select starts_at > $2 from showtime where id = $1")
-            .bind(req.showtime.get())
-            .bind(now)
-            .fetch_optional(&mut **tx)
-            .await?;
-    if open != Some(true) {
-        return Ok(Some(HoldRefusal::SalesClosed));
+    let window: Option<(bool, bool)> = sqlx::query_as(
+        "select coalesce(sales_close_at, starts_at) > $2, coalesce(sales_open_at > $2, 0)
+           from showtime where id = $1",
+    )
+    .bind(req.showtime.get())
+    .bind(now)
+    .fetch_optional(&mut **tx)
+    .await?;
+    match window {
+        Some((true, false)) => {}
+        Some((true, true)) => return Ok(Some(HoldRefusal::SalesNotOpen)),
+        _ => return Ok(Some(HoldRefusal::SalesClosed)),
     }
     let live = "from seat_hold h
                 where h.showtime_id = $1 and h.expires_at >= $2 and {who}

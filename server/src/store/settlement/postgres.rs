@@ -84,7 +84,8 @@ impl Settlements for PgStore {
         // The booking's row lock makes its settlements wait for each other.
         let facts: Option<BookingFacts> = sqlx::query_as(
             "select b.showtime_id, b.hold_id, b.status, b.seats,
-                    coalesce(st.starts_at > coalesce($2::timestamptz, now()), false) as sales_open
+                    coalesce(coalesce(st.sales_close_at, st.starts_at) > coalesce($2::timestamptz, now()), false)
+                        as sales_open
                from booking b left join showtime st on st.id = b.showtime_id
               where b.id = $1
                 for update of b",

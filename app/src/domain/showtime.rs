@@ -1,0 +1,166 @@
+//! A showtime as the operator schedules it: its running time, when its seats are on sale, and
+//! whether it is a hot sale.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Longest running time (24 h).
+pub const MAX_DURATION_MINUTES: i32 = 24 * 60;
+/// Running time of a showtime scheduled without one.
+pub const DEFAULT_DURATION_MINUTES: i32 = 120;
+
+/// When a showtime's seats are on sale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SalesWindow {
+    /// Holds are refused before this (none: on sale from the moment it was scheduled).
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub opens_at: Option<DateTime<Utc>>,
+    /// Holds, checkouts and confirmations are refused from this on (at the latest the start).
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub closes_at: DateTime<Utc>,
+}
+
+/// Where a moment falls in a [`SalesWindow`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sales {
+    /// Sales open at this time.
+    NotYet(DateTime<Utc>),
+    Open,
+    Closed,
+}
+
+impl SalesWindow {
+    pub fn at(&self, now: DateTime<Utc>) -> Sales {
+        match self.opens_at {
+            Some(opens) if now < opens => Sales::NotYet(opens),
+            _ if now >= self.closes_at => Sales::Closed,
+            _ => Sales::Open,
+        }
+    }
+}
+
+/// A showtime to schedule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewShowtime {
+    pub hall_id: i64,
+    pub title: String,
+    pub starts_at: DateTime<Utc>,
+    pub duration_minutes: i32,
+    /// None: on sale at once.
+    pub sales_open_at: Option<DateTime<Utc>>,
+    /// None: until the start.
+    pub sales_close_at: Option<DateTime<Utc>>,
+    pub hot_sale: bool,
+}
+
+impl NewShowtime {
+    /// What is wrong with it, judged at `now` (all of it, one line each), or nothing.
+    pub fn problems(&self, now: DateTime<Utc>) -> Vec<String> {
+        let mut problems = Vec::new();
+        let title = self.title.trim();
+        if title.is_empty() || title.chars().count() > 200 || title.chars().any(char::is_control) {
+            problems.push("a showtime's title is 1 to 200 characters".to_string());
+        }
+        if self.starts_at <= now || self.starts_at > now + Duration::days(400) {
+            problems.push("a showtime starts in the future, at most 400 days from now".to_string());
+        }
+        if !(1..=MAX_DURATION_MINUTES).contains(&self.duration_minutes) {
+            problems.push(format!(
+                "durationMinutes is 1 to {MAX_DURATION_MINUTES} (the running time in minutes)"
+            ));
+        }
+        let closes = self.sales_close_at.unwrap_or(self.starts_at);
+        if closes > self.starts_at {
+            problems.push("sales close at the start at the latest".to_string());
+        }
+        if closes <= now {
+            problems.push("sales close in the future".to_string());
+        }
+        if let Some(opens) = self.sales_open_at {
+            if opens >= closes {
+                problems.push("sales open before they close".to_string());
+            }
+        }
+        problems
+    }
+
+    /// When its seats are on sale.
+    pub fn sales(&self) -> SalesWindow {
+        SalesWindow {
+            opens_at: self.sales_open_at,
+            closes_at: self.sales_close_at.unwrap_or(self.starts_at),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at(h: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 12, 24, h, 0, 0).unwrap()
+    }
+
+    fn showtime() -> NewShowtime {
+        NewShowtime {
+            hall_id: 1,
+            title: "Premiere".into(),
+            starts_at: at(19),
+            duration_minutes: 120,
+            sales_open_at: None,
+            sales_close_at: None,
+            hot_sale: false,
+        }
+    }
+
+    #[test]
+    fn the_window_opens_at_its_opening_and_closes_at_its_close() {
+        let window = SalesWindow {
+            opens_at: Some(at(10)),
+            closes_at: at(18),
+        };
+        assert_eq!(window.at(at(9)), Sales::NotYet(at(10)));
+        assert_eq!(window.at(at(10)), Sales::Open);
+        assert_eq!(window.at(at(17)), Sales::Open);
+        assert_eq!(window.at(at(18)), Sales::Closed);
+        let always = SalesWindow {
+            opens_at: None,
+            closes_at: at(18),
+        };
+        assert_eq!(always.at(at(0)), Sales::Open);
+        assert_eq!(
+            showtime().sales().closes_at,
+            at(19),
+            "by default, sales close at the start"
+        );
+    }
+
+    #[test]
+    fn a_schedule_lists_every_problem() {
+        assert!(showtime().problems(at(8)).is_empty());
+        let bad = NewShowtime {
+            title: " ".into(),
+            duration_minutes: 0,
+            sales_open_at: Some(at(20)),
+            sales_close_at: Some(at(20)),
+            ..showtime()
+        };
+        let problems = bad.problems(at(8));
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        let late = NewShowtime {
+            sales_close_at: Some(at(9)),
+            ..showtime()
+        };
+        assert_eq!(
+            late.problems(at(10)),
+            vec!["sales close in the future".to_string()]
+        );
+        let past = showtime().problems(at(20));
+        assert!(
+            past.iter().any(|p| p.contains("starts in the future")),
+            "{past:?}"
+        );
+    }
+}

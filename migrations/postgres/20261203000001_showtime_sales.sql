@@ -1,0 +1,14 @@
+-- A showtime's running time, its sales window and the hot-sale flag.
+-- sales_open_at: holds are refused before it (null: open from the moment it is scheduled).
+-- sales_close_at: holds, checkouts and confirmations are refused from it on (null: the start).
+-- hot_sale: a showtime expected to sell out at once (the waiting room's cue).
+-- Existing showtimes keep their behaviour: open since scheduled, closing at the start.
+alter table showtime add column duration_minutes integer not null default 120
+    check (duration_minutes between 1 and 1440);
+alter table showtime add column sales_open_at timestamptz;
+alter table showtime add column sales_close_at timestamptz;
+alter table showtime add column hot_sale boolean not null default false;
+alter table showtime add constraint showtime_sales_window check (
+    (sales_close_at is null or sales_close_at <= starts_at)
+    and (sales_open_at is null or sales_open_at < coalesce(sales_close_at, starts_at))
+);

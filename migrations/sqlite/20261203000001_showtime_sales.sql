@@ -1,0 +1,8 @@
+-- A showtime's running time, its sales window and the hot-sale flag (see migrations/postgres).
+-- Instants are milliseconds since the epoch, as elsewhere in this dialect.
+alter table showtime add column duration_minutes integer not null default 120
+    check (duration_minutes between 1 and 1440);
+alter table showtime add column sales_open_at integer;
+alter table showtime add column sales_close_at integer
+    check (sales_close_at is null or sales_close_at <= starts_at);
+alter table showtime add column hot_sale integer not null default 0 check (hot_sale in (0, 1));
