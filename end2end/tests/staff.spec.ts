@@ -94,6 +94,13 @@ test("an operator imports a hall from its plan and schedules a showtime that a c
   await page.locator('[data-test="schedule-hall"]').selectOption({ label: hallName });
   await page.locator('[data-test="schedule-title"]').fill(title);
   await page.locator('[data-test="schedule-when"]').fill("2027-03-01T19:30");
+  // Two price categories: VIP at this showtime's own price, STANDARD at the hall's.
+  const vip = page.locator('[data-test="schedule-price-VIP"]');
+  await expect(vip).toHaveValue("20000");
+  await expect(page.locator('[data-test="schedule-price-STANDARD"]')).toHaveValue("11000");
+  await vip.fill("24000");
+  await page.locator('[data-test="schedule-minutes"]').fill("95");
+  await page.locator('[data-test="schedule-hot"]').check();
   await page.locator('[data-test="schedule-button"]').click();
   await expect(page.locator('[data-test="halls-notice"]')).toContainText("scheduled");
 
@@ -107,12 +114,17 @@ test("an operator imports a hall from its plan and schedules a showtime that a c
   await shopper.goto(`/showtimes/${showtime.id}`);
   const map = new SeatMapPage(shopper);
   await map.waitForHydration();
+  const vipSeat = await (await page.request.get(`/showtimes/${showtime.id}/seats`)).json();
+  const prices = Object.fromEntries(vipSeat.seats.map((s: { code: string; price: number }) => [s.code, s.price]));
+  expect([prices.B1, prices.A1]).toEqual([24000, 11000]);
   await map.hold("B1", "B2");
   // The operator's list counts them as held.
   await page.reload();
   const counted = page.locator(`[data-test="showtime-count"][data-showtime="${showtime.id}"]`);
   await expect(counted.locator('[data-test="count-held"]')).toHaveText("2");
   await expect(counted.locator('[data-test="count-free"]')).toHaveText("3");
+  await expect(counted.locator('[data-test="hot-sale"]')).toBeVisible();
+  await expect(counted).toContainText("21:05");
   await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "admin-halls.png"), fullPage: true });
   await customer.close();
 });

@@ -12,3 +12,12 @@ alter table showtime add constraint showtime_sales_window check (
     (sales_close_at is null or sales_close_at <= starts_at)
     and (sales_open_at is null or sales_open_at < coalesce(sales_close_at, starts_at))
 );
+
+-- A showtime's own price of a category of its hall (none: the hall's price). Fixed when the
+-- showtime is scheduled; a booking keeps the amount it was sold for in any case.
+create table showtime_price (
+    showtime_id bigint not null references showtime (id),
+    category    text not null,
+    price_krw   bigint not null check (price_krw >= 0),
+    primary key (showtime_id, category)
+);

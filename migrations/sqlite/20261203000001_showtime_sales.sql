@@ -6,3 +6,10 @@ alter table showtime add column sales_open_at integer;
 alter table showtime add column sales_close_at integer
     check (sales_close_at is null or sales_close_at <= starts_at);
 alter table showtime add column hot_sale integer not null default 0 check (hot_sale in (0, 1));
+
+create table showtime_price (
+    showtime_id integer not null references showtime (id),
+    category    text not null,
+    price_krw   integer not null check (price_krw >= 0),
+    primary key (showtime_id, category)
+);

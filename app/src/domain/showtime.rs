@@ -3,6 +3,10 @@
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Highest price of a seat, in whole won.
+pub const MAX_PRICE: i64 = 10_000_000;
 
 /// Longest running time (24 h).
 pub const MAX_DURATION_MINUTES: i32 = 24 * 60;
@@ -52,6 +56,9 @@ pub struct NewShowtime {
     /// None: until the start.
     pub sales_close_at: Option<DateTime<Utc>>,
     pub hot_sale: bool,
+    /// Its own prices (whole won) of some of its hall's categories; the others sell at the
+    /// hall's prices.
+    pub prices: BTreeMap<String, i64>,
 }
 
 impl NewShowtime {
@@ -80,6 +87,11 @@ impl NewShowtime {
         if let Some(opens) = self.sales_open_at {
             if opens >= closes {
                 problems.push("sales open before they close".to_string());
+            }
+        }
+        for (category, price) in &self.prices {
+            if !(0..=MAX_PRICE).contains(price) {
+                problems.push(format!("the price of {category} is 0 to {MAX_PRICE} won"));
             }
         }
         problems
@@ -112,6 +124,7 @@ mod tests {
             sales_open_at: None,
             sales_close_at: None,
             hot_sale: false,
+            prices: BTreeMap::from([("VIP".to_string(), 20_000)]),
         }
     }
 
@@ -145,10 +158,12 @@ mod tests {
             duration_minutes: 0,
             sales_open_at: Some(at(20)),
             sales_close_at: Some(at(20)),
+            prices: BTreeMap::from([("VIP".to_string(), -1), ("STANDARD".to_string(), 0)]),
             ..showtime()
         };
         let problems = bad.problems(at(8));
-        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert_eq!(problems.len(), 5, "{problems:?}");
+        assert!(problems.contains(&"the price of VIP is 0 to 10000000 won".to_string()));
         let late = NewShowtime {
             sales_close_at: Some(at(9)),
             ..showtime()

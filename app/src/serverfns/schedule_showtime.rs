@@ -1,3 +1,7 @@
+// Each argument of the server function is a field of the request's JSON object (all but three
+// optional), on the server and in the browser's generated caller alike.
+#![allow(clippy::too_many_arguments)]
+
 use crate::domain::ShowtimeId;
 use crate::error::InventoryError;
 use leptos::prelude::*;
@@ -5,7 +9,8 @@ use leptos::prelude::*;
 /// Schedules a showtime of `title` in a hall, starting at `starts_at`: operators only. Times are
 /// RFC 3339 (e.g. `2026-12-24T19:30:00+09:00`). Optional: `duration_minutes` (running time,
 /// default 120), `sales_open_at` (default: on sale at once), `sales_close_at` (default: the
-/// start), `hot_sale` (default false).
+/// start), `hot_sale` (default false), `prices` (category code → whole won, for some or all of
+/// the hall's categories; default: the hall's prices).
 #[server(endpoint = "schedule_showtime", input = server_fn::codec::Json)]
 pub async fn schedule_showtime(
     hall_id: i64,
@@ -15,6 +20,7 @@ pub async fn schedule_showtime(
     sales_open_at: Option<String>,
     sales_close_at: Option<String>,
     hot_sale: Option<bool>,
+    prices: Option<std::collections::BTreeMap<String, i64>>,
 ) -> Result<ShowtimeId, InventoryError> {
     use crate::domain::{rfc3339, NewShowtime, DEFAULT_DURATION_MINUTES};
     use crate::engine::{inventory, require_staff, respond};
@@ -41,6 +47,7 @@ pub async fn schedule_showtime(
                 sales_open_at: optional("salesOpenAt", sales_open_at)?,
                 sales_close_at: optional("salesCloseAt", sales_close_at)?,
                 hot_sale: hot_sale.unwrap_or(false),
+                prices: prices.unwrap_or_default(),
             };
             inventory()?.schedule_showtime(&showtime, &actor).await
         }

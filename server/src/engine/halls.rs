@@ -70,8 +70,20 @@ impl Engine {
             return Err(InventoryError::InvalidRequest(problems.join("; ")));
         }
         let hall_id = showtime.hall_id;
-        if self.store.stored_hall(hall_id).await?.is_none() {
+        let Some(hall) = self.store.stored_hall(hall_id).await? else {
             return Err(InventoryError::HallNotFound);
+        };
+        let strangers: Vec<&str> = showtime
+            .prices
+            .keys()
+            .filter(|code| !hall.categories.iter().any(|c| &c.code == *code))
+            .map(String::as_str)
+            .collect();
+        if !strangers.is_empty() {
+            return Err(InventoryError::InvalidRequest(format!(
+                "no price category {} in this hall",
+                strangers.join(", ")
+            )));
         }
         let id = self.store.add_showtime(showtime).await?;
         let sales = showtime.sales();
@@ -84,6 +96,16 @@ impl Engine {
             sales.closes_at.to_rfc3339(),
             if showtime.hot_sale { ", hot sale" } else { "" },
         );
+        let prices: Vec<String> = showtime
+            .prices
+            .iter()
+            .map(|(c, p)| format!("{c} {p}"))
+            .collect();
+        let detail = if prices.is_empty() {
+            detail
+        } else {
+            format!("{detail}; prices {}", prices.join(", "))
+        };
         self.audit(by, "showtime_scheduled", detail).await;
         Ok(id)
     }

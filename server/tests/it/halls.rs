@@ -153,15 +153,54 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
             "{body}"
         );
     }
-    let (status, showtime) = post(
+    // Its own prices: only of the hall's categories.
+    let mut priced = schedule(hall_id, "Premiere", soon.clone());
+    priced["prices"] = json!({ "VIP": 25000, "GOLD": 1 });
+    let (status, refused) = post(&operator, &app, "schedule_showtime", priced.clone()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no price category GOLD"),
+        "{refused}"
+    );
+    priced["prices"] = json!({ "VIP": 25000 });
+    let (status, showtime) = post(&operator, &app, "schedule_showtime", priced).await;
+    assert_eq!(status, StatusCode::OK, "{showtime}");
+    let showtime = showtime.as_i64().unwrap();
+    // Its seat map sells VIP at its price and STANDARD at the hall's; the hall's own showtime
+    // scheduled without prices sells both at the hall's.
+    let (status, plain) = post(
         &operator,
         &app,
         "schedule_showtime",
-        schedule(hall_id, "Premiere", soon),
+        schedule(hall_id, "Plain", soon),
     )
     .await;
-    assert_eq!(status, StatusCode::OK, "{showtime}");
-    let showtime = showtime.as_i64().unwrap();
+    assert_eq!(status, StatusCode::OK, "{plain}");
+    for (id, vip) in [(showtime, 25000), (plain.as_i64().unwrap(), 20000)] {
+        let map: Value = reqwest::get(app.url(&format!("/showtimes/{id}/seats")))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let price = |code: &str| {
+            map["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["code"] == code)
+                .unwrap()["price"]
+                .as_i64()
+        };
+        assert_eq!(
+            (price("B1"), price("A1")),
+            (Some(vip), Some(11000)),
+            "showtime {id}"
+        );
+    }
     let listed: Value = reqwest::get(app.url("/showtimes"))
         .await
         .unwrap()
@@ -258,17 +297,20 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         .unwrap()
         .iter()
         .map(|l| l["action"].as_str().unwrap())
-        .take(4)
+        .take(5)
         .collect();
     assert_eq!(
         actions,
         [
             "showtime_scheduled",
             "showtime_scheduled",
+            "showtime_scheduled",
             "hall_created",
             "hall_created"
         ]
     );
+    let premiere = audit[2]["detail"].as_str().unwrap();
+    assert!(premiere.ends_with("; prices VIP 25000"), "{premiere}");
     let detail = audit[0]["detail"].as_str().unwrap();
     assert!(
         detail.contains("Preview") && detail.contains("for 95 min") && detail.ends_with("hot sale"),

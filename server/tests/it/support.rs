@@ -134,6 +134,7 @@ impl TestDb {
                 sales_open_at: opens,
                 sales_close_at: closes,
                 hot_sale: false,
+                prices: Default::default(),
             })
             .await
             .unwrap()

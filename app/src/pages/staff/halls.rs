@@ -5,7 +5,9 @@
 //! and until the start unless set) and the hot-sale flag.
 
 use super::{AdminNav, StaffRefusal};
-use crate::domain::{HallPlan, HallSummary, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES};
+use crate::domain::{
+    HallPlan, HallSummary, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
+};
 use crate::error::InventoryError;
 use crate::format::{clock_time, showtime_when};
 use crate::i18n::{error_text, use_lang};
@@ -13,6 +15,7 @@ use crate::serverfns::{export_hall, halls, import_hall, schedule_showtime, showt
 use crate::tr;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::collections::BTreeMap;
 
 /// The venue's offset from UTC, as `datetime-local` values are read (the venue's time).
 const VENUE_OFFSET: &str = "+09:00";
@@ -68,6 +71,17 @@ pub fn HallsPage() -> impl IntoView {
     let opens = RwSignal::new(String::new());
     let closes = RwSignal::new(String::new());
     let hot = RwSignal::new(false);
+    // The chosen hall's categories, each priced at the hall's price unless changed here.
+    let hall_plan = Resource::new(
+        move || hall.get(),
+        |id| async move {
+            match id.parse::<i64>() {
+                Ok(id) => export_hall(id).await.ok(),
+                Err(_) => None,
+            }
+        },
+    );
+    let prices = RwSignal::new(BTreeMap::<String, String>::new());
     let schedule = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let hall_id = hall.get_untracked().parse::<i64>().unwrap_or(0);
@@ -79,8 +93,31 @@ pub fn HallsPage() -> impl IntoView {
         let duration = minutes.get_untracked().trim().parse::<i32>().ok();
         let (opens, closes) = (venue(opens.get_untracked()), venue(closes.get_untracked()));
         let hot = Some(hot.get_untracked());
+        let typed = prices.get_untracked();
+        let prices: BTreeMap<String, i64> = hall_plan
+            .get_untracked()
+            .flatten()
+            .map(|plan| plan.categories)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|c| {
+                let price = typed.get(&c.code)?.trim().parse::<i64>().unwrap_or(-1);
+                (price != c.price).then_some((c.code, price))
+            })
+            .collect();
         spawn_local(async move {
-            match schedule_showtime(hall_id, title, starts_at, duration, opens, closes, hot).await {
+            match schedule_showtime(
+                hall_id,
+                title,
+                starts_at,
+                duration,
+                opens,
+                closes,
+                hot,
+                Some(prices),
+            )
+            .await
+            {
                 Ok(id) => {
                     notice.set(Some(tr!(lang.get_untracked(), "halls.scheduled", id = id)));
                     error.set(None);
@@ -121,6 +158,19 @@ pub fn HallsPage() -> impl IntoView {
                                         <option value=h.id.to_string()>{h.name}</option>
                                     }).collect_view()}
                                 </select>
+                                <Transition fallback=|| ()>
+                                    {move || hall_plan.get().flatten().map(|plan| plan.categories.into_iter().map(|c| {
+                                        let id = format!("schedule-price-{}", c.code);
+                                        let code = c.code.clone();
+                                        let name = c.name.clone();
+                                        view! {
+                                            <label for=id.clone()>{move || tr!(lang.get(), "halls.price", category = name.clone())}</label>
+                                            <input id=id.clone() type="number" min="0" max=MAX_PRICE required data-test=id
+                                                prop:value=c.price.to_string()
+                                                on:input=move |ev| prices.update(|p| { p.insert(code.clone(), event_target_value(&ev)); }) />
+                                        }
+                                    }).collect_view())}
+                                </Transition>
                                 <label for="schedule-title">{move || tr!(lang.get(), "halls.title")}</label>
                                 <input id="schedule-title" required maxlength="200" bind:value=title data-test="schedule-title" />
                                 <label for="schedule-when">{move || tr!(lang.get(), "halls.when")}</label>

@@ -13,7 +13,7 @@ macro_rules! read_layout {
         match head {
             None => Ok(None),
             Some(head) => {
-                let categories = sqlx::query_as(CATEGORIES).bind(head.hall_id);
+                let categories = sqlx::query_as(SHOWTIME_CATEGORIES).bind(showtime.get());
                 let categories = categories.fetch_all($pool).await?;
                 let seats = sqlx::query_as(HALL_SEATS).bind(head.hall_id);
                 let seats = seats.fetch_all($pool).await?;
@@ -37,6 +37,10 @@ macro_rules! insert_showtime {
             .bind(new.hot_sale)
             .fetch_one(&mut *$tx)
             .await?;
+        for (category, price) in &new.prices {
+            let price_row = sqlx::query(NEW_PRICE).bind(id).bind(category).bind(*price);
+            price_row.execute(&mut *$tx).await?;
+        }
         let seats = sqlx::query(NEW_SHOW_SEATS).bind(id).bind(new.hall_id);
         seats.execute(&mut *$tx).await?;
         $tx.commit().await?;
@@ -104,6 +108,14 @@ const CATEGORIES: &str =
 const HALL_SEATS: &str =
     "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible
                             from hall_seat where hall_id = $1 order by grid_y, grid_x";
+/// A showtime's categories at its own prices (the hall's where it has none).
+const SHOWTIME_CATEGORIES: &str =
+    "select c.code, c.name, coalesce(p.price_krw, c.price_krw) as price_krw
+       from showtime st join price_category c on c.hall_id = st.hall_id
+       left join showtime_price p on p.showtime_id = st.id and p.category = c.code
+      where st.id = $1 order by price_krw, c.code";
+const NEW_PRICE: &str =
+    "insert into showtime_price (showtime_id, category, price_krw) values ($1, $2, $3)";
 const NEW_CATEGORY: &str =
     "insert into price_category (hall_id, code, name, price_krw) values ($1, $2, $3, $4)";
 const NEW_SHOWTIME: &str =
@@ -285,6 +297,7 @@ pub trait Catalog: Send + Sync {
             sales_open_at: None,
             sales_close_at: None,
             hot_sale: false,
+            prices: Default::default(),
         })
         .await
     }
