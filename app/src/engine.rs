@@ -88,6 +88,12 @@ pub trait Inventory: Send + Sync + 'static {
         showtime: &crate::domain::NewShowtime,
         by: &Actor,
     ) -> Result<ShowtimeId, InventoryError>;
+    /// Cancels a showtime and refunds its paid bookings (once; again changes nothing).
+    async fn cancel_showtime(
+        &self,
+        showtime: ShowtimeId,
+        by: &Actor,
+    ) -> Result<crate::domain::ShowtimeCancelled, InventoryError>;
 }
 
 /// The staff side of one request: who is signed in (from the staff cookie), signing in and

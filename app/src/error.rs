@@ -37,6 +37,9 @@ pub enum InventoryError {
     /// confirmations.
     #[error("sales for this showtime have closed")]
     SalesClosed,
+    /// The showtime was cancelled: nothing of it is sold any more.
+    #[error("this showtime was cancelled")]
+    ShowtimeCancelled,
     /// The showtime's sales window has not opened yet; it opens at this time (RFC 3339).
     #[error("sales for this showtime open at {0}")]
     SalesNotOpen(String),
@@ -98,6 +101,7 @@ impl InventoryError {
             | Self::TicketNotReady
             | Self::SalesClosed
             | Self::SalesNotOpen(_)
+            | Self::ShowtimeCancelled
             | Self::HoldLimit
             | Self::AddressLimit
             | Self::PaymentReceived
@@ -123,6 +127,7 @@ impl InventoryError {
             Self::TooLittleTime(_) => "TOO_LITTLE_TIME",
             Self::SalesClosed => "SALES_CLOSED",
             Self::SalesNotOpen(_) => "SALES_NOT_OPEN",
+            Self::ShowtimeCancelled => "SHOWTIME_CANCELLED",
             Self::HoldLimit => "HOLD_LIMIT",
             Self::AddressLimit => "ADDRESS_HOLD_LIMIT",
             Self::PaymentReceived => "PAYMENT_RECEIVED",

@@ -165,6 +165,7 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::HoldLapsed => tr!(lang, "error.lapsed"),
         E::TooLittleTime(_) => tr!(lang, "error.too_little_time"),
         E::SalesClosed => tr!(lang, "error.sales_closed"),
+        E::ShowtimeCancelled => tr!(lang, "error.showtime_cancelled"),
         E::SalesNotOpen(at) => match crate::domain::rfc3339::parse(at) {
             Some(at) => tr!(
                 lang,
@@ -240,6 +241,12 @@ mod tests {
                 error_text(lang, &InventoryError::Unavailable),
                 error_text(lang, &InventoryError::RateLimited(12)),
                 error_text(lang, &InventoryError::SalesClosed),
+                error_text(lang, &InventoryError::ShowtimeCancelled),
+                tr!(lang, "map.cancelled"),
+                tr!(lang, "showtimes.cancelled"),
+                tr!(lang, "booking.cancelled_refunded"),
+                tr!(lang, "booking.cancelled_refunding"),
+                tr!(lang, "booking.cancelled"),
                 error_text(
                     lang,
                     &InventoryError::SalesNotOpen("2026-12-01T01:00:00Z".into()),

@@ -92,3 +92,63 @@ test("declining on the gateway's page returns to the hold with a message", async
   await expect(map.holdPanel).toBeVisible();
   await expect(map.heldSeats).toHaveText("Seats D5");
 });
+
+test("an operator cancels a showtime in the console and the customer's booking page shows the refund", async ({ page, browser }) => {
+  // The operator sets up a showtime of their own (so the other tests' showtimes stay on sale).
+  const operator = await browser.newContext();
+  const admin = await operator.newPage();
+  await admin.goto(`${shop}/admin/halls`);
+  await admin.locator('[data-test="sign-in-link"]').click();
+  await new SignInPage(admin).signIn("operator", "end-to-end operator password");
+  await expect(admin).toHaveURL(`${shop}/admin/halls`);
+  const stamp = Date.now();
+  const plan = {
+    name: `Cancel ${stamp}`,
+    categories: [{ code: "STANDARD", name: "Standard", price: 9000 }],
+    rows: [{ label: "A", seats: [{ number: 1, category: "STANDARD" }, { number: 2, category: "STANDARD" }] }],
+  };
+  const imported = await admin.request.post(`${shop}/api/import_hall`, { data: { plan } });
+  expect(imported.status()).toBe(200);
+  const hall = await imported.json();
+  const scheduled = await admin.request.post(`${shop}/api/schedule_showtime`, {
+    data: { hall_id: hall.id, title: `Cancelled ${stamp}`, starts_at: "2027-02-01T19:30:00+09:00" },
+  });
+  expect(scheduled.status()).toBe(200);
+  const showtimeId = await scheduled.json();
+
+  // A customer buys a seat in it.
+  await page.goto(`${shop}/showtimes/${showtimeId}`);
+  const map = new SeatMapPage(page);
+  await map.waitForHydration();
+  await map.hold("A1");
+  await page.locator('[data-test="pay"]').click();
+  await page.locator('[data-test="sandbox-pay"]').click();
+  await expect(page).toHaveURL(/\/my-bookings\/[0-9a-f-]+\?/);
+  await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
+  const booking = page.url().split("?")[0];
+
+  // The operator cancels it (two presses) and watches the refund go through.
+  await admin.reload();
+  const row = admin.locator(`[data-test="showtime-count"][data-showtime="${showtimeId}"]`);
+  await row.locator('[data-test="cancel-showtime"]').click();
+  await row.locator('[data-test="confirm-cancel"]').click();
+  await expect(admin.locator('[data-test="halls-notice"]')).toContainText("1 paid bookings being refunded");
+  await expect(async () => {
+    await admin.reload();
+    await expect(row.locator('[data-test="refund-progress"]')).toHaveAttribute("data-refunded", "1", { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await admin.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "admin-cancelled.png"), fullPage: true });
+
+  // The customer's booking page says so; the seat map sells nothing.
+  await page.goto(booking);
+  const cancelled = page.locator('[data-test="booking-cancelled"]');
+  await expect(cancelled).toHaveAttribute("data-state", "booking.cancelled_refunded", { timeout: 15_000 });
+  await expect(cancelled).toHaveText("This showtime was cancelled — refunded.");
+  await expect(page.locator('[data-test="ticket-qr"]')).toHaveCount(0);
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `cancelled booking: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
+  await page.goto(`${shop}/showtimes/${showtimeId}`);
+  await expect(page.locator('[data-test="sales-closed"]')).toHaveText("This showtime was cancelled. Paid bookings are refunded.");
+  await operator.close();
+});

@@ -21,3 +21,6 @@ create table showtime_price (
     price_krw   bigint not null check (price_krw >= 0),
     primary key (showtime_id, category)
 );
+
+-- A cancelled showtime sells nothing more; its paid bookings are refunded.
+alter table showtime add column cancelled_at timestamptz;

@@ -13,3 +13,5 @@ create table showtime_price (
     price_krw   integer not null check (price_krw >= 0),
     primary key (showtime_id, category)
 );
+
+alter table showtime add column cancelled_at integer;

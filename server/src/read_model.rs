@@ -159,6 +159,7 @@ mod tests {
             seats: vec![seat("A1", 3), seat("A2", 0)],
             sales_open: true,
             sales_opens_at: None,
+            cancelled: false,
         }
     }
 

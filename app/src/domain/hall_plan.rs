@@ -78,6 +78,10 @@ pub struct ShowtimeCounts {
     pub sales: super::SalesWindow,
     /// Expected to sell out at once.
     pub hot_sale: bool,
+    pub cancelled: bool,
+    /// Refunds of its payments asked of the gateway and not yet made, and made.
+    pub refunds_due: i64,
+    pub refunded: i64,
     pub sold: i64,
     pub held: i64,
     pub free: i64,

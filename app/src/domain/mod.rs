@@ -23,6 +23,7 @@ pub use seat_map::{
 };
 pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};
 pub use showtime::{
-    NewShowtime, Sales, SalesWindow, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
+    NewShowtime, Sales, SalesWindow, ShowtimeCancelled, DEFAULT_DURATION_MINUTES,
+    MAX_DURATION_MINUTES, MAX_PRICE,
 };
 pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffMember, StaffRole};

@@ -49,6 +49,9 @@ pub struct ShowtimeSummary {
     /// When sales open, if they have not yet.
     #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
     pub sales_opens_at: Option<DateTime<Utc>>,
+    /// The showtime was cancelled (its paid bookings are refunded).
+    #[serde(default)]
+    pub cancelled: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,6 +97,9 @@ pub struct SeatMap {
     /// When sales open, if they have not yet.
     #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
     pub sales_opens_at: Option<DateTime<Utc>>,
+    /// The showtime was cancelled (its paid bookings are refunded).
+    #[serde(default)]
+    pub cancelled: bool,
 }
 
 /// A successful hold.
@@ -154,6 +160,9 @@ pub struct BookingView {
     /// the confirmation); `None` until then.
     #[serde(default)]
     pub ticket_issued_at: Option<DateTime<Utc>>,
+    /// The showtime was cancelled: a paid booking's payment is refunded (see `payments`).
+    #[serde(default)]
+    pub showtime_cancelled: bool,
 }
 
 /// Sales figures of one showtime on one day (venue time), kept by the sales consumer.

@@ -44,6 +44,18 @@ impl SalesWindow {
     }
 }
 
+/// What cancelling a showtime did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowtimeCancelled {
+    /// It was cancelled before; nothing more was done.
+    pub already: bool,
+    /// Seats of live holds made free.
+    pub released: usize,
+    /// Paid bookings whose payments are being refunded.
+    pub refunds: usize,
+}
+
 /// A showtime to schedule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewShowtime {

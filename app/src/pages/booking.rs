@@ -51,8 +51,12 @@ pub fn BookingPage() -> impl IntoView {
                         }
                         Ok(b) => {
                             // Confirmed but not yet issued: the ticket consumer is a moment behind.
+                            // Cancelled and paid: the refund is a moment behind too.
+                            let refunding = b.showtime_cancelled
+                                && b.payments.iter().any(|p| p.status == "PAID");
                             pending.set(
-                                b.status == "PENDING"
+                                refunding
+                                    || (!b.showtime_cancelled && b.status == "PENDING")
                                     || (b.status == "CONFIRMED" && b.ticket_issued_at.is_none()),
                             );
                             booking_view(b).into_any()
@@ -103,12 +107,27 @@ fn booking_view(b: BookingView) -> impl IntoView {
     let lang = use_lang();
     let seats = crate::seating::reading_order(b.seats.iter().map(String::as_str)).join(", ");
     let when = b.starts_at;
-    let issued = b.status == "CONFIRMED" && b.ticket_issued_at.is_some();
+    let issued = b.status == "CONFIRMED" && b.ticket_issued_at.is_some() && !b.showtime_cancelled;
+    let cancelled = b.showtime_cancelled.then(|| {
+        let key = if b.payments.iter().any(|p| p.status == "PAID") {
+            "booking.cancelled_refunding"
+        } else if b.payments.iter().any(|p| p.status == "REFUNDED") {
+            "booking.cancelled_refunded"
+        } else {
+            "booking.cancelled"
+        };
+        view! {
+            <p class="notice warn" role="status" data-test="booking-cancelled" data-state=key>
+                {move || crate::i18n::translate(lang.get(), key, &[])}
+            </p>
+        }
+    });
     let id = b.booking_id.0.to_string();
     let amount = b.amount;
     let status = b.status.clone();
     let b2 = b.clone();
     view! {
+        {cancelled}
         <p class=format!("booking-status status-{}", status.to_lowercase()) data-test="booking-status"
             data-status=status role="status" aria-live="polite">
             {move || status_text(lang.get(), &b2)}

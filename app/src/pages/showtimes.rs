@@ -100,14 +100,18 @@ fn showtime_chip(s: ShowtimeSummary) -> impl IntoView {
         }
         .into_any();
     }
+    let cancelled = s.cancelled;
     if !s.sales_open {
-        // Started (or its sales closed): shown for the day's programme, but nothing to buy.
+        // Started, its sales closed, or cancelled: shown for the day's programme, but nothing
+        // to buy.
         return view! {
             <li data-test="showtime" data-open="false" class="closed">
                 <span class="chip">
                     <span class="time">{time}</span>
                     <span class="hall">{s.hall_name}</span>
-                    <span class="left">{move || tr!(lang.get(), "showtimes.closed")}</span>
+                    <span class="left">
+                        {move || if cancelled { tr!(lang.get(), "showtimes.cancelled") } else { tr!(lang.get(), "showtimes.closed") }}
+                    </span>
                 </span>
             </li>
         }
@@ -151,6 +155,7 @@ mod tests {
             seats_available: 100,
             sales_open: true,
             sales_opens_at: None,
+            cancelled: false,
         }
     }
 

@@ -4,6 +4,7 @@
 mod api_tokens;
 mod audit_log;
 mod cancel_hold;
+mod cancel_showtime;
 mod checkout_hold;
 mod create_api_token;
 mod current_hold;
@@ -25,6 +26,7 @@ mod staff_sign_out;
 pub use api_tokens::*;
 pub use audit_log::*;
 pub use cancel_hold::*;
+pub use cancel_showtime::*;
 pub use checkout_hold::*;
 pub use create_api_token::*;
 pub use current_hold::*;

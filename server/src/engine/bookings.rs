@@ -52,6 +52,7 @@ impl Engine {
         };
         Ok(BookingView {
             ticket_issued_at,
+            showtime_cancelled: record.showtime_cancelled,
             booking_id: record.id,
             status: record.status.to_string(),
             showtime_id: record.showtime,

@@ -63,9 +63,13 @@ impl Engine {
                 }
             })
             .collect();
-        let sales = layout
-            .sales
-            .at(self.clock.now().unwrap_or_else(chrono::Utc::now));
+        let cancelled = self.store.is_cancelled(showtime).await?;
+        let sales = match cancelled {
+            true => Sales::Closed,
+            false => layout
+                .sales
+                .at(self.clock.now().unwrap_or_else(chrono::Utc::now)),
+        };
         Ok(SeatMap {
             showtime_id: showtime,
             movie_title: layout.movie_title.clone(),
@@ -78,6 +82,7 @@ impl Engine {
                 Sales::NotYet(at) => Some(at),
                 _ => None,
             },
+            cancelled,
         })
     }
 

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::store::NewHall;
-use app::domain::{HallPlan, HallSummary, NewShowtime, ShowtimeCounts};
+use app::domain::{HallPlan, HallSummary, NewShowtime, ShowtimeCancelled, ShowtimeCounts};
 use app::engine::Actor;
 use chrono::Utc;
 
@@ -108,5 +108,47 @@ impl Engine {
         };
         self.audit(by, "showtime_scheduled", detail).await;
         Ok(id)
+    }
+
+    /// Cancels a showtime: nothing of it is held, checked out or confirmed any more; its live
+    /// holds' seats are free (live maps are told); each paid booking is refunded through the
+    /// gateway by the refund worker, once. Cancelling again changes nothing.
+    pub(super) async fn cancel(
+        &self,
+        showtime: ShowtimeId,
+        by: &Actor,
+    ) -> Result<ShowtimeCancelled, InventoryError> {
+        let now = self.clock.now().unwrap_or_else(Utc::now);
+        let done = self
+            .store
+            .cancel_showtime(showtime, now)
+            .await?
+            .ok_or(InventoryError::ShowtimeNotFound(showtime))?;
+        if done.cancelled_now {
+            self.refund_wake.notify_one();
+            self.relay_wake.notify_one();
+            let detail = format!(
+                "showtime {showtime}: seats of live holds released {}, refunds due {}",
+                done.released.len(),
+                done.refunds
+            );
+            if !done.released.is_empty() {
+                let seats = done.released.clone();
+                self.announce(
+                    showtime,
+                    LiveMessage::SeatsReleased {
+                        showtime_id: showtime,
+                        seats,
+                    },
+                )
+                .await;
+            }
+            self.audit(by, "showtime_cancelled", detail).await;
+        }
+        Ok(ShowtimeCancelled {
+            already: !done.cancelled_now,
+            released: done.released.len(),
+            refunds: done.refunds,
+        })
     }
 }

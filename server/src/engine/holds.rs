@@ -183,6 +183,7 @@ impl Engine {
                 Err(InventoryError::SeatsUnavailable(unavailable))
             }
             HoldOutcome::Refused(HoldRefusal::SalesClosed) => Err(InventoryError::SalesClosed),
+            HoldOutcome::Refused(HoldRefusal::Cancelled) => Err(InventoryError::ShowtimeCancelled),
             HoldOutcome::Refused(HoldRefusal::SalesNotOpen) => Err(layout
                 .sales
                 .opens_at

@@ -123,4 +123,12 @@ impl Inventory for Engine {
     ) -> Result<ShowtimeId, InventoryError> {
         self.schedule(showtime, by).await
     }
+
+    async fn cancel_showtime(
+        &self,
+        showtime: ShowtimeId,
+        by: &Actor,
+    ) -> Result<app::domain::ShowtimeCancelled, InventoryError> {
+        self.cancel(showtime, by).await
+    }
 }

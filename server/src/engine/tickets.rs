@@ -164,8 +164,9 @@ impl Engine {
             .pop()
             .ok_or(InventoryError::BookingNotFound)?;
         let view = self.booking_view(record).await?;
-        // A code that verifies but was never issued (no confirmed booking behind it) is unknown.
-        if view.ticket_issued_at.is_none() {
+        // A code that verifies but was never issued (no confirmed booking behind it) is unknown,
+        // and so is the ticket of a cancelled showtime (its money goes back).
+        if view.ticket_issued_at.is_none() || view.showtime_cancelled {
             return Err(InventoryError::BookingNotFound);
         }
         Ok(view)

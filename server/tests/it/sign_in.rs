@@ -233,6 +233,12 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         r#"{"hall_id":999999,"title":"x","starts_at":"2099-01-01T00:00:00Z"}"#,
         &[],
     ),
+    (
+        "POST",
+        "/api/cancel_showtime",
+        r#"{"showtime_id":999999}"#,
+        &[],
+    ),
     ("GET", "/reports/sales", "", &[]),
     ("GET", "/reports/sales.csv", "", &[]),
 ];

@@ -11,7 +11,9 @@ use crate::domain::{
 use crate::error::InventoryError;
 use crate::format::{clock_time, showtime_when};
 use crate::i18n::{error_text, use_lang};
-use crate::serverfns::{export_hall, halls, import_hall, schedule_showtime, showtime_figures};
+use crate::serverfns::{
+    cancel_showtime, export_hall, halls, import_hall, schedule_showtime, showtime_figures,
+};
 use crate::tr;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -28,6 +30,30 @@ pub fn HallsPage() -> impl IntoView {
     let plan_text = RwSignal::new(String::new());
     let notice = RwSignal::new(None::<String>);
     let error = RwSignal::new(None::<InventoryError>);
+    // A showtime is cancelled in two presses: the first asks to confirm.
+    let confirming = RwSignal::new(None::<i64>);
+    let cancel = move |id: i64| {
+        confirming.set(None);
+        let Ok(showtime) = crate::domain::ShowtimeId::try_from(id) else {
+            return;
+        };
+        spawn_local(async move {
+            match cancel_showtime(showtime).await {
+                Ok(done) => {
+                    notice.set(Some(tr!(
+                        lang.get_untracked(),
+                        "halls.cancelled",
+                        id = id,
+                        released = done.released,
+                        refunds = done.refunds
+                    )));
+                    error.set(None);
+                    counts.refetch();
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
     let exported = RwSignal::new(None::<String>);
     let import = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -145,7 +171,7 @@ pub fn HallsPage() -> impl IntoView {
                             <h2>{move || tr!(lang.get(), "halls.showtimes")}</h2>
                             <Transition fallback=|| ()>
                                 {move || counts.get().map(|c| match c {
-                                    Ok(rows) => view! { <CountsTable rows /> }.into_any(),
+                                    Ok(rows) => view! { <CountsTable rows confirming cancel /> }.into_any(),
                                     Err(e) => view! { <p class="error">{error_text(lang.get(), &e)}</p> }.into_any(),
                                 })}
                             </Transition>
@@ -238,7 +264,11 @@ fn HallTable(
 }
 
 #[component]
-fn CountsTable(rows: Vec<crate::domain::ShowtimeCounts>) -> impl IntoView {
+fn CountsTable(
+    rows: Vec<crate::domain::ShowtimeCounts>,
+    confirming: RwSignal<Option<i64>>,
+    cancel: impl Fn(i64) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
     let lang = use_lang();
     view! {
         <table class="tokens" data-test="showtime-counts">
@@ -251,6 +281,7 @@ fn CountsTable(rows: Vec<crate::domain::ShowtimeCounts>) -> impl IntoView {
                     <th scope="col">{move || tr!(lang.get(), "halls.sold")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.held")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.free")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.state")}</th>
                 </tr>
             </thead>
             <tbody>
@@ -277,10 +308,46 @@ fn CountsTable(rows: Vec<crate::domain::ShowtimeCounts>) -> impl IntoView {
                             <td data-test="count-sold">{s.sold}</td>
                             <td data-test="count-held">{s.held}</td>
                             <td data-test="count-free">{s.free}</td>
+                            <td data-test="count-state">{state_cell(s.id, s.cancelled, s.refunds_due, s.refunded, confirming, cancel)}</td>
                         </tr>
                     }
                 }).collect_view()}
             </tbody>
         </table>
     }
+}
+
+/// A showtime's cancel button (pressed twice), or once cancelled its refunds' progress.
+fn state_cell(
+    id: i64,
+    cancelled: bool,
+    due: i64,
+    refunded: i64,
+    confirming: RwSignal<Option<i64>>,
+    cancel: impl Fn(i64) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let lang = use_lang();
+    if cancelled {
+        return view! {
+            <span data-test="refund-progress" data-due=due.to_string() data-refunded=refunded.to_string()>
+                {move || tr!(lang.get(), "halls.refunds", refunded = refunded, total = due + refunded)}
+            </span>
+        }
+        .into_any();
+    }
+    view! {
+        <Show
+            when=move || confirming.get() == Some(id)
+            fallback=move || view! {
+                <button type="button" data-test="cancel-showtime" on:click=move |_| confirming.set(Some(id))>
+                    {move || tr!(lang.get(), "halls.cancel")}
+                </button>
+            }
+        >
+            <button type="button" class="danger" data-test="confirm-cancel" on:click=move |_| cancel(id)>
+                {move || tr!(lang.get(), "halls.confirm_cancel")}
+            </button>
+        </Show>
+    }
+    .into_any()
 }

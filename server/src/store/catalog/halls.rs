@@ -30,6 +30,12 @@ const HALL_NAME: &str = "select name from hall where id = $1";
 const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name, st.starts_at,
             st.duration_minutes, st.sales_open_at,
             coalesce(st.sales_close_at, st.starts_at) as sales_close_at, st.hot_sale,
+            st.cancelled_at is not null as cancelled,
+            (select count(*) from payment p join booking b on b.id = p.booking_id
+              where b.showtime_id = st.id and p.status = 'PAID' and p.outcome = 'REFUND')
+                as refunds_due,
+            (select count(*) from payment p join booking b on b.id = p.booking_id
+              where b.showtime_id = st.id and p.status = 'REFUNDED') as refunded,
             sum(case when ss.status = 'BOOKED' then 1 else 0 end) as sold,
             sum(case when ss.status = 'HELD' and ss.hold_expires_at > $1 then 1 else 0 end) as held,
             count(*) as seats
@@ -37,7 +43,7 @@ const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name
           join show_seat ss on ss.showtime_id = st.id
      where st.starts_at >= $2
      group by st.id, st.movie_title, h.name, st.starts_at, st.duration_minutes,
-              st.sales_open_at, st.sales_close_at, st.hot_sale
+              st.sales_open_at, st.sales_close_at, st.hot_sale, st.cancelled_at
      order by st.starts_at, st.id";
 
 #[derive(sqlx::FromRow)]
@@ -50,6 +56,9 @@ pub(super) struct CountsRow {
     sales_open_at: Option<At>,
     sales_close_at: At,
     hot_sale: bool,
+    cancelled: bool,
+    refunds_due: i64,
+    refunded: i64,
     sold: i64,
     held: i64,
     seats: i64,
@@ -131,6 +140,9 @@ macro_rules! hall_plans {
                             closes_at: r.sales_close_at.0,
                         },
                         hot_sale: r.hot_sale,
+                        cancelled: r.cancelled,
+                        refunds_due: r.refunds_due,
+                        refunded: r.refunded,
                         sold: r.sold,
                         held: r.held,
                         free: r.seats - r.sold - r.held,

@@ -48,6 +48,57 @@ macro_rules! insert_showtime {
     }};
 }
 
+/// Cancels a showtime in `$tx` at `$at` and commits (see [`Catalog::cancel_showtime`]): the
+/// same statements in both dialects, each dialect's `append_event`.
+macro_rules! cancel_showtime {
+    ($tx:ident, $showtime:expr, $at:expr) => {{
+        let showtime: ShowtimeId = $showtime;
+        // Taking the showtime's row first: settlements of its payments wait for this, or this
+        // for them (see `settle_payment`).
+        let marked: Option<i64> = sqlx::query_scalar(MARK_CANCELLED)
+            .bind(showtime.get())
+            .bind($at)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if marked.is_none() {
+            let known: Option<i64> = sqlx::query_scalar("select id from showtime where id = $1")
+                .bind(showtime.get())
+                .fetch_optional(&mut *$tx)
+                .await?;
+            return Ok(known.map(|_| Cancellation::default()));
+        }
+        let released: Vec<(String, i64)> = sqlx::query_as(RELEASE_HELD)
+            .bind(showtime.get())
+            .fetch_all(&mut *$tx)
+            .await?;
+        let paid: Vec<PaidSale> = sqlx::query_as(PAID_SALES)
+            .bind(showtime.get())
+            .fetch_all(&mut *$tx)
+            .await?;
+        for sale in &paid {
+            let outcome = sqlx::query(OUTCOME_REFUND).bind(&sale.provider_payment_id);
+            outcome.execute(&mut *$tx).await?;
+            append_event(&mut $tx, &sale.refund_due(showtime)).await?;
+        }
+        $tx.commit().await?;
+        Ok(Some(Cancellation {
+            cancelled_now: true,
+            released: released
+                .into_iter()
+                .map(|(code, version)| {
+                    Ok(SeatChange {
+                        code: SeatCode::parse(&code)
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        status: SeatStatus::Available,
+                        version,
+                    })
+                })
+                .collect::<Result<_, StoreError>>()?,
+            refunds: paid.len(),
+        }))
+    }};
+}
+
 mod halls;
 mod postgres;
 mod sqlite;
@@ -125,6 +176,57 @@ const NEW_SHOWTIME: &str =
 const NEW_SHOW_SEATS: &str = "insert into show_seat (showtime_id, seat_code)
                               select $1, seat_code from hall_seat where hall_id = $2";
 
+const IS_CANCELLED: &str =
+    "select count(*) > 0 from showtime where id = $1 and cancelled_at is not null";
+const MARK_CANCELLED: &str =
+    "update showtime set cancelled_at = $2 where id = $1 and cancelled_at is null returning id";
+const RELEASE_HELD: &str = "update show_seat
+        set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
+            version = version + 1
+      where showtime_id = $1 and status = 'HELD'
+  returning seat_code, version";
+/// The payments that paid for the showtime's confirmed bookings (a payment refunded or due to
+/// be has another outcome).
+const PAID_SALES: &str = "select p.provider_payment_id, p.booking_id,
+            coalesce(p.paid_amount, p.amount_krw) as paid
+       from payment p join booking b on b.id = p.booking_id
+      where b.showtime_id = $1 and p.status = 'PAID' and p.outcome = 'CONFIRMED'
+      order by p.provider_payment_id";
+const OUTCOME_REFUND: &str = "update payment set outcome = 'REFUND' where provider_payment_id = $1";
+
+/// What cancelling a showtime did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cancellation {
+    /// False when it was cancelled already (nothing more was done).
+    pub cancelled_now: bool,
+    /// Seats of live holds, free again.
+    pub released: Vec<SeatChange>,
+    /// Refunds asked for: one `RefundDue` per payment of a confirmed booking.
+    pub refunds: usize,
+}
+
+/// `PAID_SALES`.
+#[derive(sqlx::FromRow)]
+struct PaidSale {
+    provider_payment_id: String,
+    booking_id: uuid::Uuid,
+    paid: i64,
+}
+
+impl PaidSale {
+    fn refund_due(&self, showtime: ShowtimeId) -> Envelope {
+        Envelope::new(
+            self.booking_id,
+            BookingEvent::RefundDue {
+                showtime_id: showtime,
+                payment_id: self.provider_payment_id.clone(),
+                amount: self.paid,
+                reason: "the showtime was cancelled".into(),
+            },
+        )
+    }
+}
+
 /// A showtime in the list, as both dialects select it.
 #[derive(sqlx::FromRow)]
 struct ListedShowtime {
@@ -136,6 +238,7 @@ struct ListedShowtime {
     starts_at: At,
     sales_open: bool,
     sales_opens_at: Option<At>,
+    cancelled: bool,
     seats_total: i64,
     seats_available: i64,
 }
@@ -152,6 +255,7 @@ impl From<ListedShowtime> for ShowtimeSummary {
             seats_available: row.seats_available,
             sales_open: row.sales_open,
             sales_opens_at: row.sales_opens_at.map(|at| at.0),
+            cancelled: row.cancelled,
         }
     }
 }
@@ -303,4 +407,17 @@ pub trait Catalog: Send + Sync {
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError>;
+
+    /// Whether the showtime was cancelled (false for an unknown one).
+    async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError>;
+
+    /// In one transaction: marks the showtime cancelled at `at` (no hold, checkout or
+    /// confirmation from then on), frees the seats of its live holds, and writes a `RefundDue`
+    /// for each payment of its confirmed bookings. `None`: no such showtime; a showtime
+    /// cancelled already is left as it is.
+    async fn cancel_showtime(
+        &self,
+        showtime: ShowtimeId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Cancellation>, StoreError>;
 }

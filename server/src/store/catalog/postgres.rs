@@ -1,4 +1,5 @@
 use super::*;
+use crate::store::postgres::append_event;
 
 #[async_trait::async_trait]
 impl Catalog for PgStore {
@@ -10,7 +11,9 @@ impl Catalog for PgStore {
         let rows: Vec<ListedShowtime> = sqlx::query_as(
             "select st.id, st.movie_title, st.hall_id, h.name as hall_name, st.starts_at,
                     coalesce(st.sales_close_at, st.starts_at) > coalesce($1, now())
-                        and coalesce(st.sales_open_at <= coalesce($1, now()), true) as sales_open,
+                        and coalesce(st.sales_open_at <= coalesce($1, now()), true)
+                        and st.cancelled_at is null as sales_open,
+                    st.cancelled_at is not null as cancelled,
                     case when st.sales_open_at > coalesce($1, now()) then st.sales_open_at end
                         as sales_opens_at,
                     count(ss.seat_code) as seats_total,
@@ -22,7 +25,7 @@ impl Catalog for PgStore {
                join hall h on h.id = st.hall_id
                left join show_seat ss on ss.showtime_id = st.id
               where st.starts_at >= $2
-              group by st.id, h.name
+              group by st.id, h.name, st.cancelled_at
               order by st.starts_at, st.id",
         )
         .bind(now)
@@ -96,6 +99,20 @@ impl Catalog for PgStore {
     async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.pool.begin().await?;
         insert_showtime!(tx, showtime)
+    }
+
+    async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError> {
+        let query = sqlx::query_scalar(IS_CANCELLED).bind(showtime.get());
+        Ok(query.fetch_one(&self.pool).await?)
+    }
+
+    async fn cancel_showtime(
+        &self,
+        showtime: ShowtimeId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Cancellation>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        cancel_showtime!(tx, showtime, At(at))
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

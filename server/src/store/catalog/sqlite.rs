@@ -1,4 +1,5 @@
 use super::*;
+use crate::store::sqlite::append_event;
 
 #[async_trait::async_trait]
 impl Catalog for SqliteStore {
@@ -10,7 +11,9 @@ impl Catalog for SqliteStore {
         let rows: Vec<ListedShowtime> = sqlx::query_as(
             "select st.id, st.movie_title, st.hall_id, h.name as hall_name, st.starts_at,
                     coalesce(st.sales_close_at, st.starts_at) > $1
-                        and coalesce(st.sales_open_at <= $1, 1) as sales_open,
+                        and coalesce(st.sales_open_at <= $1, 1)
+                        and st.cancelled_at is null as sales_open,
+                    st.cancelled_at is not null as cancelled,
                     case when st.sales_open_at > $1 then st.sales_open_at end as sales_opens_at,
                     count(ss.seat_code) as seats_total,
                     coalesce(sum(ss.status = 'AVAILABLE'
@@ -94,6 +97,20 @@ impl Catalog for SqliteStore {
     async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         insert_showtime!(tx, showtime)
+    }
+
+    async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError> {
+        let query = sqlx::query_scalar(IS_CANCELLED).bind(showtime.get());
+        Ok(query.fetch_one(&self.read).await?)
+    }
+
+    async fn cancel_showtime(
+        &self,
+        showtime: ShowtimeId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Cancellation>, StoreError> {
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        cancel_showtime!(tx, showtime, At(at))
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

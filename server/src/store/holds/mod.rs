@@ -38,6 +38,8 @@ pub enum HoldRefusal {
     SalesClosed,
     /// The showtime's sales window has not opened yet.
     SalesNotOpen,
+    /// The showtime is cancelled.
+    Cancelled,
     /// The customer already has as many live holds in this showtime as allowed.
     HoldLimit,
     /// Live holds from the client's address already hold as many seats as allowed.

@@ -7,7 +7,8 @@ use super::*;
 /// update` does in READ COMMITTED). The `update` then changes exactly the rows `req` locked and
 /// found free — not rows re-judged on the statement's older snapshot, which could disagree for a
 /// seat freed (by a cancel or the sweeper) while the hold waited. `verdict` makes it all or
-/// nothing and also refuses a showtime whose sales have closed or not yet opened and a hold over the customer's or
+/// nothing and also refuses a cancelled showtime, one whose sales have closed or not yet opened,
+/// and a hold over the customer's or
 /// the address's cap (counted from the holds live at this statement's time). The closing
 /// `seats_check` rolls the whole statement back if the update moved some but not all seats,
 /// instead of committing a partial hold for Rust to find afterwards. Each parameter appears once
@@ -38,6 +39,8 @@ live_holds as (
 ),
 verdict as (
     select case
+             when (select st.cancelled_at is not null from showtime st
+                    where st.id = a.showtime_id) then 'CANCELLED'
              when not coalesce((select coalesce(st.sales_close_at, st.starts_at) > a.now
                                   from showtime st where st.id = a.showtime_id), false)
                   then 'CLOSED'
@@ -181,6 +184,7 @@ impl Holds for PgStore {
         match verdict {
             "CLOSED" => return Ok(HoldOutcome::Refused(HoldRefusal::SalesClosed)),
             "NOT_OPEN" => return Ok(HoldOutcome::Refused(HoldRefusal::SalesNotOpen)),
+            "CANCELLED" => return Ok(HoldOutcome::Refused(HoldRefusal::Cancelled)),
             "HOLD_LIMIT" => return Ok(HoldOutcome::Refused(HoldRefusal::HoldLimit)),
             "ADDRESS_LIMIT" => return Ok(HoldOutcome::Refused(HoldRefusal::AddressLimit)),
             _ => {}

@@ -1,15 +1,16 @@
 use super::*;
 
-/// Why a hold must be refused before its seats are looked at: the showtime's sales have closed
-/// or not yet opened, or the customer's or the address's live holds are at their cap (see `HoldLimits`).
+/// Why a hold must be refused before its seats are looked at: the showtime is cancelled, its
+/// sales have closed or not yet opened, or the customer's or the address's live holds are at their cap (see `HoldLimits`).
 async fn hold_refusal(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     req: &HoldRequest<'_>,
     addr: Option<&str>,
     now: At,
 ) -> Result<Option<HoldRefusal>, StoreError> {
-    let window: Option<(bool, bool)> = sqlx::query_as(
-        "select coalesce(sales_close_at, starts_at) > $2, coalesce(sales_open_at > $2, 0)
+    let window: Option<(bool, bool, bool)> = sqlx::query_as(
+        "select coalesce(sales_close_at, starts_at) > $2, coalesce(sales_open_at > $2, 0),
+                cancelled_at is not null
            from showtime where id = $1",
     )
     .bind(req.showtime.get())
@@ -17,8 +18,9 @@ async fn hold_refusal(
     .fetch_optional(&mut **tx)
     .await?;
     match window {
-        Some((true, false)) => {}
-        Some((true, true)) => return Ok(Some(HoldRefusal::SalesNotOpen)),
+        Some((_, _, true)) => return Ok(Some(HoldRefusal::Cancelled)),
+        Some((true, false, _)) => {}
+        Some((true, true, _)) => return Ok(Some(HoldRefusal::SalesNotOpen)),
         _ => return Ok(Some(HoldRefusal::SalesClosed)),
     }
     let live = "from seat_hold h

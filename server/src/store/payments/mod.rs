@@ -173,6 +173,8 @@ pub struct BookingRecord {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub payments: Vec<PaymentRecord>,
+    /// Its showtime was cancelled.
+    pub showtime_cancelled: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,7 +217,10 @@ impl BookingFilter {
 
 // Statements that read the same in both dialects.
 const BOOKING_COLUMNS: &str = "select id, showtime_id, customer_id, seats, amount_krw, status,
-                                      failure_reason, created_at, updated_at from booking";
+                                      failure_reason, created_at, updated_at,
+                                      (select st.cancelled_at is not null from showtime st
+                                        where st.id = booking.showtime_id) as showtime_cancelled
+                                 from booking";
 const PAYMENTS_OF_BOOKING: &str =
     "select status, amount_krw, payment_url, session_expires_at, updated_at
        from payment where booking_id = $1 order by created_at";

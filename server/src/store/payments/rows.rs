@@ -16,6 +16,7 @@ pub(super) struct StoredBooking {
     failure_reason: Option<String>,
     created_at: At,
     updated_at: At,
+    showtime_cancelled: bool,
 }
 
 /// `PAYMENTS_OF_BOOKING` as both dialects read them.
@@ -50,6 +51,7 @@ impl StoredBooking {
                     updated_at: p.updated_at.0,
                 })
                 .collect(),
+            showtime_cancelled: self.showtime_cancelled,
         }
     }
 }

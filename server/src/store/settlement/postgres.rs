@@ -81,10 +81,22 @@ impl Settlements for PgStore {
         now: Now,
     ) -> Result<Settlement, StoreError> {
         let mut tx = self.pool.begin().await?;
+        // A shared lock on the showtime's row first: a cancellation (which updates that row)
+        // and this settlement go one after the other. Whichever is second sees what the first
+        // committed — the facts below are read by a later statement, so with the cancellation
+        // in them; a cancellation after this sees the payment this confirms, and refunds it.
+        sqlx::query(
+            "select 1 from showtime
+              where id = (select showtime_id from booking where id = $1) for share",
+        )
+        .bind(booking.0)
+        .execute(&mut *tx)
+        .await?;
         // The booking's row lock makes its settlements wait for each other.
         let facts: Option<BookingFacts> = sqlx::query_as(
             "select b.showtime_id, b.hold_id, b.status, b.seats,
-                    coalesce(coalesce(st.sales_close_at, st.starts_at) > coalesce($2::timestamptz, now()), false)
+                    coalesce(coalesce(st.sales_close_at, st.starts_at) > coalesce($2::timestamptz, now())
+                             and st.cancelled_at is null, false)
                         as sales_open
                from booking b left join showtime st on st.id = b.showtime_id
               where b.id = $1

@@ -83,7 +83,8 @@ impl Settlements for SqliteStore {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let facts: Option<BookingFacts> = sqlx::query_as(
             "select b.showtime_id, b.hold_id, b.status, b.seats,
-                    coalesce(coalesce(st.sales_close_at, st.starts_at) > $2, 0) as sales_open
+                    coalesce(coalesce(st.sales_close_at, st.starts_at) > $2 and st.cancelled_at is null, 0)
+                        as sales_open
                from booking b left join showtime st on st.id = b.showtime_id
               where b.id = $1",
         )

@@ -397,6 +397,7 @@ fn customer_id() -> app::domain::CustomerId {
 }
 
 mod callbacks;
+mod cancellation;
 mod sessions;
 mod settlement;
 mod tickets;
