@@ -60,7 +60,7 @@ test("an operator signs in, sees the console, creates and revokes an API token, 
   expect((await page.request.post("/api/staff_me", { data: {} })).status()).toBe(401);
 });
 
-test("an operator imports a hall from its plan and schedules a showtime that a customer then holds seats in", async ({ page, browser }) => {
+test("an operator builds a hall in the editor, imports another from its plan, and schedules a showtime that a customer then holds seats in", async ({ page, browser }) => {
   await page.goto("/admin/halls");
   await page.locator('[data-test="sign-in-link"]').click();
   await new SignInPage(page).signIn("operator", operatorPassword());
@@ -90,8 +90,49 @@ test("an operator imports a hall from its plan and schedules a showtime that a c
   const row = page.locator('[data-test="hall-row"]', { hasText: hallName });
   await expect(row).toContainText("5");
 
+  // The same small hall built in the layout editor, previewed by the customers' seat map.
+  const editor = page.locator('[data-test="layout-editor"]');
+  const edited = `Editor ${stamp}`;
+  await editor.locator('[data-test="editor-name"]').fill(edited);
+  const categories = editor.locator('[data-test="editor-category"]');
+  await categories.nth(0).locator('[data-test="category-price"]').fill("11000");
+  await categories.nth(1).locator('[data-test="category-code"]').fill("VIP");
+  await categories.nth(1).locator('[data-test="category-name"]').fill("VIP");
+  await categories.nth(1).locator('[data-test="category-price"]').fill("20000");
+  const rows = editor.locator('[data-test="editor-row"]');
+  await rows.nth(2).getByRole("button").click();
+  await expect(rows).toHaveCount(2);
+  await rows.nth(0).locator('[data-test="row-seats"]').fill("3");
+  await rows.nth(0).locator('[data-test="row-aisles"]').fill("2");
+  await rows.nth(0).locator('[data-test="row-wheelchair"]').fill("3");
+  await rows.nth(1).locator('[data-test="row-seats"]').fill("2");
+  await rows.nth(1).locator('[data-test="row-aisles"]').fill("");
+  await rows.nth(1).locator('[data-test="row-category"]').fill("VIP");
+  await expect(editor.locator('[data-test="editor-count"]')).toHaveText("5 seats");
+  const preview = editor.locator('[data-test="plan-preview"]');
+  await expect(preview.locator('[data-test^="seat-"]:not([data-test="seat-grid"])')).toHaveCount(5);
+  await expect(preview.locator('[data-test="seat-A3"]')).toHaveAttribute("aria-label", /wheelchair/i);
+  // A mistake is named before anything is made.
+  await rows.nth(1).locator('[data-test="row-category"]').fill("GOLD");
+  await expect(editor.locator('[data-test="editor-problems"]')).toContainText("GOLD");
+  await rows.nth(1).locator('[data-test="row-category"]').fill("VIP");
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "admin-editor.png"), fullPage: true });
+  await editor.locator('[data-test="editor-create"]').click();
+  await expect(page.locator('[data-test="halls-notice"]')).toContainText(edited);
+  await expect(page.locator('[data-test="hall-row"]', { hasText: edited })).toContainText("5");
+  // Exported, it is the same plan as the imported one under another name.
+  const halls: { id: number; name: string }[] = await (await page.request.post("/api/halls", { data: {} })).json();
+  const plans = await Promise.all(
+    [hallName, edited].map(async (name) => {
+      const id = halls.find((h) => h.name === name)!.id;
+      const exported = await (await page.request.post("/api/export_hall", { data: { hall_id: id } })).json();
+      return JSON.stringify({ ...exported, name: "" });
+    }),
+  );
+  expect(plans[1]).toBe(plans[0]);
+
   const title = `Premiere ${stamp}`;
-  await page.locator('[data-test="schedule-hall"]').selectOption({ label: hallName });
+  await page.locator('[data-test="schedule-hall"]').selectOption({ label: edited });
   await page.locator('[data-test="schedule-title"]').fill(title);
   await page.locator('[data-test="schedule-when"]').fill("2027-03-01T19:30");
   // Two price categories: VIP at this showtime's own price, STANDARD at the hall's.

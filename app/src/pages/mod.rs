@@ -2,7 +2,7 @@
 
 mod booking;
 mod not_found;
-mod seat_map;
+pub(crate) mod seat_map;
 mod showtimes;
 mod staff;
 

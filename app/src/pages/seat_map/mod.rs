@@ -115,3 +115,17 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
         </Show>
     }
 }
+
+/// A hall's drawing as customers will see it, every seat free: the layout editor's preview.
+#[component]
+pub fn PlanPreview(map: SeatMap) -> impl IntoView {
+    let lang = use_lang();
+    let picker = Picker::new(&map, None);
+    view! {
+        <Legend categories=map.categories.clone() />
+        <div class="stage" data-test="plan-preview">
+            <div class="screen" aria-hidden="true">{move || tr!(lang.get(), "map.screen")}</div>
+            <Plan picker />
+        </div>
+    }
+}

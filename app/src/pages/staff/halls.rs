@@ -4,6 +4,7 @@
 //! hall at a venue-time date and time, with its running time, its sales window (on sale at once
 //! and until the start unless set) and the hot-sale flag.
 
+use super::editor::LayoutEditor;
 use super::{AdminNav, StaffRefusal};
 use crate::domain::{
     HallPlan, HallSummary, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
@@ -55,17 +56,8 @@ pub fn HallsPage() -> impl IntoView {
         });
     };
     let exported = RwSignal::new(None::<String>);
-    let import = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        let plan = match serde_json::from_str::<HallPlan>(&plan_text.get_untracked()) {
-            Ok(plan) => plan,
-            Err(e) => {
-                error.set(Some(InventoryError::InvalidRequest(format!(
-                    "the plan is not valid JSON: {e}"
-                ))));
-                return;
-            }
-        };
+    // Makes a hall from a plan, from the editor or the imported JSON alike.
+    let create = move |plan: HallPlan| {
         spawn_local(async move {
             match import_hall(plan).await {
                 Ok(hall) => {
@@ -81,6 +73,22 @@ pub fn HallsPage() -> impl IntoView {
                 Err(e) => error.set(Some(e)),
             }
         });
+    };
+    let to_json = move |plan: HallPlan| {
+        plan_text.set(serde_json::to_string_pretty(&plan).unwrap_or_default());
+    };
+    let import = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let plan = match serde_json::from_str::<HallPlan>(&plan_text.get_untracked()) {
+            Ok(plan) => plan,
+            Err(e) => {
+                error.set(Some(InventoryError::InvalidRequest(format!(
+                    "the plan is not valid JSON: {e}"
+                ))));
+                return;
+            }
+        };
+        create(plan);
     };
     let export = move |id: i64| {
         spawn_local(async move {
@@ -213,6 +221,7 @@ pub fn HallsPage() -> impl IntoView {
                                 </label>
                                 <button type="submit" class="primary" data-test="schedule-button">{move || tr!(lang.get(), "halls.schedule")}</button>
                             </form>
+                            <LayoutEditor create to_json />
                             <h2>{move || tr!(lang.get(), "halls.import")}</h2>
                             <form on:submit=import data-test="import-form">
                                 <label for="hall-plan">{move || tr!(lang.get(), "halls.plan")}</label>

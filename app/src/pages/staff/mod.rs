@@ -6,6 +6,7 @@
 mod admin;
 mod audit;
 mod chart;
+mod editor;
 mod halls;
 mod sales;
 mod sign_in;
