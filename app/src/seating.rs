@@ -137,6 +137,7 @@ mod tests {
             category: "STANDARD".into(),
             price,
             accessible: false,
+            companion: false,
             status: SeatStatus::Available,
             version: 0,
         }

@@ -76,7 +76,7 @@ test("an operator builds a hall in the editor, imports another from its plan, an
       { code: "VIP", name: "VIP", price: 20000 },
     ],
     rows: [
-      { label: "A", seats: [{ number: 1, category: "STANDARD" }, { number: 2, category: "STANDARD" }, { gap: 1 }, { number: 3, category: "STANDARD", wheelchair: true }] },
+      { label: "A", seats: [{ number: 1, category: "STANDARD" }, { number: 2, category: "STANDARD", companion: true }, { gap: 1 }, { number: 3, category: "STANDARD", wheelchair: true }] },
       { label: "B", seats: [{ number: 1, category: "VIP" }, { number: 2, category: "VIP" }] },
     ],
   };
@@ -105,6 +105,7 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   await rows.nth(0).locator('[data-test="row-seats"]').fill("3");
   await rows.nth(0).locator('[data-test="row-aisles"]').fill("2");
   await rows.nth(0).locator('[data-test="row-wheelchair"]').fill("3");
+  await rows.nth(0).locator('[data-test="row-companion"]').fill("2");
   await rows.nth(1).locator('[data-test="row-seats"]').fill("2");
   await rows.nth(1).locator('[data-test="row-aisles"]').fill("");
   await rows.nth(1).locator('[data-test="row-category"]').fill("VIP");
@@ -112,6 +113,7 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   const preview = editor.locator('[data-test="plan-preview"]');
   await expect(preview.locator('[data-test^="seat-"]:not([data-test="seat-grid"])')).toHaveCount(5);
   await expect(preview.locator('[data-test="seat-A3"]')).toHaveAttribute("aria-label", /wheelchair/i);
+  await expect(preview.locator('[data-test="seat-A2"]')).toHaveAttribute("aria-label", /companion seat/);
   // A mistake is named before anything is made.
   await rows.nth(1).locator('[data-test="row-category"]').fill("GOLD");
   await expect(editor.locator('[data-test="editor-problems"]')).toContainText("GOLD");

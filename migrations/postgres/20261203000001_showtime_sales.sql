@@ -24,3 +24,6 @@ create table showtime_price (
 
 -- A cancelled showtime sells nothing more; its paid bookings are refunded.
 alter table showtime add column cancelled_at timestamptz;
+
+-- A seat for the companion of a wheelchair user (set in the hall's layout).
+alter table hall_seat add column companion boolean not null default false;

@@ -15,3 +15,5 @@ create table showtime_price (
 );
 
 alter table showtime add column cancelled_at integer;
+
+alter table hall_seat add column companion integer not null default 0 check (companion in (0, 1));

@@ -143,6 +143,7 @@ mod tests {
             category: "STANDARD".into(),
             price: 12_000,
             accessible: false,
+            companion: false,
             status: SeatStatus::Available,
             version,
         };

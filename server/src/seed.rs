@@ -49,6 +49,7 @@ fn build(plan: &HallPlan) -> NewHall {
                 y: i32::from(r) + 1,
                 category: if premium { "PREMIUM" } else { "STANDARD" }.into(),
                 wheelchair: plan.wheelchair.contains(&(r, n)),
+                companion: false,
             });
         }
     }

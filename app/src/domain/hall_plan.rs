@@ -53,6 +53,9 @@ pub enum SeatPlan {
         category: String,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         wheelchair: bool,
+        /// A seat for the companion of a wheelchair user.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        companion: bool,
     },
 }
 
@@ -97,6 +100,7 @@ pub struct PlacedSeat {
     pub y: i32,
     pub category: String,
     pub wheelchair: bool,
+    pub companion: bool,
 }
 
 impl HallPlan {
@@ -171,6 +175,7 @@ impl HallPlan {
                         number,
                         category,
                         wheelchair,
+                        companion,
                     } => {
                         let code = match SeatCode::parse(&format!("{label}{number}")) {
                             Ok(code) => code,
@@ -189,6 +194,11 @@ impl HallPlan {
                                 "seat {code}'s category {category} is not one of the hall's"
                             ));
                         }
+                        if *wheelchair && *companion {
+                            problems.push(format!(
+                                "seat {code} is a wheelchair place or a companion seat, not both"
+                            ));
+                        }
                         x += 1;
                         seats.push(PlacedSeat {
                             code,
@@ -198,6 +208,7 @@ impl HallPlan {
                             y: y as i32 + 1,
                             category: category.clone(),
                             wheelchair: *wheelchair,
+                            companion: *companion,
                         });
                     }
                 }
@@ -260,6 +271,7 @@ impl HallPlan {
                 number: seat.number.max(0) as u32,
                 category: seat.category,
                 wheelchair: seat.wheelchair,
+                companion: seat.companion,
             });
         }
         Self {
@@ -284,19 +296,25 @@ mod tests {
         "rows": [ { "label": "A", "seats": [ { "number": 1, "category": "STANDARD" }, { "gap": 2 },
                                              { "number": 2, "category": "STANDARD", "wheelchair": true } ] },
                   { "label": "", "seats": [] },
-                  { "label": "b", "seats": [ { "number": 1, "category": "PREMIUM" } ] } ] }"#;
+                  { "label": "b", "seats": [ { "number": 1, "category": "PREMIUM" },
+                                             { "number": 2, "category": "PREMIUM", "companion": true } ] } ] }"#;
 
     #[test]
     fn a_plan_places_seats_with_gaps_and_empty_rows_and_round_trips() {
         let plan = plan(SMALL);
         let seats = plan.check().unwrap();
-        let placed: Vec<(&str, i32, i32, bool)> = seats
+        let placed: Vec<(&str, i32, i32, bool, bool)> = seats
             .iter()
-            .map(|s| (s.code.as_str(), s.x, s.y, s.wheelchair))
+            .map(|s| (s.code.as_str(), s.x, s.y, s.wheelchair, s.companion))
             .collect();
         assert_eq!(
             placed,
-            [("A1", 1, 1, false), ("A2", 4, 1, true), ("B1", 1, 3, false)]
+            [
+                ("A1", 1, 1, false, false),
+                ("A2", 4, 1, true, false),
+                ("B1", 1, 3, false, false),
+                ("B2", 2, 3, false, true)
+            ]
         );
         let again = HallPlan::from_seats(plan.name.clone(), plan.categories.clone(), seats.clone());
         assert_eq!(
@@ -321,10 +339,12 @@ mod tests {
                            { "label": "B", "seats": [ { "number": 0, "category": "std" },
                                                       { "number": 3, "category": "VIP" },
                                                       { "number": 3, "category": "std" },
+                                                      { "number": 4, "category": "std", "wheelchair": true, "companion": true },
                                                       { "gap": 0 } ] } ] }"#,
         );
         let problems = bad.check().unwrap_err().join("\n");
         for says in [
+            "B4 is a wheelchair place or a companion seat, not both",
             "name is 1 to 80",
             "\"std\" is not 1 to 16",
             "std's name",

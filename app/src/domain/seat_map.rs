@@ -75,6 +75,9 @@ pub struct Seat {
     pub category: String,
     pub price: i64,
     pub accessible: bool,
+    /// A seat for the companion of a wheelchair user.
+    #[serde(default)]
+    pub companion: bool,
     /// Effective status: a hold whose time has passed reads as `AVAILABLE`.
     pub status: SeatStatus,
     /// Increases with every change of this seat, so clients can order updates per seat.

@@ -58,6 +58,7 @@ impl Engine {
                     category: s.category.clone(),
                     price: price(&s.category),
                     accessible: s.wheelchair,
+                    companion: s.companion,
                     status,
                     version,
                 }

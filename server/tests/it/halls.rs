@@ -35,7 +35,7 @@ fn plan(name: &str) -> Value {
                                        { "number": 3, "category": "STANDARD", "wheelchair": true } ] },
             { "label": "", "seats": [] },
             { "label": "B", "seats": [ { "number": 1, "category": "VIP" },
-                                       { "number": 2, "category": "VIP" } ] }
+                                       { "number": 2, "category": "VIP", "companion": true } ] }
         ]
     })
 }
@@ -199,6 +199,24 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
             (price("B1"), price("A1")),
             (Some(vip), Some(11000)),
             "showtime {id}"
+        );
+        let flag = |code: &str, key: &str| {
+            map["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["code"] == code)
+                .unwrap()[key]
+                .as_bool()
+        };
+        assert_eq!(
+            (
+                flag("B2", "companion"),
+                flag("B1", "companion"),
+                flag("A3", "accessible")
+            ),
+            (Some(true), Some(false), Some(true)),
+            "the layout's companion seat and wheelchair place"
         );
     }
     let listed: Value = reqwest::get(app.url("/showtimes"))

@@ -14,13 +14,14 @@ pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
     let lang = use_lang();
     // (seat classes, mark, label) for each status the map can show.
     type Entry = (&'static str, &'static str, fn(Lang) -> String);
-    let statuses: [Entry; 6] = [
+    let statuses: [Entry; 7] = [
         ("free", "", |l| tr!(l, "status.available")),
         ("selected", "✓", |l| tr!(l, "status.selected")),
         ("mine", "★", |l| tr!(l, "status.mine")),
         ("taken", "…", |l| tr!(l, "status.held")),
         ("booked", "✕", |l| tr!(l, "status.booked")),
         ("free accessible", "♿", |l| tr!(l, "status.wheelchair")),
+        ("free companion", "", |l| tr!(l, "status.companion")),
     ];
     view! {
         <div class="legend" aria-label=move || tr!(lang.get(), "map.legend") role="group">

@@ -77,6 +77,10 @@ fn seat_label(lang: Lang, seat: &Seat, view: SeatView) -> String {
         label.push_str(", ");
         label.push_str(&tr!(lang, "status.wheelchair"));
     }
+    if seat.companion {
+        label.push_str(", ");
+        label.push_str(&tr!(lang, "status.companion"));
+    }
     label
 }
 
@@ -120,6 +124,7 @@ fn SeatButton(seat: Seat, picker: Picker) -> impl IntoView {
     };
     let category = seat.category.to_lowercase();
     let (x, y, number, accessible) = (seat.x, seat.y, seat.number, seat.accessible);
+    let companion = seat.companion;
     let label = {
         let view_of = view_of.clone();
         move || seat_label(lang.get(), &seat, view_of())
@@ -142,6 +147,7 @@ fn SeatButton(seat: Seat, picker: Picker) -> impl IntoView {
             id=format!("seat-{code}")
             class=move || format!("seat {} cat-{category}", view_class().class())
             class:accessible=accessible
+            class:companion=companion
             class:conflict=conflicted
             style=format!("grid-row:{y};grid-column:{x}")
             data-test=format!("seat-{code}")

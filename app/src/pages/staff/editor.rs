@@ -1,5 +1,5 @@
 //! The layout editor on `/admin/halls`: a hall built row by row — seats per row, the row's
-//! price category, aisles after given seats, wheelchair places — with its price categories,
+//! price category, aisles after given seats, wheelchair places and companion seats — with its price categories,
 //! previewed live by the seat map customers see, and made with the same check as an imported
 //! plan (or turned into its JSON to adjust and import).
 
@@ -32,6 +32,8 @@ struct RowDraft {
     aisles: RwSignal<String>,
     /// Wheelchair places by seat number: "1, 2".
     wheelchair: RwSignal<String>,
+    /// Companion seats by seat number.
+    companion: RwSignal<String>,
 }
 
 fn category(id: usize, code: &str, name: &str, price: i64) -> CategoryDraft {
@@ -51,6 +53,7 @@ fn row(id: usize, label: &str, seats: u32, category: &str, aisles: &str) -> RowD
         category: RwSignal::new(category.into()),
         aisles: RwSignal::new(aisles.into()),
         wheelchair: RwSignal::new(String::new()),
+        companion: RwSignal::new(String::new()),
     }
 }
 
@@ -65,6 +68,12 @@ pub fn seat_numbers(text: &str) -> Result<Vec<u32>, String> {
         .collect()
 }
 
+/// Seat numbers of a row with a mark: wheelchair places and companion seats.
+pub struct Marked<'a> {
+    pub wheelchair: &'a [u32],
+    pub companion: &'a [u32],
+}
+
 /// One row of seats numbered from 1, with an aisle (one empty column) after each seat of
 /// `aisles` that is not the last.
 pub fn row_plan(
@@ -72,14 +81,15 @@ pub fn row_plan(
     seats: u32,
     category: &str,
     aisles: &[u32],
-    wheelchair: &[u32],
+    marked: Marked,
 ) -> RowPlan {
     let mut plan = Vec::new();
     for number in 1..=seats {
         plan.push(SeatPlan::Seat {
             number,
             category: category.to_string(),
-            wheelchair: wheelchair.contains(&number),
+            wheelchair: marked.wheelchair.contains(&number),
+            companion: marked.companion.contains(&number),
         });
         if aisles.contains(&number) && number < seats {
             plan.push(SeatPlan::Gap { gap: 1 });
@@ -132,7 +142,12 @@ fn plan_of(
             };
             let aisles = numbers(r.aisles.get());
             let wheelchair = numbers(r.wheelchair.get());
-            row_plan(&label, seats, r.category.get().trim(), &aisles, &wheelchair)
+            let companion = numbers(r.companion.get());
+            let marked = Marked {
+                wheelchair: &wheelchair,
+                companion: &companion,
+            };
+            row_plan(&label, seats, r.category.get().trim(), &aisles, marked)
         })
         .collect();
     let plan = HallPlan {
@@ -176,6 +191,7 @@ fn preview_map(plan: &HallPlan) -> Option<SeatMap> {
                 y: s.y,
                 category: s.category,
                 accessible: s.wheelchair,
+                companion: s.companion,
                 status: SeatStatus::Available,
                 version: 0,
             })
@@ -285,6 +301,7 @@ pub fn LayoutEditor(
                         <th scope="col">{move || tr!(lang.get(), "editor.category")}</th>
                         <th scope="col">{move || tr!(lang.get(), "editor.aisles")}</th>
                         <th scope="col">{move || tr!(lang.get(), "editor.wheelchair")}</th>
+                        <th scope="col">{move || tr!(lang.get(), "editor.companion")}</th>
                         <th scope="col"><span class="visually-hidden">{move || tr!(lang.get(), "editor.remove")}</span></th>
                     </tr>
                 </thead>
@@ -296,6 +313,7 @@ pub fn LayoutEditor(
                             <td><input aria-label=move || tr!(lang.get(), "editor.category") bind:value=r.category data-test="row-category" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.aisles") bind:value=r.aisles data-test="row-aisles" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.wheelchair") bind:value=r.wheelchair data-test="row-wheelchair" /></td>
+                            <td><input aria-label=move || tr!(lang.get(), "editor.companion") bind:value=r.companion data-test="row-companion" /></td>
                             <td>
                                 <button type="button" on:click=move |_| rows.update(|list| list.retain(|x| x.id != r.id))>
                                     {move || tr!(lang.get(), "editor.remove")}
@@ -348,7 +366,11 @@ mod tests {
 
     #[test]
     fn a_row_gets_its_aisles_after_the_named_seats_and_its_wheelchair_places() {
-        let row = row_plan(" b ", 5, "STANDARD", &[2, 5], &[1]);
+        let marked = Marked {
+            wheelchair: &[1],
+            companion: &[2],
+        };
+        let row = row_plan(" b ", 5, "STANDARD", &[2, 5], marked);
         assert_eq!(row.label, "B");
         let shape: Vec<String> = row
             .seats
@@ -356,15 +378,20 @@ mod tests {
             .map(|s| match s {
                 SeatPlan::Gap { gap } => format!("_{gap}"),
                 SeatPlan::Seat {
-                    number, wheelchair, ..
-                } => {
-                    format!("{number}{}", if *wheelchair { "w" } else { "" })
-                }
+                    number,
+                    wheelchair,
+                    companion,
+                    ..
+                } => format!(
+                    "{number}{}{}",
+                    if *wheelchair { "w" } else { "" },
+                    if *companion { "c" } else { "" }
+                ),
             })
             .collect();
         assert_eq!(
             shape,
-            ["1w", "2", "_1", "3", "4", "5"],
+            ["1w", "2c", "_1", "3", "4", "5"],
             "no aisle after the last seat"
         );
         assert_eq!(seat_numbers("4, 10 12"), Ok(vec![4, 10, 12]));

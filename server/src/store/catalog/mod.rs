@@ -157,7 +157,7 @@ const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_n
 const CATEGORIES: &str =
     "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code";
 const HALL_SEATS: &str =
-    "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible
+    "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible, companion
                             from hall_seat where hall_id = $1 order by grid_y, grid_x";
 /// A showtime's categories at its own prices (the hall's where it has none).
 const SHOWTIME_CATEGORIES: &str =
@@ -299,6 +299,7 @@ struct SeatRow {
     grid_y: i32,
     category: String,
     accessible: bool,
+    companion: bool,
 }
 
 impl ShowtimeHead {
@@ -338,6 +339,7 @@ impl TryFrom<SeatRow> for PlacedSeat {
             y: s.grid_y,
             category: s.category,
             wheelchair: s.accessible,
+            companion: s.companion,
         })
     }
 }

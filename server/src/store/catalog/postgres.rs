@@ -79,8 +79,10 @@ impl Catalog for PgStore {
         let col = |f: fn(&LayoutSeat) -> String| hall.seats.iter().map(f).collect::<Vec<_>>();
         let num = |f: fn(&LayoutSeat) -> i32| hall.seats.iter().map(f).collect::<Vec<_>>();
         sqlx::query(
-            "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category, accessible)
-             select $1, * from unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::bool[])",
+            "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category,
+                                    accessible, companion)
+             select $1, * from unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[],
+                                      $8::bool[], $9::bool[])",
         )
         .bind(id)
         .bind(col(|s| s.code.to_string()))
@@ -90,6 +92,7 @@ impl Catalog for PgStore {
         .bind(num(|s| s.y))
         .bind(col(|s| s.category.clone()))
         .bind(hall.seats.iter().map(|s| s.wheelchair).collect::<Vec<_>>())
+        .bind(hall.seats.iter().map(|s| s.companion).collect::<Vec<_>>())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

@@ -76,8 +76,9 @@ impl Catalog for SqliteStore {
         // No arrays here: one statement per seat, in the same transaction.
         for s in &hall.seats {
             sqlx::query(
-                "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category, accessible)
-                 values ($1, $2, $3, $4, $5, $6, $7, $8)",
+                "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category,
+                                        accessible, companion)
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(id)
             .bind(s.code.as_str())
@@ -87,6 +88,7 @@ impl Catalog for SqliteStore {
             .bind(s.y)
             .bind(&s.category)
             .bind(s.wheelchair)
+            .bind(s.companion)
             .execute(&mut *tx)
             .await?;
         }
