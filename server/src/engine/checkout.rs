@@ -62,6 +62,10 @@ impl Engine {
             HoldCheck::Lapsed => return Err(InventoryError::HoldLapsed),
         };
         let layout = self.layout(hold.showtime_id()).await?;
+        // A hold that committed while its showtime was being cancelled is not paid for.
+        if self.store.is_cancelled(hold.showtime_id()).await? {
+            return Err(InventoryError::ShowtimeCancelled);
+        }
         let close = layout.sales_close_at();
         if live.now >= close {
             return Err(InventoryError::SalesClosed);

@@ -119,6 +119,15 @@ impl Engine {
         by: &Actor,
     ) -> Result<ShowtimeCancelled, InventoryError> {
         let now = self.clock.now().unwrap_or_else(Utc::now);
+        // A show that has been given is not refunded by a press of a button.
+        let layout = self.layout(showtime).await?;
+        let ends = layout.starts_at + chrono::Duration::minutes(i64::from(layout.duration_minutes));
+        if now >= ends {
+            return Err(InventoryError::InvalidRequest(format!(
+                "showtime {showtime} ended at {}; a showtime is cancelled before it ends",
+                ends.to_rfc3339()
+            )));
+        }
         let done = self
             .store
             .cancel_showtime(showtime, now)

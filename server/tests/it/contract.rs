@@ -46,6 +46,7 @@ on_both_backends!(
     a_hold_at_the_expiry_instant_racing_the_sweeper_takes_all_its_seats_or_none,
     no_hold_once_the_showtime_has_started,
     holds_only_within_the_sales_window,
+    a_showtime_is_cancelled_before_it_ends_and_then_holds_nothing,
     one_live_hold_per_customer_and_a_seat_cap_per_address,
     finished_holds_and_old_idempotency_keys_are_purged_after_their_retention,
     a_burst_of_holds_by_one_customer_at_once_makes_one_hold,
@@ -317,6 +318,44 @@ async fn holds_only_within_the_sales_window(backend: Backend) {
     let stored = db.stored(showtime).await;
     assert_eq!(stored["A2"].0, "AVAILABLE");
     assert_eq!(stored["A3"].0, "AVAILABLE");
+    db.drop_database().await;
+}
+
+/// A showtime is cancelled until it ends, not after: a show that was given is not refunded by a
+/// press of a button. Cancelled, it holds nothing, on the engine's and the statement's word.
+async fn a_showtime_is_cancelled_before_it_ends_and_then_holds_nothing(backend: Backend) {
+    use app::engine::Inventory;
+    let db = TestDb::new(backend).await;
+    let starts = t0() + chrono::Duration::hours(1);
+    let showtime = db.showtime_at(starts).await;
+    let ended = engine(
+        &db,
+        Clock::manual(starts + chrono::Duration::minutes(120)),
+        TTL,
+    );
+    let actor = app::engine::Actor {
+        member: app::domain::StaffMember {
+            id: 1,
+            name: "operator".into(),
+            role: app::domain::StaffRole::Operator,
+        },
+        address: None,
+    };
+    let ended = ended.cancel_showtime(showtime, &actor).await;
+    assert!(
+        matches!(ended, Err(InventoryError::InvalidRequest(ref why)) if why.contains("ended")),
+        "{ended:?}"
+    );
+    assert!(!db.store.is_cancelled(showtime).await.unwrap());
+    // Before it starts (a minute before its end would do too).
+    let engine = self::engine(&db, Clock::manual(t0()), TTL);
+    let done = engine.cancel_showtime(showtime, &actor).await.unwrap();
+    assert!(!done.already);
+    assert!(db.store.is_cancelled(showtime).await.unwrap());
+    assert_eq!(
+        engine.hold(showtime, &sel(&["A1"]), customer()).await,
+        Err(InventoryError::ShowtimeCancelled)
+    );
     db.drop_database().await;
 }
 

@@ -116,6 +116,8 @@ pub struct Layout {
     pub movie_title: String,
     pub hall_name: String,
     pub starts_at: DateTime<Utc>,
+    /// Its running time.
+    pub duration_minutes: i32,
     /// When its seats are on sale (fixed when it is scheduled).
     pub sales: SalesWindow,
     pub categories: Vec<PriceCategory>,
@@ -151,7 +153,7 @@ pub struct NewHall {
 
 // Statements that read the same in both dialects.
 const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at,
-                                      st.sales_open_at,
+                                      st.sales_open_at, st.duration_minutes,
                                       coalesce(st.sales_close_at, st.starts_at) as sales_close_at
                                from showtime st join hall h on h.id = st.hall_id where st.id = $1";
 const CATEGORIES: &str =
@@ -268,6 +270,7 @@ struct ShowtimeHead {
     hall_name: String,
     starts_at: At,
     sales_open_at: Option<At>,
+    duration_minutes: i32,
     sales_close_at: At,
 }
 
@@ -314,6 +317,7 @@ impl ShowtimeHead {
             movie_title: self.movie_title,
             hall_name: self.hall_name,
             starts_at: self.starts_at.0,
+            duration_minutes: self.duration_minutes,
             sales: SalesWindow {
                 opens_at: self.sales_open_at.map(|at| at.0),
                 closes_at: self.sales_close_at.0,
