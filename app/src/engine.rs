@@ -88,6 +88,13 @@ pub trait Inventory: Send + Sync + 'static {
         showtime: &crate::domain::NewShowtime,
         by: &Actor,
     ) -> Result<ShowtimeId, InventoryError>;
+    /// Sets the acting member's kiosk PIN (4 to 8 digits), after checking their password.
+    async fn set_staff_pin(
+        &self,
+        by: &Actor,
+        password: &str,
+        pin: &str,
+    ) -> Result<(), InventoryError>;
     /// Cancels a showtime and refunds its paid bookings (once; again changes nothing).
     async fn cancel_showtime(
         &self,
@@ -112,6 +119,12 @@ pub trait StaffGate: Send + Sync + 'static {
     ) -> Result<(StaffMember, String), InventoryError>;
     /// Ends the request's session, if it has one; the `Set-Cookie` value that clears the cookie.
     async fn sign_out(&self) -> Result<String, InventoryError>;
+    /// Locks the request's session: nothing but unlocking or signing out until its member's PIN
+    /// unlocks it.
+    async fn lock(&self) -> Result<(), InventoryError>;
+    /// Unlocks the request's session with its member's PIN (a wrong one counts towards the
+    /// account's lockout, which also ends the session).
+    async fn unlock(&self, pin: &str) -> Result<(), InventoryError>;
 }
 
 /// The request extension carrying the request's [`StaffGate`].

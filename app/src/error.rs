@@ -62,6 +62,12 @@ pub enum InventoryError {
     /// A sign-in with a wrong name or password (which of the two is not said).
     #[error("wrong name or password")]
     SignInFailed,
+    /// The staff session is locked (a kiosk left alone): the member's PIN unlocks it.
+    #[error("this session is locked: unlock it with your PIN, or sign out")]
+    StaffSessionLocked,
+    /// A wrong PIN (it counts towards the account's lockout).
+    #[error("wrong PIN")]
+    WrongPin,
     #[error("no such API token (or it is revoked already)")]
     ApiTokenNotFound,
     #[error("no such hall")]
@@ -93,7 +99,8 @@ impl InventoryError {
             | Self::ApiTokenNotFound
             | Self::HallNotFound => 404,
             Self::NotYourHold | Self::NotYourBooking | Self::StaffForbidden => 403,
-            Self::StaffSignInRequired | Self::SignInFailed => 401,
+            Self::StaffSignInRequired | Self::SignInFailed | Self::WrongPin => 401,
+            Self::StaffSessionLocked => 423,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
             Self::SeatsUnavailable(_)
             | Self::HoldLapsed
@@ -134,6 +141,8 @@ impl InventoryError {
             Self::StaffSignInRequired => "STAFF_SIGN_IN_REQUIRED",
             Self::StaffForbidden => "STAFF_FORBIDDEN",
             Self::SignInFailed => "SIGN_IN_FAILED",
+            Self::StaffSessionLocked => "STAFF_SESSION_LOCKED",
+            Self::WrongPin => "WRONG_PIN",
             Self::ApiTokenNotFound => "API_TOKEN_NOT_FOUND",
             Self::HallNotFound => "HALL_NOT_FOUND",
             Self::HallNameTaken(_) => "HALL_NAME_TAKEN",

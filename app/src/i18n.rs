@@ -180,6 +180,8 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::StaffSignInRequired => tr!(lang, "error.staff_sign_in"),
         E::StaffForbidden => tr!(lang, "error.staff_forbidden"),
         E::SignInFailed => tr!(lang, "error.sign_in_failed"),
+        E::StaffSessionLocked => tr!(lang, "error.session_locked"),
+        E::WrongPin => tr!(lang, "error.wrong_pin"),
         E::ApiTokenNotFound => tr!(lang, "error.api_token_not_found"),
         E::HallNotFound => tr!(lang, "error.hall_not_found"),
         E::HallNameTaken(name) => tr!(lang, "error.hall_name_taken", name = name),

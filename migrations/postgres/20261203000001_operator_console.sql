@@ -1,4 +1,5 @@
--- A showtime's running time, its sales window and the hot-sale flag.
+-- The operator console: a showtime's running time, its sales window and the hot-sale flag, its own
+-- prices, cancellation; companion seats; locked staff sessions.
 -- sales_open_at: holds are refused before it (null: open from the moment it is scheduled).
 -- sales_close_at: holds, checkouts and confirmations are refused from it on (null: the start).
 -- hot_sale: a showtime expected to sell out at once (the waiting room's cue).
@@ -27,3 +28,7 @@ alter table showtime add column cancelled_at timestamptz;
 
 -- A seat for the companion of a wheelchair user (set in the hall's layout).
 alter table hall_seat add column companion boolean not null default false;
+
+-- A staff session locked (a kiosk left alone): nothing is done with it until the member's PIN
+-- unlocks it.
+alter table staff_session add column locked_at timestamptz;

@@ -1,4 +1,5 @@
--- A showtime's running time, its sales window and the hot-sale flag (see migrations/postgres).
+-- The operator console (see migrations/postgres): showtimes' running time, sales window, hot-sale flag,
+-- own prices and cancellation; companion seats; locked staff sessions.
 -- Instants are milliseconds since the epoch, as elsewhere in this dialect.
 alter table showtime add column duration_minutes integer not null default 120
     check (duration_minutes between 1 and 1440);
@@ -17,3 +18,5 @@ create table showtime_price (
 alter table showtime add column cancelled_at integer;
 
 alter table hall_seat add column companion integer not null default 0 check (companion in (0, 1));
+
+alter table staff_session add column locked_at integer;

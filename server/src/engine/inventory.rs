@@ -124,6 +124,15 @@ impl Inventory for Engine {
         self.schedule(showtime, by).await
     }
 
+    async fn set_staff_pin(
+        &self,
+        by: &Actor,
+        password: &str,
+        pin: &str,
+    ) -> Result<(), InventoryError> {
+        self.staff_set_pin(by, password, pin).await
+    }
+
     async fn cancel_showtime(
         &self,
         showtime: ShowtimeId,

@@ -9,6 +9,7 @@ pub mod consumers;
 mod halls;
 mod holds;
 mod inventory;
+pub mod kiosk_lock;
 mod sales;
 pub mod settlement;
 pub mod staff;

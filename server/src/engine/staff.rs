@@ -116,7 +116,7 @@ impl Engine {
         &self.staff_policy
     }
 
-    fn staff_now(&self) -> At {
+    pub(super) fn staff_now(&self) -> At {
         At::or_now(self.clock.now())
     }
 
@@ -211,8 +211,21 @@ impl Engine {
         Ok((member, secret))
     }
 
-    /// The member of the live session whose secret is `secret`.
+    /// The member of the live session whose secret is `secret`; `StaffSessionLocked` while it
+    /// is locked.
     pub async fn staff_session(&self, secret: &str) -> Result<StaffMember, InventoryError> {
+        let session = self.live_session(secret).await?;
+        if session.locked {
+            return Err(InventoryError::StaffSessionLocked);
+        }
+        Ok(session.member)
+    }
+
+    /// The live session whose secret is `secret`, locked or not, marked used.
+    pub(super) async fn live_session(
+        &self,
+        secret: &str,
+    ) -> Result<crate::store::LiveSession, InventoryError> {
         let now = self.staff_now();
         let idle =
             chrono::Duration::from_std(self.staff_policy.idle).unwrap_or(chrono::Duration::MAX);
@@ -229,7 +242,7 @@ impl Engine {
         if now.0 - session.last_seen_at >= TOUCH_EVERY.min(idle / 2) {
             self.store.touch_staff_session(&hash, now).await?;
         }
-        Ok(session.member)
+        Ok(session)
     }
 
     /// Ends the session whose secret is `secret`, if it is live.
@@ -238,8 +251,9 @@ impl Engine {
         secret: &str,
         address: Option<IpAddr>,
     ) -> Result<(), InventoryError> {
-        let member = match self.staff_session(secret).await {
-            Ok(member) => member,
+        // A locked session can be signed out of (the next member signs in at the kiosk).
+        let member = match self.live_session(secret).await {
+            Ok(session) => session.member,
             Err(InventoryError::StaffSignInRequired) => return Ok(()),
             Err(e) => return Err(e),
         };
@@ -353,6 +367,6 @@ impl Engine {
     }
 }
 
-fn seconds_until(now: DateTime<Utc>, until: DateTime<Utc>) -> u64 {
+pub(super) fn seconds_until(now: DateTime<Utc>, until: DateTime<Utc>) -> u64 {
     (until - now).num_seconds().max(1) as u64
 }

@@ -92,6 +92,20 @@ impl StaffGate for RequestStaff {
         Ok((member, self.cookie(&secret, lifetime)))
     }
 
+    async fn lock(&self) -> Result<(), InventoryError> {
+        match &self.secret {
+            Some(secret) => self.engine.staff_lock(secret, self.addr).await,
+            None => Err(InventoryError::StaffSignInRequired),
+        }
+    }
+
+    async fn unlock(&self, pin: &str) -> Result<(), InventoryError> {
+        match &self.secret {
+            Some(secret) => self.engine.staff_unlock(secret, pin, self.addr).await,
+            None => Err(InventoryError::StaffSignInRequired),
+        }
+    }
+
     async fn sign_out(&self) -> Result<String, InventoryError> {
         if let Some(secret) = &self.secret {
             self.engine.staff_sign_out(secret, self.addr).await?;

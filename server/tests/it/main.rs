@@ -23,6 +23,7 @@ mod contract;
 mod fanout;
 mod gate;
 mod halls;
+mod kiosk_lock;
 mod live;
 mod relay;
 mod sandbox;

@@ -241,6 +241,21 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
     ),
     ("GET", "/reports/sales", "", &[]),
     ("GET", "/reports/sales.csv", "", &[]),
+    // A PIN that is not one: refused with 400 after the role check.
+    (
+        "POST",
+        "/api/staff_set_pin",
+        r#"{"password":"x","pin":"1"}"#,
+        &StaffRole::ALL,
+    ),
+    (
+        "POST",
+        "/api/staff_unlock",
+        r#"{"pin":"1234"}"#,
+        &StaffRole::ALL,
+    ),
+    // Last: it locks the session it is called with.
+    ("POST", "/api/staff_lock", "{}", &StaffRole::ALL),
 ];
 
 /// The server functions anyone may call (customers' own, and signing in and out).

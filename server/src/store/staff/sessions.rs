@@ -31,6 +31,10 @@ pub struct NewAuditEntry<'a> {
 pub struct LiveSession {
     pub member: StaffMember,
     pub last_seen_at: DateTime<Utc>,
+    /// Locked: only the member's PIN (or signing in again) opens it.
+    pub locked: bool,
+    /// The hash of the member's kiosk PIN, if they have one.
+    pub pin_hash: Option<String>,
 }
 
 #[async_trait::async_trait]
@@ -60,6 +64,18 @@ pub trait StaffSessions: Send + Sync {
     async fn touch_staff_session(&self, token_hash: &str, at: At) -> Result<(), StoreError>;
     /// Ends the session; `false` when it had ended already (or never existed).
     async fn end_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
+    /// Locks a live session; `false` when it was locked or ended already.
+    async fn lock_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
+    /// Unlocks the session and forgets the account's failures — unless the account is locked
+    /// at `at` (then `false`, and nothing changes).
+    async fn unlock_staff_session(
+        &self,
+        token_hash: &str,
+        staff_id: i64,
+        at: At,
+    ) -> Result<bool, StoreError>;
+    /// Sets (or with `None` removes) the member's kiosk PIN hash.
+    async fn set_staff_pin(&self, staff_id: i64, pin_hash: Option<&str>) -> Result<(), StoreError>;
     async fn record_staff_action(&self, entry: &NewAuditEntry<'_>) -> Result<(), StoreError>;
     /// The newest `limit` lines of the audit log, newest first.
     async fn staff_audit(&self, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
@@ -93,11 +109,17 @@ const FORGET_FAILURES: &str = "update staff_user set failed_sign_ins = 0, locked
 const OPEN_SESSION: &str = "insert into staff_session
      (token_hash, staff_id, created_at, last_seen_at, expires_at, address)
      values ($1, $2, $3, $3, $4, $5)";
-const LIVE_SESSION: &str = "select u.id, u.name, u.role, s.last_seen_at
+const LIVE_SESSION: &str = "select u.id, u.name, u.role, s.last_seen_at,
+            s.locked_at is not null as locked, u.pin_hash
      from staff_session s join staff_user u on u.id = s.staff_id
      where s.token_hash = $1 and s.ended_at is null and s.expires_at > $2
        and s.last_seen_at > $3 and u.disabled_at is null";
 const TOUCH_SESSION: &str = "update staff_session set last_seen_at = $2 where token_hash = $1";
+const LOCK_SESSION: &str = "update staff_session set locked_at = $2
+     where token_hash = $1 and ended_at is null and locked_at is null";
+const UNLOCK_SESSION: &str =
+    "update staff_session set locked_at = null, last_seen_at = $2 where token_hash = $1";
+const SET_PIN: &str = "update staff_user set pin_hash = $2 where id = $1";
 const END_SESSION: &str =
     "update staff_session set ended_at = $2 where token_hash = $1 and ended_at is null";
 const RECORD_ACTION: &str = "insert into staff_audit
@@ -124,6 +146,8 @@ pub(super) struct SessionRow {
     #[sqlx(try_from = "String")]
     role: StaffRole,
     last_seen_at: At,
+    locked: bool,
+    pin_hash: Option<String>,
 }
 
 impl From<SessionRow> for LiveSession {
@@ -135,6 +159,8 @@ impl From<SessionRow> for LiveSession {
                 role: row.role,
             },
             last_seen_at: row.last_seen_at.0,
+            locked: row.locked,
+            pin_hash: row.pin_hash,
         }
     }
 }
@@ -249,6 +275,40 @@ macro_rules! staff_sessions {
             ) -> Result<(), StoreError> {
                 let touch = sqlx::query(TOUCH_SESSION).bind(token_hash).bind(at);
                 touch.execute(&self.$write).await?;
+                Ok(())
+            }
+
+            async fn lock_staff_session(
+                &self,
+                token_hash: &str,
+                at: At,
+            ) -> Result<bool, StoreError> {
+                let lock = sqlx::query(LOCK_SESSION).bind(token_hash).bind(at);
+                Ok(lock.execute(&self.$write).await?.rows_affected() == 1)
+            }
+
+            async fn unlock_staff_session(
+                &self,
+                token_hash: &str,
+                staff_id: i64,
+                at: At,
+            ) -> Result<bool, StoreError> {
+                let forget = sqlx::query(FORGET_FAILURES).bind(staff_id).bind(at);
+                if forget.execute(&self.$write).await?.rows_affected() != 1 {
+                    return Ok(false);
+                }
+                let unlock = sqlx::query(UNLOCK_SESSION).bind(token_hash).bind(at);
+                unlock.execute(&self.$write).await?;
+                Ok(true)
+            }
+
+            async fn set_staff_pin(
+                &self,
+                staff_id: i64,
+                pin_hash: Option<&str>,
+            ) -> Result<(), StoreError> {
+                let set = sqlx::query(SET_PIN).bind(staff_id).bind(pin_hash);
+                set.execute(&self.$write).await?;
                 Ok(())
             }
 
