@@ -142,15 +142,8 @@ impl Engine {
                 done.refunds
             );
             if !done.released.is_empty() {
-                let seats = done.released.clone();
-                self.announce(
-                    showtime,
-                    LiveMessage::SeatsReleased {
-                        showtime_id: showtime,
-                        seats,
-                    },
-                )
-                .await;
+                self.announce_released(showtime, done.released.clone())
+                    .await;
             }
             self.audit(by, "showtime_cancelled", detail).await;
         }

@@ -221,14 +221,7 @@ impl Engine {
                 let showtime = hold.showtime_id();
                 let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
                 self.gate.release(showtime, &codes, hold).await;
-                self.announce(
-                    showtime,
-                    LiveMessage::SeatsReleased {
-                        showtime_id: showtime,
-                        seats,
-                    },
-                )
-                .await;
+                self.announce_released(showtime, seats).await;
                 Ok(())
             }
             CancelOutcome::NotFound => Err(InventoryError::HoldNotFound),
@@ -266,11 +259,7 @@ impl Engine {
     pub async fn sweep(&self) -> Result<Vec<Released>, InventoryError> {
         let released = self.store.sweep(self.clock.now()).await?;
         for r in &released {
-            let message = LiveMessage::SeatsReleased {
-                showtime_id: r.showtime,
-                seats: r.changes.clone(),
-            };
-            self.announce(r.showtime, message).await;
+            self.announce_released(r.showtime, r.changes.clone()).await;
         }
         Ok(released)
     }

@@ -231,6 +231,16 @@ impl Engine {
         self.live.publish(showtime, message).await;
     }
 
+    /// Seats free again (a cancelled or expired hold, a cancelled showtime): announced like any
+    /// change.
+    async fn announce_released(&self, showtime: ShowtimeId, seats: Vec<SeatChange>) {
+        let message = LiveMessage::SeatsReleased {
+            showtime_id: showtime,
+            seats,
+        };
+        self.announce(showtime, message).await;
+    }
+
     async fn layout(&self, showtime: ShowtimeId) -> Result<Arc<Layout>, InventoryError> {
         if let Some(layout) = self.layouts.read().expect("layout cache").get(&showtime) {
             return Ok(layout.clone());

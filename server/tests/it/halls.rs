@@ -8,21 +8,6 @@ use serde_json::{json, Value};
 
 on_both_backends!(a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold,);
 
-async fn post(
-    client: &reqwest::Client,
-    app: &TestApp,
-    function: &str,
-    body: Value,
-) -> (StatusCode, Value) {
-    let r = client
-        .post(app.url(&format!("/api/{function}")))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (r.status(), r.json().await.unwrap_or(Value::Null))
-}
-
 fn plan(name: &str) -> Value {
     json!({
         "name": name,
@@ -44,13 +29,13 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
     let operator = operator(&app).await;
-    let (_, before) = post(&operator, &app, "halls", json!({})).await;
+    let (_, before) = post_fn(&operator, &app, "halls", json!({})).await;
 
     // A plan with problems: all of them named, nothing made.
     let mut bad = plan("Studio");
     bad["rows"][0]["seats"][1]["category"] = json!("BALCONY");
     bad["categories"][1]["price"] = json!(-5);
-    let (status, body) = post(&operator, &app, "import_hall", json!({ "plan": bad })).await;
+    let (status, body) = post_fn(&operator, &app, "import_hall", json!({ "plan": bad })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     let detail = body["detail"].as_str().unwrap();
     assert!(
@@ -58,12 +43,12 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         "{detail}"
     );
     assert_eq!(
-        post(&operator, &app, "halls", json!({})).await.1,
+        post_fn(&operator, &app, "halls", json!({})).await.1,
         before,
         "nothing made"
     );
 
-    let (status, hall) = post(
+    let (status, hall) = post_fn(
         &operator,
         &app,
         "import_hall",
@@ -76,7 +61,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         (Some("Studio"), Some(5))
     );
     let hall_id = hall["id"].as_i64().unwrap();
-    let (status, body) = post(
+    let (status, body) = post_fn(
         &operator,
         &app,
         "import_hall",
@@ -88,7 +73,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         (StatusCode::CONFLICT, Some("HallNameTaken")),
         "a layout never changes in place"
     );
-    let (_, listed) = post(&operator, &app, "halls", json!({})).await;
+    let (_, listed) = post_fn(&operator, &app, "halls", json!({})).await;
     assert!(
         listed
             .as_array()
@@ -99,7 +84,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     );
 
     // Exported, the plan is the one imported; imported under another name, it makes the same hall.
-    let (status, exported) = post(
+    let (status, exported) = post_fn(
         &operator,
         &app,
         "export_hall",
@@ -110,9 +95,9 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     assert_eq!(exported, plan("Studio"));
     let mut copy = exported.clone();
     copy["name"] = json!("Studio copy");
-    let (status, again) = post(&operator, &app, "import_hall", json!({ "plan": copy })).await;
+    let (status, again) = post_fn(&operator, &app, "import_hall", json!({ "plan": copy })).await;
     assert_eq!((status, again["seats"].as_i64()), (StatusCode::OK, Some(5)));
-    let (status, body) = post(
+    let (status, body) = post_fn(
         &operator,
         &app,
         "export_hall",
@@ -146,7 +131,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         ),
     ] {
         assert_eq!(
-            post(&operator, &app, "schedule_showtime", body.clone())
+            post_fn(&operator, &app, "schedule_showtime", body.clone())
                 .await
                 .0,
             status,
@@ -156,7 +141,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     // Its own prices: only of the hall's categories.
     let mut priced = schedule(hall_id, "Premiere", soon.clone());
     priced["prices"] = json!({ "VIP": 25000, "GOLD": 1 });
-    let (status, refused) = post(&operator, &app, "schedule_showtime", priced.clone()).await;
+    let (status, refused) = post_fn(&operator, &app, "schedule_showtime", priced.clone()).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(
         refused["detail"]
@@ -166,12 +151,12 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         "{refused}"
     );
     priced["prices"] = json!({ "VIP": 25000 });
-    let (status, showtime) = post(&operator, &app, "schedule_showtime", priced).await;
+    let (status, showtime) = post_fn(&operator, &app, "schedule_showtime", priced).await;
     assert_eq!(status, StatusCode::OK, "{showtime}");
     let showtime = showtime.as_i64().unwrap();
     // Its seat map sells VIP at its price and STANDARD at the hall's; the hall's own showtime
     // scheduled without prices sells both at the hall's.
-    let (status, plain) = post(
+    let (status, plain) = post_fn(
         &operator,
         &app,
         "schedule_showtime",
@@ -244,7 +229,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         .unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     // The console counts the new showtime's seats: two held, three free.
-    let (status, counts) = post(&operator, &app, "showtime_figures", json!({})).await;
+    let (status, counts) = post_fn(&operator, &app, "showtime_figures", json!({})).await;
     assert_eq!(status, StatusCode::OK);
     let ours = counts
         .as_array()
@@ -259,7 +244,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     // A sales window: refused when it ends after the start, is backwards or the running time is
     // off, with every problem named.
     let days = |n: i64| (chrono::Utc::now() + chrono::Duration::days(n)).to_rfc3339();
-    let (status, refused) = post(
+    let (status, refused) = post_fn(
         &operator,
         &app,
         "schedule_showtime",
@@ -277,7 +262,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         assert!(detail.contains(problem), "{detail}");
     }
     // On sale from tomorrow: listed with its opening, and holds are refused until then.
-    let (status, preview) = post(
+    let (status, preview) = post_fn(
         &operator,
         &app,
         "schedule_showtime",
@@ -309,7 +294,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     assert_eq!(map["salesOpen"], false);
     assert!(map["salesOpensAt"].is_string(), "{}", map["salesOpensAt"]);
 
-    let audit: Value = post(&operator, &app, "audit_log", json!({})).await.1;
+    let audit: Value = post_fn(&operator, &app, "audit_log", json!({})).await.1;
     let actions: Vec<&str> = audit
         .as_array()
         .unwrap()

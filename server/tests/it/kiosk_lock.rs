@@ -3,22 +3,7 @@
 
 use crate::support::*;
 use reqwest::StatusCode;
-use serde_json::{json, Value};
-
-async fn post(
-    client: &reqwest::Client,
-    app: &TestApp,
-    function: &str,
-    body: Value,
-) -> (StatusCode, Value) {
-    let r = client
-        .post(app.url(&format!("/api/{function}")))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (r.status(), r.json().await.unwrap_or(Value::Null))
-}
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_locked_session_waits_for_its_pin_and_pin_guessing_ends_it() {
@@ -41,18 +26,18 @@ async fn a_locked_session_waits_for_its_pin_and_pin_guessing_ends_it() {
 
     // Without a PIN, a locked session can only be signed out of.
     assert_eq!(
-        post(&kiosk, &app, "staff_lock", json!({})).await.0,
+        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
         StatusCode::OK
     );
     assert_eq!(me(&kiosk).await, StatusCode::LOCKED);
-    let (status, body) = post(&kiosk, &app, "staff_unlock", json!({ "pin": "1234" })).await;
+    let (status, body) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "1234" })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::BAD_REQUEST, Some("InvalidRequest")),
         "{body}"
     );
     assert_eq!(
-        post(&kiosk, &app, "staff_sign_out", json!({})).await.0,
+        post_fn(&kiosk, &app, "staff_sign_out", json!({})).await.0,
         StatusCode::OK
     );
     assert_eq!(me(&kiosk).await, StatusCode::UNAUTHORIZED);
@@ -60,7 +45,7 @@ async fn a_locked_session_waits_for_its_pin_and_pin_guessing_ends_it() {
     // A PIN is set with the password, and is 4 to 8 digits.
     let kiosk = operator(&app).await;
     let set = |password: &str, pin: &str| json!({ "password": password, "pin": pin });
-    let (status, _) = post(
+    let (status, _) = post_fn(
         &kiosk,
         &app,
         "staff_set_pin",
@@ -68,7 +53,7 @@ async fn a_locked_session_waits_for_its_pin_and_pin_guessing_ends_it() {
     )
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = post(
+    let (status, _) = post_fn(
         &kiosk,
         &app,
         "staff_set_pin",
@@ -77,7 +62,7 @@ async fn a_locked_session_waits_for_its_pin_and_pin_guessing_ends_it() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
-        post(
+        post_fn(
             &kiosk,
             &app,
             "staff_set_pin",
@@ -90,27 +75,27 @@ async fn a_locked_session_waits_for_its_pin_and_pin_guessing_ends_it() {
 
     // Locked, every staff action waits; a wrong PIN is refused, the right one unlocks.
     assert_eq!(
-        post(&kiosk, &app, "staff_lock", json!({})).await.0,
+        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
         StatusCode::OK
     );
-    let (status, body) = post(&kiosk, &app, "sales_figures", json!({})).await;
+    let (status, body) = post_fn(&kiosk, &app, "sales_figures", json!({})).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::LOCKED, Some("StaffSessionLocked"))
     );
-    let (status, body) = post(&kiosk, &app, "staff_unlock", json!({ "pin": "0000" })).await;
+    let (status, body) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "0000" })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::UNAUTHORIZED, Some("WrongPin"))
     );
     assert_eq!(
-        post(&kiosk, &app, "staff_unlock", json!({ "pin": "4321" }))
+        post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "4321" }))
             .await
             .0,
         StatusCode::OK
     );
     assert_eq!(me(&kiosk).await, StatusCode::OK);
-    let (_, audit) = post(&kiosk, &app, "audit_log", json!({})).await;
+    let (_, audit) = post_fn(&kiosk, &app, "audit_log", json!({})).await;
     let actions: Vec<&str> = audit
         .as_array()
         .unwrap()
@@ -131,20 +116,20 @@ async fn a_locked_session_waits_for_its_pin_and_pin_guessing_ends_it() {
     // The unlock forgot the earlier failure: three wrong PINs in a row lock the account, and
     // the third ends the session, so the right PIN no longer helps.
     assert_eq!(
-        post(&kiosk, &app, "staff_lock", json!({})).await.0,
+        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
         StatusCode::OK
     );
     for _ in 0..2 {
-        let (status, _) = post(&kiosk, &app, "staff_unlock", json!({ "pin": "1111" })).await;
+        let (status, _) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "1111" })).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
-    let (status, body) = post(&kiosk, &app, "staff_unlock", json!({ "pin": "1111" })).await;
+    let (status, body) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "1111" })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::TOO_MANY_REQUESTS, Some("SignInLocked")),
         "{body}"
     );
-    let (status, body) = post(&kiosk, &app, "staff_unlock", json!({ "pin": "4321" })).await;
+    let (status, body) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "4321" })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::UNAUTHORIZED, Some("StaffSignInRequired"))

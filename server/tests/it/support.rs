@@ -840,3 +840,23 @@ pub async fn get_text(url: impl reqwest::IntoUrl) -> String {
 pub async fn get_json<T: serde::de::DeserializeOwned>(url: impl reqwest::IntoUrl) -> T {
     reqwest::get(url).await.unwrap().json().await.unwrap()
 }
+
+/// Calls the server function `function` (`/api/{function}`) with a JSON body as `client`: the
+/// status and the JSON answer (`Null` when there is none).
+pub async fn post_fn(
+    client: &reqwest::Client,
+    app: &TestApp,
+    function: &str,
+    body: serde_json::Value,
+) -> (reqwest::StatusCode, serde_json::Value) {
+    let r = client
+        .post(app.url(&format!("/api/{function}")))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (
+        r.status(),
+        r.json().await.unwrap_or(serde_json::Value::Null),
+    )
+}
