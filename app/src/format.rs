@@ -3,9 +3,59 @@
 use crate::i18n::Lang;
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, Timelike, Utc, Weekday};
 
-/// Venue time: the demo cinemas are in Korea (UTC+9, no daylight saving).
+/// The venue's offset from UTC in seconds: a setting of the venue (`VENUE_UTC_OFFSET`; UTC+9,
+/// Korea, by default). One venue per server: the server sets it at its start, the browser from
+/// the page (`<meta name="venue-utc-offset">`) before hydrating.
+static VENUE_OFFSET: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(9 * 3600);
+
+/// The venue's offset (fixed: a venue's time zone without daylight saving).
+pub fn venue_offset() -> FixedOffset {
+    FixedOffset::east_opt(VENUE_OFFSET.load(std::sync::atomic::Ordering::Relaxed))
+        .unwrap_or_else(|| FixedOffset::east_opt(0).expect("UTC"))
+}
+
+/// Sets the venue's offset; `false` (and nothing changes) for one that is not `±HH:MM` within
+/// ±14 hours.
+pub fn set_venue_offset(text: &str) -> bool {
+    match parse_offset(text) {
+        Some(seconds) => {
+            VENUE_OFFSET.store(seconds, std::sync::atomic::Ordering::Relaxed);
+            true
+        }
+        None => false,
+    }
+}
+
+/// `+09:00` → 32400; `-05:30` → -19800.
+pub fn parse_offset(text: &str) -> Option<i32> {
+    let b = text.trim().as_bytes();
+    if b.len() != 6 || b[3] != b':' || !b[1..3].iter().chain(&b[4..6]).all(u8::is_ascii_digit) {
+        return None;
+    }
+    let sign = match b[0] {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let (hours, minutes) = (
+        i32::from(b[1] - b'0') * 10 + i32::from(b[2] - b'0'),
+        i32::from(b[4] - b'0') * 10 + i32::from(b[5] - b'0'),
+    );
+    (hours <= 14 && minutes < 60 && (hours, minutes) <= (14, 0))
+        .then_some(sign * (hours * 3600 + minutes * 60))
+}
+
+/// The venue's offset as `±HH:MM` (what the console's local times are read in).
+pub fn venue_offset_text() -> String {
+    let seconds = venue_offset().local_minus_utc();
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let seconds = seconds.abs();
+    format!("{sign}{:02}:{:02}", seconds / 3600, seconds % 3600 / 60)
+}
+
+/// Venue time: `at` at the venue's offset.
 pub fn venue_time(at: DateTime<Utc>) -> DateTime<FixedOffset> {
-    at.with_timezone(&FixedOffset::east_opt(9 * 3600).expect("valid offset"))
+    at.with_timezone(&venue_offset())
 }
 
 /// Digits with thousands separators: `12,000`.
@@ -120,6 +170,28 @@ pub fn showtime_when(lang: Lang, at: DateTime<Utc>) -> String {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn venue_offsets_are_read_as_plus_or_minus_hours_and_minutes() {
+        assert_eq!(parse_offset("+09:00"), Some(9 * 3600));
+        assert_eq!(parse_offset("-05:30"), Some(-(5 * 3600 + 30 * 60)));
+        assert_eq!(parse_offset("+00:00"), Some(0));
+        assert_eq!(parse_offset("+14:00"), Some(14 * 3600));
+        for bad in [
+            "09:00",
+            "+9:00",
+            "+14:30",
+            "+15:00",
+            "+09:60",
+            "UTC+9",
+            "",
+            "+09:00:00",
+        ] {
+            assert_eq!(parse_offset(bad), None, "{bad:?}");
+        }
+        // Not changed by any test: the default, Korea.
+        assert_eq!(venue_offset_text(), "+09:00");
+    }
 
     #[test]
     fn won_amounts_get_thousands_separators() {

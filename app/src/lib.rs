@@ -30,6 +30,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name="venue-utc-offset" content=format::venue_offset_text() />
                 <AutoReload options=options.clone() />
                 <HydrationScripts options />
                 <MetaTags />
@@ -109,5 +110,19 @@ pub fn App() -> impl IntoView {
                 </Routes>
             </main>
         </Router>
+    }
+}
+
+/// In the browser, before hydrating: the venue's offset from the page the server rendered, so
+/// times read the same on both sides.
+#[cfg(feature = "hydrate")]
+pub fn read_venue_offset() {
+    let offset = leptos::prelude::document()
+        .query_selector("meta[name='venue-utc-offset']")
+        .ok()
+        .flatten()
+        .and_then(|meta| meta.get_attribute("content"));
+    if let Some(offset) = offset {
+        format::set_venue_offset(&offset);
     }
 }

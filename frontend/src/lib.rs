@@ -6,5 +6,6 @@
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
+    app::read_venue_offset();
     leptos::mount::hydrate_body(app::App);
 }

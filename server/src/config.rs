@@ -108,6 +108,9 @@ pub struct Config {
     pub metrics_allow: Vec<IpNet>,
     /// Put in front of every Redis key and channel name.
     pub redis_key_prefix: String,
+    /// The venue's offset from UTC (`+09:00`): the day a sale counts on, "today"'s showtimes,
+    /// and every time the pages show or the console reads.
+    pub venue_utc_offset: String,
     /// Ticket signing keys, `(id, secret)`, the first signs (none: a random key kept in the
     /// data folder, embedded mode only).
     pub ticket_keys: Vec<(String, Secret)>,
@@ -290,6 +293,13 @@ impl Config {
                 .collect::<anyhow::Result<_>>()?,
             metrics_allow: ranges("METRICS_ALLOW")?
                 .unwrap_or_else(crate::net::private_ranges),
+            venue_utc_offset: match get("VENUE_UTC_OFFSET") {
+                None => "+09:00".into(),
+                Some(o) if app::format::parse_offset(&o).is_some() => o.trim().to_string(),
+                Some(o) => bail!(
+                    "VENUE_UTC_OFFSET {o:?} is not an offset such as +09:00 or -05:30 (at most 14 hours)"
+                ),
+            },
             redis_key_prefix: match get("REDIS_KEY_PREFIX") {
                 None => String::new(),
                 Some(p)
@@ -492,6 +502,19 @@ mod tests {
             " , ",
         ] {
             assert!(parse_ticket_keys(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_venue_offset_defaults_to_korea_and_must_be_an_offset() {
+        assert_eq!(config(&[]).unwrap().venue_utc_offset, "+09:00");
+        let c = config(&[("VENUE_UTC_OFFSET", "-05:00")]).unwrap();
+        assert_eq!(c.venue_utc_offset, "-05:00");
+        for bad in ["9", "UTC+9", "+15:00", "Asia/Seoul"] {
+            let e = config(&[("VENUE_UTC_OFFSET", bad)])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("VENUE_UTC_OFFSET"), "{bad}: {e}");
         }
     }
 

@@ -5,7 +5,7 @@
 
 use crate::store::{LayoutSeat, NewHall, Store, StoreError};
 use app::domain::{PriceCategory, SeatCode, ShowtimeId};
-use chrono::{DateTime, Days, FixedOffset, NaiveTime, Utc};
+use chrono::{DateTime, Days, NaiveTime, Utc};
 
 /// Describes a rectangular hall: `rows` rows of `per_row` seats, aisles after the given seat
 /// numbers, premium rows, and wheelchair places (row, number).
@@ -100,8 +100,8 @@ pub async fn seed_demo(
     if store.hall_count().await? > 0 {
         return Ok(vec![]);
     }
-    let kst = FixedOffset::east_opt(9 * 3600).expect("valid offset");
-    let first_day = today.with_timezone(&kst).date_naive();
+    let venue = app::format::venue_offset();
+    let first_day = today.with_timezone(&venue).date_naive();
     let mut created = Vec::new();
     for (hall, (title, times)) in demo_halls().iter().zip(PROGRAMME) {
         let Some(hall_id) = store.create_hall(hall).await? else {
@@ -114,7 +114,7 @@ pub async fn seed_demo(
             for &(h, m) in times {
                 let local = date.and_time(NaiveTime::from_hms_opt(h, m, 0).expect("valid time"));
                 let starts = local
-                    .and_local_timezone(kst)
+                    .and_local_timezone(venue)
                     .single()
                     .expect("fixed offset")
                     .with_timezone(&Utc);

@@ -152,6 +152,8 @@ impl Application {
         clock: Clock,
         options: LeptosOptions,
     ) -> anyhow::Result<Self> {
+        // The venue's clock, for everything this process shows and counts by day.
+        app::format::set_venue_offset(&config.venue_utc_offset);
         let store = open_store(&config).await?;
         if config.demo_data {
             let created = crate::seed::seed_demo(store.as_ref(), chrono::Utc::now(), 4).await?;

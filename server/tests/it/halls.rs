@@ -321,3 +321,32 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     );
     db.drop_database().await;
 }
+
+/// The venue's time zone is a setting of the server (one venue each): a server in New York
+/// (`-05:00`) schedules its demo showtimes at its own local times and tells the browser its
+/// offset. A process of its own, since the setting is the whole process's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_venue_time_zone_is_a_setting_of_the_server() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let extra = [("VENUE_UTC_OFFSET", "-05:00")];
+    let (_server, base) = server_process(&db.url, &redis_url(), "600", &extra).await;
+    let list: Value = get_json(format!("{base}/showtimes")).await;
+    let times: std::collections::BTreeSet<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["movieTitle"] == "Sea of Stars")
+        .map(|s| s["startsAt"].as_str().unwrap()[11..16].to_string())
+        .collect();
+    // 10:30, 14:00 and 19:30 in New York (today's earlier ones may be over).
+    assert!(!times.is_empty());
+    let new_york: std::collections::BTreeSet<String> =
+        ["15:30", "19:00", "00:30"].map(String::from).into();
+    assert!(times.is_subset(&new_york), "{times:?}");
+    let page = get_text(format!("{base}/")).await;
+    assert!(
+        page.contains(r#"<meta name="venue-utc-offset" content="-05:00""#),
+        "the page tells the browser"
+    );
+    db.drop_database().await;
+}

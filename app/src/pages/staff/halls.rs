@@ -20,9 +20,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::collections::BTreeMap;
 
-/// The venue's offset from UTC, as `datetime-local` values are read (the venue's time).
-const VENUE_OFFSET: &str = "+09:00";
-
 #[component]
 pub fn HallsPage() -> impl IntoView {
     let lang = use_lang();
@@ -120,8 +117,8 @@ pub fn HallsPage() -> impl IntoView {
         ev.prevent_default();
         let hall_id = hall.get_untracked().parse::<i64>().unwrap_or(0);
         // The form's local times are the venue's.
-        let venue =
-            |local: String| (!local.is_empty()).then(|| format!("{local}:00{VENUE_OFFSET}"));
+        let offset = crate::format::venue_offset_text();
+        let venue = |local: String| (!local.is_empty()).then(|| format!("{local}:00{offset}"));
         let starts_at = venue(when.get_untracked()).unwrap_or_default();
         let title = title.get_untracked();
         let duration = minutes.get_untracked().trim().parse::<i32>().ok();
