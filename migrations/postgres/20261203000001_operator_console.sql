@@ -32,3 +32,10 @@ alter table hall_seat add column companion boolean not null default false;
 -- A staff session locked (a kiosk left alone): nothing is done with it until the member's PIN
 -- unlocks it.
 alter table staff_session add column locked_at timestamptz;
+
+-- Sales figures by channel too: online (the web and the API), box office, complimentary.
+-- Everything counted so far was sold online.
+alter table sales_daily add column channel varchar(16) not null default 'online'
+    check (channel in ('online', 'box_office', 'complimentary'));
+alter table sales_daily drop constraint sales_daily_pkey;
+alter table sales_daily add primary key (showtime_id, day, channel);

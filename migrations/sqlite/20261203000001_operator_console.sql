@@ -20,3 +20,23 @@ alter table showtime add column cancelled_at integer;
 alter table hall_seat add column companion integer not null default 0 check (companion in (0, 1));
 
 alter table staff_session add column locked_at integer;
+
+-- Sales figures by channel too (a new key: the table is rebuilt, its rows kept as online).
+create table sales_daily_by_channel (
+    showtime_id     integer not null,
+    day             text not null,
+    channel         text not null default 'online'
+                    check (channel in ('online', 'box_office', 'complimentary')),
+    bookings        integer not null default 0,
+    seats           integer not null default 0,
+    revenue_krw     integer not null default 0,
+    refunds         integer not null default 0,
+    refunded_krw    integer not null default 0,
+    primary key (showtime_id, day, channel)
+);
+insert into sales_daily_by_channel
+    (showtime_id, day, channel, bookings, seats, revenue_krw, refunds, refunded_krw)
+    select showtime_id, day, 'online', bookings, seats, revenue_krw, refunds, refunded_krw
+      from sales_daily;
+drop table sales_daily;
+alter table sales_daily_by_channel rename to sales_daily;

@@ -8,7 +8,7 @@
 //! `{"version":1,"eventId":"…","bookingId":"…","occurredAt":"…","type":"BookingConfirmed",
 //! "showtimeId":42,"seats":["F5"],"amount":12000,"paymentId":"…"}`.
 
-use app::domain::ShowtimeId;
+use app::domain::{SalesChannel, ShowtimeId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +47,9 @@ pub enum BookingEvent {
         seats: Vec<String>,
         amount: i64,
         payment_id: String,
+        /// Where it was sold (events written before channels were kept: online).
+        #[serde(default)]
+        channel: SalesChannel,
     },
     /// The booking failed; its payment is refunded.
     #[serde(rename_all = "camelCase")]
@@ -71,6 +74,9 @@ pub enum BookingEvent {
         payment_id: String,
         refund_id: String,
         amount: i64,
+        /// The channel of the sale it gives back (before channels were kept: online).
+        #[serde(default)]
+        channel: SalesChannel,
     },
 }
 
@@ -138,6 +144,7 @@ mod tests {
                 seats: vec!["F5".into()],
                 amount: 12_000,
                 payment_id: "pay_1".into(),
+                channel: SalesChannel::Online,
             },
         );
         let json: serde_json::Value = serde_json::from_str(&event.to_json()).unwrap();
@@ -147,6 +154,14 @@ mod tests {
         assert_eq!(json["version"], 1);
         assert_eq!(Envelope::parse(event.to_json().as_bytes()).unwrap(), event);
         assert_eq!(event.event.kind(), "BookingConfirmed");
+        assert_eq!(json["channel"], "online");
+        // An event written before channels were kept reads as an online sale.
+        let mut older = json.clone();
+        older.as_object_mut().unwrap().remove("channel");
+        assert_eq!(
+            Envelope::parse(older.to_string().as_bytes()).unwrap(),
+            event
+        );
     }
 
     #[test]
@@ -160,6 +175,7 @@ mod tests {
                     payment_id: "p".into(),
                     refund_id: "r".into(),
                     amount: 1,
+                    channel: SalesChannel::Online,
                 },
             )
             .to_json(),

@@ -18,8 +18,8 @@ pub use ids::{BookingId, CustomerId, HoldId, InvalidHoldId, InvalidShowtimeId, S
 pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{
-    BookingView, Checkout, Hold, PaymentView, PriceCategory, SalesFigure, Seat, SeatChange,
-    SeatMap, SeatStatus, ShowtimeSummary, Ticket,
+    BookingView, Checkout, Hold, PaymentView, PriceCategory, SalesChannel, SalesFigure, Seat,
+    SeatChange, SeatMap, SeatStatus, ShowtimeSummary, Ticket,
 };
 pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};
 pub use showtime::{

@@ -45,6 +45,7 @@ impl Engine {
                 showtime_id,
                 seats,
                 amount,
+                channel,
                 ..
             } => match consumer {
                 TICKETS => ConsumerEffect::IssueTicket {
@@ -54,6 +55,7 @@ impl Engine {
                 SALES => ConsumerEffect::Sales {
                     showtime: *showtime_id,
                     day: day(event),
+                    channel: *channel,
                     bookings: 1,
                     seats: seats.len() as i64,
                     revenue: *amount,
@@ -65,11 +67,13 @@ impl Engine {
             BookingEvent::RefundIssued {
                 showtime_id,
                 amount,
+                channel,
                 ..
             } => match consumer {
                 SALES => ConsumerEffect::Sales {
                     showtime: *showtime_id,
                     day: day(event),
+                    channel: *channel,
                     bookings: 0,
                     seats: 0,
                     revenue: 0,

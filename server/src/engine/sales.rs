@@ -13,6 +13,7 @@ impl Engine {
             .into_iter()
             .map(|r| app::domain::SalesFigure {
                 day: r.day.format("%Y-%m-%d").to_string(),
+                channel: r.channel,
                 showtime_id: r.showtime,
                 movie_title: r.movie_title,
                 starts_at: r.starts_at,

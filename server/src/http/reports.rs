@@ -87,7 +87,7 @@ async fn sales_csv(
 }
 
 const CSV_HEADER: &str =
-    "day,showtime_id,title,starts_at,bookings,seats,revenue_krw,refunds,refunded_krw";
+    "day,channel,showtime_id,title,starts_at,bookings,seats,revenue_krw,refunds,refunded_krw";
 
 /// The figures as CSV lines, a header first.
 fn csv(rows: &[SalesFigure]) -> String {
@@ -96,6 +96,7 @@ fn csv(rows: &[SalesFigure]) -> String {
     for r in rows {
         let line = [
             field(&r.day),
+            r.channel.as_str().to_string(),
             r.showtime_id.to_string(),
             field(&r.movie_title),
             r.starts_at.to_rfc3339(),
@@ -139,6 +140,7 @@ mod tests {
         assert_eq!(field("-1,2"), "\"'-1,2\"");
         let row = SalesFigure {
             day: "2026-12-01".into(),
+            channel: app::domain::SalesChannel::BoxOffice,
             showtime_id: app::domain::ShowtimeId::try_from(7).unwrap(),
             movie_title: "Live, Loud".into(),
             starts_at: chrono::DateTime::from_timestamp(1_796_000_000, 0).unwrap(),
@@ -156,7 +158,7 @@ mod tests {
             .to_rfc3339();
         assert_eq!(
             lines[1],
-            format!("2026-12-01,7,\"Live, Loud\",{starts},2,3,36000,1,12000")
+            format!("2026-12-01,box_office,7,\"Live, Loud\",{starts},2,3,36000,1,12000")
         );
         assert_eq!(lines[2], "", "every line ends with CRLF");
     }

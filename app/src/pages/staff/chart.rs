@@ -65,6 +65,7 @@ mod tests {
     fn figure(day: &str, revenue: i64, refunded: i64) -> SalesFigure {
         SalesFigure {
             day: day.into(),
+            channel: crate::domain::SalesChannel::Online,
             showtime_id: crate::domain::ShowtimeId::try_from(1).unwrap(),
             movie_title: "t".into(),
             starts_at: chrono::DateTime::from_timestamp(0, 0).unwrap(),

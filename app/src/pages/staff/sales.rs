@@ -47,6 +47,7 @@ pub fn SalesPage() -> impl IntoView {
                                         <tr>
                                             <th scope="col">{move || tr!(lang.get(), "sales.day")}</th>
                                             <th scope="col">{move || tr!(lang.get(), "sales.showtime")}</th>
+                                            <th scope="col">{move || tr!(lang.get(), "sales.channel")}</th>
                                             <th scope="col" class="num">{move || tr!(lang.get(), "sales.bookings")}</th>
                                             <th scope="col" class="num">{move || tr!(lang.get(), "sales.seats")}</th>
                                             <th scope="col" class="num">{move || tr!(lang.get(), "sales.revenue")}</th>
@@ -57,9 +58,10 @@ pub fn SalesPage() -> impl IntoView {
                                         {rows.into_iter().map(|r| {
                                             let when = r.starts_at;
                                             view! {
-                                                <tr data-test="sales-row" data-showtime=r.showtime_id.to_string()>
+                                                <tr data-test="sales-row" data-showtime=r.showtime_id.to_string() data-channel=r.channel.as_str()>
                                                     <td>{r.day.clone()}</td>
                                                     <td>{r.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</td>
+                                                    <td data-test="sales-channel">{move || channel_name(lang.get(), r.channel)}</td>
                                                     <td class="num" data-test="sales-bookings">{thousands(r.bookings)}</td>
                                                     <td class="num" data-test="sales-seats">{thousands(r.seats)}</td>
                                                     <td class="num" data-test="sales-revenue">{move || price(lang.get(), r.revenue)}</td>
@@ -70,7 +72,7 @@ pub fn SalesPage() -> impl IntoView {
                                     </tbody>
                                     <tfoot>
                                         <tr>
-                                            <th scope="row" colspan="2">{move || tr!(lang.get(), "sales.total")}</th>
+                                            <th scope="row" colspan="3">{move || tr!(lang.get(), "sales.total")}</th>
                                             <td class="num">{thousands(bookings)}</td>
                                             <td class="num">{thousands(seats)}</td>
                                             <td class="num">{move || price(lang.get(), revenue)}</td>
@@ -85,5 +87,15 @@ pub fn SalesPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// A sales channel's name in `lang`.
+fn channel_name(lang: crate::i18n::Lang, channel: crate::domain::SalesChannel) -> String {
+    use crate::domain::SalesChannel as C;
+    match channel {
+        C::Online => tr!(lang, "sales.channel_online"),
+        C::BoxOffice => tr!(lang, "sales.channel_box_office"),
+        C::Complimentary => tr!(lang, "sales.channel_complimentary"),
     }
 }

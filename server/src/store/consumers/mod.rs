@@ -29,6 +29,7 @@ macro_rules! apply_effect {
                 ConsumerEffect::Sales {
                     showtime,
                     day,
+                    channel,
                     bookings,
                     seats,
                     revenue,
@@ -38,6 +39,7 @@ macro_rules! apply_effect {
                     sqlx::query(ADD_SALES)
                         .bind(showtime.get())
                         .bind(day)
+                        .bind(channel.as_str())
                         .bind(*bookings as i32)
                         .bind(*seats as i32)
                         .bind(revenue)
@@ -57,12 +59,13 @@ mod postgres;
 mod sqlite;
 
 use super::*;
+use app::domain::SalesChannel;
 
 /// Adds to a showtime's figures of a day (the same statement in both dialects).
 const ADD_SALES: &str = "insert into sales_daily
-        (showtime_id, day, bookings, seats, revenue_krw, refunds, refunded_krw)
-     values ($1, $2, $3, $4, $5, $6, $7)
-     on conflict (showtime_id, day) do update
+        (showtime_id, day, channel, bookings, seats, revenue_krw, refunds, refunded_krw)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     on conflict (showtime_id, day, channel) do update
         set bookings = sales_daily.bookings + excluded.bookings,
             seats = sales_daily.seats + excluded.seats,
             revenue_krw = sales_daily.revenue_krw + excluded.revenue_krw,
@@ -80,6 +83,7 @@ pub enum ConsumerEffect {
     Sales {
         showtime: ShowtimeId,
         day: chrono::NaiveDate,
+        channel: SalesChannel,
         bookings: i64,
         seats: i64,
         revenue: i64,
@@ -95,6 +99,7 @@ pub struct SalesRow {
     pub movie_title: String,
     pub starts_at: DateTime<Utc>,
     pub day: chrono::NaiveDate,
+    pub channel: SalesChannel,
     pub bookings: i64,
     pub seats: i64,
     pub revenue: i64,
@@ -110,6 +115,7 @@ struct SalesDbRow {
     movie_title: String,
     starts_at: At,
     day: chrono::NaiveDate,
+    channel: String,
     bookings: i64,
     seats: i64,
     revenue_krw: i64,
@@ -124,6 +130,7 @@ impl From<SalesDbRow> for SalesRow {
             movie_title: r.movie_title,
             starts_at: r.starts_at.0,
             day: r.day,
+            channel: SalesChannel::parse(&r.channel).unwrap_or_default(),
             bookings: r.bookings,
             seats: r.seats,
             revenue: r.revenue_krw,

@@ -32,11 +32,11 @@ impl Consumers for PgStore {
 
     async fn sales(&self) -> Result<Vec<SalesRow>, StoreError> {
         let rows: Vec<SalesDbRow> = sqlx::query_as(
-            "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.bookings::bigint as bookings,
+            "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.channel, d.bookings::bigint as bookings,
                     d.seats::bigint as seats, d.revenue_krw, d.refunds::bigint as refunds,
                     d.refunded_krw
                from sales_daily d join showtime s on s.id = d.showtime_id
-              order by d.day desc, s.starts_at, d.showtime_id",
+              order by d.day desc, s.starts_at, d.showtime_id, d.channel",
         )
         .fetch_all(&self.pool)
         .await?;

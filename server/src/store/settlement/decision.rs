@@ -94,6 +94,8 @@ impl Writes {
             seats: facts.seats.0,
             amount: paid,
             payment_id: payment_id.into(),
+            // Settled payments come from the gateway: sold online.
+            channel: app::domain::SalesChannel::Online,
         };
         Self {
             booking: Some((BookingStatus::Confirmed, None)),

@@ -132,6 +132,8 @@ fn refund_issued(booking: BookingId, payment_id: &str, refund_id: &str, r: Refun
             payment_id: payment_id.into(),
             refund_id: refund_id.into(),
             amount: r.amount,
+            // The gateway refunds what was paid online.
+            channel: app::domain::SalesChannel::Online,
         },
     )
 }
