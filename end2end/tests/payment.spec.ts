@@ -152,3 +152,60 @@ test("an operator cancels a showtime in the console and the customer's booking p
   await expect(page.locator('[data-test="sales-closed"]')).toHaveText("This showtime was cancelled. Paid bookings are refunded.");
   await operator.close();
 });
+
+test("an operator builds a hall in the editor and schedules it with two prices; a customer pays and the sale is in the report", async ({ page, browser }) => {
+  const operator = await browser.newContext();
+  const admin = await operator.newPage();
+  await admin.goto(`${shop}/admin/halls`);
+  await admin.locator('[data-test="sign-in-link"]').click();
+  await new SignInPage(admin).signIn("operator", "end-to-end operator password");
+  await expect(admin).toHaveURL(`${shop}/admin/halls`);
+
+  // A two-row hall: STANDARD in front, VIP behind.
+  const stamp = Date.now();
+  const editor = admin.locator('[data-test="layout-editor"]');
+  await editor.locator('[data-test="editor-name"]').fill(`Small ${stamp}`);
+  const categories = editor.locator('[data-test="editor-category"]');
+  await categories.nth(1).locator('[data-test="category-code"]').fill("VIP");
+  await categories.nth(1).locator('[data-test="category-name"]').fill("VIP");
+  await categories.nth(1).locator('[data-test="category-price"]').fill("20000");
+  const rows = editor.locator('[data-test="editor-row"]');
+  await rows.nth(2).getByRole("button").click();
+  await rows.nth(0).locator('[data-test="row-seats"]').fill("4");
+  await rows.nth(1).locator('[data-test="row-seats"]').fill("4");
+  await rows.nth(1).locator('[data-test="row-category"]').fill("VIP");
+  await expect(editor.locator('[data-test="editor-count"]')).toHaveText("8 seats");
+  await editor.locator('[data-test="editor-create"]').click();
+  await expect(admin.locator('[data-test="halls-notice"]')).toContainText(`Small ${stamp}`);
+
+  // Scheduled with its own VIP price; STANDARD at the hall's.
+  const title = `Two prices ${stamp}`;
+  await admin.locator('[data-test="schedule-hall"]').selectOption({ label: `Small ${stamp}` });
+  await admin.locator('[data-test="schedule-title"]').fill(title);
+  await admin.locator('[data-test="schedule-when"]').fill("2027-01-15T20:00");
+  await expect(admin.locator('[data-test="schedule-price-STANDARD"]')).toHaveValue("12000");
+  await admin.locator('[data-test="schedule-price-VIP"]').fill("23000");
+  await admin.locator('[data-test="schedule-button"]').click();
+  await expect(admin.locator('[data-test="halls-notice"]')).toContainText("scheduled");
+  const list: { id: number; movieTitle: string }[] = await (await admin.request.get(`${shop}/showtimes`)).json();
+  const showtimeId = list.find((s) => s.movieTitle === title)!.id;
+
+  // A customer in another browser pays for a VIP and a STANDARD seat.
+  await page.goto(`${shop}/showtimes/${showtimeId}`);
+  const map = new SeatMapPage(page);
+  await map.waitForHydration();
+  await map.hold("A1", "B1");
+  await page.locator('[data-test="pay"]').click();
+  await expect(page.locator('[data-test="sandbox-amount"]')).toHaveText("35,000 KRW");
+  await page.locator('[data-test="sandbox-pay"]').click();
+  await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
+
+  // The operator's report has the sale, online, at what was paid.
+  await expect(async () => {
+    await admin.goto(`${shop}/admin/sales`);
+    const row = admin.locator(`[data-test="sales-row"][data-showtime="${showtimeId}"]`);
+    await expect(row.locator('[data-test="sales-revenue"]')).toHaveText("₩35,000", { timeout: 1_000 });
+    await expect(row.locator('[data-test="sales-channel"]')).toHaveText("Online", { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await operator.close();
+});
