@@ -132,6 +132,15 @@ test("an operator builds a hall in the editor, imports another from its plan, an
     }),
   );
   expect(plans[1]).toBe(plans[0]);
+  // A hall in use never changes: it is edited as a new hall, its rows read back into the editor.
+  await page.locator('[data-test="hall-row"]', { hasText: hallName }).locator('[data-test="hall-edit-button"]').click();
+  await expect(editor.locator('[data-test="editor-name"]')).toHaveValue(`${hallName} (2)`);
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0).locator('[data-test="row-aisles"]')).toHaveValue("2");
+  await expect(rows.nth(0).locator('[data-test="row-wheelchair"]')).toHaveValue("3");
+  await expect(rows.nth(0).locator('[data-test="row-companion"]')).toHaveValue("2");
+  await expect(rows.nth(1).locator('[data-test="row-category"]')).toHaveValue("VIP");
+  await expect(editor.locator('[data-test="editor-count"]')).toHaveText("5 seats");
 
   const title = `Premiere ${stamp}`;
   await page.locator('[data-test="schedule-hall"]').selectOption({ label: edited });

@@ -101,6 +101,64 @@ pub fn row_plan(
     }
 }
 
+/// A row as the editor's fields hold it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowFields {
+    pub seats: u32,
+    pub category: String,
+    pub aisles: Vec<u32>,
+    pub wheelchair: Vec<u32>,
+    pub companion: Vec<u32>,
+}
+
+/// A row of a plan as the editor writes rows: seats numbered from 1 in one category, with
+/// one-column aisles; `None` for a row the editor cannot show (edit its JSON instead).
+pub fn row_fields(row: &RowPlan) -> Option<RowFields> {
+    let (mut seats, mut category) = (0u32, None::<String>);
+    let (mut aisles, mut wheelchair, mut companion) = (Vec::new(), Vec::new(), Vec::new());
+    for item in &row.seats {
+        match item {
+            SeatPlan::Gap { gap: 1 } if seats > 0 => aisles.push(seats),
+            SeatPlan::Gap { .. } => return None,
+            SeatPlan::Seat {
+                number,
+                category: c,
+                wheelchair: w,
+                companion: m,
+            } => {
+                seats += 1;
+                if *number != seats || category.get_or_insert_with(|| c.clone()) != c {
+                    return None;
+                }
+                if *w {
+                    wheelchair.push(seats);
+                }
+                if *m {
+                    companion.push(seats);
+                }
+            }
+        }
+    }
+    if seats == 0 || aisles.last() == Some(&seats) {
+        return None;
+    }
+    Some(RowFields {
+        seats,
+        category: category?,
+        aisles,
+        wheelchair,
+        companion,
+    })
+}
+
+fn listed(numbers: &[u32]) -> String {
+    numbers
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The plan the drafts describe, or what is wrong with them (the plan's own check follows).
 fn plan_of(
     name: &str,
@@ -208,6 +266,8 @@ pub fn LayoutEditor(
     create: impl Fn(HallPlan) + Copy + Send + Sync + 'static,
     /// Puts the plan's JSON where it can be changed and imported.
     to_json: impl Fn(HallPlan) + Copy + Send + Sync + 'static,
+    /// A hall's plan to edit as a new hall (a hall in use never changes under its showtimes).
+    load: RwSignal<Option<HallPlan>>,
 ) -> impl IntoView {
     let lang = use_lang();
     let next = StoredValue::new(10usize);
@@ -226,6 +286,35 @@ pub fn LayoutEditor(
         row(4, "C", 8, "PREMIUM", "4"),
     ]);
     let plan = Memo::new(move |_| plan_of(&name.get(), &categories.get(), &rows.get()));
+    // A hall to edit: its rows and categories into the drafts, under a new name; a hall the
+    // editor cannot show row by row goes to the JSON box instead.
+    Effect::new(move |_| {
+        let Some(hall) = load.get() else { return };
+        let fields: Option<Vec<_>> = hall.rows.iter().map(row_fields).collect();
+        let Some(fields) = fields.filter(|_| hall.rows.iter().all(|r| !r.label.is_empty())) else {
+            to_json(hall);
+            return;
+        };
+        name.set(format!("{} (2)", hall.name));
+        categories.set(
+            hall.categories
+                .iter()
+                .map(|c| category(fresh(), &c.code, &c.name, c.price))
+                .collect(),
+        );
+        rows.set(
+            hall.rows
+                .iter()
+                .zip(fields)
+                .map(|(r, f)| {
+                    let draft = row(fresh(), &r.label, f.seats, &f.category, &listed(&f.aisles));
+                    draft.wheelchair.set(listed(&f.wheelchair));
+                    draft.companion.set(listed(&f.companion));
+                    draft
+                })
+                .collect(),
+        );
+    });
     // Drawn as soon as the rows and categories make sense, named or not.
     let preview = Memo::new(move |_| {
         let named = Some(name.get()).filter(|n| !n.trim().is_empty());
@@ -394,6 +483,28 @@ mod tests {
             ["1w", "2c", "_1", "3", "4", "5"],
             "no aisle after the last seat"
         );
+        assert_eq!(
+            row_fields(&row),
+            Some(RowFields {
+                seats: 5,
+                category: "STANDARD".into(),
+                aisles: vec![2],
+                wheelchair: vec![1],
+                companion: vec![2],
+            }),
+            "read back as the editor wrote it"
+        );
+        let mut mixed = row.clone();
+        mixed.seats[0] = SeatPlan::Seat {
+            number: 1,
+            category: "VIP".into(),
+            wheelchair: false,
+            companion: false,
+        };
+        assert_eq!(row_fields(&mixed), None, "two categories in a row");
+        let mut wide = row.clone();
+        wide.seats[2] = SeatPlan::Gap { gap: 3 };
+        assert_eq!(row_fields(&wide), None, "an aisle wider than one column");
         assert_eq!(seat_numbers("4, 10 12"), Ok(vec![4, 10, 12]));
         assert!(seat_numbers("4, x").is_err());
     }

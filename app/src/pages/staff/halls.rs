@@ -95,6 +95,15 @@ pub fn HallsPage() -> impl IntoView {
             }
         });
     };
+    let to_edit = RwSignal::new(None::<HallPlan>);
+    let edit = move |id: i64| {
+        spawn_local(async move {
+            match export_hall(id).await {
+                Ok(plan) => to_edit.set(Some(plan)),
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
     let hall = RwSignal::new(String::new());
     let title = RwSignal::new(String::new());
     let when = RwSignal::new(String::new());
@@ -168,7 +177,7 @@ pub fn HallsPage() -> impl IntoView {
                             <AdminNav />
                             {move || notice.get().map(|n| view! { <p role="status" data-test="halls-notice">{n}</p> })}
                             {move || error.get().map(|e| view! { <p class="error" role="alert" data-test="halls-error">{error_text(lang.get(), &e)}</p> })}
-                            <HallTable rows export />
+                            <HallTable rows export edit />
                             {move || exported.get().map(|json| view! {
                                 <label for="hall-export">{move || tr!(lang.get(), "halls.exported")}</label>
                                 <textarea id="hall-export" readonly rows="12" data-test="hall-export">{json}</textarea>
@@ -218,7 +227,7 @@ pub fn HallsPage() -> impl IntoView {
                                 </label>
                                 <button type="submit" class="primary" data-test="schedule-button">{move || tr!(lang.get(), "halls.schedule")}</button>
                             </form>
-                            <LayoutEditor create to_json />
+                            <LayoutEditor create to_json load=to_edit />
                             <h2>{move || tr!(lang.get(), "halls.import")}</h2>
                             <form on:submit=import data-test="import-form">
                                 <label for="hall-plan">{move || tr!(lang.get(), "halls.plan")}</label>
@@ -238,6 +247,7 @@ pub fn HallsPage() -> impl IntoView {
 fn HallTable(
     rows: Vec<HallSummary>,
     export: impl Fn(i64) + Copy + Send + Sync + 'static,
+    edit: impl Fn(i64) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let lang = use_lang();
     view! {
@@ -259,6 +269,10 @@ fn HallTable(
                             <td>
                                 <button type="button" class="secondary" on:click=move |_| export(id) data-test="hall-export-button">
                                     {move || tr!(lang.get(), "halls.export")}
+                                </button>
+                                " "
+                                <button type="button" class="secondary" on:click=move |_| edit(id) data-test="hall-edit-button">
+                                    {move || tr!(lang.get(), "halls.edit")}
                                 </button>
                             </td>
                         </tr>
