@@ -399,7 +399,7 @@ async fn an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_l
         csv.text()
             .await
             .unwrap()
-            .starts_with("day,showtime_id,title,"),
+            .starts_with("day,channel,showtime_id,title,"),
         "a header line"
     );
     let r = report(format!("{secret}0")).await.unwrap();
