@@ -2,6 +2,7 @@
 //! booking is refunded through the gateway once, and its customer is told.
 
 use super::*;
+use std::time::Duration;
 
 on_both_backends!(a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once,);
 
@@ -119,4 +120,97 @@ async fn a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once(b
         (&json!(true), &json!(0), &json!(2)),
         "{ours}"
     );
+}
+
+/// PostgreSQL: a settlement and a cancellation of one showtime take turns on the showtime's row.
+/// A settlement that starts while a cancellation holds the row waits, then sees the
+/// cancellation and refunds instead of confirming (without the turn it would read the showtime
+/// as it was and confirm a booking nobody refunds). Control: a cancellation of another
+/// showtime holds nothing up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_settlement_waits_for_a_cancellation_in_flight_and_then_refunds() {
+    use app::engine::Inventory;
+    let sandbox = sandbox().await;
+    let db = TestDb::new(Backend::Postgres).await;
+    let showtime = db.showtime().await;
+    let other = db.showtime().await;
+    let engine = std::sync::Arc::new(bare_engine(&db, &sandbox));
+    let paid = |seat: &'static str| {
+        let (engine, sandbox) = (engine.clone(), &sandbox);
+        async move {
+            let customer = customer_id();
+            let hold = engine
+                .hold(showtime, &sel(&[seat]), customer)
+                .await
+                .unwrap();
+            let checkout = engine.checkout(hold.hold_id, customer).await.unwrap();
+            let payment = pay_quietly(sandbox, &checkout).await;
+            engine
+                .payment_report(&paid_report(&checkout, &payment))
+                .await
+                .unwrap();
+            checkout.booking_id
+        }
+    };
+    let status = |booking: app::domain::BookingId| {
+        let store = db.store.clone();
+        async move {
+            let record = store
+                .bookings(server::store::BookingFilter::One(booking))
+                .await
+                .unwrap();
+            record[0].status.to_string()
+        }
+    };
+    let cancelling = |id: app::domain::ShowtimeId| {
+        let pool = db.pg_pool().clone();
+        async move {
+            let mut tx = pool.begin().await.unwrap();
+            sqlx::query("update showtime set cancelled_at = now() where id = $1")
+                .bind(id.get())
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            tx
+        }
+    };
+
+    // Control: another showtime's cancellation in flight does not hold this settlement up.
+    let first = paid("A1").await;
+    let elsewhere = cancelling(other).await;
+    let settled =
+        tokio::time::timeout(Duration::from_secs(5), engine.process_confirmations()).await;
+    assert!(matches!(settled, Ok(Ok(1))), "{settled:?}");
+    assert_eq!(status(first).await, "CONFIRMED");
+    elsewhere.rollback().await.unwrap();
+
+    // This showtime's cancellation in flight: the settlement waits for it, then refunds.
+    let second = paid("A2").await;
+    let cancellation = cancelling(showtime).await;
+    let settling = tokio::spawn({
+        let engine = engine.clone();
+        async move { engine.process_confirmations().await }
+    });
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(
+        !settling.is_finished(),
+        "the settlement waits for the cancellation"
+    );
+    cancellation.commit().await.unwrap();
+    let settled = tokio::time::timeout(Duration::from_secs(10), settling).await;
+    assert!(matches!(settled, Ok(Ok(Ok(1)))), "{settled:?}");
+    assert_eq!(
+        status(second).await,
+        "FAILED",
+        "not confirmed for a cancelled showtime"
+    );
+    let due: i64 = sqlx::query_scalar(
+        "select count(*) from outbox where aggregate_id = $1 and event_type = 'RefundDue'",
+    )
+    .bind(second.0)
+    .fetch_one(db.pg_pool())
+    .await
+    .unwrap();
+    assert_eq!(due, 1);
+    db.drop_database().await;
 }
