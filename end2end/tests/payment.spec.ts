@@ -127,12 +127,22 @@ test("an operator cancels a showtime in the console and the customer's booking p
   await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
   const booking = page.url().split("?")[0];
 
+  // Someone else is looking at its seat map.
+  const watcher = await browser.newContext();
+  const watching = await watcher.newPage();
+  await watching.goto(`${shop}/showtimes/${showtimeId}`);
+  await new SeatMapPage(watching).waitForHydration();
+  await expect(watching.locator('[data-test="sales-closed"]')).toHaveCount(0);
+
   // The operator cancels it (two presses) and watches the refund go through.
   await admin.reload();
   const row = admin.locator(`[data-test="showtime-count"][data-showtime="${showtimeId}"]`);
   await row.locator('[data-test="cancel-showtime"]').click();
   await row.locator('[data-test="confirm-cancel"]').click();
   await expect(admin.locator('[data-test="halls-notice"]')).toContainText("1 paid bookings being refunded");
+  // The watcher's map says so at once, without reloading.
+  await expect(watching.locator('[data-test="sales-closed"]')).toHaveText("This showtime was cancelled. Paid bookings are refunded.");
+  await watcher.close();
   await expect(async () => {
     await admin.reload();
     await expect(row.locator('[data-test="refund-progress"]')).toHaveAttribute("data-refunded", "1", { timeout: 1_000 });

@@ -29,6 +29,8 @@ pub enum LiveMessage {
         showtime_id: ShowtimeId,
         seats: Vec<SeatChange>,
     },
+    /// The showtime was cancelled: nothing of it is sold any more.
+    ShowtimeCancelled { showtime_id: ShowtimeId },
     /// Sent every few seconds so that clients (and proxies) know the connection is alive.
     Ping,
 }
@@ -41,7 +43,7 @@ impl LiveMessage {
             | Self::SeatsHeld { seats, .. }
             | Self::SeatsReleased { seats, .. }
             | Self::SeatsBooked { seats, .. } => seats,
-            Self::Ping => &[],
+            Self::ShowtimeCancelled { .. } | Self::Ping => &[],
         }
     }
 }

@@ -145,6 +145,10 @@ impl Engine {
                 self.announce_released(showtime, done.released.clone())
                     .await;
             }
+            let cancelled = LiveMessage::ShowtimeCancelled {
+                showtime_id: showtime,
+            };
+            self.announce(showtime, cancelled).await;
             self.audit(by, "showtime_cancelled", detail).await;
         }
         Ok(ShowtimeCancelled {

@@ -112,6 +112,9 @@ impl Live {
                         self.failures.try_set_value(0);
                         self.picker.apply(message.seats(), true);
                     }
+                    Ok(LiveMessage::ShowtimeCancelled { .. }) => {
+                        self.picker.cancelled.try_set(true);
+                    }
                     Ok(message) => self.picker.apply(message.seats(), false),
                     Err(_) => {}
                 }

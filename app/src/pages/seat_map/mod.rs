@@ -85,7 +85,7 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
     let when = map.starts_at;
     let sales_open = map.sales_open;
     let opens_at = map.sales_opens_at;
-    let cancelled = map.cancelled;
+    let cancelled = picker.cancelled;
     view! {
         <h1>{map.movie_title.clone()}</h1>
         <p class="meta">{map.hall_name.clone()} " · " {move || crate::format::showtime_when(lang.get(), when)}</p>
@@ -96,12 +96,12 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
             <Plan picker />
         </div>
         <Show
-            when=move || sales_open
+            when=move || sales_open && !cancelled.get()
             fallback=move || {
                 view! {
                     <p class="notice closed" role="status" data-test="sales-closed">
                         {move || match opens_at {
-                            _ if cancelled => tr!(lang.get(), "map.cancelled"),
+                            _ if cancelled.get() => tr!(lang.get(), "map.cancelled"),
                             Some(at) => tr!(lang.get(), "map.sales_not_open", when = crate::format::showtime_when(lang.get(), at)),
                             None => tr!(lang.get(), "map.sales_closed"),
                         }}

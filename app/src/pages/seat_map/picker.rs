@@ -71,6 +71,8 @@ pub struct HeldSeats {
 #[derive(Clone, Copy)]
 pub struct Picker {
     pub showtime: ShowtimeId,
+    /// The showtime was cancelled (when the page was made, or since: the live feed says so).
+    pub cancelled: RwSignal<bool>,
     pub seats: StoredValue<Vec<Seat>>,
     pub status: RwSignal<HashMap<String, SeatStatus>>,
     /// The newest version seen of each seat, to order live updates.
@@ -108,6 +110,7 @@ impl Picker {
             .or(map.seats.first());
         Self {
             showtime: map.showtime_id,
+            cancelled: RwSignal::new(map.cancelled),
             seats: StoredValue::new(map.seats.clone()),
             status: RwSignal::new(statuses(map)),
             versions: StoredValue::new(

@@ -35,6 +35,7 @@ async fn a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once(b
         }
     };
     assert_eq!(cancel(alice.clone()).await.0, StatusCode::UNAUTHORIZED);
+    let mut watching = viewer(&shop.app.base, shop.showtime).await;
     let operator = operator(&shop.app).await;
     let (status, done) = cancel(operator.clone()).await;
     assert_eq!(status, StatusCode::OK, "{done}");
@@ -42,6 +43,21 @@ async fn a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once(b
         done,
         json!({ "already": false, "released": 2, "refunds": 1 })
     );
+    // Whoever watches the seat map sees the held seats come free and is told of the cancellation.
+    let mut told = Vec::new();
+    while !told.contains(&"showtimeCancelled".to_string()) {
+        use futures_util::StreamExt;
+        let message = tokio::time::timeout(Duration::from_secs(5), watching.next())
+            .await
+            .expect("live messages within 5 s")
+            .unwrap()
+            .unwrap();
+        if let tokio_tungstenite::tungstenite::Message::Text(text) = message {
+            let v: Value = serde_json::from_str(&text).unwrap();
+            told.push(v["type"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(told.contains(&"seatsReleased".to_string()), "{told:?}");
 
     // Nothing more is held; the held seats are free, the sold ones stay with their booking.
     let dave = shop.app.customer();
