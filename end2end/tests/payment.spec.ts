@@ -1,11 +1,22 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test } from "@playwright/test";
+import { Browser, BrowserContext, Page, expect, test } from "@playwright/test";
 import * as path from "path";
 import { SeatMapPage, SignInPage, onSale } from "./pages";
 
 // A server with 10-minute holds and the payment sandbox (playwright.config.ts): checkout needs
 // at least 3 minutes left on a hold, more than the main test server's 20-second holds.
 const shop = `http://127.0.0.1:${Number(process.env.E2E_PAY_PORT ?? 3904)}`;
+
+// An operator signed in, in a browser context of their own, on page `at` of the payment server.
+async function operatorOn(browser: Browser, at: string): Promise<{ operator: BrowserContext; admin: Page }> {
+  const operator = await browser.newContext();
+  const admin = await operator.newPage();
+  await admin.goto(`${shop}${at}`);
+  await admin.locator('[data-test="sign-in-link"]').click();
+  await new SignInPage(admin).signIn("operator", "end-to-end operator password");
+  await expect(admin).toHaveURL(`${shop}${at}`);
+  return { operator, admin };
+}
 
 async function openShowtime(page: import("@playwright/test").Page, index: number): Promise<SeatMapPage> {
   const list = await onSale(page, shop);
@@ -58,12 +69,7 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   const showtimeId = String((await onSale(page, shop))[0].id);
   const denied = await page.request.post(`${shop}/api/sales_figures`, { data: {} });
   expect(denied.status()).toBe(401);
-  const operator = await browser.newContext();
-  const sales = await operator.newPage();
-  await sales.goto(`${shop}/admin/sales`);
-  await sales.locator('[data-test="sign-in-link"]').click();
-  await new SignInPage(sales).signIn("operator", "end-to-end operator password");
-  await expect(sales).toHaveURL(`${shop}/admin/sales`);
+  const { operator, admin: sales } = await operatorOn(browser, "/admin/sales");
   const row = sales.locator(`[data-test="sales-row"][data-showtime="${showtimeId}"]`);
   await expect(row.locator('[data-test="sales-bookings"]')).toHaveText("1");
   await expect(row.locator('[data-test="sales-seats"]')).toHaveText("2");
@@ -95,12 +101,7 @@ test("declining on the gateway's page returns to the hold with a message", async
 
 test("an operator cancels a showtime in the console and the customer's booking page shows the refund", async ({ page, browser }) => {
   // The operator sets up a showtime of their own (so the other tests' showtimes stay on sale).
-  const operator = await browser.newContext();
-  const admin = await operator.newPage();
-  await admin.goto(`${shop}/admin/halls`);
-  await admin.locator('[data-test="sign-in-link"]').click();
-  await new SignInPage(admin).signIn("operator", "end-to-end operator password");
-  await expect(admin).toHaveURL(`${shop}/admin/halls`);
+  const { operator, admin } = await operatorOn(browser, "/admin/halls");
   const stamp = Date.now();
   const plan = {
     name: `Cancel ${stamp}`,
@@ -164,12 +165,7 @@ test("an operator cancels a showtime in the console and the customer's booking p
 });
 
 test("an operator builds a hall in the editor and schedules it with two prices; a customer pays and the sale is in the report", async ({ page, browser }) => {
-  const operator = await browser.newContext();
-  const admin = await operator.newPage();
-  await admin.goto(`${shop}/admin/halls`);
-  await admin.locator('[data-test="sign-in-link"]').click();
-  await new SignInPage(admin).signIn("operator", "end-to-end operator password");
-  await expect(admin).toHaveURL(`${shop}/admin/halls`);
+  const { operator, admin } = await operatorOn(browser, "/admin/halls");
 
   // A two-row hall: STANDARD in front, VIP behind.
   const stamp = Date.now();
