@@ -9,6 +9,7 @@ pub mod error;
 pub mod format;
 pub mod i18n;
 pub mod pages;
+pub mod seat_rules;
 pub mod seating;
 pub mod serverfns;
 
