@@ -171,29 +171,13 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
             .json()
             .await
             .unwrap();
-        let price = |code: &str| {
-            map["seats"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|s| s["code"] == code)
-                .unwrap()["price"]
-                .as_i64()
-        };
+        let price = |code: &str| seat(&map, code)["price"].as_i64();
         assert_eq!(
             (price("B1"), price("A1")),
             (Some(vip), Some(11000)),
             "showtime {id}"
         );
-        let flag = |code: &str, key: &str| {
-            map["seats"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|s| s["code"] == code)
-                .unwrap()[key]
-                .as_bool()
-        };
+        let flag = |code: &str, key: &str| seat(&map, code)[key].as_bool();
         assert_eq!(
             (
                 flag("B2", "companion"),

@@ -34,15 +34,6 @@ async fn next(socket: &mut Socket, wait: Duration) -> Option<Value> {
     }
 }
 
-fn seat<'a>(message: &'a Value, code: &str) -> &'a Value {
-    message["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["code"] == code)
-        .unwrap_or_else(|| panic!("{code} in {message}"))
-}
-
 async fn a_viewer_gets_a_snapshot_then_holds_and_releases_within_a_second(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;

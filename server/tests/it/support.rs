@@ -860,3 +860,13 @@ pub async fn post_fn(
         r.json().await.unwrap_or(serde_json::Value::Null),
     )
 }
+
+/// Seat `code` of a seat map or live message (its `seats` array), as JSON.
+pub fn seat<'a>(message: &'a serde_json::Value, code: &str) -> &'a serde_json::Value {
+    message["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["code"] == code)
+        .unwrap_or_else(|| panic!("{code} in {message}"))
+}

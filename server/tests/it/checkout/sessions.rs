@@ -30,16 +30,7 @@ async fn checkout_creates_one_payment_session_that_ends_two_minutes_before_the_h
         shop.app.url(&format!("/showtimes/{}/seats", shop.showtime)),
     )
     .await;
-    let price = |code: &str| {
-        map["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["code"] == code)
-            .unwrap()["price"]
-            .as_i64()
-            .unwrap()
-    };
+    let price = |code: &str| seat(&map, code)["price"].as_i64().unwrap();
     assert_eq!(checkout["amount"], price("F5") + price("F6"));
     let pay_before = time(&checkout["payBefore"]);
     let hold_ends = time(&hold["expiresAt"]);
