@@ -3,9 +3,9 @@
 //! handlers call the same implementation, so browser and API clients share one code path.
 
 use crate::domain::{
-    ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, HallPlan, HallSummary,
-    Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeCounts, ShowtimeId,
-    ShowtimeSummary, StaffMember, StaffRole, Ticket,
+    ApiToken, AuditEntry, BestAvailable, BookingId, BookingView, Checkout, CustomerId, HallPlan,
+    HallSummary, Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeCounts,
+    ShowtimeId, ShowtimeSummary, StaffMember, StaffRole, Ticket,
 };
 use crate::error::InventoryError;
 use std::net::IpAddr;
@@ -22,6 +22,14 @@ pub trait Inventory: Send + Sync + 'static {
         &self,
         showtime: ShowtimeId,
         seats: &SeatSelection,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<Hold, InventoryError>;
+    /// Picks and holds the best seats for the request in one decision (see `seat_rules`).
+    async fn hold_best(
+        &self,
+        showtime: ShowtimeId,
+        request: &BestAvailable,
         customer: CustomerId,
         client_addr: Option<IpAddr>,
     ) -> Result<Hold, InventoryError>;
@@ -101,6 +109,14 @@ pub trait Inventory: Send + Sync + 'static {
         showtime: ShowtimeId,
         by: &Actor,
     ) -> Result<crate::domain::ShowtimeCancelled, InventoryError>;
+    /// Takes free seats of a showtime off public sale, or puts them back (operators only).
+    async fn block_seats(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+        block: crate::domain::SeatBlock,
+        by: &Actor,
+    ) -> Result<Vec<crate::domain::SeatChange>, InventoryError>;
 }
 
 /// The staff side of one request: who is signed in (from the staff cookie), signing in and

@@ -30,6 +30,16 @@ pub enum InventoryError {
     SeatsUnavailable(Vec<String>),
     #[error("the hold has expired or its seats are no longer held by it")]
     HoldLapsed,
+    /// The selection would leave these seats alone, and another of the same size would not.
+    #[error("this selection would leave {} alone, and nobody buys a single seat between taken ones: choose seats next to it or at the end of the row", .0.join(", "))]
+    LoneSeat(Vec<String>),
+    /// Companion seats are for the companions of wheelchair users: held with a wheelchair place
+    /// (this many per place at most).
+    #[error("companion seats are held together with a wheelchair place ({0} per place at most)")]
+    CompanionNeedsWheelchair(usize),
+    /// Best available found no seats for the request; the reason says why.
+    #[error("{0}")]
+    NoBlock(String),
     /// Too little of the hold is left to pay within it.
     #[error("only {0} s of this hold are left, too little to pay safely; hold the seats again")]
     TooLittleTime(i64),
@@ -102,8 +112,10 @@ impl InventoryError {
             Self::StaffSignInRequired | Self::SignInFailed | Self::WrongPin => 401,
             Self::StaffSessionLocked => 423,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
+            Self::LoneSeat(_) | Self::CompanionNeedsWheelchair(_) => 422,
             Self::SeatsUnavailable(_)
             | Self::HoldLapsed
+            | Self::NoBlock(_)
             | Self::TooLittleTime(_)
             | Self::TicketNotReady
             | Self::SalesClosed
@@ -131,6 +143,9 @@ impl InventoryError {
             Self::UnknownSeats(_) => "UNKNOWN_SEATS",
             Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",
             Self::HoldLapsed => "HOLD_LAPSED",
+            Self::LoneSeat(_) => "LONE_SEAT",
+            Self::CompanionNeedsWheelchair(_) => "COMPANION_NEEDS_WHEELCHAIR",
+            Self::NoBlock(_) => "NO_BLOCK",
             Self::TooLittleTime(_) => "TOO_LITTLE_TIME",
             Self::SalesClosed => "SALES_CLOSED",
             Self::SalesNotOpen(_) => "SALES_NOT_OPEN",
@@ -164,7 +179,9 @@ impl InventoryError {
     /// The seats the error is about, when seats are the problem.
     pub fn seats(&self) -> Option<&[String]> {
         match self {
-            Self::UnknownSeats(seats) | Self::SeatsUnavailable(seats) => Some(seats),
+            Self::UnknownSeats(seats) | Self::SeatsUnavailable(seats) | Self::LoneSeat(seats) => {
+                Some(seats)
+            }
             _ => None,
         }
     }

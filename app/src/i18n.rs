@@ -163,6 +163,11 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
             tr!(lang, "error.unavailable_seats", seats = seats.join(", "))
         }
         E::HoldLapsed => tr!(lang, "error.lapsed"),
+        E::LoneSeat(seats) => tr!(lang, "error.lone_seat", seats = seats.join(", ")),
+        E::CompanionNeedsWheelchair(count) => {
+            tr!(lang, "error.companion_needs_wheelchair", count = count)
+        }
+        E::NoBlock(detail) => tr!(lang, "error.no_block", detail = detail),
         E::TooLittleTime(_) => tr!(lang, "error.too_little_time"),
         E::SalesClosed => tr!(lang, "error.sales_closed"),
         E::ShowtimeCancelled => tr!(lang, "error.showtime_cancelled"),

@@ -1,5 +1,5 @@
-//! Seat-selection rules, pure (the first part of the seat-rules work; the engine does not call
-//! them yet): runs of adjacent seats taken from the layout — a gap or an aisle ends a run, seat
+//! Seat-selection rules, pure (the engine applies them inside every hold): runs of adjacent
+//! seats taken from the layout — a gap or an aisle ends a run, seat
 //! labels play no part —, the lone-seat rule, and the best-available pick.
 //!
 //! "Best" is closeness to the hall's optimal point, by default the middle of the seat columns
@@ -10,8 +10,9 @@
 use crate::domain::{Seat, SeatStatus};
 use std::collections::BTreeSet;
 
-/// How the rules are applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the rules are applied (a venue setting; seat maps carry it so pages explain it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Rules {
     /// Refuse (or avoid, when picking) a selection that leaves a single free seat alone.
     pub no_lone_seats: bool,
@@ -67,22 +68,92 @@ fn is_free(seat: &Seat) -> bool {
 pub fn stranded(seats: &[Seat], taking: &BTreeSet<&str>, rules: Rules) -> Vec<String> {
     let mut out = Vec::new();
     for run in runs(seats) {
-        let free_before: Vec<bool> = run.iter().map(|s| is_free(s)).collect();
-        let free_after: Vec<bool> = run
-            .iter()
-            .map(|s| is_free(s) && !taking.contains(s.code.as_str()))
-            .collect();
-        for i in 0..run.len() {
-            let alone = |free: &[bool]| {
-                free[i] && (i == 0 || !free[i - 1]) && (i + 1 == free.len() || !free[i + 1])
-            };
-            let at_edge = i == 0 || i + 1 == run.len();
-            if alone(&free_after) && !alone(&free_before) && !(rules.exempt_edges && at_edge) {
-                out.push(run[i].code.to_string());
-            }
+        if run.iter().any(|s| taking.contains(s.code.as_str())) {
+            stranded_in_run(&run, taking, rules, &mut out);
         }
     }
     out
+}
+
+/// `stranded` within one run (a selection only ever strands seats of the runs it takes from).
+fn stranded_in_run(run: &[&Seat], taking: &BTreeSet<&str>, rules: Rules, out: &mut Vec<String>) {
+    let free_before: Vec<bool> = run.iter().map(|s| is_free(s)).collect();
+    let free_after: Vec<bool> = run
+        .iter()
+        .map(|s| is_free(s) && !taking.contains(s.code.as_str()))
+        .collect();
+    for i in 0..run.len() {
+        let alone = |free: &[bool]| {
+            free[i] && (i == 0 || !free[i - 1]) && (i + 1 == free.len() || !free[i + 1])
+        };
+        let at_edge = i == 0 || i + 1 == run.len();
+        if alone(&free_after) && !alone(&free_before) && !(rules.exempt_edges && at_edge) {
+            out.push(run[i].code.to_string());
+        }
+    }
+}
+
+/// Why a selection of seats may not be held (apart from a seat being taken).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// It would leave these seats alone, and a selection of the same size would not.
+    LoneSeat(Vec<String>),
+    /// Companion seats without a wheelchair place, or more of them than one place comes with.
+    CompanionNeedsWheelchair { per_place: usize },
+}
+
+/// How many companion seats come with one wheelchair place: the hall's companion seats per
+/// wheelchair place, rounded up, and at least one.
+pub fn companions_per_place(seats: &[Seat]) -> usize {
+    let places = seats.iter().filter(|s| s.accessible).count();
+    let companions = seats.iter().filter(|s| s.companion).count();
+    if places == 0 {
+        return 1;
+    }
+    companions.div_ceil(places).max(1)
+}
+
+/// Judges a selection by the rules: `Ok` with the seats it leaves alone because no selection
+/// of the same size in its category could avoid that (usually none), or why it is refused.
+/// `accessible_released`: the showtime's accessible seats are ordinary seats by now.
+///
+/// A selection with a wheelchair place is not held to the lone-seat rule: where those places
+/// are is the layout's doing, not the customer's.
+pub fn judge(
+    seats: &[Seat],
+    taking: &BTreeSet<&str>,
+    rules: Rules,
+    accessible_released: bool,
+) -> Result<Vec<String>, Refusal> {
+    let chosen: Vec<&Seat> = seats
+        .iter()
+        .filter(|s| taking.contains(s.code.as_str()))
+        .collect();
+    let places = chosen.iter().filter(|s| s.accessible).count();
+    if !accessible_released {
+        let companions = chosen.iter().filter(|s| s.companion).count();
+        let per_place = companions_per_place(seats);
+        if companions > places * per_place {
+            return Err(Refusal::CompanionNeedsWheelchair { per_place });
+        }
+    }
+    if !rules.no_lone_seats {
+        return Ok(Vec::new());
+    }
+    let alone = stranded(seats, taking, rules);
+    if alone.is_empty() || (places > 0 && !accessible_released) {
+        return Ok(alone);
+    }
+    let category = chosen
+        .first()
+        .map(|s| s.category.as_str())
+        .filter(|c| chosen.iter().all(|s| s.category == *c));
+    let picker = Picker::new(seats, category, rules, accessible_released);
+    if picker.avoids_lone_seats(chosen.len()) {
+        Err(Refusal::LoneSeat(alone))
+    } else {
+        Ok(alone)
+    }
 }
 
 /// The optimal point `(column, row)`: the middle of the seat columns and of the rows.
@@ -108,84 +179,256 @@ fn score(block: &[&Seat], point: (f64, f64)) -> f64 {
     (x - point.0).powi(2) + 2.0 * (y - point.1).powi(2)
 }
 
+/// The hall's runs and the seats a request may be given, computed once per decision.
+struct Picker<'a> {
+    seats: &'a [Seat],
+    runs: Vec<Vec<&'a Seat>>,
+    /// Each seat's run (an index into `runs`).
+    run_of: std::collections::HashMap<&'a str, usize>,
+    /// Codes of the seats this request may be given.
+    eligible: BTreeSet<&'a str>,
+    rules: Rules,
+    point: (f64, f64),
+}
+
+impl<'a> Picker<'a> {
+    fn new(
+        seats: &'a [Seat],
+        category: Option<&str>,
+        rules: Rules,
+        accessible_released: bool,
+    ) -> Self {
+        let eligible = seats
+            .iter()
+            .filter(|s| {
+                is_free(s)
+                    && (accessible_released || (!s.accessible && !s.companion))
+                    && category.is_none_or(|c| s.category == c)
+            })
+            .map(|s| s.code.as_str())
+            .collect();
+        let runs = runs(seats);
+        let run_of = runs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, run)| run.iter().map(move |s| (s.code.as_str(), i)))
+            .collect();
+        Self {
+            seats,
+            runs,
+            run_of,
+            eligible,
+            rules,
+            point: optimal_point(seats),
+        }
+    }
+
+    fn is_eligible(&self, seat: &Seat) -> bool {
+        self.eligible.contains(seat.code.as_str())
+    }
+
+    /// Whether taking `block` (all from `run`) would leave someone alone.
+    fn strands_in(&self, run: &[&Seat], block: &[&Seat]) -> bool {
+        let taking: BTreeSet<&str> = block.iter().map(|s| s.code.as_str()).collect();
+        let mut out = Vec::new();
+        stranded_in_run(run, &taking, self.rules, &mut out);
+        !out.is_empty()
+    }
+
+    /// Whether taking `group` would leave someone alone (only its own runs can change).
+    fn strands(&self, group: &[&Seat]) -> bool {
+        let taking: BTreeSet<&str> = group.iter().map(|s| s.code.as_str()).collect();
+        let touched: BTreeSet<usize> = group
+            .iter()
+            .filter_map(|s| self.run_of.get(s.code.as_str()).copied())
+            .collect();
+        let mut out = Vec::new();
+        for i in touched {
+            stranded_in_run(&self.runs[i], &taking, self.rules, &mut out);
+            if !out.is_empty() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Every group of `count` eligible seats that leaves no one alone, tightest first, when
+    /// there are few enough to look at them all (a nearly full hall); `None` when there are too
+    /// many.
+    fn every_group(&self, count: usize) -> Option<Vec<Vec<&'a Seat>>> {
+        const MOST: u64 = 20_000;
+        let free: Vec<&Seat> = self.seats.iter().filter(|s| self.is_eligible(s)).collect();
+        let n = free.len() as u64;
+        let k = count as u64;
+        let mut combinations: u64 = 1;
+        for i in 0..k.min(n) {
+            combinations = combinations * (n - i) / (i + 1);
+            if combinations > MOST {
+                return None;
+            }
+        }
+        let distance = |a: &Seat, b: &Seat| (a.y - b.y).abs() * 2 + (a.x - b.x).abs();
+        let mut found: Vec<(f64, Vec<&Seat>)> = Vec::new();
+        let mut index: Vec<usize> = (0..count).collect();
+        if count > free.len() {
+            return Some(Vec::new());
+        }
+        loop {
+            let group: Vec<&Seat> = index.iter().map(|&i| free[i]).collect();
+            if !self.strands(&group) {
+                let spread: i32 = group
+                    .iter()
+                    .flat_map(|a| group.iter().map(move |b| distance(a, b)))
+                    .sum();
+                found.push((f64::from(spread) + score(&group, self.point) / 100.0, group));
+            }
+            // The next combination of indices, in lexicographic order.
+            let Some(i) = (0..count)
+                .rev()
+                .find(|&i| index[i] < free.len() - count + i)
+            else {
+                break;
+            };
+            index[i] += 1;
+            for j in i + 1..count {
+                index[j] = index[j - 1] + 1;
+            }
+        }
+        found.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Some(found.into_iter().map(|(_, g)| g).collect())
+    }
+
+    /// Every block of `count` eligible seats side by side, best first, each saying whether it
+    /// leaves someone alone.
+    fn blocks(&self, count: usize) -> Vec<(f64, Vec<&'a Seat>, bool)> {
+        let mut blocks = Vec::new();
+        for run in &self.runs {
+            for window in run.windows(count) {
+                if window.iter().all(|s| self.is_eligible(s)) {
+                    let strands = self.rules.no_lone_seats && self.strands_in(run, window);
+                    blocks.push((score(window, self.point), window.to_vec(), strands));
+                }
+            }
+        }
+        blocks.sort_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then_with(|| (a.1[0].y, a.1[0].x).cmp(&(b.1[0].y, b.1[0].x)))
+        });
+        blocks
+    }
+
+    /// Groups of `count` eligible seats not side by side, tightest first: around each eligible
+    /// seat the nearest others (`careful`: passing over a seat whose taking would leave someone
+    /// alone, so a group that strands nobody is found where the nearest ones all do).
+    fn groups(&self, count: usize, careful: bool) -> Vec<Vec<&'a Seat>> {
+        let free: Vec<&Seat> = self.seats.iter().filter(|s| self.is_eligible(s)).collect();
+        if free.len() < count {
+            return Vec::new();
+        }
+        let distance = |a: &Seat, b: &Seat| (a.y - b.y).abs() * 2 + (a.x - b.x).abs();
+        let mut groups: Vec<(f64, Vec<&Seat>)> = free
+            .iter()
+            .filter_map(|anchor| {
+                let mut near = free.clone();
+                near.sort_by_key(|s| (distance(s, anchor), s.y, s.x));
+                let mut group: Vec<&Seat> = Vec::with_capacity(count);
+                for seat in near {
+                    if group.len() == count {
+                        break;
+                    }
+                    if group.iter().any(|g| g.code == seat.code) {
+                        continue;
+                    }
+                    group.push(seat);
+                    if careful && self.strands(&group) {
+                        // Take the seats it would leave alone too, if they may be given and
+                        // fit; else pass over it.
+                        let before = group.len() - 1;
+                        let taking: BTreeSet<&str> =
+                            group.iter().map(|s| s.code.as_str()).collect();
+                        for code in stranded(self.seats, &taking, self.rules) {
+                            if let Some(alone) = self
+                                .seats
+                                .iter()
+                                .find(|s| s.code.as_str() == code && self.is_eligible(s))
+                            {
+                                group.push(alone);
+                            }
+                        }
+                        if group.len() > count || self.strands(&group) {
+                            group.truncate(before);
+                        }
+                    }
+                }
+                if group.len() < count {
+                    return None;
+                }
+                group.sort_by_key(|s| (s.y, s.x));
+                let spread: i32 = group.iter().map(|s| distance(s, anchor)).sum();
+                Some((f64::from(spread) + score(&group, self.point) / 100.0, group))
+            })
+            .collect();
+        groups.sort_by(|a, b| a.0.total_cmp(&b.0));
+        groups.into_iter().map(|(_, g)| g).collect()
+    }
+
+    fn pick(&self, count: usize) -> Option<Pick> {
+        let as_pick = |block: &[&Seat], together: bool| Pick {
+            seats: block.iter().map(|s| s.code.to_string()).collect(),
+            together,
+        };
+        let blocks = self.blocks(count);
+        if let Some((_, block, _)) = blocks.iter().find(|(_, _, strands)| !strands) {
+            return Some(as_pick(block, true));
+        }
+        if let Some((_, block, _)) = blocks.first() {
+            return Some(as_pick(block, true));
+        }
+        let groups = self.groups(count, false);
+        let first = groups.first()?;
+        if !self.rules.no_lone_seats {
+            return Some(as_pick(first, false));
+        }
+        if let Some(group) = groups.iter().find(|g| !self.strands(g)) {
+            return Some(as_pick(group, false));
+        }
+        if let Some(every) = self.every_group(count) {
+            return Some(as_pick(every.first().unwrap_or(first), false));
+        }
+        let careful = self.groups(count, true);
+        let chosen = careful.iter().find(|g| !self.strands(g)).unwrap_or(first);
+        Some(as_pick(chosen, false))
+    }
+
+    /// Whether some selection of `count` eligible seats leaves no one alone.
+    fn avoids_lone_seats(&self, count: usize) -> bool {
+        if self.blocks(count).iter().any(|(_, _, strands)| !strands)
+            || self.groups(count, false).iter().any(|g| !self.strands(g))
+        {
+            return true;
+        }
+        match self.every_group(count) {
+            Some(every) => !every.is_empty(),
+            None => self.groups(count, true).iter().any(|g| !self.strands(g)),
+        }
+    }
+}
+
 /// The best `count` free seats (of `category`, if named), never wheelchair places or companion
-/// seats: side by side leaving no one alone; else side by side (a lone seat unavoidable); else
-/// as close together as possible, leaving no one alone if that can be done. `None` when fewer
-/// than `count` seats are free.
+/// seats unless `accessible_released`: side by side leaving no one alone; else side by side (a
+/// lone seat unavoidable); else as close together as possible, leaving no one alone if that
+/// can be done. `None` when fewer than `count` seats are free.
 pub fn best_available(
     seats: &[Seat],
     count: usize,
     category: Option<&str>,
     rules: Rules,
+    accessible_released: bool,
 ) -> Option<Pick> {
     if count == 0 {
         return None;
     }
-    let point = optimal_point(seats);
-    let eligible = |s: &Seat| {
-        is_free(s) && !s.accessible && !s.companion && category.is_none_or(|c| s.category == c)
-    };
-    let strands = |block: &[&Seat]| {
-        let taking: BTreeSet<&str> = block.iter().map(|s| s.code.as_str()).collect();
-        !stranded(seats, &taking, rules).is_empty()
-    };
-    let pick = |block: &[&Seat], together: bool| Pick {
-        seats: block.iter().map(|s| s.code.to_string()).collect(),
-        together,
-    };
-    // Side by side: every window of `count` eligible seats in a run.
-    let mut blocks: Vec<(f64, Vec<&Seat>)> = Vec::new();
-    for run in runs(seats) {
-        for window in run.windows(count) {
-            if window.iter().all(|s| eligible(s)) {
-                blocks.push((score(window, point), window.to_vec()));
-            }
-        }
-    }
-    blocks.sort_by(|a, b| {
-        a.0.total_cmp(&b.0)
-            .then_with(|| (a.1[0].y, a.1[0].x).cmp(&(b.1[0].y, b.1[0].x)))
-    });
-    if let Some((_, block)) = blocks
-        .iter()
-        .find(|(_, b)| !rules.no_lone_seats || !strands(b))
-    {
-        return Some(pick(block, true));
-    }
-    if let Some((_, block)) = blocks.first() {
-        return Some(pick(block, true));
-    }
-    // Apart: around each eligible seat, the nearest others; the tightest group wins.
-    let free: Vec<&Seat> = seats.iter().filter(|s| eligible(s)).collect();
-    if free.len() < count {
-        return None;
-    }
-    let mut groups: Vec<(f64, Vec<&Seat>)> = free
-        .iter()
-        .map(|anchor| {
-            let mut near = free.clone();
-            near.sort_by_key(|s| {
-                (
-                    (s.y - anchor.y).abs() * 2 + (s.x - anchor.x).abs(),
-                    s.y,
-                    s.x,
-                )
-            });
-            near.truncate(count);
-            near.sort_by_key(|s| (s.y, s.x));
-            let spread = near
-                .iter()
-                .map(|s| f64::from((s.y - anchor.y).abs() * 2 + (s.x - anchor.x).abs()))
-                .sum::<f64>();
-            (spread + score(&near, point) / 100.0, near)
-        })
-        .collect();
-    groups.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let chosen = groups
-        .iter()
-        .find(|(_, g)| !rules.no_lone_seats || !strands(g))
-        .or(groups.first())?;
-    Some(pick(&chosen.1, false))
+    Picker::new(seats, category, rules, accessible_released).pick(count)
 }
 
 #[cfg(test)]
@@ -269,7 +512,7 @@ mod tests {
     fn the_published_example_seats_4_and_5_sold() {
         // Front row: seats 4 and 5 sold, so every pair in it leaves someone alone.
         let seats = hall(&["...xx...", "........"]);
-        let default = best_available(&seats, 2, None, Rules::default());
+        let default = best_available(&seats, 2, None, Rules::default(), false);
         assert_eq!(
             codes(&default),
             ["B4", "B5"],
@@ -281,18 +524,74 @@ mod tests {
             ..Rules::default()
         };
         let rows = hall(&["...xx..."]);
-        assert_eq!(codes(&best_available(&rows, 2, None, off)), ["A2", "A3"]);
+        assert_eq!(
+            codes(&best_available(&rows, 2, None, off, false)),
+            ["A2", "A3"]
+        );
+    }
+
+    fn set(codes: &[&'static str]) -> BTreeSet<&'static str> {
+        codes.iter().copied().collect()
+    }
+
+    #[test]
+    fn a_hold_that_strands_a_seat_is_refused_unless_nothing_else_would_do() {
+        let rules = Rules::default();
+        // Taking A3-A4 leaves A2 alone; A2-A3 would not.
+        let seats = hall(&["x......x"]);
+        assert_eq!(
+            judge(&seats, &set(&["A3", "A4"]), rules, false),
+            Err(Refusal::LoneSeat(vec!["A2".into()]))
+        );
+        assert_eq!(judge(&seats, &set(&["A2", "A3"]), rules, false), Ok(vec![]));
+        // Three free seats between sold ones: every pair leaves one alone, so it is allowed and
+        // the answer names the seat.
+        let seats = hall(&["x...x"]);
+        assert_eq!(
+            judge(&seats, &set(&["A2", "A3"]), rules, false),
+            Ok(vec!["A4".into()])
+        );
+        // The rule off: anything goes.
+        let off = Rules {
+            no_lone_seats: false,
+            ..rules
+        };
+        let seats = hall(&["x......x"]);
+        assert_eq!(judge(&seats, &set(&["A3", "A4"]), off, false), Ok(vec![]));
+    }
+
+    #[test]
+    fn companion_seats_come_with_a_wheelchair_place() {
+        let rules = Rules::default();
+        let seats = hall(&["wc....cw"]);
+        let refused = Err(Refusal::CompanionNeedsWheelchair { per_place: 1 });
+        assert_eq!(judge(&seats, &set(&["A2"]), rules, false), refused);
+        assert_eq!(judge(&seats, &set(&["A2", "A7"]), rules, false), refused);
+        assert!(judge(&seats, &set(&["A1", "A2"]), rules, false).is_ok());
+        // Two companion seats per place in this hall.
+        let seats = hall(&["cwc....."]);
+        assert!(judge(&seats, &set(&["A1", "A2", "A3"]), rules, false).is_ok());
+        // Once the showtime's accessible seats are released, a companion seat is any seat.
+        let seats = hall(&["c.....w"]);
+        assert!(judge(&seats, &set(&["A1"]), rules, false).is_err());
+        assert!(judge(&seats, &set(&["A1"]), rules, true).is_ok());
+        let seats = hall(&["wc....cw"]);
+        assert_eq!(
+            codes(&best_available(&seats, 8, None, rules, true)).len(),
+            8,
+            "released: best available may give them"
+        );
     }
 
     #[test]
     fn best_available_keeps_accessible_seats_and_categories_apart_and_says_when_apart() {
         let seats = hall(&["wc..cw"]);
         assert_eq!(
-            codes(&best_available(&seats, 2, None, Rules::default())),
+            codes(&best_available(&seats, 2, None, Rules::default(), false)),
             ["A3", "A4"]
         );
         assert_eq!(
-            best_available(&seats, 3, None, Rules::default()),
+            best_available(&seats, 3, None, Rules::default(), false),
             None,
             "only two ordinary seats"
         );
@@ -301,12 +600,114 @@ mod tests {
             s.category = "PREMIUM".into();
         }
         // In a row of four, the middle pair would leave both ends alone: a pair at one end.
-        let premium = best_available(&mixed, 2, Some("PREMIUM"), Rules::default());
+        let premium = best_available(&mixed, 2, Some("PREMIUM"), Rules::default(), false);
         assert_eq!(codes(&premium), ["B1", "B2"]);
         // No two side by side: as close as can be, and said to be apart.
         let seats = hall(&[".x.x.", "x.x.x"]);
-        let apart = best_available(&seats, 2, None, Rules::default()).unwrap();
+        let apart = best_available(&seats, 2, None, Rules::default(), false).unwrap();
         assert!(!apart.together);
         assert_eq!(apart.seats.len(), 2);
+    }
+
+    mod properties {
+        use super::super::*;
+        use super::hall;
+        use proptest::prelude::*;
+
+        /// Rows of up to 9 marks: free, sold, wheelchair place, companion seat, aisle.
+        fn drawing() -> impl Strategy<Value = Vec<String>> {
+            let mark = prop_oneof![
+                6 => Just('.'),
+                4 => Just('x'),
+                1 => Just('w'),
+                1 => Just('c'),
+                1 => Just(' '),
+            ];
+            prop::collection::vec(
+                prop::collection::vec(mark, 1..9).prop_map(|m| m.into_iter().collect()),
+                1..4,
+            )
+        }
+
+        fn every_selection<'a>(of: &[&'a Seat], count: usize) -> Vec<Vec<&'a Seat>> {
+            if count == 0 {
+                return vec![Vec::new()];
+            }
+            let mut out = Vec::new();
+            for (i, seat) in of.iter().enumerate() {
+                for mut rest in every_selection(&of[i + 1..], count - 1) {
+                    rest.insert(0, *seat);
+                    out.push(rest);
+                }
+            }
+            out
+        }
+
+        proptest! {
+            #[test]
+            fn best_available_keeps_its_promises(
+                rows in drawing(),
+                count in 1usize..4,
+                exempt_edges in any::<bool>(),
+            ) {
+                let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+                let seats = hall(&rows);
+                prop_assume!(!seats.is_empty());
+                let rules = Rules { no_lone_seats: true, exempt_edges };
+                let ordinary: Vec<&Seat> = seats
+                    .iter()
+                    .filter(|s| is_free(s) && !s.accessible && !s.companion)
+                    .collect();
+                let Some(pick) = best_available(&seats, count, None, rules, false) else {
+                    prop_assert!(ordinary.len() < count, "nothing picked, yet enough seats free");
+                    return Ok(());
+                };
+                let picked: Vec<&Seat> = pick
+                    .seats
+                    .iter()
+                    .map(|c| seats.iter().find(|s| s.code.as_str() == c).unwrap())
+                    .collect();
+                prop_assert_eq!(picked.len(), count);
+                let distinct: BTreeSet<&str> = pick.seats.iter().map(String::as_str).collect();
+                prop_assert_eq!(distinct.len(), count, "a seat twice");
+                for seat in &picked {
+                    prop_assert!(is_free(seat), "{} is not free", seat.code);
+                    prop_assert!(!seat.accessible && !seat.companion, "{} is accessible", seat.code);
+                }
+                if pick.together {
+                    // One row, neighbouring grid columns: never across an aisle or a gap.
+                    for pair in picked.windows(2) {
+                        prop_assert!(pair[0].y == pair[1].y && pair[0].x + 1 == pair[1].x,
+                            "{} and {} are not side by side", pair[0].code, pair[1].code);
+                    }
+                }
+                let leaves_alone = |group: &[&Seat]| {
+                    let taking = group.iter().map(|s| s.code.as_str()).collect();
+                    !stranded(&seats, &taking, rules).is_empty()
+                };
+                // Side by side leaving someone alone only when no block side by side avoids
+                // it (together comes first); apart leaving someone alone only when nothing
+                // avoids it.
+                let side_by_side = |g: &[&Seat]| {
+                    g.windows(2).all(|p| p[0].y == p[1].y && p[0].x + 1 == p[1].x)
+                };
+                if leaves_alone(&picked) {
+                    let alternative = every_selection(&ordinary, count).into_iter().find(|g| {
+                        !leaves_alone(g) && (!pick.together || side_by_side(g))
+                    });
+                    prop_assert!(
+                        alternative.is_none(),
+                        "{:?} leaves a seat alone, {:?} would not", pick.seats,
+                        alternative.map(|g| g.iter().map(|s| s.code.to_string()).collect::<Vec<_>>())
+                    );
+                }
+                if !pick.together {
+                    prop_assert!(
+                        !every_selection(&ordinary, count).iter().any(|g| side_by_side(g)),
+                        "apart, yet a block side by side is free"
+                    );
+                }
+            }
+        }
     }
 }

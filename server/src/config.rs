@@ -111,6 +111,10 @@ pub struct Config {
     /// The venue's offset from UTC (`+09:00`): the day a sale counts on, "today"'s showtimes,
     /// and every time the pages show or the console reads.
     pub venue_utc_offset: String,
+    /// The lone-seat rule (`LONE_SEAT_RULE`): `on` (default) refuses a selection that leaves a
+    /// single free seat alone when another selection would not; `exempt-edges` does not count a
+    /// seat alone at a row end or an aisle; `off`.
+    pub seat_rules: app::seat_rules::Rules,
     /// Ticket signing keys, `(id, secret)`, the first signs (none: a random key kept in the
     /// data folder, embedded mode only).
     pub ticket_keys: Vec<(String, Secret)>,
@@ -299,6 +303,18 @@ impl Config {
                 Some(o) => bail!(
                     "VENUE_UTC_OFFSET {o:?} is not an offset such as +09:00 or -05:30 (at most 14 hours)"
                 ),
+            },
+            seat_rules: match get("LONE_SEAT_RULE").as_deref().map(str::trim) {
+                None | Some("on") => app::seat_rules::Rules::default(),
+                Some("exempt-edges") => app::seat_rules::Rules {
+                    no_lone_seats: true,
+                    exempt_edges: true,
+                },
+                Some("off") => app::seat_rules::Rules {
+                    no_lone_seats: false,
+                    exempt_edges: false,
+                },
+                Some(o) => bail!("LONE_SEAT_RULE {o:?} is on, exempt-edges or off"),
             },
             redis_key_prefix: match get("REDIS_KEY_PREFIX") {
                 None => String::new(),
@@ -503,6 +519,17 @@ mod tests {
         ] {
             assert!(parse_ticket_keys(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_lone_seat_rule_is_on_unless_the_venue_says_otherwise() {
+        assert!(config(&[]).unwrap().seat_rules.no_lone_seats);
+        let edges = config(&[("LONE_SEAT_RULE", "exempt-edges")]).unwrap();
+        assert!(edges.seat_rules.exempt_edges);
+        let off = config(&[("LONE_SEAT_RULE", "off")]).unwrap();
+        assert!(!off.seat_rules.no_lone_seats);
+        let e = config(&[("LONE_SEAT_RULE", "maybe")]).unwrap_err();
+        assert!(e.to_string().contains("LONE_SEAT_RULE"), "{e}");
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The seat map this snapshot serialises.
+    pub fn map(&self) -> &SeatMap {
+        &self.map
+    }
+
     fn new(map: SeatMap, built: Instant) -> Self {
         let json = Bytes::from(serde_json::to_vec(&map).expect("seat maps serialise"));
         let digest = Sha256::digest(&json);
@@ -76,6 +81,11 @@ impl SeatMapCache {
     /// only changes newer than a seat's version apply.
     pub fn apply(&self, showtime: ShowtimeId, changes: &[SeatChange]) {
         apply(&self.entries, showtime, changes);
+    }
+
+    /// Drops the showtime's snapshot: the next read rebuilds it from the database.
+    pub fn forget(&self, showtime: ShowtimeId) {
+        forget(&self.entries, showtime);
     }
 
     /// Stores a map just read from the database; the first time for a showtime, starts
@@ -161,6 +171,8 @@ mod tests {
             sales_open: true,
             sales_opens_at: None,
             cancelled: false,
+            seat_rules: Default::default(),
+            accessible_released: false,
         }
     }
 

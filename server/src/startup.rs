@@ -197,6 +197,7 @@ impl Application {
                 link.clone(),
             ))
             .with_staff_policy(config.staff.clone())
+            .with_seat_rules(config.seat_rules)
             .with_hold_limits(HoldLimits {
                 holds_per_customer: cap(config.holds_per_customer),
                 seats_per_address: cap(config.held_seats_per_address),

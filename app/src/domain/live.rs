@@ -29,6 +29,11 @@ pub enum LiveMessage {
         showtime_id: ShowtimeId,
         seats: Vec<SeatChange>,
     },
+    /// Seats taken off public sale (`HOUSE`, `KILLED`) or put back on sale (`AVAILABLE`).
+    SeatsBlocked {
+        showtime_id: ShowtimeId,
+        seats: Vec<SeatChange>,
+    },
     /// The showtime was cancelled: nothing of it is sold any more.
     ShowtimeCancelled { showtime_id: ShowtimeId },
     /// Sent every few seconds so that clients (and proxies) know the connection is alive.
@@ -42,7 +47,8 @@ impl LiveMessage {
             Self::Snapshot { seats, .. }
             | Self::SeatsHeld { seats, .. }
             | Self::SeatsReleased { seats, .. }
-            | Self::SeatsBooked { seats, .. } => seats,
+            | Self::SeatsBooked { seats, .. }
+            | Self::SeatsBlocked { seats, .. } => seats,
             Self::ShowtimeCancelled { .. } | Self::Ping => &[],
         }
     }

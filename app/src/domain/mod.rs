@@ -21,9 +21,9 @@ pub use seat_map::{
     BookingView, Checkout, Hold, PaymentView, PriceCategory, SalesChannel, SalesFigure, Seat,
     SeatChange, SeatMap, SeatStatus, ShowtimeSummary, Ticket,
 };
-pub use selection::{SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};
+pub use selection::{BestAvailable, SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};
 pub use showtime::{
-    NewShowtime, Sales, SalesWindow, ShowtimeCancelled, DEFAULT_DURATION_MINUTES,
+    NewShowtime, Sales, SalesWindow, SeatBlock, ShowtimeCancelled, DEFAULT_DURATION_MINUTES,
     MAX_DURATION_MINUTES, MAX_PRICE,
 };
 pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffMember, StaffRole};

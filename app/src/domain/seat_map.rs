@@ -11,6 +11,10 @@ pub enum SeatStatus {
     Available,
     Held,
     Booked,
+    /// Off public sale for this showtime: only the venue's staff may sell it.
+    House,
+    /// Off sale for this showtime: nobody may sell it (a broken seat, a camera position).
+    Killed,
 }
 
 impl SeatStatus {
@@ -19,6 +23,8 @@ impl SeatStatus {
             Self::Available => "AVAILABLE",
             Self::Held => "HELD",
             Self::Booked => "BOOKED",
+            Self::House => "HOUSE",
+            Self::Killed => "KILLED",
         }
     }
 
@@ -27,6 +33,8 @@ impl SeatStatus {
             "AVAILABLE" => Some(Self::Available),
             "HELD" => Some(Self::Held),
             "BOOKED" => Some(Self::Booked),
+            "HOUSE" => Some(Self::House),
+            "KILLED" => Some(Self::Killed),
             _ => None,
         }
     }
@@ -103,6 +111,12 @@ pub struct SeatMap {
     /// The showtime was cancelled (its paid bookings are refunded).
     #[serde(default)]
     pub cancelled: bool,
+    /// The venue's lone-seat rule, which every hold is judged by.
+    #[serde(default)]
+    pub seat_rules: crate::seat_rules::Rules,
+    /// The showtime's wheelchair and companion seats are ordinary seats by now.
+    #[serde(default)]
+    pub accessible_released: bool,
 }
 
 /// A successful hold.
@@ -117,6 +131,12 @@ pub struct Hold {
     /// `expires_at` without trusting its own clock.
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub server_time: DateTime<Utc>,
+    /// For a best-available hold: whether the seats are side by side in one row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub together: Option<bool>,
+    /// Seats this hold leaves alone because no selection of its size could avoid it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lone_seats: Vec<String>,
 }
 
 /// The answer to a checkout: the booking waiting for payment and where to pay.

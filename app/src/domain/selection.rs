@@ -135,3 +135,23 @@ mod tests {
         assert_eq!(written, r#"["F5","F6"]"#);
     }
 }
+
+/// A request for the best `count` seats (of `category`, if named): the server picks them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BestAvailable {
+    pub count: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+}
+
+impl BestAvailable {
+    /// The request, unless its count is outside 1 to [`MAX_SEATS_PER_HOLD`].
+    pub fn check(self) -> Result<Self, SelectionError> {
+        match self.count {
+            0 => Err(SelectionError::Empty),
+            n if n > MAX_SEATS_PER_HOLD => Err(SelectionError::TooMany(n)),
+            _ => Ok(self),
+        }
+    }
+}

@@ -56,6 +56,29 @@ pub struct ShowtimeCancelled {
     pub refunds: usize,
 }
 
+/// What an operator makes of some seats of a showtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SeatBlock {
+    /// Off public sale: only the venue's staff may sell them.
+    House,
+    /// Off sale: nobody may sell them.
+    Killed,
+    /// Back on sale.
+    OnSale,
+}
+
+impl SeatBlock {
+    /// The seats' status while so blocked (`None`: on sale, as their holds and sales say).
+    pub fn status(self) -> Option<super::SeatStatus> {
+        match self {
+            Self::House => Some(super::SeatStatus::House),
+            Self::Killed => Some(super::SeatStatus::Killed),
+            Self::OnSale => None,
+        }
+    }
+}
+
 /// A showtime to schedule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewShowtime {
@@ -68,6 +91,9 @@ pub struct NewShowtime {
     /// None: until the start.
     pub sales_close_at: Option<DateTime<Utc>>,
     pub hot_sale: bool,
+    /// From then on its unsold wheelchair places and companion seats are ordinary seats (None:
+    /// never).
+    pub accessible_release_at: Option<DateTime<Utc>>,
     /// Its own prices (whole won) of some of its hall's categories; the others sell at the
     /// hall's prices.
     pub prices: BTreeMap<String, i64>,
@@ -100,6 +126,12 @@ impl NewShowtime {
             if opens >= closes {
                 problems.push("sales open before they close".to_string());
             }
+        }
+        if self
+            .accessible_release_at
+            .is_some_and(|at| at > self.starts_at)
+        {
+            problems.push("accessible seats are released before the start".to_string());
         }
         for (category, price) in &self.prices {
             if !(0..=MAX_PRICE).contains(price) {
@@ -136,6 +168,7 @@ mod tests {
             sales_open_at: None,
             sales_close_at: None,
             hot_sale: false,
+            accessible_release_at: None,
             prices: BTreeMap::from([("VIP".to_string(), 20_000)]),
         }
     }

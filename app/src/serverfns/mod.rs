@@ -3,6 +3,7 @@
 
 mod api_tokens;
 mod audit_log;
+mod block_seats;
 mod cancel_hold;
 mod cancel_showtime;
 mod checkout_hold;
@@ -12,6 +13,7 @@ mod export_hall;
 mod get_booking;
 mod get_seat_map;
 mod halls;
+mod hold_best;
 mod hold_seats;
 mod import_hall;
 mod list_showtimes;
@@ -28,6 +30,7 @@ mod staff_unlock;
 
 pub use api_tokens::*;
 pub use audit_log::*;
+pub use block_seats::*;
 pub use cancel_hold::*;
 pub use cancel_showtime::*;
 pub use checkout_hold::*;
@@ -37,6 +40,7 @@ pub use export_hall::*;
 pub use get_booking::*;
 pub use get_seat_map::*;
 pub use halls::*;
+pub use hold_best::*;
 pub use hold_seats::*;
 pub use import_hall::*;
 pub use list_showtimes::*;

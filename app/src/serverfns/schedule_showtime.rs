@@ -10,7 +10,9 @@ use leptos::prelude::*;
 /// RFC 3339 (e.g. `2026-12-24T19:30:00+09:00`). Optional: `duration_minutes` (running time,
 /// default 120), `sales_open_at` (default: on sale at once), `sales_close_at` (default: the
 /// start), `hot_sale` (default false), `prices` (category code → whole won, for some or all of
-/// the hall's categories; default: the hall's prices).
+/// the hall's categories; default: the hall's prices), `accessible_release_hours` (hours before
+/// the start from which unsold wheelchair and companion seats are ordinary seats; default:
+/// never).
 #[server(endpoint = "schedule_showtime", input = server_fn::codec::Json)]
 pub async fn schedule_showtime(
     hall_id: i64,
@@ -21,6 +23,7 @@ pub async fn schedule_showtime(
     sales_close_at: Option<String>,
     hot_sale: Option<bool>,
     prices: Option<std::collections::BTreeMap<String, i64>>,
+    accessible_release_hours: Option<u32>,
 ) -> Result<ShowtimeId, InventoryError> {
     use crate::domain::{rfc3339, NewShowtime, DEFAULT_DURATION_MINUTES};
     use crate::engine::{inventory, require_staff, respond};
@@ -39,9 +42,20 @@ pub async fn schedule_showtime(
                 Some(text) if !text.trim().is_empty() => time(name, &text).map(Some),
                 _ => Ok(None),
             };
+            let starts = time("startsAt", &starts_at)?;
+            let accessible_release_at = match accessible_release_hours {
+                Some(hours) if hours > 24 * 400 => {
+                    return Err(InventoryError::InvalidRequest(
+                        "accessibleReleaseHours is 0 to 9600 (hours before the start)".into(),
+                    ))
+                }
+                Some(hours) => Some(starts - chrono::Duration::hours(i64::from(hours))),
+                None => None,
+            };
             let showtime = NewShowtime {
                 hall_id,
-                starts_at: time("startsAt", &starts_at)?,
+                starts_at: starts,
+                accessible_release_at,
                 title,
                 duration_minutes: duration_minutes.unwrap_or(DEFAULT_DURATION_MINUTES),
                 sales_open_at: optional("salesOpenAt", sales_open_at)?,

@@ -84,6 +84,8 @@ impl Engine {
                 _ => None,
             },
             cancelled,
+            seat_rules: self.seat_rules,
+            accessible_released: self.accessible_released(&layout),
         })
     }
 

@@ -1,10 +1,13 @@
 //! The operator's halls and schedule: importing a hall from its plan (JSON), listing and
-//! exporting halls, scheduling a showtime in a hall. A hall's layout never changes once made
+//! exporting halls, scheduling a showtime in a hall, cancelling one, taking some of its seats off
+//! public sale. A hall's layout never changes once made
 //! (a changed layout is a new hall), so a showtime's seats never change under its sales.
 
 use super::*;
-use crate::store::NewHall;
-use app::domain::{HallPlan, HallSummary, NewShowtime, ShowtimeCancelled, ShowtimeCounts};
+use crate::store::{BlockOutcome, NewHall};
+use app::domain::{
+    HallPlan, HallSummary, NewShowtime, SeatBlock, SeatCode, ShowtimeCancelled, ShowtimeCounts,
+};
 use app::engine::Actor;
 use chrono::Utc;
 
@@ -156,5 +159,70 @@ impl Engine {
             released: done.released.len(),
             refunds: done.refunds,
         })
+    }
+
+    /// Takes free seats of a showtime off public sale (house or killed), or puts them back:
+    /// all of them or none (409 naming the seats held or sold). Live maps are told; audited.
+    pub(super) async fn block(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+        block: SeatBlock,
+        by: &Actor,
+    ) -> Result<Vec<SeatChange>, InventoryError> {
+        const MOST: usize = 500;
+        if seats.is_empty() || seats.len() > MOST {
+            return Err(InventoryError::InvalidRequest(format!(
+                "name 1 to {MOST} seats"
+            )));
+        }
+        let layout = self.layout(showtime).await?;
+        let mut codes = Vec::with_capacity(seats.len());
+        let mut unknown = Vec::new();
+        for seat in seats {
+            match SeatCode::parse(seat.trim()) {
+                Ok(code) if layout.seats.iter().any(|s| s.code == code) => {
+                    codes.push(code.to_string())
+                }
+                _ => unknown.push(seat.clone()),
+            }
+        }
+        if !unknown.is_empty() {
+            return Err(InventoryError::UnknownSeats(unknown));
+        }
+        codes.sort();
+        codes.dedup();
+        let blocked = block.status().map(SeatStatus::as_str);
+        let changed = match self
+            .store
+            .block_seats(showtime, &codes, blocked, self.clock.now())
+            .await?
+        {
+            BlockOutcome::Changed(changed) => changed,
+            BlockOutcome::NotFree(taken) => return Err(InventoryError::SeatsUnavailable(taken)),
+        };
+        let status = block.status().unwrap_or(SeatStatus::Available);
+        let changes: Vec<SeatChange> = changed
+            .into_iter()
+            .filter_map(|(code, version)| {
+                Some(SeatChange {
+                    code: SeatCode::parse(&code).ok()?,
+                    status,
+                    version,
+                })
+            })
+            .collect();
+        let message = LiveMessage::SeatsBlocked {
+            showtime_id: showtime,
+            seats: changes.clone(),
+        };
+        self.announce(showtime, message).await;
+        let detail = format!(
+            "showtime {showtime}: {} {}",
+            status.as_str(),
+            codes.join(" ")
+        );
+        self.audit(by, "seats_blocked", detail).await;
+        Ok(changes)
     }
 }

@@ -1,10 +1,68 @@
-//! Holds: the hold itself (rate limits, per-customer turns, the seat gate, the one statement),
-//! cancel, the customer's live hold, the fenced confirm, and the sweeper's work.
+//! Holds: the seat rules, best available, the hold itself (rate limits, per-customer turns, the
+//! seat gate, the one statement), cancel, the customer's live hold, the fenced confirm, and the
+//! sweeper's work.
 
 use super::*;
+use app::domain::BestAvailable;
+use app::seat_rules::{self, Refusal, Rules};
+use std::collections::BTreeSet;
 
 /// Striped locks for `Engine::hold_turn`.
 pub(super) const HOLD_TURNS: usize = 1024;
+
+/// Seats that best-available picks in this process are holding at the moment, per showtime: a
+/// pick leaves them out, so concurrent requests are given different blocks and their holds run
+/// side by side. A claim ends when its hold is decided (and, if granted, already applied to the
+/// seat-map snapshot), so a seat is always either claimed or shown as taken.
+#[derive(Default)]
+pub(super) struct Claims {
+    claimed: Mutex<HashMap<ShowtimeId, HashMap<String, usize>>>,
+    /// Told whenever a claim ends.
+    ended: tokio::sync::Notify,
+}
+
+/// What one best-available pick came to.
+enum Picking<'a> {
+    /// These seats (on this map), claimed.
+    Picked(seat_rules::Pick, Vec<Seat>, Claim<'a>),
+    /// The snapshot must be read first.
+    NoSnapshot,
+    /// Nothing fits but seats other picks are holding right now.
+    OnlyClaimed,
+    /// Nothing fits.
+    Nothing,
+}
+
+/// Ends its claim when dropped (also when the request is abandoned midway).
+struct Claim<'a> {
+    claims: &'a Claims,
+    showtime: ShowtimeId,
+    seats: Vec<String>,
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        let mut claims = self.claims.claimed.lock().expect("claims");
+        if let Some(claimed) = claims.get_mut(&self.showtime) {
+            for seat in &self.seats {
+                if let Some(n) = claimed.get_mut(seat) {
+                    *n -= 1;
+                    if *n == 0 {
+                        claimed.remove(seat);
+                    }
+                }
+            }
+            if claimed.is_empty() {
+                claims.remove(&self.showtime);
+            }
+        }
+        self.claims.ended.notify_waiters();
+    }
+}
+/// How often one best-available request picks again after others took its seats first (other
+/// processes, or plain holds): each round excludes the seats lost, so it only runs out when
+/// seats go faster than the database can hold them.
+const PICK_ATTEMPTS: usize = 8;
 
 impl Engine {
     /// Limits hold attempts per customer.
@@ -23,6 +81,193 @@ impl Engine {
     pub fn with_hold_limits(mut self, limits: HoldLimits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// The venue's seat-selection rules.
+    pub fn with_seat_rules(mut self, rules: Rules) -> Self {
+        self.seat_rules = rules;
+        self
+    }
+
+    /// Whether the showtime's unsold wheelchair and companion seats are ordinary seats by now.
+    pub(super) fn accessible_released(&self, layout: &Layout) -> bool {
+        let now = self.clock.now().unwrap_or_else(chrono::Utc::now);
+        layout.accessible_release_at.is_some_and(|at| now >= at)
+    }
+
+    /// Refuses a hold early, without Redis or database work, when sales are not open (the hold
+    /// statement decides again on its own clock).
+    fn check_sales(&self, layout: &Layout) -> Result<(), InventoryError> {
+        match layout
+            .sales
+            .at(self.clock.now().unwrap_or_else(chrono::Utc::now))
+        {
+            Sales::Open => Ok(()),
+            Sales::Closed => Err(InventoryError::SalesClosed),
+            Sales::NotYet(opens) => Err(not_open(opens)),
+        }
+    }
+
+    /// The seat rules on a chosen selection, judged on the live seat map: the seats it leaves
+    /// alone unavoidably, or why it is refused. No map is read when no rule can apply.
+    async fn judge_selection(
+        &self,
+        showtime: ShowtimeId,
+        layout: &Layout,
+        seats: &SeatSelection,
+    ) -> Result<Vec<String>, InventoryError> {
+        let companion = seats
+            .seats()
+            .iter()
+            .any(|c| layout.seats.iter().any(|s| &s.code == c && s.companion));
+        if !self.seat_rules.no_lone_seats && !companion {
+            return Ok(Vec::new());
+        }
+        let snapshot = self.seat_map_snapshot(showtime).await?;
+        let taking: BTreeSet<&str> = seats.seats().iter().map(|c| c.as_str()).collect();
+        let released = self.accessible_released(layout);
+        seat_rules::judge(&snapshot.map().seats, &taking, self.seat_rules, released).map_err(
+            |refusal| match refusal {
+                Refusal::LoneSeat(seats) => InventoryError::LoneSeat(seats),
+                Refusal::CompanionNeedsWheelchair { per_place } => {
+                    InventoryError::CompanionNeedsWheelchair(per_place)
+                }
+            },
+        )
+    }
+
+    /// Best available: picks the best seats on the live map and holds them, as one decision.
+    /// A pick leaves out the seats other picks of this process are holding at that moment
+    /// (`Claims`), so concurrent requests are given different blocks instead of all racing for
+    /// the same one; a pick that still loses its seats (to another process, or to a plain hold)
+    /// is made again without them.
+    pub(super) async fn hold_best_seats(
+        &self,
+        showtime: ShowtimeId,
+        request: &BestAvailable,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<Hold, InventoryError> {
+        let request = request.clone().check()?;
+        let layout = self.layout(showtime).await?;
+        if let Some(category) = &request.category {
+            if !layout.categories.iter().any(|c| &c.code == category) {
+                let known: Vec<&str> = layout.categories.iter().map(|c| c.code.as_str()).collect();
+                return Err(InventoryError::InvalidRequest(format!(
+                    "this showtime has no price category {category:?} (it has {})",
+                    known.join(", ")
+                )));
+            }
+        }
+        self.check_sales(&layout)?;
+        self.rate_limit(customer, client_addr).await?;
+        let released = self.accessible_released(&layout);
+        let mut lost: BTreeSet<String> = BTreeSet::new();
+        // How often a request that found nothing waits for other picks' holds to be decided
+        // (seats they claimed come back if their holds fail).
+        let mut waits = 0;
+        for _ in 0..PICK_ATTEMPTS {
+            // The snapshot is read under the claims' lock, so that what this process holds is
+            // either in it already or still claimed.
+            let picked = loop {
+                let ended = self.claims.ended.notified();
+                match self.pick_and_claim(showtime, &request, released, &lost) {
+                    Picking::Picked(pick, seats, claim) => break Some((pick, seats, claim)),
+                    Picking::NoSnapshot => {
+                        // No fresh snapshot: read one (outside the lock), then pick.
+                        self.seat_map_snapshot(showtime).await?;
+                    }
+                    Picking::OnlyClaimed if waits < 100 => {
+                        // Nothing is left but what others are holding right now: wait for one
+                        // of them to be decided (its seats come back if its hold fails).
+                        waits += 1;
+                        let _ = tokio::time::timeout(Duration::from_millis(50), ended).await;
+                    }
+                    Picking::OnlyClaimed | Picking::Nothing => break None,
+                }
+            };
+            let Some((pick, seats, _claim)) = picked else {
+                return Err(InventoryError::NoBlock(match request.category.as_deref() {
+                    Some(c) => format!(
+                        "fewer than {} seats of category {c} are free (wheelchair and companion seats are chosen on the seat map)",
+                        request.count
+                    ),
+                    None => format!(
+                        "fewer than {} seats are free (wheelchair and companion seats are chosen on the seat map)",
+                        request.count
+                    ),
+                }));
+            };
+            let selection = SeatSelection::parse(&pick.seats)?;
+            let taking: BTreeSet<&str> = pick.seats.iter().map(String::as_str).collect();
+            let lone_seats = match self.seat_rules.no_lone_seats {
+                true => seat_rules::stranded(&seats, &taking, self.seat_rules),
+                false => Vec::new(),
+            };
+            match self
+                .hold_now(showtime, &layout, &selection, customer, client_addr)
+                .await
+            {
+                Ok(mut hold) => {
+                    hold.together = Some(pick.together);
+                    hold.lone_seats = lone_seats;
+                    return Ok(hold);
+                }
+                Err(InventoryError::SeatsUnavailable(taken)) => {
+                    // Someone this process had not heard of yet took them: pick again on the
+                    // database's state, without them.
+                    HoldMetrics::count(&self.metrics.repicks);
+                    self.snapshots.forget(showtime);
+                    lost.extend(taken);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(InventoryError::NoBlock(
+            "seats are going faster than they can be picked: others took the best seats first several times; try again".into(),
+        ))
+    }
+
+    /// One best-available pick on this process's snapshot, leaving out the seats other picks are
+    /// holding right now and those `lost` earlier, claiming what it picked. The snapshot is read
+    /// under the claims' lock, so what this process holds is either in it already or claimed.
+    fn pick_and_claim(
+        &self,
+        showtime: ShowtimeId,
+        request: &BestAvailable,
+        released: bool,
+        lost: &BTreeSet<String>,
+    ) -> Picking<'_> {
+        let mut claims = self.claims.claimed.lock().expect("claims");
+        let Some(snapshot) = self.snapshots.fresh(showtime) else {
+            return Picking::NoSnapshot;
+        };
+        let claimed = claims.get(&showtime);
+        let mut seats = snapshot.map().seats.clone();
+        for seat in seats.iter_mut() {
+            let code = seat.code.as_str();
+            if lost.contains(code) || claimed.is_some_and(|c| c.contains_key(code)) {
+                seat.status = SeatStatus::Held;
+            }
+        }
+        let category = request.category.as_deref();
+        match seat_rules::best_available(&seats, request.count, category, self.seat_rules, released)
+        {
+            Some(pick) => {
+                let claimed = claims.entry(showtime).or_default();
+                for seat in &pick.seats {
+                    *claimed.entry(seat.clone()).or_default() += 1;
+                }
+                let claim = Claim {
+                    claims: &self.claims,
+                    showtime,
+                    seats: pick.seats.clone(),
+                };
+                Picking::Picked(pick, seats, claim)
+            }
+            None if claimed.is_some_and(|c| !c.is_empty()) => Picking::OnlyClaimed,
+            None => Picking::Nothing,
+        }
     }
 
     /// The per-customer, then the per-address rate limit.
@@ -93,16 +338,26 @@ impl Engine {
         if !unknown.is_empty() {
             return Err(InventoryError::UnknownSeats(unknown));
         }
-        // Early answer without Redis or database work; the hold statement decides on its clock.
-        match layout
-            .sales
-            .at(self.clock.now().unwrap_or_else(chrono::Utc::now))
-        {
-            Sales::Open => {}
-            Sales::Closed => return Err(InventoryError::SalesClosed),
-            Sales::NotYet(opens) => return Err(not_open(opens)),
-        }
+        self.check_sales(&layout)?;
+        let lone_seats = self.judge_selection(showtime, &layout, seats).await?;
         self.rate_limit(customer, client_addr).await?;
+        let mut hold = self
+            .hold_now(showtime, &layout, seats, customer, client_addr)
+            .await?;
+        hold.lone_seats = lone_seats;
+        Ok(hold)
+    }
+
+    /// The hold itself, once the request is judged: the customer's turn, the seat gate, the
+    /// hold statement, and the announcement.
+    async fn hold_now(
+        &self,
+        showtime: ShowtimeId,
+        layout: &Layout,
+        seats: &SeatSelection,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<Hold, InventoryError> {
         // Holds of one customer (and of one address) in this process go one at a time, so the
         // caps the hold statement checks cannot be passed by sending several holds at once.
         let _turn = self.hold_turn(customer, client_addr).await;
@@ -174,6 +429,8 @@ impl Engine {
                     server_time: expires_at
                         - chrono::Duration::from_std(self.hold_ttl).unwrap_or_default(),
                     seats: seats.seats().to_vec(),
+                    together: None,
+                    lone_seats: Vec::new(),
                 })
             }
             HoldOutcome::Rejected { unknown, .. } if !unknown.is_empty() => {
@@ -208,6 +465,8 @@ impl Engine {
             expires_at: a.expires_at,
             seats: a.seats,
             server_time: now.unwrap_or_else(chrono::Utc::now),
+            together: None,
+            lone_seats: Vec::new(),
         }))
     }
 

@@ -3,9 +3,9 @@
 
 use super::Engine;
 use app::domain::{
-    ApiToken, AuditEntry, BookingId, BookingView, Checkout, CustomerId, HallPlan, HallSummary,
-    Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeCounts, ShowtimeId,
-    ShowtimeSummary, Ticket,
+    ApiToken, AuditEntry, BestAvailable, BookingId, BookingView, Checkout, CustomerId, HallPlan,
+    HallSummary, Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeCounts,
+    ShowtimeId, ShowtimeSummary, Ticket,
 };
 use app::engine::{Actor, Inventory};
 use app::error::InventoryError;
@@ -29,6 +29,17 @@ impl Inventory for Engine {
         client_addr: Option<IpAddr>,
     ) -> Result<Hold, InventoryError> {
         self.place_hold(showtime, seats, customer, client_addr)
+            .await
+    }
+
+    async fn hold_best(
+        &self,
+        showtime: ShowtimeId,
+        request: &BestAvailable,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<Hold, InventoryError> {
+        self.hold_best_seats(showtime, request, customer, client_addr)
             .await
     }
 
@@ -139,5 +150,15 @@ impl Inventory for Engine {
         by: &Actor,
     ) -> Result<app::domain::ShowtimeCancelled, InventoryError> {
         self.cancel(showtime, by).await
+    }
+
+    async fn block_seats(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+        block: app::domain::SeatBlock,
+        by: &Actor,
+    ) -> Result<Vec<app::domain::SeatChange>, InventoryError> {
+        self.block(showtime, seats, block, by).await
     }
 }

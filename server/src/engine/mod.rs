@@ -62,6 +62,11 @@ pub struct Engine {
     limits: HoldLimits,
     /// Turns of holds by one customer or address (see `hold_turn`).
     hold_turns: Box<[tokio::sync::Mutex<()>]>,
+    /// Seats best-available picks of this process are holding right now, per showtime (see
+    /// `hold_best_seats`).
+    claims: holds::Claims,
+    /// The venue's seat-selection rules (lone seats).
+    seat_rules: app::seat_rules::Rules,
     metrics: HoldMetrics,
     /// The payment gateway for checkout (none: checkout answers 503).
     payments: Option<Payments>,
@@ -99,6 +104,8 @@ pub struct HoldMetrics {
     pub db_hold_statements: AtomicU64,
     /// Holds the database granted.
     pub held: AtomicU64,
+    /// Best-available picks made again because the seats were taken first by others.
+    pub repicks: AtomicU64,
     /// Payments whose charge did not match the session asked for (refunded, not confirmed).
     pub payment_mismatches: AtomicU64,
     /// Payment events that failed too often, or could never succeed, parked for an operator.
@@ -163,6 +170,8 @@ impl Engine {
             hold_turns: (0..holds::HOLD_TURNS)
                 .map(|_| tokio::sync::Mutex::new(()))
                 .collect(),
+            claims: holds::Claims::default(),
+            seat_rules: app::seat_rules::Rules::default(),
             metrics: HoldMetrics::default(),
             payments: None,
             worker_wake: tokio::sync::Notify::new(),

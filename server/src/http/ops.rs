@@ -72,6 +72,11 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         m.db_hold_statements.load(Relaxed),
     );
     counter(
+        "seats_best_available_repicks_total",
+        "Best-available picks made again because others took the seats first.",
+        m.repicks.load(Relaxed),
+    );
+    counter(
         "seats_holds_granted_total",
         "Holds the database granted.",
         m.held.load(Relaxed),

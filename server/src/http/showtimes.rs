@@ -5,7 +5,7 @@ use super::error::ApiError;
 use super::json::{JsonBody, MAX_JSON_BODY};
 use super::params::Id;
 use super::AppState;
-use app::domain::{CustomerId, SeatSelection, ShowtimeId};
+use app::domain::{BestAvailable, CustomerId, SeatSelection, ShowtimeId};
 use app::engine::Inventory;
 use app::error::InventoryError;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
@@ -62,11 +62,13 @@ async fn seat_map(
         .into_response())
 }
 
-/// The body of a hold request, parsed: `{"seats": [...]}` with 1–8 distinct valid codes. JSON
-/// that does not have that shape is 400 `BAD_REQUEST`; a seat list that breaks the rules is 400
-/// `INVALID_REQUEST` saying which rule.
-pub struct HoldBody {
-    seats: SeatSelection,
+/// The body of a hold request, parsed: `{"seats": [...]}` with 1–8 distinct valid codes, or
+/// `{"bestAvailable": {"count": 1..8, "category": "<optional>"}}` for the server to pick them.
+/// JSON that does not have one of those shapes is 400 `BAD_REQUEST`; a request that breaks the
+/// rules is 400 `INVALID_REQUEST` saying which rule.
+pub enum HoldBody {
+    Seats(SeatSelection),
+    Best(BestAvailable),
 }
 
 impl<S: Send + Sync> FromRequest<S> for HoldBody {
@@ -74,13 +76,21 @@ impl<S: Send + Sync> FromRequest<S> for HoldBody {
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[serde(deny_unknown_fields, rename_all = "camelCase")]
         struct Raw {
-            seats: Vec<String>,
+            seats: Option<Vec<String>>,
+            best_available: Option<BestAvailable>,
         }
         let JsonBody(raw) = JsonBody::<Raw>::from_request(req, state).await?;
-        let seats = SeatSelection::try_from(raw.seats).map_err(InventoryError::from)?;
-        Ok(Self { seats })
+        match (raw.seats, raw.best_available) {
+            (Some(seats), None) => Ok(Self::Seats(
+                SeatSelection::try_from(seats).map_err(InventoryError::from)?,
+            )),
+            (None, Some(best)) => Ok(Self::Best(best.check().map_err(InventoryError::from)?)),
+            _ => Err(ApiError::BadRequest(
+                "a hold names its seats ({\"seats\": [\"A1\", ...]}) or asks for the best ones ({\"bestAvailable\": {\"count\": 2}}), one of the two".into(),
+            )),
+        }
     }
 }
 
@@ -92,10 +102,21 @@ async fn create_hold(
     Id(showtime): Id<ShowtimeId>,
     body: HoldBody,
 ) -> Result<impl IntoResponse, ApiError> {
-    let hold = state
-        .engine
-        .hold_from(showtime, &body.seats, customer, client.map(|c| c.0 .0))
-        .await?;
+    let client = client.map(|c| c.0 .0);
+    let hold = match body {
+        HoldBody::Seats(seats) => {
+            state
+                .engine
+                .hold_from(showtime, &seats, customer, client)
+                .await?
+        }
+        HoldBody::Best(best) => {
+            state
+                .engine
+                .hold_best(showtime, &best, customer, client)
+                .await?
+        }
+    };
     let location = format!("/holds/{}", hold.hold_id);
     Ok((
         StatusCode::CREATED,

@@ -7,6 +7,7 @@
 //! - `gate`: the Redis seat gate, rate limits and degradation;
 //! - `halls`: the operator's halls (imported from JSON plans) and schedule;
 //! - `sandbox`: the payment sandbox as a real process;
+//! - `seat_rules`: best available, lone seats, companion, house and killed seats (both stores);
 //! - `checkout`: checkout, callbacks, settlement, refunds, reconciliation, tickets;
 //! - `relay`: the outbox relay and consumers against a Kafka-compatible broker;
 //! - `staff`: staff accounts, the `server staff` command;
@@ -27,5 +28,6 @@ mod kiosk_lock;
 mod live;
 mod relay;
 mod sandbox;
+mod seat_rules;
 mod sign_in;
 mod staff;

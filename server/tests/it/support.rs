@@ -134,6 +134,7 @@ impl TestDb {
                 sales_open_at: opens,
                 sales_close_at: closes,
                 hot_sale: false,
+                accessible_release_at: None,
                 prices: Default::default(),
             })
             .await

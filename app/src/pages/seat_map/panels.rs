@@ -5,6 +5,7 @@ use super::plan::category_name;
 use crate::domain::{PriceCategory, MAX_SEATS_PER_HOLD};
 use crate::format::price;
 use crate::i18n::{error_text, use_lang, Lang};
+use crate::seat_rules::Refusal;
 use crate::seating::countdown;
 use crate::tr;
 use leptos::prelude::*;
@@ -14,12 +15,14 @@ pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
     let lang = use_lang();
     // (seat classes, mark, label) for each status the map can show.
     type Entry = (&'static str, &'static str, fn(Lang) -> String);
-    let statuses: [Entry; 7] = [
+    let statuses: [Entry; 9] = [
         ("free", "", |l| tr!(l, "status.available")),
         ("selected", "✓", |l| tr!(l, "status.selected")),
         ("mine", "★", |l| tr!(l, "status.mine")),
         ("taken", "…", |l| tr!(l, "status.held")),
         ("booked", "✕", |l| tr!(l, "status.booked")),
+        ("blocked", "—", |l| tr!(l, "status.off_sale")),
+        ("free stranded", "!", |l| tr!(l, "status.stranded")),
         ("free accessible", "♿", |l| tr!(l, "status.wheelchair")),
         ("free companion", "", |l| tr!(l, "status.companion")),
     ];
@@ -142,7 +145,50 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
             total = price(lang.get(), picker.total())
         )
     };
+    // Why Hold would be refused, said before it is pressed (the server judges the same way).
+    let rule = move || {
+        picker.judgement.with(|j| match j {
+            Err(Refusal::LoneSeat(alone)) => Some(tr!(
+                lang.get(),
+                "rule.lone_seat",
+                seats = crate::seating::reading_order(alone).join(", ")
+            )),
+            Err(Refusal::CompanionNeedsWheelchair { per_place }) => {
+                Some(tr!(lang.get(), "rule.companion", count = per_place))
+            }
+            Ok(_) => None,
+        })
+    };
+    let best_count = RwSignal::new(2usize);
     view! {
+        <div class="best-bar" data-test="best-bar">
+            <label for="best-count">{move || tr!(lang.get(), "best.label")}</label>
+            <select
+                id="best-count"
+                data-test="best-count"
+                on:change=move |ev| {
+                    if let Ok(n) = event_target_value(&ev).parse() {
+                        best_count.set(n);
+                    }
+                }
+            >
+                {(1..=MAX_SEATS_PER_HOLD)
+                    .map(|n| view! { <option value=n.to_string() selected=n == 2>{n}</option> })
+                    .collect_view()}
+            </select>
+            <button
+                type="button"
+                class="secondary"
+                data-test="best-button"
+                disabled=move || picker.pending.get() || picker.retry_in_seconds().is_some()
+                on:click=move |_| picker.hold_best(best_count.get_untracked())
+            >
+                {move || tr!(lang.get(), "best.button", count = best_count.get())}
+            </button>
+        </div>
+        <p class="rule-hint" id="rule-hint" data-test="rule-hint" role="status" hidden=move || rule().is_none()>
+            {rule}
+        </p>
         <div class="picker-bar" data-test="picker-bar">
             <div class="picker-summary">
                 <p data-test="selection">{summary}</p>
@@ -165,7 +211,9 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
                     disabled=move || {
                         picker.selected.with(|s| s.is_empty()) || picker.pending.get()
                             || picker.retry_in_seconds().is_some()
+                            || picker.judgement.with(Result::is_err)
                     }
+                    aria-describedby="rule-hint"
                     on:click=move |_| picker.hold_selected()
                 >
                     {move || {
@@ -207,6 +255,22 @@ pub fn HoldPanel(picker: Picker) -> impl IntoView {
         <section class="hold-panel" data-test="hold-panel" aria-labelledby="hold-heading">
             <h2 id="hold-heading">{move || tr!(lang.get(), "hold.heading")}</h2>
             <p data-test="held-seats">{move || tr!(lang.get(), "hold.seats", seats = seats())}</p>
+            {move || {
+                picker
+                    .hold
+                    .with(|h| {
+                        let h = h.as_ref()?;
+                        let mut notes = Vec::new();
+                        if h.hold.together == Some(false) {
+                            notes.push(tr!(lang.get(), "hold.apart"));
+                        }
+                        if !h.hold.lone_seats.is_empty() {
+                            notes.push(tr!(lang.get(), "hold.lone_seats", seats = h.hold.lone_seats.join(", ")));
+                        }
+                        (!notes.is_empty())
+                            .then(|| view! { <p class="hint" data-test="hold-note">{notes.join(" ")}</p> })
+                    })
+            }}
             <p class="countdown">
                 {move || tr!(lang.get(), "hold.time_left")} " "
                 <strong data-test="countdown" role="timer">{left}</strong>

@@ -1,10 +1,13 @@
 //! The seat picker's state and actions: what is selected, what the customer holds, the seats'
 //! statuses, the countdown clock, and the calls to the server functions.
 
-use crate::domain::{Hold, Seat, SeatChange, SeatMap, SeatSelection, SeatStatus, ShowtimeId};
+use crate::domain::{
+    BestAvailable, Hold, Seat, SeatChange, SeatMap, SeatSelection, SeatStatus, ShowtimeId,
+};
 use crate::error::InventoryError;
+use crate::seat_rules::{self, Refusal, Rules};
 use crate::seating::{self, LimitReached};
-use crate::serverfns::{cancel_hold, checkout_hold, get_seat_map, hold_seats};
+use crate::serverfns::{cancel_hold, checkout_hold, get_seat_map, hold_best, hold_seats};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::collections::{BTreeSet, HashMap};
@@ -35,9 +38,21 @@ pub enum SeatView {
     Mine,
     Taken,
     Booked,
+    /// Off sale for this showtime (house or killed).
+    Blocked,
+    /// Free, but the current selection would leave it alone.
+    Stranded,
 }
 
 impl SeatView {
+    /// Its name (the `data-view` of the seat's button).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Stranded => "stranded",
+            other => other.class(),
+        }
+    }
+
     pub fn class(self) -> &'static str {
         match self {
             Self::Free => "free",
@@ -45,6 +60,8 @@ impl SeatView {
             Self::Mine => "mine",
             Self::Taken => "taken",
             Self::Booked => "booked",
+            Self::Blocked => "blocked",
+            Self::Stranded => "free stranded",
         }
     }
 
@@ -56,6 +73,8 @@ impl SeatView {
             Self::Mine => "★",
             Self::Taken => "…",
             Self::Booked => "✕",
+            Self::Blocked => "—",
+            Self::Stranded => "!",
         }
     }
 }
@@ -88,6 +107,8 @@ pub struct Picker {
     pub now_ms: RwSignal<Option<f64>>,
     /// When a rate-limited customer may try to hold again (browser clock).
     pub retry_at_ms: RwSignal<Option<f64>>,
+    /// What the seat rules make of the current selection (see `judge`).
+    pub judgement: Memo<Result<Vec<String>, Refusal>>,
 }
 
 fn statuses(map: &SeatMap) -> HashMap<String, SeatStatus> {
@@ -95,6 +116,35 @@ fn statuses(map: &SeatMap) -> HashMap<String, SeatStatus> {
         .iter()
         .map(|s| (s.code.to_string(), s.status))
         .collect()
+}
+
+/// What the seat rules make of a selection: the seats it leaves alone that no other selection
+/// could avoid, or why the server would refuse it (judged here as the server judges it, so the
+/// page can explain it before the customer presses Hold).
+fn judge(
+    seats: StoredValue<Vec<Seat>>,
+    status: RwSignal<HashMap<String, SeatStatus>>,
+    selected: RwSignal<BTreeSet<String>>,
+    rules: Rules,
+    accessible_released: bool,
+) -> Result<Vec<String>, Refusal> {
+    let status = status.get();
+    selected.with(|selected| {
+        if selected.is_empty() {
+            return Ok(Vec::new());
+        }
+        seats.with_value(|seats| {
+            let now: Vec<Seat> = seats
+                .iter()
+                .map(|s| Seat {
+                    status: status.get(s.code.as_str()).copied().unwrap_or(s.status),
+                    ..s.clone()
+                })
+                .collect();
+            let taking = selected.iter().map(String::as_str).collect();
+            seat_rules::judge(&now, &taking, rules, accessible_released)
+        })
+    })
 }
 
 fn browser_now() -> f64 {
@@ -108,18 +158,24 @@ impl Picker {
             .iter()
             .find(|s| s.status == SeatStatus::Available)
             .or(map.seats.first());
+        let seats = StoredValue::new(map.seats.clone());
+        let status = RwSignal::new(statuses(map));
+        let selected = RwSignal::new(BTreeSet::new());
+        let (rules, accessible_released) = (map.seat_rules, map.accessible_released);
+        let judgement =
+            Memo::new(move |_| judge(seats, status, selected, rules, accessible_released));
         Self {
             showtime: map.showtime_id,
             cancelled: RwSignal::new(map.cancelled),
-            seats: StoredValue::new(map.seats.clone()),
-            status: RwSignal::new(statuses(map)),
+            seats,
+            status,
             versions: StoredValue::new(
                 map.seats
                     .iter()
                     .map(|s| (s.code.to_string(), s.version))
                     .collect(),
             ),
-            selected: RwSignal::new(BTreeSet::new()),
+            selected,
             conflicted: RwSignal::new(BTreeSet::new()),
             hold: RwSignal::new(current.map(|hold| HeldSeats {
                 hold,
@@ -130,6 +186,7 @@ impl Picker {
             focused: RwSignal::new(first_free.map(|s| s.code.to_string()).unwrap_or_default()),
             now_ms: RwSignal::new(None),
             retry_at_ms: RwSignal::new(None),
+            judgement,
         }
     }
 
@@ -152,10 +209,18 @@ impl Picker {
             return SeatView::Selected;
         }
         match self.status.with(|s| s.get(code).copied()) {
+            Some(SeatStatus::Available) if self.strands(code) => SeatView::Stranded,
             Some(SeatStatus::Available) => SeatView::Free,
             Some(SeatStatus::Held) => SeatView::Taken,
+            Some(SeatStatus::House | SeatStatus::Killed) => SeatView::Blocked,
             _ => SeatView::Booked,
         }
+    }
+
+    /// Whether the current selection would leave `code` alone (and may not).
+    fn strands(self, code: &str) -> bool {
+        self.judgement
+            .with(|j| matches!(j, Err(Refusal::LoneSeat(alone)) if alone.iter().any(|c| c == code)))
     }
 
     pub fn click(self, code: &str) {
@@ -163,7 +228,10 @@ impl Picker {
             self.notice.set(Some(Notice::HoldFirst));
             return;
         }
-        if !matches!(self.view(code), SeatView::Free | SeatView::Selected) {
+        if !matches!(
+            self.view(code),
+            SeatView::Free | SeatView::Selected | SeatView::Stranded
+        ) {
             self.notice
                 .set(Some(Notice::NotAvailable(code.to_string())));
             return;
@@ -248,32 +316,57 @@ impl Picker {
         self.pending.set(true);
         let showtime = self.showtime;
         spawn_local(async move {
-            match hold_seats(showtime, selection).await {
-                Ok(hold) => {
-                    self.hold.set(Some(HeldSeats {
-                        hold,
-                        received_ms: Some(browser_now()),
-                    }));
-                    self.selected.set(BTreeSet::new());
-                    self.conflicted.set(BTreeSet::new());
-                    self.notice.set(None);
-                }
-                Err(InventoryError::RateLimited(seconds)) => {
-                    self.retry_at_ms
-                        .set(Some(browser_now() + seconds as f64 * 1000.0));
-                    self.notice.set(Some(Notice::RateLimited));
-                }
-                Err(InventoryError::SeatsUnavailable(taken)) => {
-                    // Point out what was taken, keep the rest selected, ask to pick again.
-                    self.selected.update(|s| s.retain(|c| !taken.contains(c)));
-                    self.conflicted.set(taken.iter().cloned().collect());
-                    self.notice.set(Some(Notice::Conflict(taken)));
-                }
-                Err(e) => self.notice.set(Some(Notice::Error(e))),
-            }
+            let outcome = hold_seats(showtime, selection).await;
+            self.held(outcome);
             self.pending.set(false);
             self.refresh();
         });
+    }
+
+    /// Asks the server for the best `count` seats and holds them in one step.
+    pub fn hold_best(self, count: usize) {
+        if self.pending.get_untracked() {
+            return;
+        }
+        self.pending.set(true);
+        let showtime = self.showtime;
+        spawn_local(async move {
+            let request = BestAvailable {
+                count,
+                category: None,
+            };
+            let outcome = hold_best(showtime, request).await;
+            self.held(outcome);
+            self.pending.set(false);
+            self.refresh();
+        });
+    }
+
+    /// Shows the outcome of a hold.
+    fn held(self, outcome: Result<Hold, InventoryError>) {
+        match outcome {
+            Ok(hold) => {
+                self.hold.set(Some(HeldSeats {
+                    hold,
+                    received_ms: Some(browser_now()),
+                }));
+                self.selected.set(BTreeSet::new());
+                self.conflicted.set(BTreeSet::new());
+                self.notice.set(None);
+            }
+            Err(InventoryError::RateLimited(seconds)) => {
+                self.retry_at_ms
+                    .set(Some(browser_now() + seconds as f64 * 1000.0));
+                self.notice.set(Some(Notice::RateLimited));
+            }
+            Err(InventoryError::SeatsUnavailable(taken)) => {
+                // Point out what was taken, keep the rest selected, ask to pick again.
+                self.selected.update(|s| s.retain(|c| !taken.contains(c)));
+                self.conflicted.set(taken.iter().cloned().collect());
+                self.notice.set(Some(Notice::Conflict(taken)));
+            }
+            Err(e) => self.notice.set(Some(Notice::Error(e))),
+        }
     }
 
     /// Starts the payment of the hold and sends the browser to the gateway's payment page.

@@ -62,6 +62,8 @@ fn seat_label(lang: Lang, seat: &Seat, view: SeatView) -> String {
         SeatView::Mine => tr!(lang, "status.mine"),
         SeatView::Taken => tr!(lang, "status.held"),
         SeatView::Booked => tr!(lang, "status.booked"),
+        SeatView::Blocked => tr!(lang, "status.off_sale"),
+        SeatView::Stranded => tr!(lang, "status.stranded"),
     };
     let category = category_name(lang, &seat.category);
     let mut label = tr!(
@@ -152,10 +154,10 @@ fn SeatButton(seat: Seat, picker: Picker) -> impl IntoView {
             style=format!("grid-row:{y};grid-column:{x}")
             data-test=format!("seat-{code}")
             data-status=status
-            data-view=move || view_of().class()
+            data-view=move || view_of().name()
             aria-label=label
             aria-pressed=move || (view_pressed() == SeatView::Selected).to_string()
-            aria-disabled=move || matches!(view_disabled(), SeatView::Taken | SeatView::Booked).to_string()
+            aria-disabled=move || matches!(view_disabled(), SeatView::Taken | SeatView::Booked | SeatView::Blocked).to_string()
             tabindex=tab_index
             on:click=on_click
             on:focus=on_focus

@@ -257,6 +257,9 @@ fn preview_map(plan: &HallPlan) -> Option<SeatMap> {
         sales_open: true,
         sales_opens_at: None,
         cancelled: false,
+
+        seat_rules: Default::default(),
+        accessible_released: false,
     })
 }
 

@@ -13,7 +13,8 @@ use crate::error::InventoryError;
 use crate::format::{clock_time, showtime_when};
 use crate::i18n::{error_text, use_lang};
 use crate::serverfns::{
-    cancel_showtime, export_hall, halls, import_hall, schedule_showtime, showtime_figures,
+    block_seats, cancel_showtime, export_hall, halls, import_hall, schedule_showtime,
+    showtime_figures,
 };
 use crate::tr;
 use leptos::prelude::*;
@@ -111,6 +112,45 @@ pub fn HallsPage() -> impl IntoView {
     let opens = RwSignal::new(String::new());
     let closes = RwSignal::new(String::new());
     let hot = RwSignal::new(false);
+    let release_hours = RwSignal::new(String::new());
+    // Seats taken off public sale (or put back), by showtime and seat codes.
+    let block_showtime = RwSignal::new(String::new());
+    let block_codes = RwSignal::new(String::new());
+    let block_kind = RwSignal::new("house".to_string());
+    let block = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let Ok(showtime) = crate::domain::ShowtimeId::try_from(
+            block_showtime.get_untracked().parse::<i64>().unwrap_or(0),
+        ) else {
+            return;
+        };
+        let seats: Vec<String> = block_codes
+            .get_untracked()
+            .split([' ', ','])
+            .filter(|c| !c.is_empty())
+            .map(|c| c.trim().to_uppercase())
+            .collect();
+        let kind = match block_kind.get_untracked().as_str() {
+            "killed" => crate::domain::SeatBlock::Killed,
+            "onSale" => crate::domain::SeatBlock::OnSale,
+            _ => crate::domain::SeatBlock::House,
+        };
+        spawn_local(async move {
+            match block_seats(showtime, seats, kind).await {
+                Ok(changed) => {
+                    let codes: Vec<String> = changed.iter().map(|c| c.code.to_string()).collect();
+                    notice.set(Some(tr!(
+                        lang.get_untracked(),
+                        "halls.blocked",
+                        id = showtime,
+                        seats = codes.join(", ")
+                    )));
+                    error.set(None);
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
     // The chosen hall's categories, each priced at the hall's price unless changed here.
     let hall_plan = Resource::new(
         move || hall.get(),
@@ -133,6 +173,7 @@ pub fn HallsPage() -> impl IntoView {
         let duration = minutes.get_untracked().trim().parse::<i32>().ok();
         let (opens, closes) = (venue(opens.get_untracked()), venue(closes.get_untracked()));
         let hot = Some(hot.get_untracked());
+        let release = release_hours.get_untracked().trim().parse::<u32>().ok();
         let typed = prices.get_untracked();
         let prices: BTreeMap<String, i64> = hall_plan
             .get_untracked()
@@ -155,6 +196,7 @@ pub fn HallsPage() -> impl IntoView {
                 closes,
                 hot,
                 Some(prices),
+                release,
             )
             .await
             {
@@ -189,6 +231,25 @@ pub fn HallsPage() -> impl IntoView {
                                     Err(e) => view! { <p class="error">{error_text(lang.get(), &e)}</p> }.into_any(),
                                 })}
                             </Transition>
+                            <h2>{move || tr!(lang.get(), "halls.block_heading")}</h2>
+                            <form on:submit=block data-test="block-form">
+                                <label for="block-showtime">{move || tr!(lang.get(), "halls.block_showtime")}</label>
+                                <select id="block-showtime" required bind:value=block_showtime data-test="block-showtime">
+                                    <option value="">"—"</option>
+                                    {move || counts.get().and_then(Result::ok).unwrap_or_default().into_iter().filter(|s| !s.cancelled).map(|s| view! {
+                                        <option value=s.id.to_string()>{format!("{} · {} · {}", s.id, s.movie_title, showtime_when(lang.get(), s.starts_at))}</option>
+                                    }).collect_view()}
+                                </select>
+                                <label for="block-seats">{move || tr!(lang.get(), "halls.block_seats")}</label>
+                                <input id="block-seats" required placeholder="A1 A2" bind:value=block_codes data-test="block-seats" />
+                                <label for="block-kind">{move || tr!(lang.get(), "halls.block_kind")}</label>
+                                <select id="block-kind" bind:value=block_kind data-test="block-kind">
+                                    <option value="house">{move || tr!(lang.get(), "halls.block_house")}</option>
+                                    <option value="killed">{move || tr!(lang.get(), "halls.block_killed")}</option>
+                                    <option value="onSale">{move || tr!(lang.get(), "halls.block_on_sale")}</option>
+                                </select>
+                                <button type="submit" class="primary" data-test="block-button">{move || tr!(lang.get(), "halls.block_apply")}</button>
+                            </form>
                             <h2>{move || tr!(lang.get(), "halls.schedule")}</h2>
                             <form on:submit=schedule data-test="schedule-form">
                                 <label for="schedule-hall">{move || tr!(lang.get(), "halls.hall")}</label>
@@ -225,6 +286,8 @@ pub fn HallsPage() -> impl IntoView {
                                     <input type="checkbox" bind:checked=hot data-test="schedule-hot" />
                                     {move || tr!(lang.get(), "halls.hot_sale")}
                                 </label>
+                                <label for="schedule-release">{move || tr!(lang.get(), "halls.accessible_release")}</label>
+                                <input id="schedule-release" type="number" min="0" max="9600" bind:value=release_hours data-test="schedule-release" />
                                 <button type="submit" class="primary" data-test="schedule-button">{move || tr!(lang.get(), "halls.schedule")}</button>
                             </form>
                             <LayoutEditor create to_json load=to_edit />

@@ -23,6 +23,54 @@ macro_rules! read_layout {
     }};
 }
 
+/// Takes seats off public sale (or puts them back) in `$tx` and commits, if every one is free:
+/// the same statements in both dialects (`$lock`: PostgreSQL's row lock; SQLite's transaction
+/// holds the one writer already).
+macro_rules! block_seats {
+    ($tx:ident, $showtime:expr, $seats:expr, $blocked:expr, $now:expr, $lock:literal) => {{
+        let (showtime, seats, blocked, now): (ShowtimeId, &[String], Option<&str>, At) =
+            ($showtime, $seats, $blocked, $now);
+        let mut taken = Vec::new();
+        for code in seats {
+            let free: Option<bool> = sqlx::query_scalar(concat!(
+                "select status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $3)
+                   from show_seat where showtime_id = $1 and seat_code = $2 ",
+                $lock
+            ))
+            .bind(showtime.get())
+            .bind(code)
+            .bind(now)
+            .fetch_optional(&mut *$tx)
+            .await?;
+            if free != Some(true) {
+                taken.push(code.clone());
+            }
+        }
+        if !taken.is_empty() {
+            $tx.rollback().await?;
+            return Ok(BlockOutcome::NotFree(taken));
+        }
+        let mut changes = Vec::with_capacity(seats.len());
+        for code in seats {
+            let version: i64 = sqlx::query_scalar(
+                "update show_seat
+                    set status = 'AVAILABLE', hold_id = null, customer_id = null,
+                        hold_expires_at = null, blocked = $3, version = version + 1
+                  where showtime_id = $1 and seat_code = $2
+              returning version",
+            )
+            .bind(showtime.get())
+            .bind(code)
+            .bind(blocked)
+            .fetch_one(&mut *$tx)
+            .await?;
+            changes.push((code.clone(), version));
+        }
+        $tx.commit().await?;
+        Ok(BlockOutcome::Changed(changes))
+    }};
+}
+
 /// Creates a showtime and its seats in `$tx` and commits: the same statements in both dialects.
 macro_rules! insert_showtime {
     ($tx:ident, $new:expr) => {{
@@ -35,6 +83,7 @@ macro_rules! insert_showtime {
             .bind(new.sales_open_at.map(At))
             .bind(new.sales_close_at.map(At))
             .bind(new.hot_sale)
+            .bind(new.accessible_release_at.map(At))
             .fetch_one(&mut *$tx)
             .await?;
         for (category, price) in &new.prices {
@@ -120,6 +169,8 @@ pub struct Layout {
     pub duration_minutes: i32,
     /// When its seats are on sale (fixed when it is scheduled).
     pub sales: SalesWindow,
+    /// From then on its unsold wheelchair places and companion seats are ordinary seats.
+    pub accessible_release_at: Option<DateTime<Utc>>,
     pub categories: Vec<PriceCategory>,
     pub seats: Vec<LayoutSeat>,
 }
@@ -154,7 +205,8 @@ pub struct NewHall {
 // Statements that read the same in both dialects.
 const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at,
                                       st.sales_open_at, st.duration_minutes,
-                                      coalesce(st.sales_close_at, st.starts_at) as sales_close_at
+                                      coalesce(st.sales_close_at, st.starts_at) as sales_close_at,
+                                      st.accessible_release_at
                                from showtime st join hall h on h.id = st.hall_id where st.id = $1";
 const CATEGORIES: &str =
     "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code";
@@ -173,8 +225,9 @@ const NEW_CATEGORY: &str =
     "insert into price_category (hall_id, code, name, price_krw) values ($1, $2, $3, $4)";
 const NEW_SHOWTIME: &str =
     "insert into showtime (hall_id, movie_title, starts_at, duration_minutes,
-                                                 sales_open_at, sales_close_at, hot_sale)
-                           values ($1, $2, $3, $4, $5, $6, $7) returning id";
+                                                 sales_open_at, sales_close_at, hot_sale,
+                                                 accessible_release_at)
+                           values ($1, $2, $3, $4, $5, $6, $7, $8) returning id";
 const NEW_SHOW_SEATS: &str = "insert into show_seat (showtime_id, seat_code)
                               select $1, seat_code from hall_seat where hall_id = $2";
 
@@ -195,6 +248,15 @@ const PAID_SALES: &str = "select p.provider_payment_id, p.booking_id,
       where b.showtime_id = $1 and p.status = 'PAID' and p.outcome = 'CONFIRMED'
       order by p.provider_payment_id";
 const OUTCOME_REFUND: &str = "update payment set outcome = 'REFUND' where provider_payment_id = $1";
+
+/// What taking seats off public sale (or putting them back) did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockOutcome {
+    /// Every seat changed: its code and new version.
+    Changed(Vec<(String, i64)>),
+    /// Nothing changed: these seats are held or sold.
+    NotFree(Vec<String>),
+}
 
 /// What cancelling a showtime did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -272,6 +334,7 @@ struct ShowtimeHead {
     sales_open_at: Option<At>,
     duration_minutes: i32,
     sales_close_at: At,
+    accessible_release_at: Option<At>,
 }
 
 /// `CATEGORIES`.
@@ -322,6 +385,7 @@ impl ShowtimeHead {
                 opens_at: self.sales_open_at.map(|at| at.0),
                 closes_at: self.sales_close_at.0,
             },
+            accessible_release_at: self.accessible_release_at.map(|at| at.0),
             categories: categories.into_iter().map(CategoryRow::category).collect(),
             seats: seats
                 .into_iter()
@@ -407,12 +471,23 @@ pub trait Catalog: Send + Sync {
             sales_open_at: None,
             sales_close_at: None,
             hot_sale: false,
+            accessible_release_at: None,
             prices: Default::default(),
         })
         .await
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError>;
+
+    /// Takes free seats of a showtime off public sale (`blocked`: `HOUSE` or `KILLED`), or puts
+    /// them back on sale (`None`): all of them, or none when one is held or sold.
+    async fn block_seats(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+        blocked: Option<&str>,
+        now: Now,
+    ) -> Result<BlockOutcome, StoreError>;
 
     /// Whether the showtime was cancelled (false for an unknown one).
     async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError>;

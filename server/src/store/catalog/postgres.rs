@@ -18,8 +18,8 @@ impl Catalog for PgStore {
                         as sales_opens_at,
                     count(ss.seat_code) as seats_total,
                     count(ss.seat_code) filter (
-                        where ss.status = 'AVAILABLE'
-                           or (ss.status = 'HELD' and ss.hold_expires_at < coalesce($1, now()))
+                        where ss.blocked is null and (ss.status = 'AVAILABLE'
+                           or (ss.status = 'HELD' and ss.hold_expires_at < coalesce($1, now())))
                     ) as seats_available
                from showtime st
                join hall h on h.id = st.hall_id
@@ -46,8 +46,8 @@ impl Catalog for PgStore {
     ) -> Result<Vec<SeatState>, StoreError> {
         let rows: Vec<StateRow> = sqlx::query_as(
             "select seat_code,
-                    case when status = 'HELD' and hold_expires_at < coalesce($2, now())
-                         then 'AVAILABLE' else status end as status,
+                    coalesce(blocked, case when status = 'HELD' and hold_expires_at < coalesce($2, now())
+                         then 'AVAILABLE' else status end) as status,
                     version
                from show_seat where showtime_id = $1",
         )
@@ -102,6 +102,17 @@ impl Catalog for PgStore {
     async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.pool.begin().await?;
         insert_showtime!(tx, showtime)
+    }
+
+    async fn block_seats(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+        blocked: Option<&str>,
+        now: Now,
+    ) -> Result<BlockOutcome, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        block_seats!(tx, showtime, seats, blocked, At::or_now(now), "for update")
     }
 
     async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError> {

@@ -16,8 +16,8 @@ impl Catalog for SqliteStore {
                     st.cancelled_at is not null as cancelled,
                     case when st.sales_open_at > $1 then st.sales_open_at end as sales_opens_at,
                     count(ss.seat_code) as seats_total,
-                    coalesce(sum(ss.status = 'AVAILABLE'
-                                 or (ss.status = 'HELD' and ss.hold_expires_at < $1)), 0)
+                    coalesce(sum(ss.blocked is null and (ss.status = 'AVAILABLE'
+                                 or (ss.status = 'HELD' and ss.hold_expires_at < $1))), 0)
                         as seats_available
                from showtime st
                join hall h on h.id = st.hall_id
@@ -44,8 +44,8 @@ impl Catalog for SqliteStore {
     ) -> Result<Vec<SeatState>, StoreError> {
         let rows: Vec<StateRow> = sqlx::query_as(
             "select seat_code,
-                    case when status = 'HELD' and hold_expires_at < $2
-                         then 'AVAILABLE' else status end as status,
+                    coalesce(blocked, case when status = 'HELD' and hold_expires_at < $2
+                         then 'AVAILABLE' else status end) as status,
                     version
                from show_seat where showtime_id = $1",
         )
@@ -99,6 +99,17 @@ impl Catalog for SqliteStore {
     async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         insert_showtime!(tx, showtime)
+    }
+
+    async fn block_seats(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+        blocked: Option<&str>,
+        now: Now,
+    ) -> Result<BlockOutcome, StoreError> {
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        block_seats!(tx, showtime, seats, blocked, At::or_now(now), "")
     }
 
     async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError> {

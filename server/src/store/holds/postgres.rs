@@ -5,7 +5,7 @@ use super::*;
 /// `req` locks the requested rows in seat-code order and judges each on its newest committed
 /// version (a row changed while the statement waited for its lock is re-read: that is what `for
 /// update` does in READ COMMITTED). The `update` then changes exactly the rows `req` locked and
-/// found free — not rows re-judged on the statement's older snapshot, which could disagree for a
+/// found free (and not taken off public sale) — not rows re-judged on the statement's older snapshot, which could disagree for a
 /// seat freed (by a cancel or the sweeper) while the hold waited. `verdict` makes it all or
 /// nothing and also refuses a cancelled showtime or one whose sales have closed or not yet
 /// opened (its row read once, in `showing`), and a hold over the customer's or the address's cap (counted from the holds live at this statement's time). The closing
@@ -21,7 +21,9 @@ with args as (
 ),
 req as (
     select s.seat_code,
-           (s.status = 'AVAILABLE' or (s.status = 'HELD' and s.hold_expires_at < a.now)) as free
+           s.blocked is null
+               and (s.status = 'AVAILABLE' or (s.status = 'HELD' and s.hold_expires_at < a.now))
+               as free
       from show_seat s, args a
      where s.showtime_id = a.showtime_id and s.seat_code = any(a.seats)
      order by s.seat_code

@@ -77,6 +77,7 @@ impl Holds for SqliteStore {
                 set status = 'HELD', hold_id = $1, customer_id = $2, hold_expires_at = $3,
                     booking_id = null, version = version + 1
               where showtime_id = $4 and seat_code in (select value from json_each($5))
+                and blocked is null
                 and (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $6))
              returning seat_code, version",
         )
@@ -91,7 +92,8 @@ impl Holds for SqliteStore {
         if held.len() != req.seats.len() {
             tx.rollback().await?;
             let found = sqlx::query_as::<_, (String, bool)>(
-                "select seat_code, (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $3))
+                "select seat_code, blocked is null
+                        and (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $3))
                    from show_seat where showtime_id = $1 and seat_code in (select value from json_each($2))",
             )
             .bind(req.showtime.get())
