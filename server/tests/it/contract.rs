@@ -444,12 +444,12 @@ async fn a_burst_of_holds_by_one_customer_at_once_makes_one_hold(backend: Backen
     let db = TestDb::new(backend).await;
     let showtime = db.showtime().await;
     let engine = Arc::new(
-        server::engine::Engine::new(db.store.clone(), Clock::Database, TTL).with_hold_limits(
-            server::store::HoldLimits {
+        server::engine::Engine::new(db.store.clone(), Clock::Database, TTL)
+            .with_seat_rules(NO_SEAT_RULES)
+            .with_hold_limits(server::store::HoldLimits {
                 holds_per_customer: Some(1),
                 seats_per_address: None,
-            },
-        ),
+            }),
     );
     let me = customer();
     let start = Arc::new(Barrier::new(20));

@@ -205,12 +205,18 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         (Some("Studio"), Some(5))
     );
     let customer = app.customer();
-    let r = customer
-        .post(app.url(&format!("/showtimes/{showtime}/holds")))
-        .json(&json!({ "seats": ["B1", "B2"] }))
-        .send()
-        .await
-        .unwrap();
+    let hold = |seats: Value| {
+        customer
+            .post(app.url(&format!("/showtimes/{showtime}/holds")))
+            .json(&json!({ "seats": seats }))
+            .send()
+    };
+    // A companion seat comes with a wheelchair place.
+    let r = hold(json!(["B1", "B2"])).await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "COMPANION_NEEDS_WHEELCHAIR", "{body}");
+    let r = hold(json!(["A3", "B2"])).await.unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     // The console counts the new showtime's seats: two held, three free.
     let (status, counts) = post_fn(&operator, &app, "showtime_figures", json!({})).await;

@@ -30,6 +30,7 @@ on_both_backends!(
     a_selection_that_leaves_a_seat_alone_is_refused_unless_nothing_else_would_do,
     companion_seats_need_a_wheelchair_place_until_accessible_seats_are_released,
     house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_them,
+    best_available_and_the_lone_seat_rule_through_the_rest_api_and_the_server_function,
 );
 
 fn customer() -> CustomerId {
@@ -42,11 +43,6 @@ fn best(count: usize) -> BestAvailable {
         category: None,
     }
 }
-
-const OFF: Rules = Rules {
-    no_lone_seats: false,
-    exempt_edges: false,
-};
 
 /// A hall drawn row by row (`.` a seat, `w` a wheelchair place, `c` a companion seat, ` ` an
 /// aisle; rows A, B, … from the front) with one showtime tomorrow, accessible seats released at
@@ -105,7 +101,7 @@ async fn drawn_showtime(db: &TestDb, rows: &[&str], release: Option<DateTime<Utc
         .await
         .unwrap();
     if !taken.is_empty() {
-        let setup = Engine::new(db.store.clone(), Clock::Database, TTL).with_seat_rules(OFF);
+        let setup = engine(&db, Clock::Database, TTL);
         let codes: Vec<&str> = taken.iter().map(String::as_str).collect();
         for chunk in codes.chunks(8) {
             setup.hold(showtime, &sel(chunk), customer()).await.unwrap();
@@ -255,7 +251,8 @@ async fn a_selection_that_leaves_a_seat_alone_is_refused_unless_nothing_else_wou
     backend: Backend,
 ) {
     let db = TestDb::new(backend).await;
-    let engine = engine(&db, Clock::Database, TTL);
+    // The venue's default: the rule on, row ends and aisles not exempt.
+    let engine = Engine::new(db.store.clone(), Clock::Database, TTL);
     // A3–A4 would leave A2 alone between a taken seat and the selection: refused, naming it,
     // and nothing changes.
     let showtime = drawn_showtime(&db, &["x......x"], None).await;
@@ -315,7 +312,7 @@ async fn companion_seats_need_a_wheelchair_place_until_accessible_seats_are_rele
     let release = Utc::now() + chrono::Duration::hours(2);
     let showtime = drawn_showtime(&db, &["wc....cw"], Some(release)).await;
     let clock = Clock::manual(Utc::now());
-    let engine = engine(&db, clock.clone(), TTL);
+    let engine = Engine::new(db.store.clone(), clock.clone(), TTL);
     let refused = engine.hold(showtime, &sel(&["A2"]), customer()).await;
     assert_eq!(
         refused.unwrap_err(),
@@ -420,5 +417,114 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
+    db.drop_database().await;
+}
+
+/// The REST API and the page's server function, with the venue's default rule.
+async fn best_available_and_the_lone_seat_rule_through_the_rest_api_and_the_server_function(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn_with(&db, "600", &[("LONE_SEAT_RULE", "on")]).await;
+    let showtime = first_showtime(&app.base).await;
+    let customer = app.customer();
+    let hold = |showtime: i64, body: serde_json::Value| {
+        customer
+            .post(app.url(&format!("/showtimes/{showtime}/holds")))
+            .json(&body)
+            .send()
+    };
+    let status_of = |code: &'static str| {
+        let url = app.url(&format!("/showtimes/{showtime}/seats"));
+        async move {
+            let map: serde_json::Value = get_json(url).await;
+            seat(&map, code)["status"].clone()
+        }
+    };
+
+    // A2 and A3 would leave A1 alone: 422 naming it, nothing held.
+    let r = hold(showtime, json!({ "seats": ["A2", "A3"] }))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "LONE_SEAT");
+    assert_eq!(body["seats"], json!(["A1"]));
+    assert!(body["error"].as_str().unwrap().contains("A1"), "{body}");
+    assert_eq!(status_of("A2").await, "AVAILABLE");
+
+    // Best available: 201 with the seats, side by side, and where the hold is.
+    let r = hold(showtime, json!({ "bestAvailable": { "count": 3 } }))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    assert!(r.headers().contains_key("location"));
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["together"], true, "{body}");
+    let seats: Vec<String> = serde_json::from_value(body["seats"].clone()).unwrap();
+    assert_eq!(seats.len(), 3);
+    for code in &seats {
+        let map: serde_json::Value =
+            get_json(app.url(&format!("/showtimes/{showtime}/seats"))).await;
+        assert_eq!(seat(&map, code)["status"], "HELD", "{code}");
+    }
+
+    // Requests that cannot be read: 400, saying what was wrong.
+    for (body, code) in [
+        (
+            json!({ "bestAvailable": { "count": 9 } }),
+            "INVALID_REQUEST",
+        ),
+        (
+            json!({ "bestAvailable": { "count": 0 } }),
+            "INVALID_REQUEST",
+        ),
+        (
+            json!({ "bestAvailable": { "count": 2, "category": "BALCONY" } }),
+            "INVALID_REQUEST",
+        ),
+        (
+            json!({ "seats": ["B1"], "bestAvailable": { "count": 1 } }),
+            "BAD_REQUEST",
+        ),
+        (
+            json!({ "bestAvailable": { "count": 2, "near": "A1" } }),
+            "BAD_REQUEST",
+        ),
+        (json!({}), "BAD_REQUEST"),
+    ] {
+        let r = hold(showtime, body.clone()).await.unwrap();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{body}");
+        let answer: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(answer["code"], code, "{body}: {answer}");
+    }
+
+    // Nothing fits: 409 NO_BLOCK with the reason.
+    let small = drawn_showtime(&db, &["x..x"], None).await;
+    let other = app.customer();
+    let r = other
+        .post(app.url(&format!("/showtimes/{small}/holds")))
+        .json(&json!({ "bestAvailable": { "count": 3 } }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "NO_BLOCK");
+    assert!(
+        body["error"].as_str().unwrap().contains("fewer than 3"),
+        "{body}"
+    );
+
+    // The page's server function does the same.
+    let (status, body) = post_fn(
+        &other,
+        &app,
+        "hold_best",
+        json!({ "showtime_id": small, "request": { "count": 2 } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["seats"], json!(["A2", "A3"]));
     db.drop_database().await;
 }

@@ -239,6 +239,12 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         r#"{"showtime_id":999999}"#,
         &[],
     ),
+    (
+        "POST",
+        "/api/block_seats",
+        r#"{"showtime_id":999999,"seats":["A1"],"block":"house"}"#,
+        &[],
+    ),
     ("GET", "/reports/sales", "", &[]),
     ("GET", "/reports/sales.csv", "", &[]),
     // A PIN that is not one: refused with 400 after the role check.
@@ -263,6 +269,7 @@ const PUBLIC_SERVER_FNS: &[&str] = &[
     "/api/list_showtimes",
     "/api/get_seat_map",
     "/api/hold_seats",
+    "/api/hold_best",
     "/api/cancel_hold",
     "/api/current_hold",
     "/api/checkout_hold",

@@ -431,9 +431,17 @@ pub fn t0() -> chrono::DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0).unwrap()
 }
 
+/// An engine over the test database, the lone-seat rule off: tests of other parts hold whatever
+/// seats they need (the seat rules are tested with the rule on, in `seat_rules`).
 pub fn engine(db: &TestDb, clock: Clock, ttl: Duration) -> Arc<Engine> {
-    Arc::new(Engine::new(db.store.clone(), clock, ttl))
+    Arc::new(Engine::new(db.store.clone(), clock, ttl).with_seat_rules(NO_SEAT_RULES))
 }
+
+/// The lone-seat rule off.
+pub const NO_SEAT_RULES: app::seat_rules::Rules = app::seat_rules::Rules {
+    no_lone_seats: false,
+    exempt_edges: false,
+};
 
 /// A showtime id the test knows to be valid (a row id, or one it made up).
 pub fn showtime_id(id: i64) -> ShowtimeId {
@@ -484,6 +492,8 @@ impl TestApp {
             ("HOLD_RATE_PER_MINUTE", "0".to_string()),
             ("HOLD_RATE_PER_ADDRESS", "0".to_string()),
             ("HOLDS_PER_CUSTOMER", "0".to_string()),
+            // Tests of other parts hold whatever seats they need; `seat_rules` turns it on.
+            ("LONE_SEAT_RULE", "off".to_string()),
             ("HELD_SEATS_PER_ADDRESS", "0".to_string()),
             ("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET.to_string()),
             ("OPERATOR_PASSWORD", OPERATOR_PASSWORD.to_string()),
@@ -607,6 +617,7 @@ pub async fn server_process(
         .env("DATA_DIR", data)
         .env("HOLD_TTL_SECONDS", hold_ttl)
         .env("SWEEP_INTERVAL_SECONDS", "1")
+        .env("LONE_SEAT_RULE", "off")
         .env("HOLD_RATE_PER_MINUTE", "0")
         .env("HOLD_RATE_PER_ADDRESS", "0")
         .env("HOLDS_PER_CUSTOMER", "0")

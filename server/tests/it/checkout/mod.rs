@@ -337,6 +337,7 @@ fn bare_engine(db: &TestDb, sandbox: &Sandbox) -> server::engine::Engine {
 /// running.
 fn engine_with(db: &TestDb, clock: server::clock::Clock, gateway: &str) -> server::engine::Engine {
     server::engine::Engine::new(db.store.clone(), clock, std::time::Duration::from_secs(600))
+        .with_seat_rules(crate::support::NO_SEAT_RULES)
         .with_payments(server::engine::Payments {
             gateway: std::sync::Arc::new(server::payments::gateway::HttpGateway::new(gateway)),
             provider: "sandbox".into(),
