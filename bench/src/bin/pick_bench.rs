@@ -21,7 +21,7 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use server::clock::Clock;
 use server::engine::Engine;
-use server::store::{Catalog, NewHall, PgStore, Store};
+use server::store::{NewHall, PgStore, Store};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

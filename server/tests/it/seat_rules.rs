@@ -101,7 +101,7 @@ async fn drawn_showtime(db: &TestDb, rows: &[&str], release: Option<DateTime<Utc
         .await
         .unwrap();
     if !taken.is_empty() {
-        let setup = engine(&db, Clock::Database, TTL);
+        let setup = engine(db, Clock::Database, TTL);
         let codes: Vec<&str> = taken.iter().map(String::as_str).collect();
         for chunk in codes.chunks(8) {
             setup.hold(showtime, &sel(chunk), customer()).await.unwrap();
