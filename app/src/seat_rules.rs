@@ -8,6 +8,7 @@
 //! the front row, then the left.
 
 use crate::domain::{Seat, SeatStatus};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// How the rules are applied (a venue setting; seat maps carry it so pages explain it).
@@ -93,6 +94,38 @@ fn stranded_in_run(run: &[&Seat], taking: &BTreeSet<&str>, rules: Rules, out: &m
     }
 }
 
+/// The seats as the lone-seat rule sees them: until the showtime's accessible seats are released,
+/// a free wheelchair place or companion seat is not a seat an ordinary customer could be left
+/// alone in (nobody else would take it anyway), so it counts as taken.
+fn ordinary_view(seats: &[Seat], accessible_released: bool) -> Cow<'_, [Seat]> {
+    if accessible_released || !seats.iter().any(|s| s.accessible || s.companion) {
+        return Cow::Borrowed(seats);
+    }
+    Cow::Owned(
+        seats
+            .iter()
+            .map(|s| match (s.accessible || s.companion) && is_free(s) {
+                true => Seat {
+                    status: SeatStatus::Held,
+                    ..s.clone()
+                },
+                false => s.clone(),
+            })
+            .collect(),
+    )
+}
+
+/// The seats a selection of `taking` would leave alone, wheelchair and companion seats not
+/// counted until they are released (see [`stranded`]).
+pub fn left_alone(
+    seats: &[Seat],
+    taking: &BTreeSet<&str>,
+    rules: Rules,
+    accessible_released: bool,
+) -> Vec<String> {
+    stranded(&ordinary_view(seats, accessible_released), taking, rules)
+}
+
 /// Why a selection of seats may not be held (apart from a seat being taken).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
@@ -113,12 +146,15 @@ pub fn companions_per_place(seats: &[Seat]) -> usize {
     companions.div_ceil(places).max(1)
 }
 
-/// Judges a selection by the rules: `Ok` with the seats it leaves alone because no selection
-/// of the same size in its category could avoid that (usually none), or why it is refused.
-/// `accessible_released`: the showtime's accessible seats are ordinary seats by now.
+/// Judges a selection by the rules: `Ok` with the seats it leaves alone because nothing better
+/// could be chosen (usually none), or why it is refused. `accessible_released`: the showtime's
+/// accessible seats are ordinary seats by now.
 ///
-/// A selection with a wheelchair place is not held to the lone-seat rule: where those places
-/// are is the layout's doing, not the customer's.
+/// "Nothing better" follows best available's order: seats side by side that leave someone alone
+/// are refused only when seats side by side that leave no one alone are free (in the same
+/// category, of the same number); seats apart that leave someone alone, when any selection that
+/// leaves no one alone is free. A selection with a wheelchair place is not held to the lone-seat
+/// rule: where those places are is the layout's doing, not the customer's.
 pub fn judge(
     seats: &[Seat],
     taking: &BTreeSet<&str>,
@@ -137,22 +173,33 @@ pub fn judge(
             return Err(Refusal::CompanionNeedsWheelchair { per_place });
         }
     }
-    if !rules.no_lone_seats {
+    if !rules.no_lone_seats || (places > 0 && !accessible_released) {
         return Ok(Vec::new());
     }
-    let alone = stranded(seats, taking, rules);
-    if alone.is_empty() || (places > 0 && !accessible_released) {
+    let view = ordinary_view(seats, accessible_released);
+    let alone = stranded(&view, taking, rules);
+    if alone.is_empty() {
         return Ok(alone);
     }
     let category = chosen
         .first()
         .map(|s| s.category.as_str())
         .filter(|c| chosen.iter().all(|s| s.category == *c));
-    let picker = Picker::new(seats, category, rules, accessible_released);
-    if picker.avoids_lone_seats(chosen.len()) {
-        Err(Refusal::LoneSeat(alone))
-    } else {
-        Ok(alone)
+    let picker = Picker::new(&view, category, rules, accessible_released);
+    let side_by_side = picker.runs.iter().any(|run| {
+        run.windows(chosen.len())
+            .any(|w| w.iter().all(|s| taking.contains(s.code.as_str())))
+    });
+    let better = match side_by_side {
+        true => picker
+            .blocks(chosen.len())
+            .iter()
+            .any(|(_, _, strands)| !strands),
+        false => picker.avoids_lone_seats(chosen.len()),
+    };
+    match better {
+        true => Err(Refusal::LoneSeat(alone)),
+        false => Ok(alone),
     }
 }
 
@@ -252,11 +299,32 @@ impl<'a> Picker<'a> {
         false
     }
 
+    /// The seats taking `group` would leave alone (only its own runs can change).
+    fn left_by(&self, group: &[&Seat]) -> Vec<&'a Seat> {
+        let taking: BTreeSet<&str> = group.iter().map(|s| s.code.as_str()).collect();
+        let touched: BTreeSet<usize> = group
+            .iter()
+            .filter_map(|s| self.run_of.get(s.code.as_str()).copied())
+            .collect();
+        let mut out = Vec::new();
+        for i in touched {
+            let mut codes = Vec::new();
+            stranded_in_run(&self.runs[i], &taking, self.rules, &mut codes);
+            out.extend(
+                self.runs[i]
+                    .iter()
+                    .filter(|s| codes.iter().any(|c| c == s.code.as_str()))
+                    .copied(),
+            );
+        }
+        out
+    }
+
     /// Every group of `count` eligible seats that leaves no one alone, tightest first, when
     /// there are few enough to look at them all (a nearly full hall); `None` when there are too
     /// many.
     fn every_group(&self, count: usize) -> Option<Vec<Vec<&'a Seat>>> {
-        const MOST: u64 = 20_000;
+        const MOST: u64 = 5_000;
         let free: Vec<&Seat> = self.seats.iter().filter(|s| self.is_eligible(s)).collect();
         let n = free.len() as u64;
         let k = count as u64;
@@ -326,12 +394,21 @@ impl<'a> Picker<'a> {
             return Vec::new();
         }
         let distance = |a: &Seat, b: &Seat| (a.y - b.y).abs() * 2 + (a.x - b.x).abs();
-        let mut groups: Vec<(f64, Vec<&Seat>)> = free
+        // Groups around the best-placed seats only, so that a big hall costs no more than a
+        // small one.
+        const ANCHORS: usize = 48;
+        let mut anchors = free.clone();
+        anchors.sort_by(|a, b| score(&[a], self.point).total_cmp(&score(&[b], self.point)));
+        anchors.truncate(ANCHORS);
+        let mut groups: Vec<(f64, Vec<&Seat>)> = anchors
             .iter()
             .filter_map(|anchor| {
                 let mut near = free.clone();
                 near.sort_by_key(|s| (distance(s, anchor), s.y, s.x));
                 let mut group: Vec<&Seat> = Vec::with_capacity(count);
+                if careful {
+                    near.truncate(count * 4 + 8);
+                }
                 for seat in near {
                     if group.len() == count {
                         break;
@@ -344,14 +421,8 @@ impl<'a> Picker<'a> {
                         // Take the seats it would leave alone too, if they may be given and
                         // fit; else pass over it.
                         let before = group.len() - 1;
-                        let taking: BTreeSet<&str> =
-                            group.iter().map(|s| s.code.as_str()).collect();
-                        for code in stranded(self.seats, &taking, self.rules) {
-                            if let Some(alone) = self
-                                .seats
-                                .iter()
-                                .find(|s| s.code.as_str() == code && self.is_eligible(s))
-                            {
+                        for alone in self.left_by(&group) {
+                            if self.is_eligible(alone) {
                                 group.push(alone);
                             }
                         }
@@ -428,7 +499,8 @@ pub fn best_available(
     if count == 0 {
         return None;
     }
-    Picker::new(seats, category, rules, accessible_released).pick(count)
+    let view = ordinary_view(seats, accessible_released);
+    Picker::new(&view, category, rules, accessible_released).pick(count)
 }
 
 #[cfg(test)]
@@ -561,6 +633,35 @@ mod tests {
     }
 
     #[test]
+    fn a_wheelchair_place_is_nobody_left_alone_and_the_hold_agrees_with_best_available() {
+        let rules = Rules::default();
+        // Until released, a free wheelchair place next to a selection is not a stranded seat.
+        let seats = hall(&["w......"]);
+        assert_eq!(judge(&seats, &set(&["A2", "A3"]), rules, false), Ok(vec![]));
+        assert_eq!(
+            judge(&seats, &set(&["A2", "A3"]), rules, true),
+            Err(Refusal::LoneSeat(vec!["A1".into()]))
+        );
+        // No pair side by side avoids a lone seat, so best available takes one that leaves A4
+        // alone, and the same seats chosen by hand are allowed too (seats apart that would
+        // leave no one alone do not count against seats side by side).
+        let seats = hall(&["x...x", ".x.x."]);
+        let best = best_available(&seats, 2, None, rules, false).unwrap();
+        assert!(best.together);
+        let taking: BTreeSet<&str> = best.seats.iter().map(String::as_str).collect();
+        assert_eq!(judge(&seats, &taking, rules, false).unwrap().len(), 1);
+        assert_eq!(
+            judge(&seats, &set(&["A2", "A3"]), rules, false),
+            Ok(vec!["A4".into()])
+        );
+        // Seats apart that leave someone alone while others would not: refused.
+        assert!(matches!(
+            judge(&seats, &set(&["A3", "B1"]), rules, false),
+            Err(Refusal::LoneSeat(_))
+        ));
+    }
+
+    #[test]
     fn companion_seats_come_with_a_wheelchair_place() {
         let rules = Rules::default();
         let seats = hall(&["wc....cw"]);
@@ -683,7 +784,7 @@ mod tests {
                 }
                 let leaves_alone = |group: &[&Seat]| {
                     let taking = group.iter().map(|s| s.code.as_str()).collect();
-                    !stranded(&seats, &taking, rules).is_empty()
+                    !left_alone(&seats, &taking, rules, false).is_empty()
                 };
                 // Side by side leaving someone alone only when no block side by side avoids
                 // it (together comes first); apart leaving someone alone only when nothing
@@ -701,6 +802,9 @@ mod tests {
                         alternative.map(|g| g.iter().map(|s| s.code.to_string()).collect::<Vec<_>>())
                     );
                 }
+                // What best available gives, a hold of the same seats by hand is allowed.
+                let judged = judge(&seats, &pick.seats.iter().map(String::as_str).collect(), rules, false);
+                prop_assert!(judged.is_ok(), "{:?} picked, then refused: {:?}", pick.seats, judged);
                 if !pick.together {
                     prop_assert!(
                         !every_selection(&ordinary, count).iter().any(|g| side_by_side(g)),

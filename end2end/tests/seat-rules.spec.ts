@@ -79,7 +79,9 @@ test("an operator makes a seat a house seat: every customer's map shows it off s
   await expect(customer.seat("A5")).toHaveAttribute("data-view", "free");
 
   await page.goto("/admin/halls");
+  await page.locator('[data-test="sign-in-link"]').click();
   await new SignInPage(page).signIn("operator", operatorPassword());
+  await expect(page).toHaveURL(/\/admin\/halls$/);
   await expect(page.locator('[data-test="block-form"]')).toBeVisible();
   await page.locator('[data-test="block-showtime"]').selectOption(String(id));
   await page.locator('[data-test="block-seats"]').fill("A5");

@@ -83,11 +83,6 @@ impl SeatMapCache {
         apply(&self.entries, showtime, changes);
     }
 
-    /// Drops the showtime's snapshot: the next read rebuilds it from the database.
-    pub fn forget(&self, showtime: ShowtimeId) {
-        forget(&self.entries, showtime);
-    }
-
     /// Stores a map just read from the database; the first time for a showtime, starts
     /// following its events (changes made by other processes arrive that way).
     pub fn store(
@@ -97,13 +92,16 @@ impl SeatMapCache {
         built: Instant,
         events: &LiveBus,
     ) -> Arc<Snapshot> {
+        let mut entries = self.entries.lock().expect("cache lock");
+        // A change applied to the cached map while this read was under way is newer than what
+        // the read saw of that seat: it is kept, so a slow read never turns a seat back.
+        let map = match entries.get(&showtime) {
+            Some(cached) => newest_of(map, &cached.map),
+            None => map,
+        };
         let snapshot = Arc::new(Snapshot::new(map, built));
-        let first = self
-            .entries
-            .lock()
-            .expect("cache lock")
-            .insert(showtime, snapshot.clone())
-            .is_none();
+        let first = entries.insert(showtime, snapshot.clone()).is_none();
+        drop(entries);
         if first {
             let entries = self.entries.clone();
             let mut rx = events.subscribe(showtime);
@@ -125,6 +123,21 @@ impl SeatMapCache {
         }
         snapshot
     }
+}
+
+/// `read` with each seat that `cached` has at a higher version taken from `cached`.
+fn newest_of(mut read: SeatMap, cached: &SeatMap) -> SeatMap {
+    let newer: HashMap<&str, &app::domain::Seat> =
+        cached.seats.iter().map(|s| (s.code.as_str(), s)).collect();
+    for seat in read.seats.iter_mut() {
+        if let Some(cached) = newer.get(seat.code.as_str()) {
+            if cached.version > seat.version {
+                seat.status = cached.status;
+                seat.version = cached.version;
+            }
+        }
+    }
+    read
 }
 
 fn apply(entries: &Entries, showtime: ShowtimeId, changes: &[SeatChange]) {
@@ -218,5 +231,22 @@ mod tests {
             a.etag, b.etag,
             "every process gives the same tag for the same map"
         );
+    }
+
+    #[test]
+    fn a_read_that_started_before_a_change_does_not_undo_it() {
+        // The cache learnt of A1's hold (version 4) while a slower read, which still saw A1
+        // free at version 3, was under way; A2's hold lapsed, which the read shows as free at
+        // the same version.
+        let mut cached = map();
+        cached.seats[0].status = SeatStatus::Held;
+        cached.seats[0].version = 4;
+        cached.seats[1].status = SeatStatus::Held;
+        let merged = newest_of(map(), &cached);
+        assert_eq!(
+            (merged.seats[0].status, merged.seats[0].version),
+            (SeatStatus::Held, 4)
+        );
+        assert_eq!(merged.seats[1].status, SeatStatus::Available);
     }
 }

@@ -25,8 +25,6 @@ pub(super) struct Claims {
 enum Picking<'a> {
     /// These seats (on this map), claimed.
     Picked(seat_rules::Pick, Vec<Seat>, Claim<'a>),
-    /// The snapshot must be read first.
-    NoSnapshot,
     /// Nothing fits but seats other picks are holding right now.
     OnlyClaimed,
     /// Nothing fits.
@@ -163,25 +161,18 @@ impl Engine {
         self.rate_limit(customer, client_addr).await?;
         let released = self.accessible_released(&layout);
         let mut lost: BTreeSet<String> = BTreeSet::new();
-        // How often a request that found nothing waits for other picks' holds to be decided
-        // (seats they claimed come back if their holds fail).
-        let mut waits = 0;
+        // How long a request that found nothing but seats other picks are holding right now
+        // waits for those holds to be decided (their seats come back if they fail).
+        let wait_until = Instant::now() + Duration::from_secs(2);
         for _ in 0..PICK_ATTEMPTS {
-            // The snapshot is read under the claims' lock, so that what this process holds is
-            // either in it already or still claimed.
             let picked = loop {
                 let ended = self.claims.ended.notified();
-                match self.pick_and_claim(showtime, &request, released, &lost) {
+                let read = self.seat_map_snapshot(showtime).await?;
+                match self.pick_and_claim(showtime, &read, &request, released, &lost) {
                     Picking::Picked(pick, seats, claim) => break Some((pick, seats, claim)),
-                    Picking::NoSnapshot => {
-                        // No fresh snapshot: read one (outside the lock), then pick.
-                        self.seat_map_snapshot(showtime).await?;
-                    }
-                    Picking::OnlyClaimed if waits < 100 => {
-                        // Nothing is left but what others are holding right now: wait for one
-                        // of them to be decided (its seats come back if its hold fails).
-                        waits += 1;
-                        let _ = tokio::time::timeout(Duration::from_millis(50), ended).await;
+                    Picking::OnlyClaimed if Instant::now() < wait_until => {
+                        let left = wait_until.saturating_duration_since(Instant::now());
+                        let _ = tokio::time::timeout(left, ended).await;
                     }
                     Picking::OnlyClaimed | Picking::Nothing => break None,
                 }
@@ -201,7 +192,7 @@ impl Engine {
             let selection = SeatSelection::parse(&pick.seats)?;
             let taking: BTreeSet<&str> = pick.seats.iter().map(String::as_str).collect();
             let lone_seats = match self.seat_rules.no_lone_seats {
-                true => seat_rules::stranded(&seats, &taking, self.seat_rules),
+                true => seat_rules::left_alone(&seats, &taking, self.seat_rules, released),
                 false => Vec::new(),
             };
             match self
@@ -214,10 +205,9 @@ impl Engine {
                     return Ok(hold);
                 }
                 Err(InventoryError::SeatsUnavailable(taken)) => {
-                    // Someone this process had not heard of yet took them: pick again on the
-                    // database's state, without them.
+                    // Someone this process had not heard of yet took them: pick again without
+                    // them.
                     HoldMetrics::count(&self.metrics.repicks);
-                    self.snapshots.forget(showtime);
                     lost.extend(taken);
                 }
                 Err(e) => return Err(e),
@@ -228,31 +218,43 @@ impl Engine {
         ))
     }
 
-    /// One best-available pick on this process's snapshot, leaving out the seats other picks are
-    /// holding right now and those `lost` earlier, claiming what it picked. The snapshot is read
-    /// under the claims' lock, so what this process holds is either in it already or claimed.
+    /// One best-available pick on this process's seat map — the cached snapshot if it is fresh
+    /// (it has every change this process announced), else `read` — leaving out the seats other
+    /// picks are holding right now and those `lost` earlier, and claiming what it picked. The
+    /// cache is read under the claims' lock, so what this process holds is in it or claimed.
     fn pick_and_claim(
         &self,
         showtime: ShowtimeId,
+        read: &Snapshot,
         request: &BestAvailable,
         released: bool,
         lost: &BTreeSet<String>,
     ) -> Picking<'_> {
         let mut claims = self.claims.claimed.lock().expect("claims");
-        let Some(snapshot) = self.snapshots.fresh(showtime) else {
-            return Picking::NoSnapshot;
-        };
+        let fresh = self.snapshots.fresh(showtime);
+        let map = fresh.as_deref().unwrap_or(read).map();
         let claimed = claims.get(&showtime);
-        let mut seats = snapshot.map().seats.clone();
+        let mut seats = map.seats.clone();
         for seat in seats.iter_mut() {
-            let code = seat.code.as_str();
-            if lost.contains(code) || claimed.is_some_and(|c| c.contains_key(code)) {
+            if lost.contains(seat.code.as_str()) {
                 seat.status = SeatStatus::Held;
             }
         }
+        let unclaimed_seats = claimed.filter(|c| !c.is_empty()).map(|claimed| {
+            let mut without = seats.clone();
+            for seat in without.iter_mut() {
+                if claimed.contains_key(seat.code.as_str()) {
+                    seat.status = SeatStatus::Held;
+                }
+            }
+            without
+        });
         let category = request.category.as_deref();
-        match seat_rules::best_available(&seats, request.count, category, self.seat_rules, released)
-        {
+        let pick_on = |seats: &[Seat]| {
+            seat_rules::best_available(seats, request.count, category, self.seat_rules, released)
+        };
+        let choice = pick_on(unclaimed_seats.as_deref().unwrap_or(&seats));
+        match choice {
             Some(pick) => {
                 let claimed = claims.entry(showtime).or_default();
                 for seat in &pick.seats {
@@ -263,9 +265,10 @@ impl Engine {
                     showtime,
                     seats: pick.seats.clone(),
                 };
-                Picking::Picked(pick, seats, claim)
+                Picking::Picked(pick, unclaimed_seats.unwrap_or(seats), claim)
             }
-            None if claimed.is_some_and(|c| !c.is_empty()) => Picking::OnlyClaimed,
+            // Seats others are holding right now would do: they come back if those holds fail.
+            None if unclaimed_seats.is_some() && pick_on(&seats).is_some() => Picking::OnlyClaimed,
             None => Picking::Nothing,
         }
     }
@@ -339,8 +342,8 @@ impl Engine {
             return Err(InventoryError::UnknownSeats(unknown));
         }
         self.check_sales(&layout)?;
-        let lone_seats = self.judge_selection(showtime, &layout, seats).await?;
         self.rate_limit(customer, client_addr).await?;
+        let lone_seats = self.judge_selection(showtime, &layout, seats).await?;
         let mut hold = self
             .hold_now(showtime, &layout, seats, customer, client_addr)
             .await?;

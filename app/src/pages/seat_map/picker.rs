@@ -128,21 +128,23 @@ fn judge(
     rules: Rules,
     accessible_released: bool,
 ) -> Result<Vec<String>, Refusal> {
-    let status = status.get();
     selected.with(|selected| {
+        // No selection, nothing to judge: the statuses are not even read (nor followed).
         if selected.is_empty() {
             return Ok(Vec::new());
         }
-        seats.with_value(|seats| {
-            let now: Vec<Seat> = seats
-                .iter()
-                .map(|s| Seat {
-                    status: status.get(s.code.as_str()).copied().unwrap_or(s.status),
-                    ..s.clone()
-                })
-                .collect();
-            let taking = selected.iter().map(String::as_str).collect();
-            seat_rules::judge(&now, &taking, rules, accessible_released)
+        status.with(|status| {
+            seats.with_value(|seats| {
+                let now: Vec<Seat> = seats
+                    .iter()
+                    .map(|s| Seat {
+                        status: status.get(s.code.as_str()).copied().unwrap_or(s.status),
+                        ..s.clone()
+                    })
+                    .collect();
+                let taking = selected.iter().map(String::as_str).collect();
+                seat_rules::judge(&now, &taking, rules, accessible_released)
+            })
         })
     })
 }
