@@ -2,8 +2,8 @@
 //! seats taken from the layout — a gap or an aisle ends a run, seat
 //! labels play no part —, the lone-seat rule, and the best-available pick.
 //!
-//! "Best" is closeness to the hall's optimal point, by default the middle of the seat columns
-//! and of the rows: a block's centre is scored by its squared distance to that point, a row
+//! "Best" is closeness to the hall's optimal point — its best seat where the layout names one,
+//! else the middle of the seat columns and of the rows: a block's centre is scored by its squared distance to that point, a row
 //! counting twice a column (moving back a row matters more than moving sideways). Ties go to
 //! the front row, then the left.
 
@@ -499,8 +499,28 @@ pub fn best_available(
     if count == 0 {
         return None;
     }
+    best_available_near(seats, count, category, rules, accessible_released, None)
+}
+
+/// [`best_available`] aiming for the hall's best seat, where the layout names one (else the
+/// middle of the hall).
+pub fn best_available_near(
+    seats: &[Seat],
+    count: usize,
+    category: Option<&str>,
+    rules: Rules,
+    accessible_released: bool,
+    best_seat: Option<&str>,
+) -> Option<Pick> {
+    if count == 0 {
+        return None;
+    }
     let view = ordinary_view(seats, accessible_released);
-    Picker::new(&view, category, rules, accessible_released).pick(count)
+    let mut picker = Picker::new(&view, category, rules, accessible_released);
+    if let Some(best) = best_seat.and_then(|b| seats.iter().find(|s| s.code.as_str() == b)) {
+        picker.point = (f64::from(best.x), f64::from(best.y));
+    }
+    picker.pick(count)
 }
 
 #[cfg(test)]
@@ -659,6 +679,15 @@ mod tests {
             judge(&seats, &set(&["A3", "B1"]), rules, false),
             Err(Refusal::LoneSeat(_))
         ));
+    }
+
+    #[test]
+    fn best_available_aims_for_the_halls_best_seat_when_it_has_one() {
+        let seats = hall(&["........", "........", "........"]);
+        let middle = best_available(&seats, 2, None, Rules::default(), false);
+        assert_eq!(codes(&middle), ["B4", "B5"]);
+        let near = best_available_near(&seats, 2, None, Rules::default(), false, Some("C7"));
+        assert_eq!(codes(&near), ["C7", "C8"], "C6-C7 would leave C8 alone");
     }
 
     #[test]

@@ -10,3 +10,6 @@ alter table showtime add column accessible_release_at timestamptz;
 -- seat's status stays 'AVAILABLE'.
 alter table show_seat add column blocked varchar(8)
     check (blocked is null or (blocked in ('HOUSE', 'KILLED') and status = 'AVAILABLE'));
+
+-- The seat best available aims for (the hall's best view); null: the middle of the hall.
+alter table hall add column best_seat varchar(8);

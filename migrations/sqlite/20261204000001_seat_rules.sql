@@ -5,3 +5,5 @@ alter table showtime add column accessible_release_at integer;
 
 alter table show_seat add column blocked text
     check (blocked is null or (blocked in ('HOUSE', 'KILLED') and status = 'AVAILABLE'));
+
+alter table hall add column best_seat text;

@@ -57,6 +57,7 @@ fn build(plan: &HallPlan) -> NewHall {
         name: plan.name.into(),
         categories: categories(),
         seats,
+        best_seat: None,
     }
 }
 

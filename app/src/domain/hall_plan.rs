@@ -10,8 +10,11 @@
 //!                                        { "gap": 2 },
 //!                                        { "number": 2, "category": "STANDARD", "wheelchair": true } ] },
 //!             { "label": "", "seats": [] },
-//!             { "label": "B", "seats": [ { "number": 1, "category": "PREMIUM" } ] } ] }
+//!             { "label": "B", "seats": [ { "number": 1, "category": "PREMIUM" } ] } ],
+//!   "bestSeat": "B1" }
 //! ```
+//!
+//! `bestSeat` (optional) is where best available aims; without it, the middle of the hall.
 //!
 //! A row with no label and no seats is an empty row (a cross aisle). [`HallPlan::check`] says
 //! everything that is wrong with a plan at once; a plan that passes makes a valid hall.
@@ -29,6 +32,10 @@ pub struct HallPlan {
     pub name: String,
     pub categories: Vec<PriceCategory>,
     pub rows: Vec<RowPlan>,
+    /// The seat best available aims for (the best view in the hall); none: the middle of the
+    /// seat columns and of the rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_seat: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -223,6 +230,11 @@ impl HallPlan {
                 seats.len()
             ));
         }
+        if let Some(best) = &self.best_seat {
+            if !seats.iter().any(|s| s.code.as_str() == best.trim()) {
+                problems.push(format!("bestSeat {best} is not a seat of the hall"));
+            }
+        }
         if problems.is_empty() {
             Ok(seats)
         } else {
@@ -278,6 +290,7 @@ impl HallPlan {
             name,
             categories,
             rows,
+            best_seat: None,
         }
     }
 }

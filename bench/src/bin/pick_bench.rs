@@ -198,6 +198,7 @@ async fn main() -> anyhow::Result<()> {
                 price: 10_000,
             }],
             seats: placed.clone(),
+            best_seat: None,
         })
         .await?
         .expect("new hall");

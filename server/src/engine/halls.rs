@@ -24,6 +24,7 @@ impl Engine {
             name: plan.name.trim().to_string(),
             categories: plan.categories.clone(),
             seats,
+            best_seat: plan.best_seat.as_ref().map(|s| s.trim().to_string()),
         };
         let Some(id) = self.store.create_hall(&hall).await? else {
             return Err(InventoryError::HallNameTaken(hall.name));
@@ -52,7 +53,9 @@ impl Engine {
             .stored_hall(hall_id)
             .await?
             .ok_or(InventoryError::HallNotFound)?;
-        Ok(HallPlan::from_seats(hall.name, hall.categories, hall.seats))
+        let mut plan = HallPlan::from_seats(hall.name, hall.categories, hall.seats);
+        plan.best_seat = hall.best_seat;
+        Ok(plan)
     }
 
     /// Showtimes from the start of today (venue time) on, with their counts.

@@ -168,7 +168,7 @@ impl Engine {
             let picked = loop {
                 let ended = self.claims.ended.notified();
                 let read = self.seat_map_snapshot(showtime).await?;
-                match self.pick_and_claim(showtime, &read, &request, released, &lost) {
+                match self.pick_and_claim(showtime, &layout, &read, &request, released, &lost) {
                     Picking::Picked(pick, seats, claim) => break Some((pick, seats, claim)),
                     Picking::OnlyClaimed if Instant::now() < wait_until => {
                         let left = wait_until.saturating_duration_since(Instant::now());
@@ -225,6 +225,7 @@ impl Engine {
     fn pick_and_claim(
         &self,
         showtime: ShowtimeId,
+        layout: &Layout,
         read: &Snapshot,
         request: &BestAvailable,
         released: bool,
@@ -251,7 +252,14 @@ impl Engine {
         });
         let category = request.category.as_deref();
         let pick_on = |seats: &[Seat]| {
-            seat_rules::best_available(seats, request.count, category, self.seat_rules, released)
+            seat_rules::best_available_near(
+                seats,
+                request.count,
+                category,
+                self.seat_rules,
+                released,
+                layout.best_seat.as_deref(),
+            )
         };
         let choice = pick_on(unclaimed_seats.as_deref().unwrap_or(&seats));
         match choice {

@@ -21,7 +21,8 @@ fn plan(name: &str) -> Value {
             { "label": "", "seats": [] },
             { "label": "B", "seats": [ { "number": 1, "category": "VIP" },
                                        { "number": 2, "category": "VIP", "companion": true } ] }
-        ]
+        ],
+        "bestSeat": "A2"
     })
 }
 
@@ -35,11 +36,14 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     let mut bad = plan("Studio");
     bad["rows"][0]["seats"][1]["category"] = json!("BALCONY");
     bad["categories"][1]["price"] = json!(-5);
+    bad["bestSeat"] = json!("C9");
     let (status, body) = post_fn(&operator, &app, "import_hall", json!({ "plan": bad })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     let detail = body["detail"].as_str().unwrap();
     assert!(
-        detail.contains("A2's category BALCONY") && detail.contains("VIP's price"),
+        detail.contains("A2's category BALCONY")
+            && detail.contains("VIP's price")
+            && detail.contains("bestSeat C9"),
         "{detail}"
     );
     assert_eq!(

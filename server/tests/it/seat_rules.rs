@@ -48,6 +48,16 @@ fn best(count: usize) -> BestAvailable {
 /// aisle; rows A, B, … from the front) with one showtime tomorrow, accessible seats released at
 /// `release` (none: never). Seats marked `x` are held by someone else before the test starts.
 async fn drawn_showtime(db: &TestDb, rows: &[&str], release: Option<DateTime<Utc>>) -> ShowtimeId {
+    drawn_showtime_aiming(db, rows, release, None).await
+}
+
+/// The same, its hall's best seat `best_seat`.
+async fn drawn_showtime_aiming(
+    db: &TestDb,
+    rows: &[&str],
+    release: Option<DateTime<Utc>>,
+    best_seat: Option<&str>,
+) -> ShowtimeId {
     let mut seats = Vec::new();
     let mut taken = Vec::new();
     for (y, line) in rows.iter().enumerate() {
@@ -82,6 +92,7 @@ async fn drawn_showtime(db: &TestDb, rows: &[&str], release: Option<DateTime<Utc
             price: 10_000,
         }],
         seats,
+        best_seat: best_seat.map(str::to_string),
     };
     let hall_id = db.store.create_hall(&hall).await.unwrap().unwrap();
     let starts_at = Utc::now() + chrono::Duration::days(1);
@@ -302,6 +313,15 @@ async fn a_selection_that_leaves_a_seat_alone_is_refused_unless_nothing_else_wou
     assert_eq!(hold.together, Some(true));
     let seats: Vec<String> = hold.seats.iter().map(|s| s.to_string()).collect();
     assert_eq!(seats, ["B4", "B5"]);
+    // A hall whose layout names its best seat: best available aims there, not at the middle.
+    let rows = ["........", "........", "........"];
+    let aiming = drawn_showtime_aiming(&db, &rows, None, Some("C7")).await;
+    let hold = engine
+        .hold_best(aiming, &best(2), customer(), None)
+        .await
+        .unwrap();
+    let seats: Vec<String> = hold.seats.iter().map(|s| s.to_string()).collect();
+    assert_eq!(seats, ["C7", "C8"]);
     db.drop_database().await;
 }
 

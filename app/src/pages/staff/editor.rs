@@ -212,6 +212,7 @@ fn plan_of(
         name: name.trim().to_string(),
         categories,
         rows,
+        best_seat: None,
     };
     match (problems.is_empty(), plan.check()) {
         (true, Ok(_)) => Ok(plan),

@@ -10,6 +10,7 @@ pub struct StoredHall {
     pub name: String,
     pub categories: Vec<PriceCategory>,
     pub seats: Vec<PlacedSeat>,
+    pub best_seat: Option<String>,
 }
 
 #[async_trait::async_trait]
@@ -26,7 +27,7 @@ pub trait HallPlans: Send + Sync {
 const HALLS: &str = "select h.id, h.name, count(s.seat_code) as seats
      from hall h left join hall_seat s on s.hall_id = h.id
      group by h.id, h.name order by h.name";
-const HALL_NAME: &str = "select name from hall where id = $1";
+const HALL_NAME: &str = "select name, best_seat from hall where id = $1";
 const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name, st.starts_at,
             st.duration_minutes, st.sales_open_at,
             coalesce(st.sales_close_at, st.starts_at) as sales_close_at, st.hot_sale,
@@ -73,12 +74,13 @@ pub(super) struct HallRow {
 
 /// A stored hall from its rows.
 pub(super) fn stored_hall(
-    name: String,
+    (name, best_seat): (String, Option<String>),
     categories: Vec<CategoryRow>,
     seats: Vec<SeatRow>,
 ) -> Result<StoredHall, StoreError> {
     Ok(StoredHall {
         name,
+        best_seat,
         categories: categories.into_iter().map(CategoryRow::category).collect(),
         seats: seats
             .into_iter()
@@ -105,7 +107,7 @@ macro_rules! hall_plans {
             }
 
             async fn stored_hall(&self, hall_id: i64) -> Result<Option<StoredHall>, StoreError> {
-                let name: Option<String> = sqlx::query_scalar(HALL_NAME)
+                let name: Option<(String, Option<String>)> = sqlx::query_as(HALL_NAME)
                     .bind(hall_id)
                     .fetch_optional(&self.$read)
                     .await?;

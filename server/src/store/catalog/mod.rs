@@ -171,6 +171,8 @@ pub struct Layout {
     pub sales: SalesWindow,
     /// From then on its unsold wheelchair places and companion seats are ordinary seats.
     pub accessible_release_at: Option<DateTime<Utc>>,
+    /// Where best available aims (its hall's best seat; none: the middle of the hall).
+    pub best_seat: Option<String>,
     pub categories: Vec<PriceCategory>,
     pub seats: Vec<LayoutSeat>,
 }
@@ -200,13 +202,15 @@ pub struct NewHall {
     pub name: String,
     pub categories: Vec<PriceCategory>,
     pub seats: Vec<LayoutSeat>,
+    /// The seat best available aims for (none: the middle of the hall).
+    pub best_seat: Option<String>,
 }
 
 // Statements that read the same in both dialects.
 const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at,
                                       st.sales_open_at, st.duration_minutes,
                                       coalesce(st.sales_close_at, st.starts_at) as sales_close_at,
-                                      st.accessible_release_at
+                                      st.accessible_release_at, h.best_seat
                                from showtime st join hall h on h.id = st.hall_id where st.id = $1";
 const CATEGORIES: &str =
     "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code";
@@ -335,6 +339,7 @@ struct ShowtimeHead {
     duration_minutes: i32,
     sales_close_at: At,
     accessible_release_at: Option<At>,
+    best_seat: Option<String>,
 }
 
 /// `CATEGORIES`.
@@ -386,6 +391,7 @@ impl ShowtimeHead {
                 closes_at: self.sales_close_at.0,
             },
             accessible_release_at: self.accessible_release_at.map(|at| at.0),
+            best_seat: self.best_seat,
             categories: categories.into_iter().map(CategoryRow::category).collect(),
             seats: seats
                 .into_iter()

@@ -59,9 +59,11 @@ impl Catalog for SqliteStore {
     async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let id: Option<i64> = sqlx::query_scalar(
-            "insert into hall (name) values ($1) on conflict (name) do nothing returning id",
+            "insert into hall (name, best_seat) values ($1, $2)
+             on conflict (name) do nothing returning id",
         )
         .bind(&hall.name)
+        .bind(&hall.best_seat)
         .fetch_optional(&mut *tx)
         .await?;
         let Some(id) = id else { return Ok(None) };
