@@ -125,7 +125,7 @@ async fn drawn_showtime_aiming(
 /// PostgreSQL (tests running side by side stay within the server's connection limit).
 async fn process_engine(db: &TestDb) -> Arc<Engine> {
     let store: Arc<dyn Store> = match db.backend {
-        Backend::Postgres => Arc::new(PgStore::connect(&db.url, 16).await.unwrap()),
+        Backend::Postgres => Arc::new(PgStore::connect(&db.url, 8).await.unwrap()),
         Backend::Sqlite => db.store.clone(),
     };
     Arc::new(Engine::new(store, Clock::Database, TTL))
