@@ -186,13 +186,13 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
                 {move || tr!(lang.get(), "best.button", count = best_count.get())}
             </button>
         </div>
-        <p class="rule-hint" id="rule-hint" data-test="rule-hint" role="status" hidden=move || rule().is_none()>
-            {rule}
-        </p>
         <div class="picker-bar" data-test="picker-bar">
             <div class="picker-summary">
                 <p data-test="selection">{summary}</p>
                 <p class="total" data-test="total">{total}</p>
+                <p class="rule-hint" id="rule-hint" data-test="rule-hint" role="status" hidden=move || rule().is_none()>
+                    {rule}
+                </p>
             </div>
             <div class="picker-actions">
                 <button
