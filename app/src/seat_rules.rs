@@ -282,21 +282,9 @@ impl<'a> Picker<'a> {
         !out.is_empty()
     }
 
-    /// Whether taking `group` would leave someone alone (only its own runs can change).
+    /// Whether taking `group` would leave someone alone.
     fn strands(&self, group: &[&Seat]) -> bool {
-        let taking: BTreeSet<&str> = group.iter().map(|s| s.code.as_str()).collect();
-        let touched: BTreeSet<usize> = group
-            .iter()
-            .filter_map(|s| self.run_of.get(s.code.as_str()).copied())
-            .collect();
-        let mut out = Vec::new();
-        for i in touched {
-            stranded_in_run(&self.runs[i], &taking, self.rules, &mut out);
-            if !out.is_empty() {
-                return true;
-            }
-        }
-        false
+        !self.left_by(group).is_empty()
     }
 
     /// The seats taking `group` would leave alone (only its own runs can change).

@@ -11,7 +11,7 @@
 use app::domain::{CustomerId, SeatSelection};
 use app::engine::Inventory;
 use app::error::InventoryError;
-use bench::{env, percentile};
+use bench::{env, percentile, replace_db};
 use rand::Rng;
 use server::clock::Clock;
 use server::engine::Engine;
@@ -26,14 +26,6 @@ struct Figures {
     ok_per_sec: Option<f64>,
     p50_ms: f64,
     p99_ms: f64,
-}
-
-fn replace_db(url: &str, name: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let base = base.rsplit_once('/').map_or(base, |(b, _)| b);
-    query.map_or(format!("{base}/{name}"), |q| format!("{base}/{name}?{q}"))
 }
 
 async fn reset(pool: &PgPool, showtime: i64) -> anyhow::Result<()> {

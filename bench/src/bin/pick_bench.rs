@@ -16,7 +16,7 @@ use app::domain::{
 use app::engine::Inventory;
 use app::error::InventoryError;
 use app::seat_rules::{best_available, Rules};
-use bench::{env, percentile};
+use bench::{env, percentile, replace_db};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use server::clock::Clock;
@@ -151,14 +151,6 @@ where
         p50_ms: percentile(&all, 0.5),
         p99_ms: percentile(&all, 0.99),
     }
-}
-
-fn replace_db(url: &str, name: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let base = base.rsplit_once('/').map_or(base, |(b, _)| b);
-    query.map_or(format!("{base}/{name}"), |q| format!("{base}/{name}?{q}"))
 }
 
 #[tokio::main]
