@@ -9,7 +9,7 @@
 
 use crate::domain::{Seat, SeatStatus};
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// How the rules are applied (a venue setting; seat maps carry it so pages explain it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -98,7 +98,11 @@ fn stranded_in_run(run: &[&Seat], taking: &BTreeSet<&str>, rules: Rules, out: &m
 /// a free wheelchair place or companion seat is not a seat an ordinary customer could be left
 /// alone in (nobody else would take it anyway), so it counts as taken.
 fn ordinary_view(seats: &[Seat], accessible_released: bool) -> Cow<'_, [Seat]> {
-    if accessible_released || !seats.iter().any(|s| s.accessible || s.companion) {
+    if accessible_released
+        || !seats
+            .iter()
+            .any(|s| (s.accessible || s.companion) && is_free(s))
+    {
         return Cow::Borrowed(seats);
     }
     Cow::Owned(
@@ -230,12 +234,30 @@ fn score(block: &[&Seat], point: (f64, f64)) -> f64 {
 struct Picker<'a> {
     seats: &'a [Seat],
     runs: Vec<Vec<&'a Seat>>,
-    /// Each seat's run (an index into `runs`).
-    run_of: std::collections::HashMap<&'a str, usize>,
-    /// Codes of the seats this request may be given.
-    eligible: BTreeSet<&'a str>,
+    /// Each seat's run (an index into `runs`), by the seat's identity (see `key`).
+    run_of: HashMap<usize, usize>,
+    /// The seats this request may be given, by identity.
+    eligible: HashSet<usize>,
     rules: Rules,
     point: (f64, f64),
+}
+
+/// A seat's identity within the slice a `Picker` works on: its address (cheaper than its code).
+fn key(seat: &Seat) -> usize {
+    seat as *const Seat as usize
+}
+
+/// Whether taking seats `start..start + len` of a run (all free) leaves the seat just before or
+/// just after them alone: it had a free neighbour (the seat taken) and has none after.
+fn window_strands(free: &[bool], start: usize, len: usize, exempt_edges: bool) -> bool {
+    let n = free.len();
+    let end = start + len;
+    let left = start
+        .checked_sub(1)
+        .is_some_and(|l| free[l] && (l == 0 || !free[l - 1]) && !(exempt_edges && l == 0));
+    let right =
+        end < n && free[end] && (end + 1 == n || !free[end + 1]) && !(exempt_edges && end + 1 == n);
+    left || right
 }
 
 impl<'a> Picker<'a> {
@@ -252,13 +274,13 @@ impl<'a> Picker<'a> {
                     && (accessible_released || (!s.accessible && !s.companion))
                     && category.is_none_or(|c| s.category == c)
             })
-            .map(|s| s.code.as_str())
+            .map(key)
             .collect();
         let runs = runs(seats);
         let run_of = runs
             .iter()
             .enumerate()
-            .flat_map(|(i, run)| run.iter().map(move |s| (s.code.as_str(), i)))
+            .flat_map(|(i, run)| run.iter().map(move |s| (key(s), i)))
             .collect();
         Self {
             seats,
@@ -271,15 +293,7 @@ impl<'a> Picker<'a> {
     }
 
     fn is_eligible(&self, seat: &Seat) -> bool {
-        self.eligible.contains(seat.code.as_str())
-    }
-
-    /// Whether taking `block` (all from `run`) would leave someone alone.
-    fn strands_in(&self, run: &[&Seat], block: &[&Seat]) -> bool {
-        let taking: BTreeSet<&str> = block.iter().map(|s| s.code.as_str()).collect();
-        let mut out = Vec::new();
-        stranded_in_run(run, &taking, self.rules, &mut out);
-        !out.is_empty()
+        self.eligible.contains(&key(seat))
     }
 
     /// Whether taking `group` would leave someone alone.
@@ -292,7 +306,7 @@ impl<'a> Picker<'a> {
         let taking: BTreeSet<&str> = group.iter().map(|s| s.code.as_str()).collect();
         let touched: BTreeSet<usize> = group
             .iter()
-            .filter_map(|s| self.run_of.get(s.code.as_str()).copied())
+            .filter_map(|s| self.run_of.get(&key(s)).copied())
             .collect();
         let mut out = Vec::new();
         for i in touched {
@@ -355,14 +369,21 @@ impl<'a> Picker<'a> {
     }
 
     /// Every block of `count` eligible seats side by side, best first, each saying whether it
-    /// leaves someone alone.
-    fn blocks(&self, count: usize) -> Vec<(f64, Vec<&'a Seat>, bool)> {
+    /// leaves someone alone (judged from its neighbours alone: O(1) a block).
+    fn blocks(&self, count: usize) -> Vec<(f64, &[&'a Seat], bool)> {
         let mut blocks = Vec::new();
         for run in &self.runs {
-            for window in run.windows(count) {
-                if window.iter().all(|s| self.is_eligible(s)) {
-                    let strands = self.rules.no_lone_seats && self.strands_in(run, window);
-                    blocks.push((score(window, self.point), window.to_vec(), strands));
+            if run.len() < count {
+                continue;
+            }
+            let free: Vec<bool> = run.iter().map(|s| is_free(s)).collect();
+            let eligible: Vec<bool> = run.iter().map(|s| self.is_eligible(s)).collect();
+            for start in 0..=run.len() - count {
+                if eligible[start..start + count].iter().all(|&e| e) {
+                    let window = &run[start..start + count];
+                    let strands = self.rules.no_lone_seats
+                        && window_strands(&free, start, count, self.rules.exempt_edges);
+                    blocks.push((score(window, self.point), window, strands));
                 }
             }
         }

@@ -88,7 +88,7 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
 
 test("declining on the gateway's page returns to the hold with a message", async ({ page }) => {
   const map = await openShowtime(page, 1);
-  await map.hold("D5");
+  await map.hold("D1");
   await page.locator('[data-test="pay"]').click();
   await expect(page).toHaveURL(/\/pay\/ps_/);
   await page.locator('[data-test="sandbox-decline"]').click();
@@ -96,7 +96,7 @@ test("declining on the gateway's page returns to the hold with a message", async
   await map.waitForHydration();
   await expect(map.notice).toHaveText("Your payment was declined. Your seats are still held — you can try again.");
   await expect(map.holdPanel).toBeVisible();
-  await expect(map.heldSeats).toHaveText("Seats D5");
+  await expect(map.heldSeats).toHaveText("Seats D1");
 });
 
 test("an operator cancels a showtime in the console and the customer's booking page shows the refund", async ({ page, browser }) => {

@@ -48,8 +48,8 @@ test("a selection that leaves one seat alone is explained before Hold, and refus
   await map.open(id);
   const hint = page.locator('[data-test="rule-hint"]');
   await expect(hint).toBeHidden();
-  // A2 and A3 would leave A1 alone at the end of the row.
-  await map.select("A2", "A3");
+  // A2 to A4 would leave A1 alone at the end of the row (in either demo hall).
+  await map.select("A2", "A3", "A4");
   await expect(map.seat("A1")).toHaveAttribute("data-view", "stranded");
   await expect(hint).toBeVisible();
   await expect(hint).toContainText("would leave A1 alone");
@@ -57,7 +57,7 @@ test("a selection that leaves one seat alone is explained before Hold, and refus
   await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "lone-seat.png") });
 
   // The rule is the server's: the same seats through the REST API are refused and stay free.
-  const refused = await page.request.post(`/showtimes/${id}/holds`, { data: { seats: ["A2", "A3"] } });
+  const refused = await page.request.post(`/showtimes/${id}/holds`, { data: { seats: ["A2", "A3", "A4"] } });
   expect(refused.status()).toBe(422);
   const body = await refused.json();
   expect(body.code).toBe("LONE_SEAT");
@@ -69,7 +69,7 @@ test("a selection that leaves one seat alone is explained before Hold, and refus
   await expect(hint).toBeHidden();
   await expect(map.seat("A1")).toHaveAttribute("data-view", "selected");
   await map.holdButton.click();
-  await expect(map.heldSeats).toHaveText("Seats A1, A2, A3");
+  await expect(map.heldSeats).toHaveText("Seats A1, A2, A3, A4");
 });
 
 test("an operator makes a seat a house seat: every customer's map shows it off sale at once and nobody can take it", async ({ page, browser }) => {

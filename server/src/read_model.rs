@@ -1,5 +1,5 @@
 //! The read model behind `GET /showtimes/{id}/seats`: one serialised seat map per showtime in
-//! memory, read tens of times per hold. Committed changes reach it through the event
+//! memory (serialised when read, not at every change), read tens of times per hold. Committed changes reach it through the event
 //! bus (from every process, with Redis) and are applied by seat version; it is rebuilt from the
 //! database once it is older than [`REFRESH_AFTER`], which heals anything missed and shows lazily
 //! expired holds as free. A strong `ETag` (hash of the body) lets clients and CDNs revalidate
@@ -17,12 +17,12 @@ use tokio::sync::broadcast::error::RecvError;
 /// How old a snapshot may get before the next read rebuilds it from the database.
 pub const REFRESH_AFTER: Duration = Duration::from_secs(1);
 
-/// One showtime's seat map, ready to send.
+/// One showtime's seat map, and its JSON body and tag once someone asks for them (a change
+/// applied to the map costs no serialising until the map is read again).
 pub struct Snapshot {
-    pub json: Bytes,
-    pub etag: String,
     map: SeatMap,
     built: Instant,
+    body: std::sync::OnceLock<(Bytes, String)>,
 }
 
 impl Snapshot {
@@ -31,15 +31,30 @@ impl Snapshot {
         &self.map
     }
 
+    /// The map as JSON.
+    pub fn json(&self) -> &Bytes {
+        &self.body().0
+    }
+
+    /// A strong `ETag` of the JSON body.
+    pub fn etag(&self) -> &str {
+        &self.body().1
+    }
+
+    fn body(&self) -> &(Bytes, String) {
+        self.body.get_or_init(|| {
+            let json = Bytes::from(serde_json::to_vec(&self.map).expect("seat maps serialise"));
+            let digest = Sha256::digest(&json);
+            let etag = format!("\"{}\"", hex::encode(&digest[..16]));
+            (json, etag)
+        })
+    }
+
     fn new(map: SeatMap, built: Instant) -> Self {
-        let json = Bytes::from(serde_json::to_vec(&map).expect("seat maps serialise"));
-        let digest = Sha256::digest(&json);
-        let etag = format!("\"{}\"", hex::encode(&digest[..16]));
         Self {
-            json,
-            etag,
             map,
             built,
+            body: std::sync::OnceLock::new(),
         }
     }
 
@@ -215,8 +230,8 @@ mod tests {
         let updated = snapshot
             .with(&[change("A1", SeatStatus::Held, 4)])
             .expect("newer");
-        assert_ne!(updated.etag, snapshot.etag);
-        let body: serde_json::Value = serde_json::from_slice(&updated.json).unwrap();
+        assert_ne!(updated.etag(), snapshot.etag());
+        let body: serde_json::Value = serde_json::from_slice(updated.json()).unwrap();
         assert_eq!(body["seats"][0]["status"], "HELD");
         assert_eq!(body["seats"][0]["version"], 4);
     }
@@ -228,7 +243,8 @@ mod tests {
             Snapshot::new(map(), Instant::now()),
         );
         assert_eq!(
-            a.etag, b.etag,
+            a.etag(),
+            b.etag(),
             "every process gives the same tag for the same map"
         );
     }

@@ -234,22 +234,16 @@ impl Engine {
         let mut claims = self.claims.claimed.lock().expect("claims");
         let fresh = self.snapshots.fresh(showtime);
         let map = fresh.as_deref().unwrap_or(read).map();
-        let claimed = claims.get(&showtime);
+        let claimed = claims.get(&showtime).filter(|c| !c.is_empty());
+        // The map as this pick sees it: seats lost earlier and seats others are holding are
+        // taken.
         let mut seats = map.seats.clone();
         for seat in seats.iter_mut() {
-            if lost.contains(seat.code.as_str()) {
+            let code = seat.code.as_str();
+            if lost.contains(code) || claimed.is_some_and(|c| c.contains_key(code)) {
                 seat.status = SeatStatus::Held;
             }
         }
-        let unclaimed_seats = claimed.filter(|c| !c.is_empty()).map(|claimed| {
-            let mut without = seats.clone();
-            for seat in without.iter_mut() {
-                if claimed.contains_key(seat.code.as_str()) {
-                    seat.status = SeatStatus::Held;
-                }
-            }
-            without
-        });
         let category = request.category.as_deref();
         let pick_on = |seats: &[Seat]| {
             seat_rules::best_available_near(
@@ -261,8 +255,7 @@ impl Engine {
                 layout.best_seat.as_deref(),
             )
         };
-        let choice = pick_on(unclaimed_seats.as_deref().unwrap_or(&seats));
-        match choice {
+        match pick_on(&seats) {
             Some(pick) => {
                 let claimed = claims.entry(showtime).or_default();
                 for seat in &pick.seats {
@@ -273,10 +266,21 @@ impl Engine {
                     showtime,
                     seats: pick.seats.clone(),
                 };
-                Picking::Picked(pick, unclaimed_seats.unwrap_or(seats), claim)
+                Picking::Picked(pick, seats, claim)
             }
             // Seats others are holding right now would do: they come back if those holds fail.
-            None if unclaimed_seats.is_some() && pick_on(&seats).is_some() => Picking::OnlyClaimed,
+            None if claimed.is_some() => {
+                let mut without_claims = map.seats.clone();
+                for seat in without_claims.iter_mut() {
+                    if lost.contains(seat.code.as_str()) {
+                        seat.status = SeatStatus::Held;
+                    }
+                }
+                match pick_on(&without_claims) {
+                    Some(_) => Picking::OnlyClaimed,
+                    None => Picking::Nothing,
+                }
+            }
             None => Picking::Nothing,
         }
     }

@@ -41,7 +41,7 @@ async fn seat_map(
 ) -> Result<Response, ApiError> {
     let snapshot = state.engine.seat_map_snapshot(showtime).await?;
     let cache = [
-        (header::ETAG, snapshot.etag.clone()),
+        (header::ETAG, snapshot.etag().to_string()),
         (header::CACHE_CONTROL, "public, max-age=1".to_string()),
     ];
     let unchanged = headers
@@ -49,7 +49,7 @@ async fn seat_map(
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .any(|tag| tag.trim() == snapshot.etag || tag.trim() == "*");
+        .any(|tag| tag.trim() == snapshot.etag() || tag.trim() == "*");
     if unchanged {
         return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
     }
@@ -57,7 +57,7 @@ async fn seat_map(
         StatusCode::OK,
         cache,
         [(header::CONTENT_TYPE, "application/json".to_string())],
-        snapshot.json.clone(),
+        snapshot.json().clone(),
     )
         .into_response())
 }

@@ -462,8 +462,8 @@ async fn best_available_and_the_lone_seat_rule_through_the_rest_api_and_the_serv
         }
     };
 
-    // A2 and A3 would leave A1 alone: 422 naming it, nothing held.
-    let r = hold(showtime, json!({ "seats": ["A2", "A3"] }))
+    // A2 to A4 would leave A1 alone (in both demo halls): 422 naming it, nothing held.
+    let r = hold(showtime, json!({ "seats": ["A2", "A3", "A4"] }))
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
