@@ -412,12 +412,16 @@ impl<'a> Picker<'a> {
         let mut groups: Vec<(f64, Vec<&Seat>)> = anchors
             .iter()
             .filter_map(|anchor| {
+                // Only the nearest few are ever looked at: found without sorting them all.
+                let near_by = |s: &&Seat| (distance(s, anchor), s.y, s.x);
+                let bound = if careful { count * 4 + 8 } else { count };
                 let mut near = free.clone();
-                near.sort_by_key(|s| (distance(s, anchor), s.y, s.x));
-                let mut group: Vec<&Seat> = Vec::with_capacity(count);
-                if careful {
-                    near.truncate(count * 4 + 8);
+                if near.len() > bound {
+                    near.select_nth_unstable_by_key(bound - 1, near_by);
+                    near.truncate(bound);
                 }
+                near.sort_by_key(near_by);
+                let mut group: Vec<&Seat> = Vec::with_capacity(count);
                 for seat in near {
                     if group.len() == count {
                         break;

@@ -13,7 +13,9 @@ pub(super) const HOLD_TURNS: usize = 1024;
 /// Seats that best-available picks in this process are holding at the moment, per showtime: a
 /// pick leaves them out, so concurrent requests are given different blocks and their holds run
 /// side by side. A claim ends when its hold is decided (and, if granted, already applied to the
-/// seat-map snapshot), so a seat is always either claimed or shown as taken.
+/// seat-map snapshot), so a seat this process holds is claimed or shown as taken on the map a
+/// pick reads together with the claims. (A pick made on that map can still lose a seat to a hold
+/// decided while it was being made; it is then made again without it.)
 #[derive(Default)]
 pub(super) struct Claims {
     claimed: Mutex<HashMap<ShowtimeId, HashMap<String, usize>>>,
@@ -221,29 +223,18 @@ impl Engine {
     /// One best-available pick on this process's seat map — the cached snapshot if it is fresh
     /// (it has every change this process announced), else `read` — leaving out the seats other
     /// picks are holding right now and those `lost` earlier, and claiming what it picked. The
-    /// cache is read under the claims' lock, so what this process holds is in it or claimed.
+    /// map and the claims are read together under the claims' lock, so what this process holds
+    /// is in the one or the other; the pick itself is made outside the lock, and claimed only
+    /// if no other pick claimed any of its seats meanwhile (else it is made again).
     fn pick_and_claim(
         &self,
         showtime: ShowtimeId,
         layout: &Layout,
-        read: &Snapshot,
+        read: &Arc<Snapshot>,
         request: &BestAvailable,
         released: bool,
         lost: &BTreeSet<String>,
     ) -> Picking<'_> {
-        let mut claims = self.claims.claimed.lock().expect("claims");
-        let fresh = self.snapshots.fresh(showtime);
-        let map = fresh.as_deref().unwrap_or(read).map();
-        let claimed = claims.get(&showtime).filter(|c| !c.is_empty());
-        // The map as this pick sees it: seats lost earlier and seats others are holding are
-        // taken.
-        let mut seats = map.seats.clone();
-        for seat in seats.iter_mut() {
-            let code = seat.code.as_str();
-            if lost.contains(code) || claimed.is_some_and(|c| c.contains_key(code)) {
-                seat.status = SeatStatus::Held;
-            }
-        }
         let category = request.category.as_deref();
         let pick_on = |seats: &[Seat]| {
             seat_rules::best_available_near(
@@ -255,33 +246,59 @@ impl Engine {
                 layout.best_seat.as_deref(),
             )
         };
-        match pick_on(&seats) {
-            Some(pick) => {
-                let claimed = claims.entry(showtime).or_default();
-                for seat in &pick.seats {
-                    *claimed.entry(seat.clone()).or_default() += 1;
+        loop {
+            let (snapshot, claimed) = {
+                let claims = self.claims.claimed.lock().expect("claims");
+                let snapshot = self
+                    .snapshots
+                    .fresh(showtime)
+                    .unwrap_or_else(|| read.clone());
+                let claimed: BTreeSet<String> = claims
+                    .get(&showtime)
+                    .map(|c| c.keys().cloned().collect())
+                    .unwrap_or_default();
+                (snapshot, claimed)
+            };
+            // The map as this pick sees it: seats lost earlier and seats others are holding
+            // are taken.
+            let mut seats = snapshot.map().seats.clone();
+            for seat in seats.iter_mut() {
+                let code = seat.code.as_str();
+                if lost.contains(code) || claimed.contains(code) {
+                    seat.status = SeatStatus::Held;
                 }
-                let claim = Claim {
-                    claims: &self.claims,
-                    showtime,
-                    seats: pick.seats.clone(),
-                };
-                Picking::Picked(pick, seats, claim)
             }
-            // Seats others are holding right now would do: they come back if those holds fail.
-            None if claimed.is_some() => {
-                let mut without_claims = map.seats.clone();
+            let Some(pick) = pick_on(&seats) else {
+                if claimed.is_empty() {
+                    return Picking::Nothing;
+                }
+                // Seats others are holding right now would do: they come back if those holds
+                // fail.
+                let mut without_claims = snapshot.map().seats.clone();
                 for seat in without_claims.iter_mut() {
                     if lost.contains(seat.code.as_str()) {
                         seat.status = SeatStatus::Held;
                     }
                 }
-                match pick_on(&without_claims) {
+                return match pick_on(&without_claims) {
                     Some(_) => Picking::OnlyClaimed,
                     None => Picking::Nothing,
-                }
+                };
+            };
+            let mut claims = self.claims.claimed.lock().expect("claims");
+            let now_claimed = claims.entry(showtime).or_default();
+            if pick.seats.iter().any(|s| now_claimed.contains_key(s)) {
+                continue;
             }
-            None => Picking::Nothing,
+            for seat in &pick.seats {
+                *now_claimed.entry(seat.clone()).or_default() += 1;
+            }
+            let claim = Claim {
+                claims: &self.claims,
+                showtime,
+                seats: pick.seats.clone(),
+            };
+            return Picking::Picked(pick, seats, claim);
         }
     }
 
