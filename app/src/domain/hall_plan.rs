@@ -94,6 +94,9 @@ pub struct ShowtimeCounts {
     pub refunded: i64,
     pub sold: i64,
     pub held: i64,
+    /// Taken off public sale (house or killed seats).
+    #[serde(default)]
+    pub off_sale: i64,
     pub free: i64,
 }
 

@@ -401,6 +401,20 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
     let map: serde_json::Value = get_json(app.url(&format!("/showtimes/{showtime}/seats"))).await;
     assert_eq!(seat(&map, "A1")["status"], "HOUSE");
     assert_eq!(seat(&map, "A2")["status"], "KILLED");
+    // The console counts them apart from the free seats.
+    let (_, counts) = post_fn(&operator, &app, "showtime_figures", json!({})).await;
+    let ours = counts
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == showtime)
+        .unwrap();
+    assert_eq!(ours["offSale"], 2, "{ours}");
+    assert_eq!(
+        ours["free"].as_i64().unwrap() + 2,
+        map["seats"].as_array().unwrap().len() as i64,
+        "{ours}"
+    );
 
     // Customers cannot take them.
     let customer = app.customer();

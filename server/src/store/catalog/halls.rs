@@ -20,7 +20,7 @@ pub trait HallPlans: Send + Sync {
     /// The hall's name, categories and seats; `None` when there is no such hall.
     async fn stored_hall(&self, hall_id: i64) -> Result<Option<StoredHall>, StoreError>;
     /// Showtimes starting at `since` or later, in time order, with their seats sold, held (a
-    /// hold still live at `now`) and free.
+    /// hold still live at `now`), off sale (house or killed) and free.
     async fn showtime_counts(&self, now: At, since: At) -> Result<Vec<ShowtimeCounts>, StoreError>;
 }
 
@@ -39,6 +39,7 @@ const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name
               where b.showtime_id = st.id and p.status = 'REFUNDED') as refunded,
             sum(case when ss.status = 'BOOKED' then 1 else 0 end) as sold,
             sum(case when ss.status = 'HELD' and ss.hold_expires_at > $1 then 1 else 0 end) as held,
+            sum(case when ss.blocked is not null then 1 else 0 end) as off_sale,
             count(*) as seats
      from showtime st join hall h on h.id = st.hall_id
           join show_seat ss on ss.showtime_id = st.id
@@ -62,6 +63,7 @@ pub(super) struct CountsRow {
     refunded: i64,
     sold: i64,
     held: i64,
+    off_sale: i64,
     seats: i64,
 }
 
@@ -147,7 +149,8 @@ macro_rules! hall_plans {
                         refunded: r.refunded,
                         sold: r.sold,
                         held: r.held,
-                        free: r.seats - r.sold - r.held,
+                        off_sale: r.off_sale,
+                        free: r.seats - r.sold - r.held - r.off_sale,
                     })
                     .collect())
             }
