@@ -113,6 +113,25 @@ pub struct PlacedSeat {
     pub companion: bool,
 }
 
+impl PlacedSeat {
+    /// The seat as a seat map shows it, at `price`, with its status and version.
+    pub fn on_map(&self, price: i64, status: super::SeatStatus, version: i64) -> super::Seat {
+        super::Seat {
+            code: self.code.clone(),
+            row: self.row.clone(),
+            number: self.number,
+            x: self.x,
+            y: self.y,
+            category: self.category.clone(),
+            price,
+            accessible: self.wheelchair,
+            companion: self.companion,
+            status,
+            version,
+        }
+    }
+}
+
 impl HallPlan {
     /// Every seat placed on the grid, or everything that is wrong with the plan.
     pub fn check(&self) -> Result<Vec<PlacedSeat>, Vec<String>> {

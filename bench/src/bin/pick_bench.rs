@@ -58,22 +58,12 @@ fn as_map_seats(placed: &[PlacedSeat], sold: &[bool]) -> Vec<Seat> {
     placed
         .iter()
         .zip(sold)
-        .map(|(s, &sold)| Seat {
-            code: s.code.clone(),
-            row: s.row.clone(),
-            number: s.number,
-            x: s.x,
-            y: s.y,
-            category: s.category.clone(),
-            price: 10_000,
-            accessible: s.wheelchair,
-            companion: s.companion,
-            status: if sold {
-                SeatStatus::Booked
-            } else {
-                SeatStatus::Available
-            },
-            version: 0,
+        .map(|(s, &sold)| {
+            let status = match sold {
+                true => SeatStatus::Booked,
+                false => SeatStatus::Available,
+            };
+            s.on_map(10_000, status, 0)
         })
         .collect()
 }

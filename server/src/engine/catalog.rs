@@ -49,19 +49,7 @@ impl Engine {
                     .get(s.code.as_str())
                     .copied()
                     .unwrap_or((SeatStatus::Booked, 0));
-                Seat {
-                    code: s.code.clone(),
-                    row: s.row.clone(),
-                    number: s.number,
-                    x: s.x,
-                    y: s.y,
-                    category: s.category.clone(),
-                    price: price(&s.category),
-                    accessible: s.wheelchair,
-                    companion: s.companion,
-                    status,
-                    version,
-                }
+                s.on_map(price(&s.category), status, version)
             })
             .collect();
         let cancelled = self.store.is_cancelled(showtime).await?;

@@ -3,9 +3,7 @@
 //! previewed live by the seat map customers see, and made with the same check as an imported
 //! plan (or turned into its JSON to adjust and import).
 
-use crate::domain::{
-    HallPlan, PriceCategory, RowPlan, Seat, SeatMap, SeatPlan, SeatStatus, ShowtimeId,
-};
+use crate::domain::{HallPlan, PriceCategory, RowPlan, SeatMap, SeatPlan, SeatStatus, ShowtimeId};
 use crate::i18n::use_lang;
 use crate::pages::seat_map::PlanPreview;
 use crate::tr;
@@ -240,20 +238,8 @@ fn preview_map(plan: &HallPlan) -> Option<SeatMap> {
         starts_at: chrono::DateTime::UNIX_EPOCH,
         categories: plan.categories.clone(),
         seats: placed
-            .into_iter()
-            .map(|s| Seat {
-                price: price(&s.category),
-                code: s.code,
-                row: s.row,
-                number: s.number,
-                x: s.x,
-                y: s.y,
-                category: s.category,
-                accessible: s.wheelchair,
-                companion: s.companion,
-                status: SeatStatus::Available,
-                version: 0,
-            })
+            .iter()
+            .map(|s| s.on_map(price(&s.category), SeatStatus::Available, 0))
             .collect(),
         sales_open: true,
         sales_opens_at: None,
