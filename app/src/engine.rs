@@ -7,6 +7,10 @@ use crate::domain::{
     HallSummary, Hold, HoldId, NewApiToken, SalesFigure, SeatMap, SeatSelection, ShowtimeCounts,
     ShowtimeId, ShowtimeSummary, StaffMember, StaffRole, Ticket,
 };
+use crate::domain::{
+    Approval, CheckIn, CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest,
+    PrintedTicket, ScanAt, Shift,
+};
 use crate::error::InventoryError;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -117,6 +121,74 @@ pub trait Inventory: Send + Sync + 'static {
         block: crate::domain::SeatBlock,
         by: &Actor,
     ) -> Result<Vec<crate::domain::SeatChange>, InventoryError>;
+}
+
+/// The box office and the door (callers check [`require_staff`] with
+/// `COUNTER_ROLES` or `DOOR_ROLES` first; `by` is who acts).
+#[async_trait::async_trait]
+pub trait BoxOfficeDesk: Send + Sync + 'static {
+    /// The acting member's open shift, if any.
+    async fn current_shift(&self, by: &Actor) -> Result<Option<Shift>, InventoryError>;
+    async fn open_shift(
+        &self,
+        by: &Actor,
+        register: &str,
+        float: i64,
+    ) -> Result<Shift, InventoryError>;
+    /// Closes the member's open shift, or (a supervisor) shift `shift`, with the cash counted.
+    async fn close_shift(
+        &self,
+        by: &Actor,
+        shift: Option<i64>,
+        counted: i64,
+    ) -> Result<Shift, InventoryError>;
+    /// Recent shifts, newest first.
+    async fn shifts(&self) -> Result<Vec<Shift>, InventoryError>;
+    /// Holds the clerk's pick (the seats, or the best available) for the sale at the counter,
+    /// releasing what they held before.
+    async fn clerk_hold(
+        &self,
+        by: &Actor,
+        showtime: ShowtimeId,
+        seats: Option<&SeatSelection>,
+        best: Option<&BestAvailable>,
+    ) -> Result<Hold, InventoryError>;
+    /// Releases the clerk's picks; how many holds.
+    async fn clerk_release(&self, by: &Actor) -> Result<usize, InventoryError>;
+    async fn counter_sale(
+        &self,
+        by: &Actor,
+        sale: &CounterSaleRequest,
+    ) -> Result<CounterSale, InventoryError>;
+    async fn counter_refund(
+        &self,
+        by: &Actor,
+        refund: &CounterRefundRequest,
+    ) -> Result<CounterRefund, InventoryError>;
+    /// A booking's ticket to print (a second print is a supervisor's reprint).
+    async fn print_ticket(
+        &self,
+        by: &Actor,
+        booking: &str,
+        approval: Option<&Approval>,
+    ) -> Result<PrintedTicket, InventoryError>;
+    async fn check_in(
+        &self,
+        by: &Actor,
+        code: &str,
+        at: &ScanAt,
+    ) -> Result<CheckIn, InventoryError>;
+}
+
+/// The box office as Leptos context carries it.
+#[derive(Clone)]
+pub struct BoxOfficeHandle(pub Arc<dyn BoxOfficeDesk>);
+
+/// The box office from the Leptos context of the current request.
+pub fn box_office() -> Result<Arc<dyn BoxOfficeDesk>, InventoryError> {
+    leptos::prelude::use_context::<BoxOfficeHandle>()
+        .map(|h| h.0)
+        .ok_or(InventoryError::Unavailable)
 }
 
 /// The staff side of one request: who is signed in (from the staff cookie), signing in and

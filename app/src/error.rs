@@ -78,6 +78,21 @@ pub enum InventoryError {
     /// A wrong PIN (it counts towards the account's lockout).
     #[error("wrong PIN")]
     WrongPin,
+    /// A counter sale, refund or hold without an open shift of the clerk's.
+    #[error("open a shift at your register first")]
+    NoOpenShift,
+    /// The shift was closed (by its clerk or a supervisor): it takes no more sales.
+    #[error("this shift is closed: it takes no more sales")]
+    ShiftClosed,
+    /// The clerk or the register has an open shift already.
+    #[error("{0}")]
+    ShiftAlreadyOpen(String),
+    /// A refund or a complimentary sale needs a supervisor: their session, or their name and PIN.
+    #[error("a supervisor must approve this (their name and PIN)")]
+    ApprovalRequired,
+    /// The booking cannot be refunded at the counter; the reason says why.
+    #[error("{0}")]
+    NotRefundable(String),
     #[error("no such API token (or it is revoked already)")]
     ApiTokenNotFound,
     #[error("no such hall")]
@@ -108,7 +123,10 @@ impl InventoryError {
             | Self::BookingNotFound
             | Self::ApiTokenNotFound
             | Self::HallNotFound => 404,
-            Self::NotYourHold | Self::NotYourBooking | Self::StaffForbidden => 403,
+            Self::NotYourHold
+            | Self::NotYourBooking
+            | Self::StaffForbidden
+            | Self::ApprovalRequired => 403,
             Self::StaffSignInRequired | Self::SignInFailed | Self::WrongPin => 401,
             Self::StaffSessionLocked => 423,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
@@ -124,7 +142,11 @@ impl InventoryError {
             | Self::HoldLimit
             | Self::AddressLimit
             | Self::PaymentReceived
-            | Self::HallNameTaken(_) => 409,
+            | Self::HallNameTaken(_)
+            | Self::NoOpenShift
+            | Self::ShiftClosed
+            | Self::ShiftAlreadyOpen(_)
+            | Self::NotRefundable(_) => 409,
             Self::RateLimited(_) | Self::SignInLocked(_) => 429,
             Self::Unavailable => 503,
         }
@@ -159,6 +181,11 @@ impl InventoryError {
             Self::StaffSessionLocked => "STAFF_SESSION_LOCKED",
             Self::WrongPin => "WRONG_PIN",
             Self::ApiTokenNotFound => "API_TOKEN_NOT_FOUND",
+            Self::NoOpenShift => "NO_OPEN_SHIFT",
+            Self::ShiftClosed => "SHIFT_CLOSED",
+            Self::ShiftAlreadyOpen(_) => "SHIFT_ALREADY_OPEN",
+            Self::ApprovalRequired => "SUPERVISOR_APPROVAL_REQUIRED",
+            Self::NotRefundable(_) => "NOT_REFUNDABLE",
             Self::HallNotFound => "HALL_NOT_FOUND",
             Self::HallNameTaken(_) => "HALL_NAME_TAKEN",
             Self::SignInLocked(_) => "SIGN_IN_LOCKED",

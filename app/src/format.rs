@@ -91,6 +91,15 @@ pub fn price(lang: Lang, amount: i64) -> String {
     }
 }
 
+/// `+₩1,000`, `−₩1,000`, `₩0`.
+pub fn signed_price(lang: Lang, amount: i64) -> String {
+    match amount.signum() {
+        1 => format!("+{}", price(lang, amount)),
+        -1 => format!("−{}", price(lang, -amount)),
+        _ => price(lang, 0),
+    }
+}
+
 fn weekday(lang: Lang, d: Weekday, long: bool) -> &'static str {
     const EN: [&str; 7] = [
         "Monday",

@@ -190,6 +190,12 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::ApiTokenNotFound => tr!(lang, "error.api_token_not_found"),
         E::HallNotFound => tr!(lang, "error.hall_not_found"),
         E::HallNameTaken(name) => tr!(lang, "error.hall_name_taken", name = name),
+        E::NoOpenShift => tr!(lang, "error.no_open_shift"),
+        E::ShiftClosed => tr!(lang, "error.shift_closed"),
+        E::ShiftAlreadyOpen(detail) | E::NotRefundable(detail) => {
+            tr!(lang, "error.invalid", detail = detail)
+        }
+        E::ApprovalRequired => tr!(lang, "error.approval_required"),
         E::SignInLocked(seconds) => {
             tr!(lang, "error.sign_in_locked", minutes = seconds.div_ceil(60))
         }

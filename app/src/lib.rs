@@ -103,6 +103,8 @@ pub fn App() -> impl IntoView {
                     // checks the member's role itself (not the path); rendered whole before
                     // the answer starts, so a refusal is the page's status (401, 403).
                     <Route path=path!("/staff/sign-in") view=pages::SignInPage />
+                    <Route path=path!("/box-office") view=pages::BoxOfficePage />
+                    <Route path=path!("/door") view=pages::DoorPage />
                     <Route path=path!("/admin") view=pages::AdminPage ssr=SsrMode::Async />
                     <Route path=path!("/admin/halls") view=pages::HallsPage ssr=SsrMode::Async />
                     <Route path=path!("/admin/sales") view=pages::SalesPage ssr=SsrMode::Async />

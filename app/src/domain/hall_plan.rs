@@ -97,6 +97,9 @@ pub struct ShowtimeCounts {
     /// Taken off public sale (house or killed seats).
     #[serde(default)]
     pub off_sale: i64,
+    /// Tickets checked in at the door.
+    #[serde(default)]
+    pub checked_in: i64,
     pub free: i64,
 }
 

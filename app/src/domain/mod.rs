@@ -1,6 +1,7 @@
 //! Domain types shared by the server and the browser. They are parsed, not validated: a value of
 //! one of these types can only exist if it is valid, so the same rule runs on both sides.
 
+mod box_office;
 mod hall_plan;
 mod ids;
 mod live;
@@ -11,6 +12,11 @@ mod selection;
 mod showtime;
 mod staff;
 
+pub use box_office::{
+    Approval, CheckIn, CheckInResult, CounterRefund, CounterRefundRequest, CounterSale,
+    CounterSaleRequest, PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, Tender,
+    APPROVER_ROLES, COUNTER_ROLES, DOOR_ROLES,
+};
 pub use hall_plan::{
     HallPlan, HallSummary, PlacedSeat, RowPlan, SeatPlan, ShowtimeCounts, MAX_HALL_SEATS,
 };

@@ -186,6 +186,9 @@ pub struct BookingView {
     /// The showtime was cancelled: a paid booking's payment is refunded (see `payments`).
     #[serde(default)]
     pub showtime_cancelled: bool,
+    /// Refunded at the box office: the seats went back on sale, the ticket admits nobody.
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub refunded_at: Option<DateTime<Utc>>,
 }
 
 /// Where a sale was made: online (the web and the API), at the box office, or given away

@@ -4,6 +4,7 @@
 mod api_tokens;
 mod audit_log;
 mod block_seats;
+mod box_office;
 mod cancel_hold;
 mod cancel_showtime;
 mod checkout_hold;
@@ -31,6 +32,7 @@ mod staff_unlock;
 pub use api_tokens::*;
 pub use audit_log::*;
 pub use block_seats::*;
+pub use box_office::*;
 pub use cancel_hold::*;
 pub use cancel_showtime::*;
 pub use checkout_hold::*;

@@ -53,6 +53,7 @@ impl Engine {
         Ok(BookingView {
             ticket_issued_at,
             showtime_cancelled: record.showtime_cancelled,
+            refunded_at: record.refunded_at,
             booking_id: record.id,
             status: record.status.to_string(),
             showtime_id: record.showtime,

@@ -59,6 +59,11 @@ impl Drop for Claim<'_> {
         self.claims.ended.notify_waiters();
     }
 }
+/// How long a clerk's hold at the box office lasts: the sale in progress at the counter is not
+/// cut short by the customers' 10 minutes; it ends when the clerk sells, cancels, locks the kiosk
+/// or signs out (or, at the latest, after this).
+pub const CLERK_HOLD_TTL: Duration = Duration::from_secs(30 * 60);
+
 /// How often one best-available request picks again after others took its seats first (other
 /// processes, or plain holds): each round excludes the seats lost, so it only runs out when
 /// seats go faster than the database can hold them.
@@ -147,6 +152,7 @@ impl Engine {
         request: &BestAvailable,
         customer: CustomerId,
         client_addr: Option<IpAddr>,
+        clerk: bool,
     ) -> Result<Hold, InventoryError> {
         let request = request.clone().check()?;
         let layout = self.layout(showtime).await?;
@@ -160,7 +166,9 @@ impl Engine {
             }
         }
         self.check_sales(&layout)?;
-        self.rate_limit(customer, client_addr).await?;
+        if !clerk {
+            self.rate_limit(customer, client_addr).await?;
+        }
         let released = self.accessible_released(&layout);
         let mut lost: BTreeSet<String> = BTreeSet::new();
         // How long a request that found nothing but seats other picks are holding right now
@@ -198,7 +206,7 @@ impl Engine {
                 false => Vec::new(),
             };
             match self
-                .hold_now(showtime, &layout, &selection, customer, client_addr)
+                .hold_now(showtime, &layout, &selection, customer, client_addr, clerk)
                 .await
             {
                 Ok(mut hold) => {
@@ -359,6 +367,7 @@ impl Engine {
         seats: &SeatSelection,
         customer: CustomerId,
         client_addr: Option<IpAddr>,
+        clerk: bool,
     ) -> Result<Hold, InventoryError> {
         let layout = self.layout(showtime).await?;
         let unknown: Vec<String> = seats
@@ -371,17 +380,19 @@ impl Engine {
             return Err(InventoryError::UnknownSeats(unknown));
         }
         self.check_sales(&layout)?;
-        self.rate_limit(customer, client_addr).await?;
+        if !clerk {
+            self.rate_limit(customer, client_addr).await?;
+        }
         let lone_seats = self.judge_selection(showtime, &layout, seats).await?;
         let mut hold = self
-            .hold_now(showtime, &layout, seats, customer, client_addr)
+            .hold_now(showtime, &layout, seats, customer, client_addr, clerk)
             .await?;
         hold.lone_seats = lone_seats;
         Ok(hold)
     }
 
     /// The hold itself, once the request is judged: the customer's turn, the seat gate, the
-    /// hold statement, and the announcement.
+    /// hold statement, and the announcement. A clerk's hold lasts [`CLERK_HOLD_TTL`].
     async fn hold_now(
         &self,
         showtime: ShowtimeId,
@@ -389,7 +400,9 @@ impl Engine {
         seats: &SeatSelection,
         customer: CustomerId,
         client_addr: Option<IpAddr>,
+        clerk: bool,
     ) -> Result<Hold, InventoryError> {
+        let ttl = if clerk { CLERK_HOLD_TTL } else { self.hold_ttl };
         // Holds of one customer (and of one address) in this process go one at a time, so the
         // caps the hold statement checks cannot be passed by sending several holds at once.
         let _turn = self.hold_turn(customer, client_addr).await;
@@ -397,11 +410,7 @@ impl Engine {
         // Releases the keys this attempt sets if it is abandoned before it settles them itself
         // (a release only removes keys that carry this hold's id, so it is always safe).
         let claim = self.gate.claim(showtime, seats.seats(), hold_id);
-        let gated = match self
-            .gate
-            .enter(showtime, seats.seats(), hold_id, self.hold_ttl)
-            .await
-        {
+        let gated = match self.gate.enter(showtime, seats.seats(), hold_id, ttl).await {
             GateVerdict::Taken(taken) => {
                 claim.settle();
                 HoldMetrics::count(&self.metrics.gate_rejected);
@@ -428,7 +437,7 @@ impl Engine {
             seats: seats.seats(),
             hold_id,
             customer,
-            ttl: self.hold_ttl,
+            ttl,
             client_addr,
             limits: self.limits,
         };
@@ -458,8 +467,7 @@ impl Engine {
                     hold_id,
                     expires_at,
                     // The hold's own start on the one clock (the database's, when it decides).
-                    server_time: expires_at
-                        - chrono::Duration::from_std(self.hold_ttl).unwrap_or_default(),
+                    server_time: expires_at - chrono::Duration::from_std(ttl).unwrap_or_default(),
                     seats: seats.seats().to_vec(),
                     together: None,
                     lone_seats: Vec::new(),

@@ -28,7 +28,7 @@ impl Inventory for Engine {
         customer: CustomerId,
         client_addr: Option<IpAddr>,
     ) -> Result<Hold, InventoryError> {
-        self.place_hold(showtime, seats, customer, client_addr)
+        self.place_hold(showtime, seats, customer, client_addr, false)
             .await
     }
 
@@ -39,7 +39,7 @@ impl Inventory for Engine {
         customer: CustomerId,
         client_addr: Option<IpAddr>,
     ) -> Result<Hold, InventoryError> {
-        self.hold_best_seats(showtime, request, customer, client_addr)
+        self.hold_best_seats(showtime, request, customer, client_addr, false)
             .await
     }
 

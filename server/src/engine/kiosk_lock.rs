@@ -15,13 +15,15 @@ pub fn valid_pin(pin: &str) -> bool {
 }
 
 impl Engine {
-    /// Locks the session whose secret is `secret` (already locked: nothing changes).
+    /// Locks the session whose secret is `secret` (already locked: nothing changes); seats its
+    /// member picked at the counter and did not sell go back on sale.
     pub async fn staff_lock(
         &self,
         secret: &str,
         address: Option<IpAddr>,
     ) -> Result<(), InventoryError> {
         let session = self.live_session(secret).await?;
+        self.release_clerk_holds(session.member.id).await?;
         if self
             .store
             .lock_staff_session(&secret_hash(secret), self.staff_now())

@@ -3,6 +3,7 @@
 //! call it (it implements `app::engine::Inventory`), so there is one code path for every client.
 
 mod bookings;
+pub mod box_office;
 mod catalog;
 mod checkout;
 pub mod consumers;

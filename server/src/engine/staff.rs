@@ -263,6 +263,8 @@ impl Engine {
             .end_staff_session(&secret_hash(secret), now)
             .await?
         {
+            // Seats a clerk picked and did not sell go back on sale.
+            self.release_clerk_holds(member.id).await?;
             let actor = Actor { member, address };
             self.audit(&actor, "sign_out", String::new()).await;
         }

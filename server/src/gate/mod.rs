@@ -73,7 +73,8 @@ pub enum GateVerdict {
 struct PendingRelease {
     showtime: ShowtimeId,
     seats: Vec<SeatCode>,
-    hold: HoldId,
+    /// The value the keys carry: a hold id, or `booked:<booking id>`.
+    owner: String,
     until: Instant,
 }
 
@@ -150,8 +151,25 @@ impl SeatGate {
     /// release is kept and tried again (see [`SeatGate::retry_releases`]), so a free seat is not
     /// turned away for the rest of the hold's time.
     pub async fn release(&self, showtime: ShowtimeId, seats: &[SeatCode], hold: HoldId) {
+        self.release_keys(showtime, seats, hold.to_string(), self.ttl)
+            .await;
+    }
+
+    /// Removes the keys of `seats` that still carry `owner`; kept for another try for `keep`
+    /// when Redis cannot be reached.
+    async fn release_keys(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[SeatCode],
+        owner: String,
+        keep: Duration,
+    ) {
         let Some(link) = &self.link else { return };
-        if seats.is_empty() || self.send_release(link, showtime, seats, hold).await {
+        if seats.is_empty()
+            || self
+                .send_release(link, showtime, seats, owner.clone())
+                .await
+        {
             return;
         }
         let mut pending = self.pending.lock().expect("pending releases");
@@ -161,8 +179,8 @@ impl SeatGate {
         pending.push_back(PendingRelease {
             showtime,
             seats: seats.to_vec(),
-            hold,
-            until: Instant::now() + self.ttl,
+            owner,
+            until: Instant::now() + keep,
         });
     }
 
@@ -171,10 +189,10 @@ impl SeatGate {
         link: &RedisLink,
         showtime: ShowtimeId,
         seats: &[SeatCode],
-        hold: HoldId,
+        owner: String,
     ) -> bool {
         let keys = Self::keys(link, showtime, seats);
-        let hold = hold.to_string();
+        let hold = owner;
         link.run("seat gate release", |mut conn: Conn| async move {
             RELEASE
                 .key(keys)
@@ -217,11 +235,28 @@ impl SeatGate {
                 pending.pop_front()
             };
             let Some(p) = next else { return };
-            if !self.send_release(link, p.showtime, &p.seats, p.hold).await {
+            if !self
+                .send_release(link, p.showtime, &p.seats, p.owner.clone())
+                .await
+            {
                 self.pending.lock().expect("pending releases").push_front(p);
                 return;
             }
         }
+    }
+
+    /// Removes the keys of sold seats given back (a refund at the counter) that still carry
+    /// `booking`, so the gate lets holds of them through again (tried again for a day when
+    /// Redis cannot be reached).
+    pub async fn release_booked(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[SeatCode],
+        booking: BookingId,
+    ) {
+        let owner = format!("booked:{}", booking.0);
+        self.release_keys(showtime, seats, owner, Duration::from_secs(24 * 3600))
+            .await;
     }
 
     /// Keeps sold seats filtered until `until` (after the show: nothing can be held then), so

@@ -1,14 +1,16 @@
-//! `/bookings`: the customer's own bookings, and `/tickets/{code}`: what a door scanner learns
-//! from a ticket's QR code.
+//! `/bookings`: the customer's own bookings; `/tickets/{code}`: what a door scanner learns from a
+//! ticket's QR code, and `POST /tickets/{code}/check-in`: the door letting its holder in, once.
 
 use super::error::ApiError;
+use super::json::RawBody;
 use super::AppState;
-use app::domain::{BookingId, CustomerId};
+use app::domain::{BookingId, CheckInResult, CustomerId, ScanAt, DOOR_ROLES};
+use app::engine::StaffAccess;
 use app::error::InventoryError;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Extension, Router};
 
 pub fn routes() -> Router<AppState> {
@@ -16,6 +18,35 @@ pub fn routes() -> Router<AppState> {
         .route("/bookings", get(bookings))
         .route("/bookings/{id}", get(booking))
         .route("/tickets/{code}", get(ticket))
+        .route("/tickets/{code}/check-in", post(check_in))
+}
+
+/// `POST /tickets/{code}/check-in` (door staff, clerks, supervisors), with an optional JSON body
+/// `{"gate": "A", "showtimeId": 42}` (the gate scanning, the showtime it admits): the holder is
+/// let in once. 200 `{"result": "OK", …}`; 409 `ALREADY_CHECKED_IN` (with the first scan's time
+/// and gate), `WRONG_SHOWTIME` or `REFUNDED`; 404 `NOT_FOUND` (not a ticket of ours, or never
+/// sold). Always with the booking's showtime and seats when the ticket is ours.
+async fn check_in(
+    State(state): State<AppState>,
+    Extension(access): Extension<StaffAccess>,
+    Path(code): Path<String>,
+    RawBody(body): RawBody,
+) -> Result<Response, ApiError> {
+    let member = access.require(&DOOR_ROLES).await?;
+    let at: ScanAt = if body.iter().all(u8::is_ascii_whitespace) {
+        ScanAt::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| {
+            ApiError::BadRequest(format!("the body must be {{gate, showtimeId}}: {e}"))
+        })?
+    };
+    let answer = state.engine.check_in(&code, &at, Some(member.id)).await?;
+    let status = match answer.result {
+        CheckInResult::Ok => StatusCode::OK,
+        CheckInResult::NotFound => StatusCode::NOT_FOUND,
+        _ => StatusCode::CONFLICT,
+    };
+    Ok((status, axum::Json(answer)).into_response())
 }
 
 /// `GET /bookings/{id}`: the customer's own booking with its payments.

@@ -16,11 +16,13 @@
 //! - `idempotency`: customers' idempotency keys;
 //! - `relay`: the relay's lease and the booking events to send;
 //! - `consumers`: applying events once, tickets, sales figures;
+//! - `box_office`: shifts, counter sales and refunds, check-in at the door;
 //! - `staff`: staff accounts, their sessions and lockouts, API tokens, the audit log.
 //!
 //! Every method that touches seats names the showtime (the shard key). Times are passed in as
 //! [`Now`]: `None` means "the database's clock", `Some(t)` an injected clock (tests).
 
+mod box_office;
 mod catalog;
 mod consumers;
 mod holds;
@@ -33,6 +35,7 @@ mod sql;
 mod sqlite;
 mod staff;
 
+pub use box_office::*;
 pub use catalog::*;
 pub use consumers::*;
 pub use holds::*;
@@ -84,6 +87,8 @@ pub(crate) const PURGE_BATCH: i64 = 5_000;
 #[async_trait::async_trait]
 pub trait Store:
     Catalog
+    + BoxOffice
+    + BoxOfficeBooks
     + HallPlans
     + Holds
     + Payments

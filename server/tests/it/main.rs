@@ -2,6 +2,7 @@
 //! instead of one per area):
 //! - `contract`: the store contract on PostgreSQL and SQLite (`on_both_backends!`);
 //! - `api`: the HTTP API and its hygiene against the server on a random port;
+//! - `box_office`: shifts, counter sales, approvals, refunds, prints, door check-in;
 //! - `live`: the live seat map over WebSockets;
 //! - `fanout`: two server processes sharing PostgreSQL and Redis (or a Redis Cluster);
 //! - `gate`: the Redis seat gate, rate limits and degradation;
@@ -19,6 +20,7 @@
 mod support;
 
 mod api;
+mod box_office;
 mod checkout;
 mod contract;
 mod fanout;

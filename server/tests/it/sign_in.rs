@@ -204,6 +204,9 @@ async fn sessions_live_until_idle_expired_or_ended_and_failures_lock_at_the_limi
     db.drop_database().await;
 }
 
+const COUNTER: [StaffRole; 2] = [StaffRole::Clerk, StaffRole::Supervisor];
+const DOOR: [StaffRole; 3] = [StaffRole::Door, StaffRole::Clerk, StaffRole::Supervisor];
+
 /// Every staff action: method, path, body, the roles besides the operator that may use it.
 /// The console's pages answer with the status of the server function their data comes from.
 const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
@@ -245,6 +248,54 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         r#"{"showtime_id":999999,"seats":["A1"],"block":"house"}"#,
         &[],
     ),
+    // The box office: clerks and supervisors; approvals and the shifts report: supervisors.
+    ("POST", "/api/box_office_shift", "{}", &COUNTER),
+    (
+        "POST",
+        "/api/open_shift",
+        r#"{"register":"","float":0}"#,
+        &COUNTER,
+    ),
+    (
+        "POST",
+        "/api/close_shift",
+        r#"{"shift_id":999999,"counted":0}"#,
+        &COUNTER,
+    ),
+    ("POST", "/api/shifts_report", "{}", &[StaffRole::Supervisor]),
+    (
+        "POST",
+        "/api/clerk_hold",
+        r#"{"showtime_id":999999,"seats":null,"best":{"count":1}}"#,
+        &COUNTER,
+    ),
+    ("POST", "/api/clerk_release", "{}", &COUNTER),
+    (
+        "POST",
+        "/api/sell_at_counter",
+        r#"{"sale":{"holdId":"00000000-0001-8000-8000-000000000000","tender":"cash","tendered":1}}"#,
+        &COUNTER,
+    ),
+    (
+        "POST",
+        "/api/refund_at_counter",
+        r#"{"refund":{"booking":"not a booking"}}"#,
+        &COUNTER,
+    ),
+    (
+        "POST",
+        "/api/print_ticket",
+        r#"{"booking":"not a booking","approval":null}"#,
+        &COUNTER,
+    ),
+    // The door: door staff, clerks and supervisors.
+    (
+        "POST",
+        "/api/check_in_ticket",
+        r#"{"code":"not a ticket","at":{}}"#,
+        &DOOR,
+    ),
+    ("POST", "/tickets/not-a-ticket/check-in", "{}", &DOOR),
     ("GET", "/reports/sales", "", &[]),
     ("GET", "/reports/sales.csv", "", &[]),
     // A PIN that is not one: refused with 400 after the role check.

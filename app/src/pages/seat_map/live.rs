@@ -111,6 +111,7 @@ impl Live {
                     Ok(message @ LiveMessage::Snapshot { .. }) => {
                         self.failures.try_set_value(0);
                         self.picker.apply(message.seats(), true);
+                        self.picker.online.try_set(true);
                     }
                     Ok(LiveMessage::ShowtimeCancelled { .. }) => {
                         self.picker.cancelled.try_set(true);
@@ -122,6 +123,7 @@ impl Live {
         );
         let on_close =
             Closure::<dyn FnMut(web_sys::CloseEvent)>::new(move |_: web_sys::CloseEvent| {
+                self.picker.online.try_set(false);
                 self.retry()
             });
         ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

@@ -1,10 +1,10 @@
 //! `/showtimes/:id`: one showtime's seat map, rendered on the server and hydrated in the
 //! browser, where the customer picks seats, holds them and watches the countdown.
 
-mod live;
+pub(crate) mod live;
 mod panels;
-mod picker;
-mod plan;
+pub(crate) mod picker;
+pub(crate) mod plan;
 
 use crate::domain::{Hold, SeatMap, ShowtimeId};
 use crate::i18n::{error_text, use_lang};
@@ -12,7 +12,8 @@ use crate::serverfns::{current_hold, get_seat_map};
 use crate::tr;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
-use panels::{HoldPanel, Legend, NoticeBar, SelectionBar};
+use panels::{HoldPanel, SelectionBar};
+pub(crate) use panels::{Legend, NoticeBar};
 use picker::Picker;
 use plan::Plan;
 

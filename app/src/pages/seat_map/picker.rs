@@ -7,7 +7,9 @@ use crate::domain::{
 use crate::error::InventoryError;
 use crate::seat_rules::{self, Refusal, Rules};
 use crate::seating::{self, LimitReached};
-use crate::serverfns::{cancel_hold, checkout_hold, get_seat_map, hold_best, hold_seats};
+use crate::serverfns::{
+    cancel_hold, checkout_hold, clerk_hold, clerk_release, get_seat_map, hold_best, hold_seats,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::collections::{BTreeSet, HashMap};
@@ -109,6 +111,10 @@ pub struct Picker {
     pub retry_at_ms: RwSignal<Option<f64>>,
     /// What the seat rules make of the current selection (see `judge`).
     pub judgement: Memo<Result<Vec<String>, Refusal>>,
+    /// A box-office clerk's picker: holds are the clerk's (for the sale at the counter).
+    pub kiosk: bool,
+    /// The live connection is up (its snapshot arrived and it has not closed since).
+    pub online: RwSignal<bool>,
 }
 
 fn statuses(map: &SeatMap) -> HashMap<String, SeatStatus> {
@@ -189,6 +195,16 @@ impl Picker {
             now_ms: RwSignal::new(None),
             retry_at_ms: RwSignal::new(None),
             judgement,
+            kiosk: false,
+            online: RwSignal::new(false),
+        }
+    }
+
+    /// A box-office clerk's picker (see [`Picker::kiosk`]).
+    pub fn for_kiosk(map: &SeatMap) -> Self {
+        Self {
+            kiosk: true,
+            ..Self::new(map, None)
         }
     }
 
@@ -317,8 +333,12 @@ impl Picker {
         };
         self.pending.set(true);
         let showtime = self.showtime;
+        let kiosk = self.kiosk;
         spawn_local(async move {
-            let outcome = hold_seats(showtime, selection).await;
+            let outcome = match kiosk {
+                true => clerk_hold(showtime, Some(selection), None).await,
+                false => hold_seats(showtime, selection).await,
+            };
             self.held(outcome);
             self.pending.set(false);
             self.refresh();
@@ -331,13 +351,16 @@ impl Picker {
             return;
         }
         self.pending.set(true);
-        let showtime = self.showtime;
+        let (showtime, kiosk) = (self.showtime, self.kiosk);
         spawn_local(async move {
             let request = BestAvailable {
                 count,
                 category: None,
             };
-            let outcome = hold_best(showtime, request).await;
+            let outcome = match kiosk {
+                true => clerk_hold(showtime, None, Some(request)).await,
+                false => hold_best(showtime, request).await,
+            };
             self.held(outcome);
             self.pending.set(false);
             self.refresh();
@@ -396,8 +419,13 @@ impl Picker {
             return;
         };
         self.pending.set(true);
+        let kiosk = self.kiosk;
         spawn_local(async move {
-            match cancel_hold(held.hold.hold_id.as_uuid()).await {
+            let outcome = match kiosk {
+                true => clerk_release().await.map(drop),
+                false => cancel_hold(held.hold.hold_id.as_uuid()).await,
+            };
+            match outcome {
                 Ok(()) | Err(InventoryError::HoldNotFound) => {
                     self.hold.set(None);
                     self.notice.set(Some(Notice::Cancelled));

@@ -365,6 +365,7 @@ fn CountsTable(
                     <th scope="col">{move || tr!(lang.get(), "halls.held")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.free")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.off_sale")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "halls.checked_in")}</th>
                     <th scope="col">{move || tr!(lang.get(), "halls.state")}</th>
                 </tr>
             </thead>
@@ -393,6 +394,7 @@ fn CountsTable(
                             <td data-test="count-held">{s.held}</td>
                             <td data-test="count-free">{s.free}</td>
                             <td data-test="count-off-sale">{s.off_sale}</td>
+                            <td data-test="count-checked-in">{s.checked_in}</td>
                             <td data-test="count-state">{state_cell(s.id, s.cancelled, s.refunds_due, s.refunded, confirming, cancel)}</td>
                         </tr>
                     }

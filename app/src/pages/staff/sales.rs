@@ -5,9 +5,9 @@
 use super::chart::{revenue_by_day, RevenueChart};
 use super::{AdminNav, StaffRefusal};
 use crate::domain::SalesFigure;
-use crate::format::{price, showtime_when, thousands};
+use crate::format::{price, showtime_when, signed_price, thousands};
 use crate::i18n::use_lang;
-use crate::serverfns::sales_figures;
+use crate::serverfns::{sales_figures, shifts_report};
 use crate::tr;
 use leptos::prelude::*;
 
@@ -86,7 +86,57 @@ pub fn SalesPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
+            <Shifts />
         </section>
+    }
+}
+
+/// The box office's shifts, newest first: per clerk, their sales per tender, refunds and cash.
+#[component]
+fn Shifts() -> impl IntoView {
+    let lang = use_lang();
+    let shifts = Resource::new(|| (), |_| shifts_report());
+    view! {
+        <Suspense>
+            {move || Suspend::new(async move {
+                shifts.await.ok().filter(|s| !s.is_empty()).map(|rows| view! {
+                    <h2>{move || tr!(lang.get(), "sales.shifts")}</h2>
+                    <table class="sales" data-test="shifts-table">
+                        <thead>
+                            <tr>
+                                <th scope="col">{move || tr!(lang.get(), "sales.shift_clerk")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "kiosk.register")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "sales.shift_opened")}</th>
+                                <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.cash_sales")}</th>
+                                <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.card_sales")}</th>
+                                <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.comps")}</th>
+                                <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.cash_refunds")}</th>
+                                <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.expected_cash")}</th>
+                                <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.variance")}</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {rows.into_iter().map(|s| {
+                                let (opened, expected, variance, f) = (s.opened_at, s.expected_cash(), s.variance(), s.figures.clone());
+                                view! {
+                                    <tr data-test="shift-row">
+                                        <td>{s.clerk.clone()}</td>
+                                        <td>{s.register.clone()}</td>
+                                        <td>{move || showtime_when(lang.get(), opened)}</td>
+                                        <td class="num">{thousands(f.cash_sales)} " · " {move || price(lang.get(), f.cash_amount)}</td>
+                                        <td class="num">{thousands(f.card_sales)} " · " {move || price(lang.get(), f.card_amount)}</td>
+                                        <td class="num">{thousands(f.comp_sales)} " · " {thousands(f.comp_seats)}</td>
+                                        <td class="num">{thousands(f.cash_refunds)} " · " {move || price(lang.get(), f.cash_refunded)}</td>
+                                        <td class="num">{move || price(lang.get(), expected)}</td>
+                                        <td class="num">{move || variance.map(|v| signed_price(lang.get(), v)).unwrap_or_else(|| "—".into())}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                })
+            })}
+        </Suspense>
     }
 }
 

@@ -173,6 +173,8 @@ pub struct BookingRecord {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub payments: Vec<PaymentRecord>,
+    /// Refunded at the box office.
+    pub refunded_at: Option<DateTime<Utc>>,
     /// Its showtime was cancelled.
     pub showtime_cancelled: bool,
 }
@@ -217,7 +219,7 @@ impl BookingFilter {
 
 // Statements that read the same in both dialects.
 const BOOKING_COLUMNS: &str = "select id, showtime_id, customer_id, seats, amount_krw, status,
-                                      failure_reason, created_at, updated_at,
+                                      failure_reason, created_at, updated_at, refunded_at,
                                       (select st.cancelled_at is not null from showtime st
                                         where st.id = booking.showtime_id) as showtime_cancelled
                                  from booking";

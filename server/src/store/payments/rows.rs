@@ -16,6 +16,7 @@ pub(super) struct StoredBooking {
     failure_reason: Option<String>,
     created_at: At,
     updated_at: At,
+    refunded_at: Option<At>,
     showtime_cancelled: bool,
 }
 
@@ -51,6 +52,7 @@ impl StoredBooking {
                     updated_at: p.updated_at.0,
                 })
                 .collect(),
+            refunded_at: self.refunded_at.map(|at| at.0),
             showtime_cancelled: self.showtime_cancelled,
         }
     }

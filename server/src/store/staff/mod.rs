@@ -47,6 +47,8 @@ pub struct StaffAccount {
     pub name: String,
     pub role: StaffRole,
     pub password_hash: String,
+    /// The kiosk PIN's hash, once the member set one.
+    pub pin_hash: Option<String>,
     pub disabled_at: Option<DateTime<Utc>>,
     /// Too many failed sign-ins: no sign-in until then.
     pub locked_until: Option<DateTime<Utc>>,
@@ -55,7 +57,8 @@ pub struct StaffAccount {
 
 // Statements that read the same in both dialects.
 const STAFF_COLUMNS: &str =
-    "select id, name, role, password_hash, disabled_at, locked_until, created_at from staff_user";
+    "select id, name, role, password_hash, pin_hash, disabled_at, locked_until, created_at
+       from staff_user";
 
 /// `STAFF_COLUMNS` as both dialects read them.
 #[derive(sqlx::FromRow)]
@@ -65,6 +68,7 @@ struct StaffRow {
     #[sqlx(try_from = "String")]
     role: StaffRole,
     password_hash: String,
+    pin_hash: Option<String>,
     disabled_at: Option<At>,
     locked_until: Option<At>,
     created_at: At,
@@ -77,6 +81,7 @@ impl From<StaffRow> for StaffAccount {
             name: row.name,
             role: row.role,
             password_hash: row.password_hash,
+            pin_hash: row.pin_hash,
             disabled_at: row.disabled_at.map(|at| at.0),
             locked_until: row.locked_until.map(|at| at.0),
             created_at: row.created_at.0,

@@ -1,0 +1,312 @@
+//! The box office and the door: shifts at a register, counter sales and their tenders, refunds
+//! at the counter with a supervisor's approval, and ticket check-in.
+
+use super::{BookingId, HoldId, SeatChange, ShowtimeId, StaffRole};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Who may sell at the counter (and an operator).
+pub const COUNTER_ROLES: [StaffRole; 2] = [StaffRole::Clerk, StaffRole::Supervisor];
+/// Who may scan tickets at the door (and an operator).
+pub const DOOR_ROLES: [StaffRole; 3] = [StaffRole::Door, StaffRole::Clerk, StaffRole::Supervisor];
+/// Who approves refunds, complimentary sales and reprints (and an operator).
+pub const APPROVER_ROLES: [StaffRole; 1] = [StaffRole::Supervisor];
+
+/// How a counter sale is paid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tender {
+    /// Cash in the drawer: the amount tendered is recorded and the change given.
+    Cash,
+    /// A card on the counter's own terminal (not connected to us): its reference is recorded.
+    Card,
+    /// Complimentary: price 0, approved by a supervisor, counted apart.
+    Comp,
+}
+
+impl Tender {
+    pub const ALL: [Tender; 3] = [Self::Cash, Self::Card, Self::Comp];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Cash => "cash",
+            Self::Card => "card",
+            Self::Comp => "comp",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+}
+
+/// A supervisor's approval given at the counter: their name and kiosk PIN.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Approval {
+    pub supervisor: String,
+    pub pin: String,
+}
+
+/// A clerk's shift at a register.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shift {
+    pub id: i64,
+    pub clerk: String,
+    pub register: String,
+    /// The cash in the drawer at opening, in won.
+    pub float: i64,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub opened_at: DateTime<Utc>,
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub closed_at: Option<DateTime<Utc>>,
+    /// The cash counted at closing.
+    pub counted: Option<i64>,
+    pub closed_by: Option<String>,
+    pub figures: ShiftFigures,
+}
+
+/// What a shift took and gave back, per tender.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShiftFigures {
+    pub cash_sales: i64,
+    pub cash_amount: i64,
+    pub card_sales: i64,
+    pub card_amount: i64,
+    /// Complimentary sales (price 0) and their seats.
+    pub comp_sales: i64,
+    pub comp_seats: i64,
+    pub cash_refunds: i64,
+    pub cash_refunded: i64,
+    /// Refunds of card and online sales (not from the drawer).
+    pub other_refunds: i64,
+    pub other_refunded: i64,
+}
+
+impl ShiftFigures {
+    /// Float + cash sales − cash refunds.
+    pub fn expected_cash(&self, float: i64) -> i64 {
+        float + self.cash_amount - self.cash_refunded
+    }
+}
+
+impl Shift {
+    pub fn expected_cash(&self) -> i64 {
+        self.figures.expected_cash(self.float)
+    }
+
+    /// Counted − expected, once closed.
+    pub fn variance(&self) -> Option<i64> {
+        self.counted.map(|c| c - self.expected_cash())
+    }
+}
+
+/// A sale the clerk completes: the clerk's hold, and how it is paid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterSaleRequest {
+    pub hold_id: HoldId,
+    pub tender: Tender,
+    /// Cash: what the customer handed over (at least the total).
+    #[serde(default)]
+    pub tendered: Option<i64>,
+    /// Card: the terminal's reference of the payment.
+    #[serde(default)]
+    pub card_reference: Option<String>,
+    /// Comp by a clerk: a supervisor's approval.
+    #[serde(default)]
+    pub approval: Option<Approval>,
+}
+
+/// A completed counter sale: what the receipt and the tickets say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterSale {
+    pub booking_id: BookingId,
+    pub showtime_id: ShowtimeId,
+    pub seats: Vec<String>,
+    pub tender: Tender,
+    pub amount: i64,
+    pub tendered: Option<i64>,
+    /// Cash: tendered − amount.
+    pub change: Option<i64>,
+    pub card_reference: Option<String>,
+}
+
+/// A refund at the counter, with a supervisor's approval (a supervisor's own session approves
+/// without one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterRefundRequest {
+    /// A booking reference (its id) or the code of its ticket's QR code.
+    pub booking: String,
+    #[serde(default)]
+    pub approval: Option<Approval>,
+}
+
+/// What a refund at the counter did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterRefund {
+    pub booking_id: BookingId,
+    pub showtime_id: ShowtimeId,
+    pub seats: Vec<SeatChange>,
+    pub amount: i64,
+    /// `cash` (from the drawer), `card` (on the terminal), `comp` (nothing to give back) or
+    /// `gateway` (an online sale, refunded through the payment gateway).
+    pub method: String,
+}
+
+/// What the door is told about a scanned ticket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CheckInResult {
+    Ok,
+    AlreadyCheckedIn,
+    WrongShowtime,
+    Refunded,
+    NotFound,
+}
+
+impl CheckInResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "OK",
+            Self::AlreadyCheckedIn => "ALREADY_CHECKED_IN",
+            Self::WrongShowtime => "WRONG_SHOWTIME",
+            Self::Refunded => "REFUNDED",
+            Self::NotFound => "NOT_FOUND",
+        }
+    }
+
+    /// Whether the holder goes in.
+    pub fn admits(self) -> bool {
+        self == Self::Ok
+    }
+}
+
+/// A scan's answer: the result and, when the ticket is ours, what it is for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckIn {
+    pub result: CheckInResult,
+    pub booking_id: Option<BookingId>,
+    pub showtime_id: Option<ShowtimeId>,
+    pub movie_title: Option<String>,
+    pub hall_name: Option<String>,
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub starts_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub seats: Vec<String>,
+    /// For `ALREADY_CHECKED_IN`: when and at which gate the first scan was.
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub first_scan_at: Option<DateTime<Utc>>,
+    pub first_scan_gate: Option<String>,
+}
+
+impl CheckIn {
+    pub fn not_found() -> Self {
+        Self {
+            result: CheckInResult::NotFound,
+            booking_id: None,
+            showtime_id: None,
+            movie_title: None,
+            hall_name: None,
+            starts_at: None,
+            seats: Vec::new(),
+            first_scan_at: None,
+            first_scan_gate: None,
+        }
+    }
+}
+
+/// What the door sends with a scan: its gate, and the showtime it admits (none: any).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanAt {
+    #[serde(default)]
+    pub gate: Option<String>,
+    #[serde(default)]
+    pub showtime_id: Option<ShowtimeId>,
+}
+
+/// A ticket to print: what it says, with its QR code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrintedTicket {
+    pub booking_id: BookingId,
+    pub code: String,
+    pub qr_svg: String,
+    pub venue: String,
+    pub hall_name: String,
+    pub movie_title: String,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub starts_at: DateTime<Utc>,
+    pub seats: Vec<PrintedSeat>,
+    pub amount: i64,
+    /// 0 for the first print; n for the n-th reprint ("REPRINT n").
+    pub reprint: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrintedSeat {
+    pub code: String,
+    pub row: String,
+    pub number: String,
+    pub category: String,
+    pub price: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expected_cash_is_the_float_plus_cash_sales_minus_cash_refunds() {
+        let figures = ShiftFigures {
+            cash_sales: 3,
+            cash_amount: 36_000,
+            card_sales: 1,
+            card_amount: 12_000,
+            cash_refunds: 1,
+            cash_refunded: 12_000,
+            ..Default::default()
+        };
+        assert_eq!(figures.expected_cash(50_000), 74_000);
+        let shift = Shift {
+            id: 1,
+            clerk: "kim".into(),
+            register: "R1".into(),
+            float: 50_000,
+            opened_at: Utc::now(),
+            closed_at: Some(Utc::now()),
+            counted: Some(73_000),
+            closed_by: Some("kim".into()),
+            figures,
+        };
+        assert_eq!(shift.variance(), Some(-1_000));
+    }
+
+    #[test]
+    fn results_and_tenders_read_as_their_names() {
+        for r in [
+            CheckInResult::Ok,
+            CheckInResult::AlreadyCheckedIn,
+            CheckInResult::WrongShowtime,
+            CheckInResult::Refunded,
+            CheckInResult::NotFound,
+        ] {
+            assert_eq!(
+                serde_json::to_string(&r).unwrap(),
+                format!("\"{}\"", r.as_str())
+            );
+        }
+        for t in Tender::ALL {
+            assert_eq!(Tender::parse(t.as_str()), Some(t));
+        }
+        assert!(CheckInResult::Ok.admits() && !CheckInResult::Refunded.admits());
+    }
+}

@@ -1,0 +1,160 @@
+//! `/door`: ticket check-in for door staff, on a phone or a kiosk with a barcode scanner. A
+//! keyboard-wedge scanner types the code in a burst ending with Enter while no field has the
+//! focus: the page catches the burst and checks the ticket in; the code can also be typed or
+//! pasted into the field. The answer fills the screen: green to let in (with row and seat), red
+//! otherwise (already checked in — when and at which gate —, another showtime, refunded, not a
+//! ticket of ours). The gate's name and the showtime it admits (any, by default) stay set.
+
+use super::staff::StaffRefusal;
+use crate::domain::{CheckIn, CheckInResult, ScanAt, ShowtimeId, DOOR_ROLES};
+use crate::error::InventoryError;
+use crate::format::{clock_time, showtime_when};
+use crate::i18n::{error_text, use_lang};
+use crate::serverfns::{check_in_ticket, list_showtimes, staff_me};
+use crate::tr;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+/// A scanner types faster than this between keys (milliseconds); a person does not.
+const BURST_GAP_MS: f64 = 80.0;
+/// The shortest code a scan can be.
+const MIN_CODE: usize = 8;
+
+#[component]
+pub fn DoorPage() -> impl IntoView {
+    let lang = use_lang();
+    let me = Resource::new(|| (), |_| staff_me());
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+    view! {
+        <section class="door" data-test="door" data-hydrated=move || hydrated.get().to_string()>
+            <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || Suspend::new(async move {
+                    match me.await {
+                        Ok(member) if member.role.may(&DOOR_ROLES) => view! { <Scanner /> }.into_any(),
+                        Ok(_) => view! { <StaffRefusal error=InventoryError::StaffForbidden here="/door" /> }.into_any(),
+                        Err(error) => view! { <StaffRefusal error here="/door" /> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn Scanner() -> impl IntoView {
+    let lang = use_lang();
+    let gate = RwSignal::new(String::from("1"));
+    let showtime = RwSignal::new(String::new());
+    let code = RwSignal::new(String::new());
+    let answer = RwSignal::new(None::<Result<CheckIn, InventoryError>>);
+    let showtimes = Resource::new(|| (), |_| list_showtimes());
+    let scan = move |text: String| {
+        let text = text.trim().to_string();
+        if text.is_empty() {
+            return;
+        }
+        let at = ScanAt {
+            gate: Some(gate.get_untracked()),
+            showtime_id: ShowtimeId::parse(&showtime.get_untracked()),
+        };
+        spawn_local(async move {
+            answer.set(Some(check_in_ticket(text, at).await));
+        });
+    };
+    // The keyboard wedge: keys typed fast while no field has the focus, ending with Enter.
+    Effect::new(move |_| {
+        let buffer = StoredValue::new(String::new());
+        let last = StoredValue::new(0.0f64);
+        let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+            let focused_field = document()
+                .active_element()
+                .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+            if focused_field {
+                return;
+            }
+            let now = js_sys::Date::now();
+            if now - last.get_value() > BURST_GAP_MS {
+                buffer.set_value(String::new());
+            }
+            last.set_value(now);
+            let key = ev.key();
+            if key == "Enter" {
+                let typed = buffer.get_value();
+                buffer.set_value(String::new());
+                if typed.len() >= MIN_CODE {
+                    ev.prevent_default();
+                    scan(typed);
+                }
+            } else if key.chars().count() == 1 {
+                buffer.update_value(|b| b.push_str(&key));
+            }
+        });
+        on_cleanup(move || handle.remove());
+    });
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        scan(code.get_untracked());
+        code.set(String::new());
+    };
+    view! {
+        <div class="door-settings">
+            <label for="gate">{move || tr!(lang.get(), "door.gate")}</label>
+            <input id="gate" bind:value=gate data-test="gate" />
+            <label for="door-showtime">{move || tr!(lang.get(), "door.showtime")}</label>
+            <select id="door-showtime" bind:value=showtime data-test="door-showtime">
+                <option value="">{move || tr!(lang.get(), "door.any_showtime")}</option>
+                <Suspense>
+                    {move || Suspend::new(async move {
+                        showtimes.await.unwrap_or_default().into_iter().filter(|s| !s.cancelled).map(|s| {
+                            let when = s.starts_at;
+                            view! { <option value=s.id.to_string()>{s.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</option> }
+                        }).collect_view()
+                    })}
+                </Suspense>
+            </select>
+        </div>
+        <form class="door-form" on:submit=submit data-test="scan-form">
+            <label for="code">{move || tr!(lang.get(), "door.code")}</label>
+            <input id="code" autocomplete="off" autocapitalize="none" spellcheck="false" bind:value=code data-test="code" />
+            <button type="submit" class="primary" data-test="check-in">{move || tr!(lang.get(), "door.check_in")}</button>
+        </form>
+        <p class="hint">{move || tr!(lang.get(), "door.scanner_hint")}</p>
+        {move || answer.get().map(|a| view! { <Verdict answer=a /> })}
+    }
+}
+
+#[component]
+fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
+    let lang = use_lang();
+    match answer {
+        Ok(check) => {
+            let admits = check.result.admits();
+            let seats = crate::seating::reading_order(&check.seats).join(", ");
+            let result = check.result;
+            let first = check.first_scan_at.map(clock_time);
+            let first_gate = check.first_scan_gate.clone().unwrap_or_default();
+            let title = check.movie_title.clone().unwrap_or_default();
+            view! {
+                <output class="verdict" class:admit=admits class:refuse=!admits role="status"
+                    data-test="verdict" data-result=result.as_str()>
+                    <strong class="verdict-word">{move || match result {
+                        CheckInResult::Ok => tr!(lang.get(), "door.ok"),
+                        CheckInResult::AlreadyCheckedIn => tr!(lang.get(), "door.already", at = first.clone().unwrap_or_default(), gate = first_gate.clone()),
+                        CheckInResult::WrongShowtime => tr!(lang.get(), "door.wrong_showtime"),
+                        CheckInResult::Refunded => tr!(lang.get(), "door.refunded"),
+                        CheckInResult::NotFound => tr!(lang.get(), "door.not_found"),
+                    }}</strong>
+                    <span class="verdict-seats" data-test="verdict-seats">{seats}</span>
+                    <span>{title}</span>
+                </output>
+            }.into_any()
+        }
+        Err(e) => view! {
+            <output class="verdict refuse" role="alert" data-test="verdict" data-result="ERROR">
+                <strong class="verdict-word">{move || error_text(lang.get(), &e)}</strong>
+            </output>
+        }
+        .into_any(),
+    }
+}

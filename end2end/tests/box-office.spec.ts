@@ -1,0 +1,267 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { execFileSync } from "child_process";
+import * as path from "path";
+import { SeatMapPage, apiStatus, showtimeIds } from "./pages";
+
+// The box office at kiosk size, with touch, on the main (embedded) test server. Its clerks and
+// supervisors are made with `server staff add`, as an operator would, on that server's data.
+const root = path.join(__dirname, "..", "..");
+const dataDir = process.env.E2E_DATA_DIR ?? path.join(root, "target", "e2e-data");
+const serverBin = process.env.E2E_SERVER_BIN ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, "target"), "debug", "server");
+const screenshots = path.join(root, "docs", "screenshots");
+const PASSWORD = "kiosk staff password";
+const stamp = Date.now().toString(36);
+
+test.use({ viewport: { width: 1920, height: 1080 }, hasTouch: true });
+
+/** Adds a staff member on the test server's database and gives them a PIN. */
+async function staff(page: Page, name: string, role: string, pin: string) {
+  execFileSync(serverBin, ["staff", "add", name, "--role", role], {
+    input: `${PASSWORD}\n`,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", RUST_LOG: "error" },
+  });
+  await signIn(page, name);
+  const set = await page.request.post("/api/staff_set_pin", { data: { password: PASSWORD, pin } });
+  expect(set.status()).toBe(200);
+}
+
+async function signIn(page: Page, name: string) {
+  const r = await page.request.post("/api/staff_sign_in", { data: { name, password: PASSWORD } });
+  expect(r.status(), await r.text()).toBe(200);
+}
+
+async function axeClean(page: Page, what: string) {
+  const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${what}: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
+}
+
+/** Every visible control of the kiosk is at least 44 × 44 CSS pixels. */
+async function touchTargetsAreLarge(page: Page) {
+  const small = await page.locator(".kiosk").evaluate((kiosk) =>
+    Array.from(kiosk.querySelectorAll("button, input, select, a"))
+      .map((e) => ({ e, r: e.getBoundingClientRect() }))
+      .filter(({ r }) => r.width > 0 && r.height > 0)
+      .filter(({ r }) => r.width < 44 || r.height < 44)
+      .map(({ e, r }) => `${e.outerHTML.slice(0, 80)} ${r.width}×${r.height}`),
+  );
+  expect(small).toEqual([]);
+}
+
+/** A clerk's kiosk, signed in, with a shift open at its own register. */
+async function openKiosk(browser: Browser, name: string, pin: string, idle = 600): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, hasTouch: true });
+  const page = await context.newPage();
+  // The print dialog would wait for a person; the print view is what is checked.
+  await page.addInitScript(() => {
+    window.print = () => {};
+  });
+  await staff(page, name, "clerk", pin);
+  await page.goto(`/box-office?idle=${idle}`);
+  await expect(page.locator('[data-test="kiosk"]')).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
+  await page.locator('[data-test="register"]').fill(`R-${name}`);
+  await page.locator('[data-test="float"]').fill("50000");
+  await page.locator('[data-test="open-shift-button"]').tap();
+  await expect(page.locator('[data-test="shift-register"]')).toContainText(`R-${name}`);
+  return page;
+}
+
+async function chooseShowtime(kiosk: Page, id: number) {
+  await kiosk.locator(`[data-test="kiosk-showtime"][data-id="${id}"]`).tap();
+  await expect(kiosk.locator('[data-test="kiosk-sale"]')).toHaveAttribute("data-online", "true", { timeout: 15_000 });
+}
+
+async function heldSeats(kiosk: Page): Promise<string[]> {
+  const text = (await kiosk.locator('[data-test="held-seats"]').textContent()) ?? "";
+  return text.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+const won = (text: string | null) => Number((text ?? "").replace(/[^0-9-]/g, ""));
+
+async function customerWatching(browser: Browser, id: number): Promise<SeatMapPage> {
+  const context = await browser.newContext();
+  const customer = new SeatMapPage(await context.newPage());
+  await customer.open(id);
+  return customer;
+}
+
+test("a clerk opens a shift, sells the best 3 for cash with change, prints, and a customer sees them sold live", async ({ browser }) => {
+  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[1];
+  const customer = await customerWatching(browser, id);
+  const kiosk = await openKiosk(browser, `clerk-a-${stamp}`, "1357");
+  await chooseShowtime(kiosk, id);
+  await touchTargetsAreLarge(kiosk);
+  await axeClean(kiosk, "kiosk sale");
+
+  await kiosk.locator('[data-test="best-3"]').tap();
+  await expect(kiosk.locator('[data-test="tender"]')).toBeVisible();
+  const seats = await heldSeats(kiosk);
+  expect(seats).toHaveLength(3);
+  // The web sees the clerk's pick at once.
+  for (const code of seats) {
+    await expect(customer.seat(code)).toHaveAttribute("data-view", "taken");
+  }
+  const total = won(await kiosk.locator('[data-test="sale-total"]').textContent());
+  expect(total).toBeGreaterThan(0);
+  // Cash: less than the total cannot be sold; the change due is shown.
+  await kiosk.locator('[data-test="tendered"]').fill(String(total - 1));
+  await expect(kiosk.locator('[data-test="sell"]')).toBeDisabled();
+  await kiosk.locator('[data-test="tendered"]').fill(String(total + 7000));
+  await expect(kiosk.locator('[data-test="change-due"]')).toContainText("7,000");
+  await touchTargetsAreLarge(kiosk);
+  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-sale.png") });
+  await kiosk.locator('[data-test="sell"]').tap();
+  await expect(kiosk.locator('[data-test="receipt-change"]')).toContainText("7,000");
+  for (const code of seats) {
+    await expect(customer.seat(code)).toHaveAttribute("data-view", "booked");
+  }
+
+  // The tickets to print: one per seat, with the QR code and the booking's reference.
+  await kiosk.locator('[data-test="print"]').tap();
+  const tickets = kiosk.locator('[data-test="printed-ticket"]');
+  await expect(tickets).toHaveCount(3);
+  await expect(tickets.first().locator(".qr svg")).toBeVisible();
+  await expect(kiosk.locator('[data-test="reprint"]')).toHaveCount(0);
+  await kiosk.emulateMedia({ media: "print" });
+  await expect(kiosk.locator('[data-test="kiosk-showtimes"]')).toBeHidden();
+  await tickets.first().screenshot({ path: path.join(screenshots, "kiosk-ticket.png") });
+  await kiosk.emulateMedia({ media: "screen" });
+  // A second print is a reprint: a supervisor's.
+  const booking = (await kiosk.locator('[data-test="receipt-booking"]').textContent())!.trim();
+  const again = await kiosk.request.post("/api/print_ticket", { data: { booking, approval: null } });
+  expect(again.status()).toBe(403);
+});
+
+test("a web customer and a clerk race for the same seat: exactly one gets it", async ({ browser }) => {
+  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[10];
+  const customer = await customerWatching(browser, id);
+  const kiosk = await openKiosk(browser, `clerk-b-${stamp}`, "2468");
+  await chooseShowtime(kiosk, id);
+  const seat = "C1";
+  await customer.select(seat);
+  await kiosk.locator(`[data-test="seat-${seat}"]`).tap();
+  await Promise.all([customer.holdButton.click(), kiosk.locator('[data-test="hold-selected"]').tap()]);
+  // Each side ends holding the seat or told it is gone: exactly one holds it.
+  const side = async (won: boolean, told: boolean) => (won ? "won" : told ? "lost" : "pending");
+  const outcome = async () =>
+    [
+      await side(await customer.holdPanel.isVisible(), await customer.notice.isVisible()),
+      await side(await kiosk.locator('[data-test="tender"]').isVisible(), await kiosk.locator('[data-test="notice"]').isVisible()),
+    ].sort().join(",");
+  await expect.poll(outcome, { timeout: 10_000 }).toBe("lost,won");
+  expect(await apiStatus(kiosk, id, seat)).toBe("HELD");
+});
+
+test("a refund approved with a supervisor's PIN puts the seats back on the customer's map, and the shift closes with the expected cash and variance", async ({ browser }) => {
+  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[11];
+  const supervisorPage = await (await browser.newContext()).newPage();
+  await staff(supervisorPage, `super-${stamp}`, "supervisor", "9753");
+  const customer = await customerWatching(browser, id);
+  const kiosk = await openKiosk(browser, `clerk-c-${stamp}`, "8642");
+  await chooseShowtime(kiosk, id);
+  await kiosk.locator('[data-test="best-2"]').tap();
+  const seats = await heldSeats(kiosk);
+  const total = won(await kiosk.locator('[data-test="sale-total"]').textContent());
+  await kiosk.locator('[data-test="tendered"]').fill(String(total));
+  await kiosk.locator('[data-test="sell"]').tap();
+  const booking = (await kiosk.locator('[data-test="receipt-booking"]').textContent())!.trim();
+  for (const code of seats) {
+    await expect(customer.seat(code)).toHaveAttribute("data-view", "booked");
+  }
+
+  await kiosk.locator('[data-test="tab-refund"]').tap();
+  await kiosk.locator('[data-test="refund-reference"]').fill(booking);
+  // Without the supervisor, refused.
+  await kiosk.locator('[data-test="refund-button"]').tap();
+  await expect(kiosk.locator('[data-test="kiosk-error"]')).toContainText("supervisor");
+  await kiosk.locator('[data-test="refund-supervisor"]').fill(`super-${stamp}`);
+  await kiosk.locator('[data-test="refund-pin"]').fill("9753");
+  await touchTargetsAreLarge(kiosk);
+  await axeClean(kiosk, "kiosk refund");
+  await kiosk.locator('[data-test="refund-button"]').tap();
+  await expect(kiosk.locator('[data-test="refund-done"]')).toBeVisible();
+  for (const code of seats) {
+    await expect(customer.seat(code)).toHaveAttribute("data-view", /free|stranded/);
+  }
+
+  // Closing: float 50,000 + cash sales − cash refunds = 50,000; 1,000 short.
+  await kiosk.locator('[data-test="tab-close"]').tap();
+  await expect(kiosk.locator('[data-test="fig-expected"]')).toContainText("50,000");
+  await kiosk.locator('[data-test="counted"]').fill("49000");
+  await kiosk.locator('[data-test="close-shift-button"]').tap();
+  await expect(kiosk.locator('[data-test="shift-figures"]')).toHaveAttribute("data-closed", "true");
+  expect(won(await kiosk.locator('[data-test="fig-cash"]').textContent())).toBe(Number(`1${total}`));
+  await expect(kiosk.locator('[data-test="fig-expected"]')).toContainText("50,000");
+  await expect(kiosk.locator('[data-test="fig-variance"]')).toHaveText(/^−₩1,000$/);
+  await axeClean(kiosk, "kiosk shift closed");
+  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-close-shift.png") });
+  // A closed shift sells nothing more.
+  const hold = await kiosk.request.post("/api/clerk_hold", { data: { showtime_id: id, seats: null, best: { count: 1 } } });
+  expect(hold.status()).toBe(409);
+});
+
+test("an idle kiosk locks and releases the clerk's picked seats; offline it refuses to sell", async ({ browser }) => {
+  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[1];
+  const customer = await customerWatching(browser, id);
+  const kiosk = await openKiosk(browser, `clerk-d-${stamp}`, "1470", 4);
+  await chooseShowtime(kiosk, id);
+  await kiosk.locator('[data-test="best-2"]').tap();
+  const seats = await heldSeats(kiosk);
+  for (const code of seats) {
+    await expect(customer.seat(code)).toHaveAttribute("data-view", "taken");
+  }
+  // Nobody touches it: it locks, and the seats go back on sale.
+  await expect(kiosk.locator('[data-test="lock-screen"]')).toBeVisible({ timeout: 10_000 });
+  for (const code of seats) {
+    await expect(customer.seat(code)).toHaveAttribute("data-view", /free|stranded/);
+  }
+  await kiosk.locator('[data-test="unlock-pin"]').fill("0000");
+  await kiosk.locator('[data-test="unlock"]').tap();
+  await expect(kiosk.locator('[data-test="kiosk-error"]')).toBeVisible();
+  await kiosk.locator('[data-test="unlock-pin"]').fill("1470");
+  await kiosk.locator('[data-test="unlock"]').tap();
+  await expect(kiosk.locator('[data-test="lock-screen"]')).toBeHidden();
+
+  // Offline: a banner, nothing to sell; back online, the map is live again.
+  await chooseShowtime(kiosk, id);
+  await kiosk.context().setOffline(true);
+  await expect(kiosk.locator('[data-test="offline-banner"]').first()).toBeVisible();
+  await expect(kiosk.locator('[data-test="best-1"]')).toBeDisabled();
+  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-offline.png") });
+  await kiosk.context().setOffline(false);
+  await expect(kiosk.locator('[data-test="offline-banner"]')).toHaveCount(0);
+  await expect(kiosk.locator('[data-test="best-1"]')).toBeEnabled();
+});
+
+test("the door checks a scanned ticket in once: green, then red with the first scan's gate", async ({ browser }) => {
+  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[10];
+  const kiosk = await openKiosk(browser, `clerk-e-${stamp}`, "3690");
+  await chooseShowtime(kiosk, id);
+  await kiosk.locator('[data-test="best-1"]').tap();
+  const total = won(await kiosk.locator('[data-test="sale-total"]').textContent());
+  await kiosk.locator('[data-test="tendered"]').fill(String(total));
+  await kiosk.locator('[data-test="sell"]').tap();
+  await kiosk.locator('[data-test="print"]').tap();
+  const code = (await kiosk.locator('[data-test="ticket-code"]').first().textContent())!.trim();
+
+  const door = await (await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true })).newPage();
+  await staff(door, `door-${stamp}`, "door", "5555");
+  await door.goto("/door");
+  await expect(door.locator('[data-test="door"]')).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
+  await door.locator('[data-test="gate"]').fill("East");
+  await door.locator("body").click();
+  await door.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  // A keyboard-wedge scanner: the code typed in a burst, then Enter, with no field focused.
+  await door.keyboard.type(code, { delay: 5 });
+  await door.keyboard.press("Enter");
+  const verdict = door.locator('[data-test="verdict"]');
+  await expect(verdict).toHaveAttribute("data-result", "OK");
+  await axeClean(door, "door OK");
+  await door.screenshot({ path: path.join(screenshots, "door-ok.png") });
+  await door.locator('[data-test="code"]').fill(code);
+  await door.locator('[data-test="check-in"]').tap();
+  await expect(verdict).toHaveAttribute("data-result", "ALREADY_CHECKED_IN");
+  await expect(verdict).toContainText("East");
+  await door.screenshot({ path: path.join(screenshots, "door-already.png") });
+});

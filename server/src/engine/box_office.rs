@@ -1,0 +1,741 @@
+//! The box office and the door. A clerk opens a shift at a register with a cash float; their
+//! pick is a hold like a customer's (the web sees it at once, a web customer trying those seats
+//! gets 409) that lasts while the sale is at the counter (`holds::CLERK_HOLD_TTL`) and is released on
+//! cancel, lock or sign-out; the sale confirms it with the fenced confirmation and writes
+//! `BookingConfirmed` (channel `box_office`, or `complimentary`) in the same transaction.
+//! Refunds, complimentary sales and reprints need a supervisor: their own session, or their name
+//! and PIN given at the clerk's kiosk. The door checks a ticket in once.
+
+use super::*;
+use crate::staff::verify_secret;
+use crate::store::{
+    At, BookingFilter, BookingStatus, CounterRefundRow, CounterRefunded, CounterSaleRow,
+    CounterSold, Scanned, ShiftFilter, ShiftRecord, TenderSum,
+};
+use app::domain::{
+    Approval, BestAvailable, CheckIn, CheckInResult, CounterRefund, CounterRefundRequest,
+    CounterSale, CounterSaleRequest, PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures,
+    StaffRole, Tender, APPROVER_ROLES,
+};
+use app::engine::{Actor, BoxOfficeDesk};
+
+const APPROVERS: [StaffRole; 1] = APPROVER_ROLES;
+/// The largest cash float or amount of cash a drawer is told about (₩100,000,000).
+const MAX_CASH: i64 = 100_000_000;
+/// The venue's name on printed tickets.
+pub const VENUE: &str = "Seats Cinema";
+
+/// The customer id a clerk's holds carry: fixed per staff member, never a customer's (customer
+/// ids are random v4 UUIDs; these are version 8 with a fixed prefix).
+pub fn clerk_customer(staff_id: i64) -> CustomerId {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(b"seatsclk");
+    bytes[8..].copy_from_slice(&staff_id.to_be_bytes());
+    CustomerId(uuid::Builder::from_custom_bytes(bytes).into_uuid())
+}
+
+fn figures(sales: &[TenderSum], refunds: &[TenderSum]) -> ShiftFigures {
+    let sale = |kind: &str| sales.iter().find(|t| t.kind == kind);
+    let (cash, card, comp) = (sale("cash"), sale("card"), sale("comp"));
+    let cash_refund = refunds.iter().find(|t| t.kind == "cash");
+    let other = refunds.iter().filter(|t| t.kind != "cash");
+    ShiftFigures {
+        cash_sales: cash.map_or(0, |t| t.count),
+        cash_amount: cash.map_or(0, |t| t.amount),
+        card_sales: card.map_or(0, |t| t.count),
+        card_amount: card.map_or(0, |t| t.amount),
+        comp_sales: comp.map_or(0, |t| t.count),
+        comp_seats: comp.map_or(0, |t| t.seats),
+        cash_refunds: cash_refund.map_or(0, |t| t.count),
+        cash_refunded: cash_refund.map_or(0, |t| t.amount),
+        other_refunds: other.clone().map(|t| t.count).sum(),
+        other_refunded: other.map(|t| t.amount).sum(),
+    }
+}
+
+impl Engine {
+    fn box_office_now(&self) -> At {
+        At::or_now(self.clock.now())
+    }
+
+    async fn shift_view(&self, record: ShiftRecord) -> Result<Shift, InventoryError> {
+        let (sales, refunds) = self.store.shift_sums(record.id).await?;
+        Ok(Shift {
+            id: record.id,
+            clerk: record.clerk,
+            register: record.register,
+            float: record.float_krw,
+            opened_at: record.opened_at.0,
+            closed_at: record.closed_at.map(|at| at.0),
+            counted: record.counted_krw,
+            closed_by: record.closed_by,
+            figures: figures(&sales, &refunds),
+        })
+    }
+
+    /// The acting member's open shift.
+    pub async fn current_shift(&self, actor: &Actor) -> Result<Option<Shift>, InventoryError> {
+        match self
+            .store
+            .shifts(ShiftFilter::OpenOf(actor.member.id))
+            .await?
+            .pop()
+        {
+            Some(record) => Ok(Some(self.shift_view(record).await?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn open_shift_id(&self, actor: &Actor) -> Result<i64, InventoryError> {
+        self.store
+            .shifts(ShiftFilter::OpenOf(actor.member.id))
+            .await?
+            .pop()
+            .map(|s| s.id)
+            .ok_or(InventoryError::NoOpenShift)
+    }
+
+    /// Opens a shift at `register` with `float` won in the drawer.
+    pub async fn open_shift(
+        &self,
+        actor: &Actor,
+        register: &str,
+        float: i64,
+    ) -> Result<Shift, InventoryError> {
+        let register = register.trim();
+        if register.is_empty() || register.chars().count() > 40 {
+            return Err(InventoryError::InvalidRequest(
+                "a register is named with 1 to 40 characters".into(),
+            ));
+        }
+        if !(0..=MAX_CASH).contains(&float) {
+            return Err(InventoryError::InvalidRequest(format!(
+                "the float is between 0 and {MAX_CASH} won"
+            )));
+        }
+        let Some(id) = self
+            .store
+            .open_shift(actor.member.id, register, float, self.box_office_now())
+            .await?
+        else {
+            return Err(InventoryError::ShiftAlreadyOpen(
+                match self.current_shift(actor).await? {
+                    Some(shift) => format!(
+                        "you have a shift open at register {:?}: close it first",
+                        shift.register
+                    ),
+                    None => format!("register {register:?} has another clerk's shift open"),
+                },
+            ));
+        };
+        self.audit(
+            actor,
+            "shift_opened",
+            format!("shift {id} at register {register}, float {float}"),
+        )
+        .await;
+        let record = self.store.shifts(ShiftFilter::One(id)).await?.pop();
+        self.shift_view(record.ok_or(InventoryError::Unavailable)?)
+            .await
+    }
+
+    /// Closes the acting member's open shift, or (a supervisor) shift `id`, with the cash
+    /// counted.
+    pub async fn close_shift(
+        &self,
+        actor: &Actor,
+        id: Option<i64>,
+        counted: i64,
+    ) -> Result<Shift, InventoryError> {
+        if !(0..=MAX_CASH).contains(&counted) {
+            return Err(InventoryError::InvalidRequest(format!(
+                "the cash counted is between 0 and {MAX_CASH} won"
+            )));
+        }
+        let id = match id {
+            Some(id) => id,
+            None => self.open_shift_id(actor).await?,
+        };
+        let record = self
+            .store
+            .shifts(ShiftFilter::One(id))
+            .await?
+            .pop()
+            .ok_or_else(|| InventoryError::InvalidRequest(format!("no shift {id}")))?;
+        if record.clerk_id != actor.member.id && !actor.member.role.may(&APPROVERS) {
+            return Err(InventoryError::StaffForbidden);
+        }
+        if !self
+            .store
+            .close_shift(id, counted, actor.member.id, self.box_office_now())
+            .await?
+        {
+            return Err(InventoryError::ShiftClosed);
+        }
+        // The clerk's picks that were never sold go back on sale.
+        self.release_clerk_holds(record.clerk_id).await?;
+        let record = self.store.shifts(ShiftFilter::One(id)).await?.pop();
+        let shift = self
+            .shift_view(record.ok_or(InventoryError::Unavailable)?)
+            .await?;
+        self.audit(
+            actor,
+            "shift_closed",
+            format!(
+                "shift {id} of {}: expected cash {}, counted {counted}, variance {}",
+                shift.clerk,
+                shift.expected_cash(),
+                shift.variance().unwrap_or_default()
+            ),
+        )
+        .await;
+        Ok(shift)
+    }
+
+    /// Recent shifts, newest first (the operator's report).
+    pub async fn recent_shifts(&self) -> Result<Vec<Shift>, InventoryError> {
+        let mut out = Vec::new();
+        for record in self.store.shifts(ShiftFilter::Recent).await? {
+            out.push(self.shift_view(record).await?);
+        }
+        Ok(out)
+    }
+
+    /// A clerk's pick: the seats, or the best `best` — held for the sale at the counter.
+    pub async fn clerk_hold(
+        &self,
+        actor: &Actor,
+        showtime: ShowtimeId,
+        seats: Option<&SeatSelection>,
+        best: Option<&BestAvailable>,
+    ) -> Result<Hold, InventoryError> {
+        self.open_shift_id(actor).await?;
+        let clerk = clerk_customer(actor.member.id);
+        // One sale at a time: whatever the clerk picked before and did not sell goes back.
+        self.release_clerk_holds(actor.member.id).await?;
+        match (seats, best) {
+            (Some(seats), None) => self.place_hold(showtime, seats, clerk, None, true).await,
+            (None, Some(best)) => {
+                self.hold_best_seats(showtime, best, clerk, None, true)
+                    .await
+            }
+            _ => Err(InventoryError::InvalidRequest(
+                "give either seats or a best-available request".into(),
+            )),
+        }
+    }
+
+    /// Releases every live hold of the clerk (a cancelled sale, a locked kiosk, signing out, a
+    /// closed shift); how many.
+    pub async fn release_clerk_holds(&self, staff_id: i64) -> Result<usize, InventoryError> {
+        let clerk = clerk_customer(staff_id);
+        let holds = self
+            .store
+            .live_holds_of(clerk, self.box_office_now())
+            .await?;
+        let mut released = 0;
+        for hold in holds {
+            match self.cancel_hold(hold, clerk).await {
+                Ok(()) => released += 1,
+                Err(InventoryError::HoldNotFound) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(released)
+    }
+
+    /// The approver of a refund, a comp or a reprint: the acting member if they may approve,
+    /// else the supervisor named in `approval`, whose PIN must match (a wrong one counts towards
+    /// that account's lockout).
+    async fn approver(
+        &self,
+        actor: &Actor,
+        approval: Option<&Approval>,
+    ) -> Result<i64, InventoryError> {
+        if actor.member.role.may(&APPROVERS) {
+            return Ok(actor.member.id);
+        }
+        let approval = approval.ok_or(InventoryError::ApprovalRequired)?;
+        let account = self
+            .store
+            .staff_named(approval.supervisor.trim())
+            .await?
+            .filter(|a| a.disabled_at.is_none() && a.role.may(&APPROVERS))
+            .ok_or(InventoryError::ApprovalRequired)?;
+        let now = self.box_office_now();
+        if let Some(until) = account.locked_until.filter(|until| *until > now.0) {
+            return Err(InventoryError::SignInLocked(staff::seconds_until(
+                now.0, until,
+            )));
+        }
+        let hash = account.pin_hash.clone().ok_or(InventoryError::WrongPin)?;
+        let pin = approval.pin.clone();
+        let matches = tokio::task::spawn_blocking(move || {
+            kiosk_lock::valid_pin(&pin) && verify_secret(&hash, &pin)
+        })
+        .await
+        .map_err(|_| InventoryError::Unavailable)?;
+        if !matches {
+            let policy = self.staff_policy();
+            self.store
+                .sign_in_failed(
+                    account.id,
+                    policy.lock_after.min(i32::MAX as u32) as i32,
+                    now.after(policy.lock_for),
+                )
+                .await?;
+            self.audit(
+                actor,
+                "approval_failed",
+                format!("wrong PIN for supervisor {}", account.name),
+            )
+            .await;
+            return Err(InventoryError::WrongPin);
+        }
+        Ok(account.id)
+    }
+
+    /// Sells the clerk's hold at the counter.
+    pub async fn sell_at_counter(
+        &self,
+        actor: &Actor,
+        request: &CounterSaleRequest,
+    ) -> Result<CounterSale, InventoryError> {
+        let clerk = clerk_customer(actor.member.id);
+        let showtime = request.hold_id.showtime_id();
+        let shift = self.open_shift_id(actor).await?;
+        let live = match self
+            .store
+            .check_hold(request.hold_id, clerk, self.clock.now())
+            .await?
+        {
+            crate::store::HoldCheck::Live(live) => live,
+            crate::store::HoldCheck::NotFound => return Err(InventoryError::HoldNotFound),
+            crate::store::HoldCheck::NotOwner => return Err(InventoryError::NotYourHold),
+            crate::store::HoldCheck::Lapsed => return Err(InventoryError::HoldLapsed),
+        };
+        let layout = self.layout(showtime).await?;
+        if live.now >= layout.sales_close_at() {
+            return Err(InventoryError::SalesClosed);
+        }
+        let price: i64 = live
+            .seats
+            .iter()
+            .filter_map(|code| layout.seats.iter().find(|s| &s.code == code))
+            .filter_map(|seat| layout.categories.iter().find(|c| c.code == seat.category))
+            .map(|c| c.price)
+            .sum();
+        let (amount, tendered, card_reference, approved_by) = match request.tender {
+            Tender::Cash => {
+                let tendered = request.tendered.ok_or_else(|| {
+                    InventoryError::InvalidRequest("cash: say how much was tendered".into())
+                })?;
+                if tendered < price || tendered > MAX_CASH {
+                    return Err(InventoryError::InvalidRequest(format!(
+                        "cash tendered ({tendered} won) is less than the total ({price} won)"
+                    )));
+                }
+                (price, Some(tendered), None, None)
+            }
+            Tender::Card => {
+                let reference = request
+                    .card_reference
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|r| !r.is_empty() && r.chars().count() <= 64)
+                    .ok_or_else(|| {
+                        InventoryError::InvalidRequest(
+                            "card: give the terminal's reference of the payment (1 to 64 characters)"
+                                .into(),
+                        )
+                    })?;
+                (price, None, Some(reference.to_string()), None)
+            }
+            Tender::Comp => {
+                let approver = self.approver(actor, request.approval.as_ref()).await?;
+                (0, None, None, Some(approver))
+            }
+        };
+        let booking = BookingId(uuid::Uuid::new_v4());
+        let seats: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
+        let row = CounterSaleRow {
+            booking,
+            hold: request.hold_id,
+            customer: clerk,
+            seats: seats.clone(),
+            amount,
+            shift,
+            tender: request.tender,
+            tendered,
+            card_reference: card_reference.clone(),
+            approved_by,
+        };
+        let changes = match self
+            .store
+            .sell_at_counter(&row, At::or_now(Some(live.now)))
+            .await?
+        {
+            CounterSold::Sold(changes) => changes,
+            CounterSold::HoldLapsed => return Err(InventoryError::HoldLapsed),
+            CounterSold::ShiftClosed => return Err(InventoryError::ShiftClosed),
+        };
+        self.relay_wake.notify_one();
+        let codes: Vec<_> = changes.iter().map(|s| s.code.clone()).collect();
+        let until = self.gate_keys_until(showtime).await;
+        self.gate.book(showtime, &codes, booking, until).await;
+        self.announce(
+            showtime,
+            LiveMessage::SeatsBooked {
+                showtime_id: showtime,
+                seats: changes,
+            },
+        )
+        .await;
+        self.audit(
+            actor,
+            "counter_sale",
+            format!(
+                "booking {} showtime {showtime} seats {} {} {amount}",
+                booking.0,
+                seats.join(" "),
+                request.tender.as_str()
+            ),
+        )
+        .await;
+        Ok(CounterSale {
+            booking_id: booking,
+            showtime_id: showtime,
+            seats,
+            tender: request.tender,
+            amount,
+            tendered,
+            change: tendered.map(|t| t - amount),
+            card_reference,
+        })
+    }
+
+    /// The booking a reference names: its id, or its ticket's code.
+    fn booking_named(&self, reference: &str) -> Result<BookingId, InventoryError> {
+        let reference = reference.trim();
+        if let Ok(id) = uuid::Uuid::try_parse(reference) {
+            return Ok(BookingId(id));
+        }
+        self.verify_ticket(reference)
+            .ok_or(InventoryError::BookingNotFound)
+    }
+
+    /// Refunds a whole booking at the counter, with a supervisor's approval.
+    pub async fn refund_at_counter(
+        &self,
+        actor: &Actor,
+        request: &CounterRefundRequest,
+    ) -> Result<CounterRefund, InventoryError> {
+        let booking = self.booking_named(&request.booking)?;
+        let shift = self.open_shift_id(actor).await?;
+        let approved_by = self.approver(actor, request.approval.as_ref()).await?;
+        let row = CounterRefundRow {
+            booking,
+            shift,
+            approved_by,
+        };
+        match self
+            .store
+            .refund_at_counter(&row, self.box_office_now())
+            .await?
+        {
+            CounterRefunded::Refunded {
+                showtime,
+                seats,
+                amount,
+                method,
+            } => {
+                self.relay_wake.notify_one();
+                self.refund_wake.notify_one();
+                let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
+                self.gate.release_booked(showtime, &codes, booking).await;
+                self.announce_released(showtime, seats.clone()).await;
+                self.audit(
+                    actor,
+                    "counter_refund",
+                    format!(
+                        "booking {} showtime {showtime} {method} {amount}, approved by staff {approved_by}",
+                        booking.0
+                    ),
+                )
+                .await;
+                Ok(CounterRefund {
+                    booking_id: booking,
+                    showtime_id: showtime,
+                    seats,
+                    amount,
+                    method,
+                })
+            }
+            CounterRefunded::NotFound => Err(InventoryError::BookingNotFound),
+            CounterRefunded::Refused(why) => Err(InventoryError::NotRefundable(why)),
+            CounterRefunded::ShiftClosed => Err(InventoryError::ShiftClosed),
+        }
+    }
+
+    /// What a booking's ticket says, to print; a second print is a reprint, a supervisor's.
+    pub async fn print_ticket(
+        &self,
+        actor: &Actor,
+        reference: &str,
+        approval: Option<&Approval>,
+    ) -> Result<PrintedTicket, InventoryError> {
+        let booking = self.booking_named(reference)?;
+        let record = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .filter(|r| r.status == BookingStatus::Confirmed)
+            .ok_or(InventoryError::BookingNotFound)?;
+        if record.refunded_at.is_some() || record.showtime_cancelled {
+            return Err(InventoryError::NotRefundable(
+                "this booking was refunded: its ticket is not printed".into(),
+            ));
+        }
+        let approved_by = match self.store.prints(booking).await? {
+            0 => None,
+            _ => Some(self.approver(actor, approval).await?),
+        };
+        let layout = self.layout(record.showtime).await?;
+        let code = self.ticket_code(booking);
+        let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| {
+            tracing::error!(error = %e, "QR code not made");
+            InventoryError::Unavailable
+        })?;
+        let qr_svg = qr
+            .render::<qrcode::render::svg::Color>()
+            .min_dimensions(160, 160)
+            .quiet_zone(true)
+            .build();
+        let seats = record
+            .seats
+            .iter()
+            .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
+            .map(|seat| {
+                let category = layout.categories.iter().find(|c| c.code == seat.category);
+                PrintedSeat {
+                    code: seat.code.to_string(),
+                    row: seat.row.clone(),
+                    number: seat.number.to_string(),
+                    category: category.map_or_else(|| seat.category.clone(), |c| c.name.clone()),
+                    price: category.map_or(0, |c| c.price),
+                }
+            })
+            .collect();
+        let reprint = self
+            .store
+            .record_print(booking, actor.member.id, approved_by, self.box_office_now())
+            .await?;
+        if reprint > 0 {
+            self.audit(
+                actor,
+                "ticket_reprinted",
+                format!("booking {} reprint {reprint}", booking.0),
+            )
+            .await;
+        }
+        Ok(PrintedTicket {
+            booking_id: booking,
+            code,
+            qr_svg,
+            venue: VENUE.into(),
+            hall_name: layout.hall_name.clone(),
+            movie_title: layout.movie_title.clone(),
+            starts_at: layout.starts_at,
+            seats,
+            amount: record.amount,
+            reprint,
+        })
+    }
+
+    /// Checks a ticket in at the door: once, even from two doors at once.
+    pub async fn check_in(
+        &self,
+        code: &str,
+        at: &ScanAt,
+        staff: Option<i64>,
+    ) -> Result<CheckIn, InventoryError> {
+        let gate = at
+            .gate
+            .as_deref()
+            .map(str::trim)
+            .filter(|g| !g.is_empty())
+            .unwrap_or("main");
+        if gate.chars().count() > 40 {
+            return Err(InventoryError::InvalidRequest(
+                "a gate is named with at most 40 characters".into(),
+            ));
+        }
+        let Some(booking) = self.verify_ticket(code) else {
+            return Ok(CheckIn::not_found());
+        };
+        let Some(record) = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .filter(|r| r.status == BookingStatus::Confirmed)
+        else {
+            return Ok(CheckIn::not_found());
+        };
+        let layout = self.layout(record.showtime).await?;
+        let mut answer = CheckIn {
+            result: CheckInResult::Ok,
+            booking_id: Some(booking),
+            showtime_id: Some(record.showtime),
+            movie_title: Some(layout.movie_title.clone()),
+            hall_name: Some(layout.hall_name.clone()),
+            starts_at: Some(layout.starts_at),
+            seats: record.seats.clone(),
+            first_scan_at: None,
+            first_scan_gate: None,
+        };
+        if record.refunded_at.is_some() || record.showtime_cancelled {
+            answer.result = CheckInResult::Refunded;
+            return Ok(answer);
+        }
+        if at.showtime_id.is_some_and(|s| s != record.showtime) {
+            answer.result = CheckInResult::WrongShowtime;
+            return Ok(answer);
+        }
+        match self
+            .store
+            .check_in(booking, record.showtime, gate, staff, self.box_office_now())
+            .await?
+        {
+            Scanned::CheckedIn => {}
+            Scanned::Already(first_at, first_gate) => {
+                answer.result = CheckInResult::AlreadyCheckedIn;
+                answer.first_scan_at = Some(first_at);
+                answer.first_scan_gate = Some(first_gate);
+            }
+        }
+        Ok(answer)
+    }
+
+    /// Tickets checked in per showtime (the operator's door counts).
+    pub async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, InventoryError> {
+        Ok(self.store.check_in_counts().await?)
+    }
+}
+
+#[async_trait::async_trait]
+impl BoxOfficeDesk for Engine {
+    async fn current_shift(&self, by: &Actor) -> Result<Option<Shift>, InventoryError> {
+        Engine::current_shift(self, by).await
+    }
+
+    async fn open_shift(
+        &self,
+        by: &Actor,
+        register: &str,
+        float: i64,
+    ) -> Result<Shift, InventoryError> {
+        Engine::open_shift(self, by, register, float).await
+    }
+
+    async fn close_shift(
+        &self,
+        by: &Actor,
+        shift: Option<i64>,
+        counted: i64,
+    ) -> Result<Shift, InventoryError> {
+        Engine::close_shift(self, by, shift, counted).await
+    }
+
+    async fn shifts(&self) -> Result<Vec<Shift>, InventoryError> {
+        self.recent_shifts().await
+    }
+
+    async fn clerk_hold(
+        &self,
+        by: &Actor,
+        showtime: ShowtimeId,
+        seats: Option<&SeatSelection>,
+        best: Option<&BestAvailable>,
+    ) -> Result<Hold, InventoryError> {
+        Engine::clerk_hold(self, by, showtime, seats, best).await
+    }
+
+    async fn clerk_release(&self, by: &Actor) -> Result<usize, InventoryError> {
+        self.release_clerk_holds(by.member.id).await
+    }
+
+    async fn counter_sale(
+        &self,
+        by: &Actor,
+        sale: &CounterSaleRequest,
+    ) -> Result<CounterSale, InventoryError> {
+        self.sell_at_counter(by, sale).await
+    }
+
+    async fn counter_refund(
+        &self,
+        by: &Actor,
+        refund: &CounterRefundRequest,
+    ) -> Result<CounterRefund, InventoryError> {
+        self.refund_at_counter(by, refund).await
+    }
+
+    async fn print_ticket(
+        &self,
+        by: &Actor,
+        booking: &str,
+        approval: Option<&Approval>,
+    ) -> Result<PrintedTicket, InventoryError> {
+        Engine::print_ticket(self, by, booking, approval).await
+    }
+
+    async fn check_in(
+        &self,
+        by: &Actor,
+        code: &str,
+        at: &ScanAt,
+    ) -> Result<CheckIn, InventoryError> {
+        Engine::check_in(self, code, at, Some(by.member.id)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clerk_customer_id_is_fixed_per_member_and_unlike_a_customer_id() {
+        assert_eq!(clerk_customer(7), clerk_customer(7));
+        assert_ne!(clerk_customer(7), clerk_customer(8));
+        assert_ne!(
+            clerk_customer(7).0.get_version_num(),
+            uuid::Uuid::new_v4().get_version_num()
+        );
+    }
+
+    #[test]
+    fn shift_figures_add_up_per_tender() {
+        let sum = |kind: &str, count, seats, amount| TenderSum {
+            kind: kind.into(),
+            count,
+            seats,
+            amount,
+        };
+        let f = figures(
+            &[
+                sum("cash", 2, 5, 60_000),
+                sum("card", 1, 2, 24_000),
+                sum("comp", 1, 2, 0),
+            ],
+            &[sum("cash", 1, 0, 12_000), sum("gateway", 1, 0, 24_000)],
+        );
+        assert_eq!((f.cash_sales, f.cash_amount), (2, 60_000));
+        assert_eq!((f.card_sales, f.card_amount), (1, 24_000));
+        assert_eq!((f.comp_sales, f.comp_seats), (1, 2));
+        assert_eq!((f.cash_refunds, f.cash_refunded), (1, 12_000));
+        assert_eq!((f.other_refunds, f.other_refunded), (1, 24_000));
+        assert_eq!(f.expected_cash(10_000), 58_000);
+    }
+}

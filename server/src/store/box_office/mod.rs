@@ -1,0 +1,611 @@
+//! The box office and the door: shifts, counter sales (confirmed with the same fenced
+//! confirmation as online sales, in the transaction that records the sale and its
+//! `BookingConfirmed`), refunds at the counter, and check-in (one row per ticket, so a second
+//! scan never checks in twice, from any door).
+//!
+//! Times are passed in as [`At`] in both dialects (the engine's clock), so every statement but
+//! the locks and the confirm reads the same in both.
+
+/// A counter sale in `$tx` (see [`BoxOffice::sell_at_counter`]): `$confirm` runs the dialect's
+/// fenced confirm and evaluates to the `(code, version)` rows it booked.
+macro_rules! sell_at_counter {
+    ($tx:ident, $sale:expr, $at:expr, $confirm:expr) => {{
+        let sale: &CounterSaleRow = $sale;
+        let at: At = $at;
+        let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
+            .bind(sale.shift)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if open.is_none() {
+            return Ok(CounterSold::ShiftClosed);
+        }
+        let inserted: Option<uuid::Uuid> = sqlx::query_scalar(INSERT_BOOKING)
+            .bind(sale.booking.0)
+            .bind(sale.hold.showtime_id().get())
+            .bind(sale.hold.as_uuid())
+            .bind(sale.customer.0)
+            .bind(SeatList(sale.seats.clone()))
+            .bind(sale.amount)
+            .bind(at)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if inserted.is_none() {
+            return Ok(CounterSold::HoldLapsed);
+        }
+        let booked: Vec<(String, i64)> = $confirm;
+        if booked.len() != sale.seats.len() {
+            $tx.rollback().await?;
+            return Ok(CounterSold::HoldLapsed);
+        }
+        sqlx::query(INSERT_SALE)
+            .bind(sale.booking.0)
+            .bind(sale.shift)
+            .bind(sale.tender.as_str())
+            .bind(sale.amount)
+            .bind(sale.tendered)
+            .bind(sale.card_reference.as_deref())
+            .bind(sale.approved_by)
+            .bind(at)
+            .execute(&mut *$tx)
+            .await?;
+        append_event(&mut $tx, &sale.confirmed()).await?;
+        $tx.commit().await?;
+        Ok(CounterSold::Sold(changes(booked, SeatStatus::Booked)?))
+    }};
+}
+
+/// A refund at the counter in `$tx` (see [`BoxOffice::refund_at_counter`]).
+macro_rules! refund_at_counter {
+    ($tx:ident, $refund:expr, $at:expr) => {{
+        let refund: &CounterRefundRow = $refund;
+        let at: At = $at;
+        let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
+            .bind(refund.shift)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if open.is_none() {
+            return Ok(CounterRefunded::ShiftClosed);
+        }
+        let booking: Option<RefundFacts> =
+            sqlx::query_as(&format!("{REFUND_FACTS}{}", LOCK_BOOKING))
+                .bind(refund.booking.0)
+                .fetch_optional(&mut *$tx)
+                .await?;
+        let Some(booking) = booking else {
+            return Ok(CounterRefunded::NotFound);
+        };
+        if let Some(why) = booking.refusal() {
+            return Ok(CounterRefunded::Refused(why));
+        }
+        let paid: Option<(String, i64)> = sqlx::query_as(PAID_ONLINE)
+            .bind(refund.booking.0)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        let released: Vec<(String, i64)> = sqlx::query_as(RELEASE_BOOKED)
+            .bind(booking.showtime_id)
+            .bind(refund.booking.0)
+            .fetch_all(&mut *$tx)
+            .await?;
+        sqlx::query("update booking set refunded_at = $2, updated_at = $2 where id = $1")
+            .bind(refund.booking.0)
+            .bind(at)
+            .execute(&mut *$tx)
+            .await?;
+        let method = match (&booking.tender, &paid) {
+            (Some(tender), _) => tender.clone(),
+            (None, Some(_)) => "gateway".to_string(),
+            (None, None) => {
+                $tx.rollback().await?;
+                return Ok(CounterRefunded::Refused(
+                    "this booking has no payment to give back".into(),
+                ));
+            }
+        };
+        sqlx::query(INSERT_REFUND)
+            .bind(refund.booking.0)
+            .bind(refund.shift)
+            .bind(&method)
+            .bind(booking.amount_krw)
+            .bind(refund.approved_by)
+            .bind(at)
+            .execute(&mut *$tx)
+            .await?;
+        let showtime = stored_showtime(booking.showtime_id)?;
+        let event = match &paid {
+            Some((payment_id, amount)) if booking.tender.is_none() => {
+                sqlx::query("update payment set outcome = 'REFUND' where provider_payment_id = $1")
+                    .bind(payment_id)
+                    .execute(&mut *$tx)
+                    .await?;
+                BookingEvent::RefundDue {
+                    showtime_id: showtime,
+                    payment_id: payment_id.clone(),
+                    amount: *amount,
+                    reason: "refunded at the box office".into(),
+                }
+            }
+            _ => BookingEvent::RefundIssued {
+                showtime_id: showtime,
+                payment_id: format!("{method}:{}", refund.booking.0),
+                refund_id: format!("counter:{}", refund.booking.0),
+                amount: booking.amount_krw,
+                channel: if method == "comp" {
+                    SalesChannel::Complimentary
+                } else {
+                    SalesChannel::BoxOffice
+                },
+            },
+        };
+        append_event(&mut $tx, &Envelope::new(refund.booking.0, event)).await?;
+        $tx.commit().await?;
+        Ok(CounterRefunded::Refunded {
+            showtime,
+            seats: changes(released, SeatStatus::Available)?,
+            amount: booking.amount_krw,
+            method,
+        })
+    }};
+}
+
+/// The methods that only differ by the pool they use and how a seat list is counted.
+macro_rules! box_office_books {
+    ($store:ty, write: $write:ident, read: $read:ident, seat_count: $seat_count:literal) => {
+        #[async_trait::async_trait]
+        impl BoxOfficeBooks for $store {
+            async fn open_shift(
+                &self,
+                clerk: i64,
+                register: &str,
+                float: i64,
+                at: At,
+            ) -> Result<Option<i64>, StoreError> {
+                Ok(sqlx::query_scalar(OPEN_SHIFT)
+                    .bind(clerk)
+                    .bind(register)
+                    .bind(float)
+                    .bind(at)
+                    .fetch_optional(&self.$write)
+                    .await?)
+            }
+
+            async fn shifts(&self, filter: ShiftFilter) -> Result<Vec<ShiftRecord>, StoreError> {
+                let (sql, key) = filter.select();
+                Ok(sqlx::query_as(&sql)
+                    .bind(key)
+                    .fetch_all(&self.$read)
+                    .await?)
+            }
+
+            async fn shift_sums(
+                &self,
+                shift: i64,
+            ) -> Result<(Vec<TenderSum>, Vec<TenderSum>), StoreError> {
+                let sales = sqlx::query_as(&SHIFT_SALES.replace("%SEAT_COUNT%", $seat_count))
+                    .bind(shift)
+                    .fetch_all(&self.$read)
+                    .await?;
+                let refunds = sqlx::query_as(SHIFT_REFUNDS)
+                    .bind(shift)
+                    .fetch_all(&self.$read)
+                    .await?;
+                Ok((sales, refunds))
+            }
+
+            async fn close_shift(
+                &self,
+                shift: i64,
+                counted: i64,
+                by: i64,
+                at: At,
+            ) -> Result<bool, StoreError> {
+                let closed = sqlx::query(CLOSE_SHIFT)
+                    .bind(shift)
+                    .bind(at)
+                    .bind(counted)
+                    .bind(by)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(closed.rows_affected() == 1)
+            }
+
+            async fn check_in(
+                &self,
+                booking: BookingId,
+                showtime: ShowtimeId,
+                gate: &str,
+                staff: Option<i64>,
+                at: At,
+            ) -> Result<Scanned, StoreError> {
+                // Of two scans at once, one inserts; the other does nothing (PostgreSQL: it waits for
+                // the first to commit; SQLite: the single writer) and reads the first one's row.
+                let inserted: Option<At> = sqlx::query_scalar(CHECK_IN)
+                    .bind(booking.0)
+                    .bind(showtime.get())
+                    .bind(gate)
+                    .bind(staff)
+                    .bind(at)
+                    .fetch_optional(&self.$write)
+                    .await?;
+                let first = match inserted {
+                    Some(_) => None,
+                    None => {
+                        sqlx::query_as(FIRST_SCAN)
+                            .bind(booking.0)
+                            .fetch_optional(&self.$write)
+                            .await?
+                    }
+                };
+                scanned(inserted, first)
+            }
+
+            async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError> {
+                Ok(sqlx::query_as(CHECK_IN_COUNTS)
+                    .fetch_all(&self.$read)
+                    .await?)
+            }
+
+            async fn refunded_at(&self, booking: BookingId) -> Result<Option<At>, StoreError> {
+                Ok(
+                    sqlx::query_scalar("select refunded_at from booking where id = $1")
+                        .bind(booking.0)
+                        .fetch_optional(&self.$read)
+                        .await?
+                        .flatten(),
+                )
+            }
+
+            async fn record_print(
+                &self,
+                booking: BookingId,
+                staff: i64,
+                approved_by: Option<i64>,
+                at: At,
+            ) -> Result<i64, StoreError> {
+                let id: i64 = sqlx::query_scalar(RECORD_PRINT)
+                    .bind(booking.0)
+                    .bind(staff)
+                    .bind(approved_by)
+                    .bind(at)
+                    .fetch_one(&self.$write)
+                    .await?;
+                Ok(sqlx::query_scalar(PRINTS_BEFORE)
+                    .bind(booking.0)
+                    .bind(id)
+                    .fetch_one(&self.$write)
+                    .await?)
+            }
+
+            async fn prints(&self, booking: BookingId) -> Result<i64, StoreError> {
+                Ok(sqlx::query_scalar(PRINTS)
+                    .bind(booking.0)
+                    .fetch_one(&self.$read)
+                    .await?)
+            }
+
+            async fn live_holds_of(
+                &self,
+                customer: CustomerId,
+                at: At,
+            ) -> Result<Vec<HoldId>, StoreError> {
+                let ids: Vec<uuid::Uuid> = sqlx::query_scalar(LIVE_HOLDS_OF)
+                    .bind(customer.0)
+                    .bind(at)
+                    .fetch_all(&self.$read)
+                    .await?;
+                ids.into_iter()
+                    .map(|id| HoldId::try_from(id).map_err(|e| StoreError::Corrupt(e.to_string())))
+                    .collect()
+            }
+        }
+    };
+}
+
+mod postgres;
+mod sqlite;
+
+use super::*;
+use app::domain::{SalesChannel, Tender};
+
+/// A counter sale to record.
+#[derive(Debug, Clone)]
+pub struct CounterSaleRow {
+    pub booking: BookingId,
+    pub hold: HoldId,
+    /// The clerk's customer id (their holds carry it).
+    pub customer: CustomerId,
+    pub seats: Vec<String>,
+    pub amount: i64,
+    pub shift: i64,
+    pub tender: Tender,
+    pub tendered: Option<i64>,
+    pub card_reference: Option<String>,
+    /// The supervisor who approved a comp.
+    pub approved_by: Option<i64>,
+}
+
+impl CounterSaleRow {
+    fn confirmed(&self) -> Envelope {
+        Envelope::new(
+            self.booking.0,
+            BookingEvent::BookingConfirmed {
+                showtime_id: self.hold.showtime_id(),
+                seats: self.seats.clone(),
+                amount: self.amount,
+                payment_id: format!("{}:{}", self.tender.as_str(), self.booking.0),
+                channel: match self.tender {
+                    Tender::Comp => SalesChannel::Complimentary,
+                    _ => SalesChannel::BoxOffice,
+                },
+            },
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CounterSold {
+    Sold(Vec<SeatChange>),
+    /// The hold had lapsed, was released, or was sold already: nothing changed.
+    HoldLapsed,
+    ShiftClosed,
+}
+
+/// A refund at the counter to record.
+#[derive(Debug, Clone)]
+pub struct CounterRefundRow {
+    pub booking: BookingId,
+    pub shift: i64,
+    pub approved_by: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CounterRefunded {
+    Refunded {
+        showtime: ShowtimeId,
+        /// The seats back on sale.
+        seats: Vec<SeatChange>,
+        amount: i64,
+        method: String,
+    },
+    NotFound,
+    /// Not refundable: why.
+    Refused(String),
+    ShiftClosed,
+}
+
+/// `REFUND_FACTS`.
+#[derive(sqlx::FromRow)]
+struct RefundFacts {
+    showtime_id: i64,
+    status: BookingStatus,
+    refunded: bool,
+    checked_in: bool,
+    amount_krw: i64,
+    tender: Option<String>,
+}
+
+impl RefundFacts {
+    fn refusal(&self) -> Option<String> {
+        if self.status != BookingStatus::Confirmed {
+            Some("only a confirmed booking is refunded at the counter".into())
+        } else if self.refunded {
+            Some("this booking was refunded already".into())
+        } else if self.checked_in {
+            Some("this ticket was checked in at the door: it is not refunded".into())
+        } else {
+            None
+        }
+    }
+}
+
+/// A shift as stored, with its clerk's name.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ShiftRecord {
+    pub id: i64,
+    pub clerk_id: i64,
+    pub clerk: String,
+    pub register: String,
+    pub float_krw: i64,
+    pub opened_at: At,
+    pub closed_at: Option<At>,
+    pub counted_krw: Option<i64>,
+    pub closed_by: Option<String>,
+}
+
+/// Which shifts to read.
+#[derive(Debug, Clone, Copy)]
+pub enum ShiftFilter {
+    One(i64),
+    /// The clerk's open shift.
+    OpenOf(i64),
+    /// The newest 100.
+    Recent,
+}
+
+/// A tender's (or refund method's) count and sum in a shift.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct TenderSum {
+    pub kind: String,
+    pub count: i64,
+    pub seats: i64,
+    pub amount: i64,
+}
+
+/// What a scan did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scanned {
+    /// Checked in now.
+    CheckedIn,
+    /// Checked in before: when, at which gate.
+    Already(DateTime<Utc>, String),
+}
+
+// Statements that read the same in both dialects.
+const SHIFT_OPEN: &str = "select id from shift where id = $1 and closed_at is null";
+const INSERT_BOOKING: &str = "insert into booking (id, showtime_id, hold_id, customer_id, seats,
+                                                   amount_krw, status, created_at, updated_at)
+                              values ($1, $2, $3, $4, $5, $6, 'CONFIRMED', $7, $7)
+                              on conflict (hold_id) do nothing returning id";
+const INSERT_SALE: &str = "insert into counter_sale (booking_id, shift_id, tender, amount_krw,
+                                                     tendered_krw, card_reference, approved_by,
+                                                     created_at)
+                           values ($1, $2, $3, $4, $5, $6, $7, $8)";
+const REFUND_FACTS: &str = "select b.showtime_id, b.status, b.refunded_at is not null as refunded,
+                                   exists (select 1 from check_in c where c.booking_id = b.id)
+                                       as checked_in,
+                                   b.amount_krw,
+                                   (select cs.tender from counter_sale cs where cs.booking_id = b.id)
+                                       as tender
+                              from booking b where b.id = $1";
+const PAID_ONLINE: &str = "select provider_payment_id, coalesce(paid_amount, amount_krw)
+                             from payment
+                            where booking_id = $1 and status = 'PAID' and outcome = 'CONFIRMED'";
+const RELEASE_BOOKED: &str = "update show_seat
+                                 set status = 'AVAILABLE', booking_id = null, hold_id = null,
+                                     customer_id = null, hold_expires_at = null,
+                                     version = version + 1
+                               where showtime_id = $1 and booking_id = $2 and status = 'BOOKED'
+                           returning seat_code, version";
+const INSERT_REFUND: &str = "insert into counter_refund (booking_id, shift_id, method, amount_krw,
+                                                         approved_by, created_at)
+                             values ($1, $2, $3, $4, $5, $6)";
+const OPEN_SHIFT: &str = "insert into shift (clerk_id, register, float_krw, opened_at)
+                          values ($1, $2, $3, $4) on conflict do nothing returning id";
+const CLOSE_SHIFT: &str = "update shift set closed_at = $2, counted_krw = $3, closed_by = $4
+                            where id = $1 and closed_at is null";
+const SHIFT_COLUMNS: &str = "select s.id, s.clerk_id, c.name as clerk, s.register, s.float_krw,
+                                    s.opened_at, s.closed_at, s.counted_krw,
+                                    (select b.name from staff_user b where b.id = s.closed_by)
+                                        as closed_by
+                               from shift s join staff_user c on c.id = s.clerk_id";
+// Sums cast to bigint: PostgreSQL sums a bigint column as numeric.
+const SHIFT_SALES: &str = "select cs.tender as kind, cast(count(*) as bigint) as count,
+                                  cast(coalesce(sum(b.seat_count), 0) as bigint) as seats,
+                                  cast(coalesce(sum(cs.amount_krw), 0) as bigint) as amount
+                             from counter_sale cs
+                             join (select id, %SEAT_COUNT% as seat_count from booking) b
+                               on b.id = cs.booking_id
+                            where cs.shift_id = $1 group by cs.tender";
+const SHIFT_REFUNDS: &str = "select method as kind, cast(count(*) as bigint) as count,
+                                    cast(0 as bigint) as seats,
+                                    cast(coalesce(sum(amount_krw), 0) as bigint) as amount
+                               from counter_refund where shift_id = $1 group by method";
+const CHECK_IN: &str = "insert into check_in (booking_id, showtime_id, gate, staff_id,
+                                              checked_in_at)
+                        values ($1, $2, $3, $4, $5) on conflict (booking_id) do nothing
+                        returning checked_in_at";
+const FIRST_SCAN: &str = "select checked_in_at, gate from check_in where booking_id = $1";
+const RECORD_PRINT: &str =
+    "insert into ticket_print (booking_id, staff_id, approved_by, printed_at)
+                            values ($1, $2, $3, $4) returning id";
+const PRINTS_BEFORE: &str = "select count(*) from ticket_print where booking_id = $1 and id < $2";
+const PRINTS: &str = "select count(*) from ticket_print where booking_id = $1";
+const LIVE_HOLDS_OF: &str =
+    "select hold_id from seat_hold where customer_id = $1 and expires_at >= $2";
+const CHECK_IN_COUNTS: &str = "select showtime_id, cast(count(*) as bigint) from check_in
+                                group by showtime_id order by showtime_id";
+
+impl ShiftFilter {
+    fn select(self) -> (String, i64) {
+        match self {
+            Self::One(id) => (format!("{SHIFT_COLUMNS} where s.id = $1"), id),
+            Self::OpenOf(clerk) => (
+                format!("{SHIFT_COLUMNS} where s.clerk_id = $1 and s.closed_at is null"),
+                clerk,
+            ),
+            Self::Recent => (
+                format!("{SHIFT_COLUMNS} where $1 = $1 order by s.id desc limit 100"),
+                0,
+            ),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+pub trait BoxOffice: Send + Sync {
+    /// In one transaction: the shift still open, the booking CONFIRMED, the hold's seats BOOKED
+    /// by the fenced confirm (all or nothing), the sale and its `BookingConfirmed` recorded.
+    async fn sell_at_counter(
+        &self,
+        sale: &CounterSaleRow,
+        at: At,
+    ) -> Result<CounterSold, StoreError>;
+
+    /// In one transaction: a confirmed, unrefunded booking not checked in marked refunded, its
+    /// seats back on sale, the refund recorded; a counter sale's `RefundIssued`, or an online
+    /// sale's `RefundDue` (the refund worker asks the gateway).
+    async fn refund_at_counter(
+        &self,
+        refund: &CounterRefundRow,
+        at: At,
+    ) -> Result<CounterRefunded, StoreError>;
+}
+
+#[async_trait::async_trait]
+/// Shifts, check-ins, prints and clerks' holds: the same statements in both dialects.
+pub trait BoxOfficeBooks: Send + Sync {
+    /// Opens a shift; `None` when the clerk or the register has an open one.
+    async fn open_shift(
+        &self,
+        clerk: i64,
+        register: &str,
+        float: i64,
+        at: At,
+    ) -> Result<Option<i64>, StoreError>;
+
+    async fn shifts(&self, filter: ShiftFilter) -> Result<Vec<ShiftRecord>, StoreError>;
+
+    /// A shift's sales per tender and refunds per method.
+    async fn shift_sums(&self, shift: i64) -> Result<(Vec<TenderSum>, Vec<TenderSum>), StoreError>;
+
+    /// Closes an open shift; `false` when it was closed already.
+    async fn close_shift(
+        &self,
+        shift: i64,
+        counted: i64,
+        by: i64,
+        at: At,
+    ) -> Result<bool, StoreError>;
+
+    /// Checks a booking's ticket in, once: a second scan answers the first's time and gate.
+    async fn check_in(
+        &self,
+        booking: BookingId,
+        showtime: ShowtimeId,
+        gate: &str,
+        staff: Option<i64>,
+        at: At,
+    ) -> Result<Scanned, StoreError>;
+
+    /// Tickets checked in per showtime.
+    async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError>;
+
+    /// A booking's refund time, if refunded.
+    async fn refunded_at(&self, booking: BookingId) -> Result<Option<At>, StoreError>;
+
+    /// Records a print of a booking's ticket; how many prints there were before it (0: the
+    /// first).
+    async fn record_print(
+        &self,
+        booking: BookingId,
+        staff: i64,
+        approved_by: Option<i64>,
+        at: At,
+    ) -> Result<i64, StoreError>;
+
+    /// How many times a booking's ticket was printed.
+    async fn prints(&self, booking: BookingId) -> Result<i64, StoreError>;
+
+    /// The live holds of a customer (a clerk's), in every showtime.
+    async fn live_holds_of(&self, customer: CustomerId, at: At) -> Result<Vec<HoldId>, StoreError>;
+}
+
+/// The answer of `CHECK_IN` or else `FIRST_SCAN`.
+fn scanned(inserted: Option<At>, first: Option<(At, String)>) -> Result<Scanned, StoreError> {
+    match (inserted, first) {
+        (Some(_), _) => Ok(Scanned::CheckedIn),
+        (None, Some((at, gate))) => Ok(Scanned::Already(at.0, gate)),
+        (None, None) => Err(StoreError::Corrupt(
+            "a check-in neither inserted nor found".into(),
+        )),
+    }
+}
