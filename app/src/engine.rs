@@ -8,8 +8,8 @@ use crate::domain::{
     ShowtimeId, ShowtimeSummary, StaffMember, StaffRole, Ticket,
 };
 use crate::domain::{
-    Approval, CheckIn, CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest,
-    PrintedTicket, ScanAt, Shift,
+    Approval, CheckIn, CounterExchange, CounterExchangeRequest, CounterRefund,
+    CounterRefundRequest, CounterSale, CounterSaleRequest, PrintedTicket, ScanAt, Shift,
 };
 use crate::error::InventoryError;
 use std::net::IpAddr;
@@ -165,6 +165,11 @@ pub trait BoxOfficeDesk: Send + Sync + 'static {
         by: &Actor,
         refund: &CounterRefundRequest,
     ) -> Result<CounterRefund, InventoryError>;
+    async fn counter_exchange(
+        &self,
+        by: &Actor,
+        exchange: &CounterExchangeRequest,
+    ) -> Result<CounterExchange, InventoryError>;
     /// A booking's ticket to print (a second print is a supervisor's reprint).
     async fn print_ticket(
         &self,

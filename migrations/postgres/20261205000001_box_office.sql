@@ -29,12 +29,17 @@ create table counter_sale (
 );
 create index counter_sale_shift on counter_sale (shift_id);
 
--- A booking given back at the counter (whole): its seats went back on sale. Cash sales are
--- refunded from the shift's drawer ('cash'); online sales through the gateway ('gateway').
+-- Seats given back at the counter: a whole booking or some of its seats (their seats went back
+-- on sale; the booking keeps the others, and its amount less the refund). Cash sales are refunded
+-- from the shift's drawer ('cash'), card sales on the terminal ('card'), online sales through the
+-- gateway ('gateway', whole bookings only); comps give nothing back ('comp'). A booking with no
+-- seat left is refunded (refunded_at).
 alter table booking add column refunded_at timestamptz;
 create table counter_refund (
-    booking_id  uuid primary key references booking (id),
+    id          bigserial primary key,
+    booking_id  uuid not null references booking (id),
     shift_id    bigint not null references shift (id),
+    seats       text[] not null,
     method      varchar(8) not null check (method in ('cash', 'card', 'gateway', 'comp')),
     amount_krw  bigint not null check (amount_krw >= 0),
     approved_by bigint not null references staff_user (id),

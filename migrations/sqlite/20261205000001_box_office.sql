@@ -29,12 +29,13 @@ create table counter_sale (
 );
 create index counter_sale_shift on counter_sale (shift_id);
 
--- A booking given back at the counter (whole): its seats went back on sale. Cash sales are
--- refunded from the shift's drawer ('cash'); online sales through the gateway ('gateway').
+-- Seats given back at the counter (see migrations/postgres); seat lists as JSON.
 alter table booking add column refunded_at integer;
 create table counter_refund (
-    booking_id  blob primary key references booking (id),
+    id          integer primary key autoincrement,
+    booking_id  blob not null references booking (id),
     shift_id    integer not null references shift (id),
+    seats       text not null,
     method      text not null check (method in ('cash', 'card', 'gateway', 'comp')),
     amount_krw  integer not null check (amount_krw >= 0),
     approved_by integer not null references staff_user (id),

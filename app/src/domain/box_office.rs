@@ -142,8 +142,36 @@ pub struct CounterSale {
 pub struct CounterRefundRequest {
     /// A booking reference (its id) or the code of its ticket's QR code.
     pub booking: String,
+    /// Some of its seats (a counter sale's); none: the whole booking.
+    #[serde(default)]
+    pub seats: Option<Vec<String>>,
     #[serde(default)]
     pub approval: Option<Approval>,
+}
+
+/// An exchange at the counter: seats of a booking for the clerk's hold of as many seats of the
+/// same price categories in the same showtime. The ticket stays valid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterExchangeRequest {
+    /// A booking reference (its id) or the code of its ticket's QR code.
+    pub booking: String,
+    /// The seats given back.
+    pub seats: Vec<String>,
+    /// The clerk's hold of the seats taken instead.
+    pub hold_id: HoldId,
+}
+
+/// What an exchange did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterExchange {
+    pub booking_id: BookingId,
+    pub showtime_id: ShowtimeId,
+    /// Back on sale.
+    pub released: Vec<String>,
+    /// Now the booking's, instead.
+    pub booked: Vec<String>,
 }
 
 /// What a refund at the counter did.

@@ -13,9 +13,9 @@ mod showtime;
 mod staff;
 
 pub use box_office::{
-    Approval, CheckIn, CheckInResult, CounterRefund, CounterRefundRequest, CounterSale,
-    CounterSaleRequest, PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, Tender,
-    APPROVER_ROLES, COUNTER_ROLES, DOOR_ROLES,
+    Approval, CheckIn, CheckInResult, CounterExchange, CounterExchangeRequest, CounterRefund,
+    CounterRefundRequest, CounterSale, CounterSaleRequest, PrintedSeat, PrintedTicket, ScanAt,
+    Shift, ShiftFigures, Tender, APPROVER_ROLES, COUNTER_ROLES, DOOR_ROLES,
 };
 pub use hall_plan::{
     HallPlan, HallSummary, PlacedSeat, RowPlan, SeatPlan, ShowtimeCounts, MAX_HALL_SEATS,

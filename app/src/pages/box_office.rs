@@ -23,8 +23,8 @@ use crate::error::InventoryError;
 use crate::format::{price, showtime_when, signed_price};
 use crate::i18n::{error_text, use_lang};
 use crate::serverfns::{
-    box_office_shift, close_shift, get_seat_map, list_showtimes, open_shift, print_ticket,
-    refund_at_counter, sell_at_counter, staff_lock, staff_unlock,
+    box_office_shift, close_shift, exchange_at_counter, get_seat_map, list_showtimes, open_shift,
+    print_ticket, refund_at_counter, sell_at_counter, staff_lock, staff_unlock,
 };
 use crate::tr;
 use leptos::prelude::*;
@@ -406,6 +406,7 @@ fn Sale(map: SeatMap, browser_online: RwSignal<bool>, sale_round: RwSignal<u32>)
     });
     let online = Memo::new(move |_| picker.online.get() && browser_online.get());
     let sold = RwSignal::new(None::<CounterSale>);
+    let exchanged = RwSignal::new(None::<crate::domain::CounterExchange>);
     let when = map.starts_at;
     let best = move |count: usize| {
         view! {
@@ -443,8 +444,13 @@ fn Sale(map: SeatMap, browser_online: RwSignal<bool>, sale_round: RwSignal<u32>)
                                 {move || tr!(lang.get(), "kiosk.hold_selected", count = picker.selected.with(|s| s.len()))}
                             </button>
                         </Show>
+                        {move || exchanged.get().map(|x| view! {
+                            <p class="notice ok" role="status" data-test="exchange-done">
+                                {tr!(lang.get(), "kiosk.exchanged", from = x.released.join(", "), to = x.booked.join(", "))}
+                            </p>
+                        })}
                         <Show when=move || picker.hold.with(Option::is_some)>
-                            <Tender picker online sold />
+                            <Tender picker online sold exchanged />
                         </Show>
                     }.into_any(),
                 }}
@@ -470,6 +476,7 @@ fn Tender(
     picker: Picker,
     online: Memo<bool>,
     sold: RwSignal<Option<CounterSale>>,
+    exchanged: RwSignal<Option<crate::domain::CounterExchange>>,
 ) -> impl IntoView {
     let lang = use_lang();
     let tender = RwSignal::new(Tender::Cash);
@@ -477,6 +484,9 @@ fn Tender(
     let reference = RwSignal::new(String::new());
     let supervisor = RwSignal::new(String::new());
     let pin = RwSignal::new(String::new());
+    let exchanging = RwSignal::new(false);
+    let exchange_booking = RwSignal::new(String::new());
+    let exchange_seats = RwSignal::new(String::new());
     let error = RwSignal::new(None::<InventoryError>);
     let busy = RwSignal::new(false);
     let total = Memo::new(move |_| held_total(picker));
@@ -492,11 +502,38 @@ fn Tender(
                 .unwrap_or_default()
         })
     };
+    let exchange = move || {
+        let Some(hold) = picker.hold.get_untracked() else {
+            return;
+        };
+        let request = crate::domain::CounterExchangeRequest {
+            booking: exchange_booking.get_untracked(),
+            seats: seat_list(&exchange_seats.get_untracked()).unwrap_or_default(),
+            hold_id: hold.hold.hold_id,
+        };
+        busy.set(true);
+        spawn_local(async move {
+            match exchange_at_counter(request).await {
+                Ok(done) => {
+                    picker.hold.set(None);
+                    picker.refresh();
+                    error.set(None);
+                    exchanged.set(Some(done));
+                }
+                Err(e) => error.set(Some(e)),
+            }
+            busy.set(false);
+        });
+    };
     let sell = move |_| {
         let Some(hold) = picker.hold.get_untracked() else {
             return;
         };
         if !online.get_untracked() {
+            return;
+        }
+        if exchanging.get_untracked() {
+            exchange();
             return;
         }
         let which = tender.get_untracked();
@@ -558,8 +595,19 @@ fn Tender(
                 }.into_any(),
                 Tender::Comp => view! { <ApprovalFields name=supervisor pin id="comp" /> }.into_any(),
             }}
+            <label class="check">
+                <input type="checkbox" bind:checked=exchanging data-test="exchange-toggle" />
+                {move || tr!(lang.get(), "kiosk.exchange")}
+            </label>
+            <Show when=move || exchanging.get()>
+                <label for="exchange-booking">{move || tr!(lang.get(), "kiosk.scan_or_reference")}</label>
+                <input id="exchange-booking" autocomplete="off" autocapitalize="none" bind:value=exchange_booking data-test="exchange-booking" />
+                <label for="exchange-seats">{move || tr!(lang.get(), "kiosk.exchange_seats")}</label>
+                <input id="exchange-seats" autocomplete="off" autocapitalize="characters" bind:value=exchange_seats data-test="exchange-seats" />
+            </Show>
+
             <button type="button" class="primary sell" data-test="sell"
-                disabled=move || busy.get() || !online.get() || (tender.get() == Tender::Cash && change().is_none_or(|c| c < 0))
+                disabled=move || busy.get() || !online.get() || (!exchanging.get() && tender.get() == Tender::Cash && change().is_none_or(|c| c < 0))
                 on:click=sell>
                 {move || tr!(lang.get(), "kiosk.complete_sale")}
             </button>
@@ -661,18 +709,33 @@ fn PrintView(ticket: PrintedTicket) -> impl IntoView {
     }
 }
 
+/// Seat codes typed as `H9, H10` (none: `None`, the whole booking).
+fn seat_list(text: &str) -> Option<Vec<String>> {
+    let seats: Vec<String> = text
+        .split([',', ' '])
+        .map(|s| s.trim().to_uppercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!seats.is_empty()).then_some(seats)
+}
+
+/// A booking found by its ticket or reference: refund it (whole, or some seats) or reprint it,
+/// with a supervisor's approval.
 #[component]
 fn Refund() -> impl IntoView {
     let lang = use_lang();
     let reference = RwSignal::new(String::new());
+    let seats = RwSignal::new(String::new());
     let supervisor = RwSignal::new(String::new());
     let pin = RwSignal::new(String::new());
     let error = RwSignal::new(None::<InventoryError>);
     let done = RwSignal::new(None::<crate::domain::CounterRefund>);
+    let reprinted = RwSignal::new(None::<PrintedTicket>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let request = crate::domain::CounterRefundRequest {
             booking: reference.get_untracked(),
+            seats: seat_list(&seats.get_untracked()),
             approval: approval(supervisor, pin),
         };
         spawn_local(async move {
@@ -686,13 +749,35 @@ fn Refund() -> impl IntoView {
             }
         });
     };
+    let reprint = move |_| {
+        let (booking, given) = (reference.get_untracked(), approval(supervisor, pin));
+        spawn_local(async move {
+            match print_ticket(booking, given).await {
+                Ok(t) => {
+                    error.set(None);
+                    pin.set(String::new());
+                    reprinted.set(Some(t));
+                    set_timeout(
+                        || {
+                            let _ = window().print();
+                        },
+                        std::time::Duration::from_millis(50),
+                    );
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
     view! {
         <form class="kiosk-card" on:submit=submit data-test="refund-form">
             <h1>{move || tr!(lang.get(), "kiosk.refund")}</h1>
             <label for="refund-ref">{move || tr!(lang.get(), "kiosk.scan_or_reference")}</label>
             <input id="refund-ref" autocomplete="off" autocapitalize="none" bind:value=reference data-test="refund-reference" />
+            <label for="refund-seats">{move || tr!(lang.get(), "kiosk.refund_seats")}</label>
+            <input id="refund-seats" autocomplete="off" autocapitalize="characters" bind:value=seats data-test="refund-seats" />
             <ApprovalFields name=supervisor pin id="refund" />
             <button type="submit" class="primary" data-test="refund-button">{move || tr!(lang.get(), "kiosk.refund")}</button>
+            <button type="button" on:click=reprint data-test="reprint-button">{move || tr!(lang.get(), "kiosk.reprint")}</button>
             {error_line(lang, error)}
             {move || done.get().map(|r| {
                 let seats: Vec<String> = r.seats.iter().map(|s| s.code.to_string()).collect();
@@ -703,6 +788,7 @@ fn Refund() -> impl IntoView {
                 }
             })}
         </form>
+        <div class="kiosk-side">{move || reprinted.get().map(|t| view! { <PrintView ticket=t /> })}</div>
     }
 }
 

@@ -2,8 +2,9 @@
 //! the member's role first, then calls the box office desk.
 
 use crate::domain::{
-    Approval, BestAvailable, CheckIn, CounterRefund, CounterRefundRequest, CounterSale,
-    CounterSaleRequest, Hold, PrintedTicket, ScanAt, SeatSelection, Shift, ShowtimeId,
+    Approval, BestAvailable, CheckIn, CounterExchange, CounterExchangeRequest, CounterRefund,
+    CounterRefundRequest, CounterSale, CounterSaleRequest, Hold, PrintedTicket, ScanAt,
+    SeatSelection, Shift, ShowtimeId,
 };
 use crate::error::InventoryError;
 use leptos::prelude::*;
@@ -123,6 +124,22 @@ pub async fn refund_at_counter(
         async {
             let actor = require_staff(&COUNTER_ROLES).await?;
             box_office()?.counter_refund(&actor, &refund).await
+        }
+        .await,
+    )
+}
+
+/// Exchanges seats of a booking for the clerk's hold (same showtime, same price categories).
+#[server(endpoint = "exchange_at_counter", input = server_fn::codec::Json)]
+pub async fn exchange_at_counter(
+    exchange: CounterExchangeRequest,
+) -> Result<CounterExchange, InventoryError> {
+    use crate::domain::COUNTER_ROLES;
+    use crate::engine::{box_office, require_staff, respond};
+    respond(
+        async {
+            let actor = require_staff(&COUNTER_ROLES).await?;
+            box_office()?.counter_exchange(&actor, &exchange).await
         }
         .await,
     )

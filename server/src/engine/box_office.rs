@@ -9,13 +9,13 @@
 use super::*;
 use crate::staff::verify_secret;
 use crate::store::{
-    At, BookingFilter, BookingStatus, CounterRefundRow, CounterRefunded, CounterSaleRow,
-    CounterSold, Scanned, ShiftFilter, ShiftRecord, TenderSum,
+    At, BookingFilter, BookingStatus, CounterExchangeRow, CounterExchanged, CounterRefundRow,
+    CounterRefunded, CounterSaleRow, CounterSold, Scanned, ShiftFilter, ShiftRecord, TenderSum,
 };
 use app::domain::{
-    Approval, BestAvailable, CheckIn, CheckInResult, CounterRefund, CounterRefundRequest,
-    CounterSale, CounterSaleRequest, PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures,
-    StaffRole, Tender, APPROVER_ROLES,
+    Approval, BestAvailable, CheckIn, CheckInResult, CounterExchange, CounterExchangeRequest,
+    CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest, PrintedSeat,
+    PrintedTicket, ScanAt, Shift, ShiftFigures, StaffRole, Tender, APPROVER_ROLES,
 };
 use app::engine::{Actor, BoxOfficeDesk};
 
@@ -432,11 +432,21 @@ impl Engine {
     ) -> Result<CounterRefund, InventoryError> {
         let booking = self.booking_named(&request.booking)?;
         let shift = self.open_shift_id(actor).await?;
+        let seats = match &request.seats {
+            Some(seats) => Some(self.seats_of_booking(booking, seats).await?),
+            None => None,
+        };
+        let partial_amount = match &seats {
+            Some((showtime, seats)) => self.price_of(*showtime, seats).await?,
+            None => 0,
+        };
         let approved_by = self.approver(actor, request.approval.as_ref()).await?;
         let row = CounterRefundRow {
             booking,
             shift,
             approved_by,
+            seats: seats.map(|(_, seats)| seats),
+            partial_amount,
         };
         match self
             .store
@@ -474,6 +484,142 @@ impl Engine {
             CounterRefunded::NotFound => Err(InventoryError::BookingNotFound),
             CounterRefunded::Refused(why) => Err(InventoryError::NotRefundable(why)),
             CounterRefunded::ShiftClosed => Err(InventoryError::ShiftClosed),
+        }
+    }
+
+    /// The showtime of `booking` and `seats` (distinct, 1 to 8, seat codes), checked.
+    async fn seats_of_booking(
+        &self,
+        booking: BookingId,
+        seats: &[String],
+    ) -> Result<(ShowtimeId, Vec<String>), InventoryError> {
+        let selection = SeatSelection::parse(seats)?;
+        let record = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .ok_or(InventoryError::BookingNotFound)?;
+        let seats: Vec<String> = selection.seats().iter().map(|c| c.to_string()).collect();
+        if let Some(seat) = seats.iter().find(|s| !record.seats.contains(s)) {
+            return Err(InventoryError::InvalidRequest(format!(
+                "seat {seat} is not in this booking (it has {})",
+                record.seats.join(", ")
+            )));
+        }
+        Ok((record.showtime, seats))
+    }
+
+    /// What `seats` of the showtime cost at its prices.
+    async fn price_of(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+    ) -> Result<i64, InventoryError> {
+        let layout = self.layout(showtime).await?;
+        Ok(seats
+            .iter()
+            .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
+            .filter_map(|seat| layout.categories.iter().find(|c| c.code == seat.category))
+            .map(|c| c.price)
+            .sum())
+    }
+
+    /// Exchanges seats of a booking for the clerk's hold of as many seats of the same price
+    /// categories in the same showtime; the ticket stays valid. No approval: nothing is paid
+    /// or given back.
+    pub async fn exchange_at_counter(
+        &self,
+        actor: &Actor,
+        request: &CounterExchangeRequest,
+    ) -> Result<CounterExchange, InventoryError> {
+        let booking = self.booking_named(&request.booking)?;
+        let shift = self.open_shift_id(actor).await?;
+        let clerk = clerk_customer(actor.member.id);
+        let (showtime, from) = self.seats_of_booking(booking, &request.seats).await?;
+        if showtime != request.hold_id.showtime_id() {
+            return Err(InventoryError::InvalidRequest(
+                "an exchange is for seats of the same showtime; anything else is a refund and a new sale"
+                    .into(),
+            ));
+        }
+        let live = match self
+            .store
+            .check_hold(request.hold_id, clerk, self.clock.now())
+            .await?
+        {
+            crate::store::HoldCheck::Live(live) => live,
+            crate::store::HoldCheck::NotFound => return Err(InventoryError::HoldNotFound),
+            crate::store::HoldCheck::NotOwner => return Err(InventoryError::NotYourHold),
+            crate::store::HoldCheck::Lapsed => return Err(InventoryError::HoldLapsed),
+        };
+        let to: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
+        let layout = self.layout(showtime).await?;
+        let categories = |seats: &[String]| {
+            let mut list: Vec<String> = seats
+                .iter()
+                .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
+                .map(|s| s.category.clone())
+                .collect();
+            list.sort();
+            list
+        };
+        if categories(&from) != categories(&to) {
+            return Err(InventoryError::InvalidRequest(format!(
+                "an exchange is for as many seats of the same price categories ({} for {}); anything else is a refund and a new sale",
+                from.join(", "),
+                to.join(", ")
+            )));
+        }
+        let row = CounterExchangeRow {
+            booking,
+            shift,
+            from: from.clone(),
+            hold: request.hold_id,
+            to: to.clone(),
+        };
+        match self
+            .store
+            .exchange_at_counter(&row, self.box_office_now())
+            .await?
+        {
+            CounterExchanged::Exchanged { released, booked } => {
+                let freed: Vec<_> = released.iter().map(|s| s.code.clone()).collect();
+                self.gate.release_booked(showtime, &freed, booking).await;
+                let taken: Vec<_> = booked.iter().map(|s| s.code.clone()).collect();
+                let until = self.gate_keys_until(showtime).await;
+                self.gate.book(showtime, &taken, booking, until).await;
+                self.announce_released(showtime, released).await;
+                self.announce(
+                    showtime,
+                    LiveMessage::SeatsBooked {
+                        showtime_id: showtime,
+                        seats: booked,
+                    },
+                )
+                .await;
+                self.audit(
+                    actor,
+                    "counter_exchange",
+                    format!(
+                        "booking {} showtime {showtime}: {} for {}",
+                        booking.0,
+                        from.join(" "),
+                        to.join(" ")
+                    ),
+                )
+                .await;
+                Ok(CounterExchange {
+                    booking_id: booking,
+                    showtime_id: showtime,
+                    released: from,
+                    booked: to,
+                })
+            }
+            CounterExchanged::NotFound => Err(InventoryError::BookingNotFound),
+            CounterExchanged::Refused(why) => Err(InventoryError::NotRefundable(why)),
+            CounterExchanged::HoldLapsed => Err(InventoryError::HoldLapsed),
+            CounterExchanged::ShiftClosed => Err(InventoryError::ShiftClosed),
         }
     }
 
@@ -680,6 +826,14 @@ impl BoxOfficeDesk for Engine {
         refund: &CounterRefundRequest,
     ) -> Result<CounterRefund, InventoryError> {
         self.refund_at_counter(by, refund).await
+    }
+
+    async fn counter_exchange(
+        &self,
+        by: &Actor,
+        exchange: &CounterExchangeRequest,
+    ) -> Result<CounterExchange, InventoryError> {
+        self.exchange_at_counter(by, exchange).await
     }
 
     async fn print_ticket(

@@ -11,6 +11,7 @@ use server::store::NewStaff;
 on_both_backends!(
     a_clerk_sells_refunds_prints_and_closes_a_shift,
     twenty_scans_of_one_ticket_at_once_check_it_in_once,
+    some_seats_are_refunded_and_others_exchanged_keeping_the_ticket,
 );
 
 const PASSWORD: &str = "a staff password of some length";
@@ -583,4 +584,155 @@ async fn twenty_scans_of_one_ticket_at_once_check_it_in_once(backend: Backend) {
         "{results:?}"
     );
     a_sale_after_its_shift_was_closed_is_refused(&app, showtime).await;
+}
+
+/// The seat map's seats as `(code, category, status)`.
+async fn seat_rows(app: &TestApp, showtime: i64) -> Vec<(String, String, String)> {
+    let map: Value = get_json(app.url(&format!("/showtimes/{showtime}/seats"))).await;
+    map["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let text = |k: &str| s[k].as_str().unwrap().to_string();
+            (text("code"), text("category"), text("status"))
+        })
+        .collect()
+}
+
+async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let showtime = first_showtime(&app.base).await;
+    let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
+    let _lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    let lee_ok = json!({ "supervisor": "lee", "pin": "2222" });
+    let (status, _) = post_fn(
+        &kim,
+        &app,
+        "open_shift",
+        json!({ "register": "R1", "float": 0 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let sale = cash_sale(&kim, &app, showtime, 4).await;
+    let booking = sale["bookingId"].as_str().unwrap().to_string();
+    let sold: Vec<String> = seats_of(&sale);
+    let rows = seat_rows(&app, showtime).await;
+    let category = |code: &str| rows.iter().find(|r| r.0 == code).unwrap().1.clone();
+    let total = sale["amount"].as_i64().unwrap();
+
+    // One seat back: its price, on sale again; the booking keeps the other three.
+    let refund = |seats: Value| json!({ "refund": { "booking": booking, "seats": seats, "approval": lee_ok } });
+    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund(json!(["Z99"]))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let (status, one) = post_fn(&kim, &app, "refund_at_counter", refund(json!([sold[0]]))).await;
+    assert_eq!(status, StatusCode::OK, "{one}");
+    let price = one["amount"].as_i64().unwrap();
+    assert!(price > 0 && price < total, "{one}");
+    assert_eq!(
+        statuses(&app, showtime, &sold).await,
+        ["AVAILABLE", "BOOKED", "BOOKED", "BOOKED"]
+    );
+    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund(json!([sold[0]]))).await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "not the booking's any more: {body}"
+    );
+
+    // An exchange: a seat of the same category for one of the booking's; the ticket stays valid.
+    let wanted = category(&sold[1]);
+    let other = rows
+        .iter()
+        .find(|r| r.1 == wanted && r.2 == "AVAILABLE" && !sold.contains(&r.0))
+        .unwrap()
+        .0
+        .clone();
+    let (status, hold) = post_fn(
+        &kim,
+        &app,
+        "clerk_hold",
+        json!({ "showtime_id": showtime, "seats": [other] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{hold}");
+    let exchange = |seats: Value| json!({ "exchange": { "booking": booking, "seats": seats, "holdId": hold["holdId"] } });
+    let (status, body) = post_fn(
+        &kim,
+        &app,
+        "exchange_at_counter",
+        exchange(json!([sold[1], sold[2]])),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "two for one: {body}");
+    let (status, done) = post_fn(
+        &kim,
+        &app,
+        "exchange_at_counter",
+        exchange(json!([sold[1]])),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    assert_eq!(
+        statuses(&app, showtime, &[sold[1].clone(), other.clone()]).await,
+        ["AVAILABLE", "BOOKED"]
+    );
+    let (status, body) = post_fn(
+        &kim,
+        &app,
+        "exchange_at_counter",
+        exchange(json!([sold[2]])),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "the hold is used up: {body}");
+    // Another category is not an exchange.
+    let different = rows
+        .iter()
+        .find(|r| r.1 != wanted && r.2 == "AVAILABLE")
+        .map(|r| r.0.clone());
+    if let Some(different) = different {
+        let (status, hold) = post_fn(
+            &kim,
+            &app,
+            "clerk_hold",
+            json!({ "showtime_id": showtime, "seats": [different] }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{hold}");
+        let (status, body) = post_fn(&kim, &app, "exchange_at_counter", json!({ "exchange": { "booking": booking, "seats": [sold[2]], "holdId": hold["holdId"] } })).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        post_fn(&kim, &app, "clerk_release", json!({})).await;
+    }
+
+    // The ticket admits to the seats the booking has now.
+    let (_, ticket) = post_fn(&kim, &app, "print_ticket", json!({ "booking": booking })).await;
+    let code = ticket["code"].as_str().unwrap().to_string();
+    let door = member(&app, "ahn", StaffRole::Door, "3333").await;
+    let (status, scan) = check_in(&door, &app, &code, json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{scan}");
+    let mut admitted: Vec<String> = scan["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    admitted.sort();
+    let mut expected = vec![other.clone(), sold[2].clone(), sold[3].clone()];
+    expected.sort();
+    assert_eq!(admitted, expected);
+
+    // The drawer: one cash sale, one cash refund of one seat.
+    let (status, closed) = post_fn(
+        &kim,
+        &app,
+        "close_shift",
+        json!({ "shift_id": null, "counted": total - price }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{closed}");
+    assert_eq!(closed["figures"]["cashRefunded"].as_i64(), Some(price));
+    assert_eq!(closed["counted"].as_i64(), Some(total - price));
+    let expected_cash = closed["figures"]["cashAmount"].as_i64().unwrap() - price;
+    assert_eq!(expected_cash, total - price, "{closed}");
 }

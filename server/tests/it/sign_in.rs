@@ -284,6 +284,12 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
     ),
     (
         "POST",
+        "/api/exchange_at_counter",
+        r#"{"exchange":{"booking":"not a booking","seats":["A1"],"holdId":"00000000-0001-8000-8000-000000000000"}}"#,
+        &COUNTER,
+    ),
+    (
+        "POST",
         "/api/print_ticket",
         r#"{"booking":"not a booking","approval":null}"#,
         &COUNTER,

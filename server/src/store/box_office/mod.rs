@@ -54,9 +54,10 @@ macro_rules! sell_at_counter {
     }};
 }
 
-/// A refund at the counter in `$tx` (see [`BoxOffice::refund_at_counter`]).
+/// A refund at the counter in `$tx` (see [`BoxOffice::refund_at_counter`]); `$seat_in` is the
+/// dialect's "seat code is in list `$3`".
 macro_rules! refund_at_counter {
-    ($tx:ident, $refund:expr, $at:expr) => {{
+    ($tx:ident, $refund:expr, $at:expr, seat_in: $seat_in:literal) => {{
         let refund: &CounterRefundRow = $refund;
         let at: At = $at;
         let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
@@ -74,45 +75,68 @@ macro_rules! refund_at_counter {
         let Some(booking) = booking else {
             return Ok(CounterRefunded::NotFound);
         };
-        if let Some(why) = booking.refusal() {
+        if let Some(why) = booking.refusal("refunded") {
             return Ok(CounterRefunded::Refused(why));
         }
+        let (giving, keeping, amount) = match booking.split(refund) {
+            Ok(split) => split,
+            Err(why) => return Ok(CounterRefunded::Refused(why)),
+        };
         let paid: Option<(String, i64)> = sqlx::query_as(PAID_ONLINE)
             .bind(refund.booking.0)
             .fetch_optional(&mut *$tx)
             .await?;
-        let released: Vec<(String, i64)> = sqlx::query_as(RELEASE_BOOKED)
-            .bind(booking.showtime_id)
+        let method = match (&booking.tender, &paid) {
+            (Some(tender), _) => tender.clone(),
+            (None, Some(_)) if keeping.is_empty() => "gateway".to_string(),
+            (None, Some(_)) => {
+                return Ok(CounterRefunded::Refused(
+                    "an online booking is refunded whole (its payment goes back in one piece)"
+                        .into(),
+                ))
+            }
+            (None, None) => {
+                return Ok(CounterRefunded::Refused(
+                    "this booking has no payment to give back".into(),
+                ))
+            }
+        };
+        let released: Vec<(String, i64)> = sqlx::query_as(&format!(
+            "{RELEASE_BOOKED} and seat_code {} {RETURNING}",
+            $seat_in
+        ))
+        .bind(booking.showtime_id)
+        .bind(refund.booking.0)
+        .bind(SeatList(giving.clone()))
+        .fetch_all(&mut *$tx)
+        .await?;
+        if released.len() != giving.len() {
+            $tx.rollback().await?;
+            return Ok(CounterRefunded::Refused(
+                "the booking's seats changed meanwhile; try again".into(),
+            ));
+        }
+        sqlx::query(SET_BOOKING_SEATS)
             .bind(refund.booking.0)
-            .fetch_all(&mut *$tx)
-            .await?;
-        sqlx::query("update booking set refunded_at = $2, updated_at = $2 where id = $1")
-            .bind(refund.booking.0)
+            .bind(SeatList(keeping.clone()))
+            .bind(amount)
+            .bind(keeping.is_empty())
             .bind(at)
             .execute(&mut *$tx)
             .await?;
-        let method = match (&booking.tender, &paid) {
-            (Some(tender), _) => tender.clone(),
-            (None, Some(_)) => "gateway".to_string(),
-            (None, None) => {
-                $tx.rollback().await?;
-                return Ok(CounterRefunded::Refused(
-                    "this booking has no payment to give back".into(),
-                ));
-            }
-        };
         sqlx::query(INSERT_REFUND)
             .bind(refund.booking.0)
             .bind(refund.shift)
+            .bind(SeatList(giving.clone()))
             .bind(&method)
-            .bind(booking.amount_krw)
+            .bind(amount)
             .bind(refund.approved_by)
             .bind(at)
             .execute(&mut *$tx)
             .await?;
         let showtime = stored_showtime(booking.showtime_id)?;
         let event = match &paid {
-            Some((payment_id, amount)) if booking.tender.is_none() => {
+            Some((payment_id, paid_amount)) if booking.tender.is_none() => {
                 sqlx::query("update payment set outcome = 'REFUND' where provider_payment_id = $1")
                     .bind(payment_id)
                     .execute(&mut *$tx)
@@ -120,15 +144,15 @@ macro_rules! refund_at_counter {
                 BookingEvent::RefundDue {
                     showtime_id: showtime,
                     payment_id: payment_id.clone(),
-                    amount: *amount,
+                    amount: *paid_amount,
                     reason: "refunded at the box office".into(),
                 }
             }
             _ => BookingEvent::RefundIssued {
                 showtime_id: showtime,
                 payment_id: format!("{method}:{}", refund.booking.0),
-                refund_id: format!("counter:{}", refund.booking.0),
-                amount: booking.amount_krw,
+                refund_id: format!("counter:{}", uuid::Uuid::new_v4()),
+                amount,
                 channel: if method == "comp" {
                     SalesChannel::Complimentary
                 } else {
@@ -141,8 +165,87 @@ macro_rules! refund_at_counter {
         Ok(CounterRefunded::Refunded {
             showtime,
             seats: changes(released, SeatStatus::Available)?,
-            amount: booking.amount_krw,
+            amount,
             method,
+        })
+    }};
+}
+
+/// An exchange at the counter in `$tx` (see [`BoxOffice::exchange_at_counter`]): `$confirm`
+/// books the clerk's hold for the booking and evaluates to the `(code, version)` rows it booked;
+/// `$seat_in` as for refunds.
+macro_rules! exchange_at_counter {
+    ($tx:ident, $exchange:expr, $at:expr, seat_in: $seat_in:literal, $confirm:expr) => {{
+        let exchange: &CounterExchangeRow = $exchange;
+        let at: At = $at;
+        let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
+            .bind(exchange.shift)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if open.is_none() {
+            return Ok(CounterExchanged::ShiftClosed);
+        }
+        let booking: Option<RefundFacts> =
+            sqlx::query_as(&format!("{REFUND_FACTS}{}", LOCK_BOOKING))
+                .bind(exchange.booking.0)
+                .fetch_optional(&mut *$tx)
+                .await?;
+        let Some(booking) = booking else {
+            return Ok(CounterExchanged::NotFound);
+        };
+        if let Some(why) = booking.refusal("exchanged") {
+            return Ok(CounterExchanged::Refused(why));
+        }
+        if booking.showtime_id != exchange.hold.showtime_id().get() {
+            return Ok(CounterExchanged::Refused(
+                "an exchange is for seats of the same showtime".into(),
+            ));
+        }
+        if let Some(seat) = exchange.from.iter().find(|s| !booking.seats.0.contains(s)) {
+            return Ok(CounterExchanged::Refused(format!(
+                "seat {seat} is not in this booking"
+            )));
+        }
+        let released: Vec<(String, i64)> = sqlx::query_as(&format!(
+            "{RELEASE_BOOKED} and seat_code {} {RETURNING}",
+            $seat_in
+        ))
+        .bind(booking.showtime_id)
+        .bind(exchange.booking.0)
+        .bind(SeatList(exchange.from.clone()))
+        .fetch_all(&mut *$tx)
+        .await?;
+        let booked: Vec<(String, i64)> = $confirm;
+        if released.len() != exchange.from.len() || booked.len() != exchange.to.len() {
+            $tx.rollback().await?;
+            return Ok(CounterExchanged::HoldLapsed);
+        }
+        let mut seats: Vec<String> = booking
+            .seats
+            .0
+            .iter()
+            .filter(|s| !exchange.from.contains(s))
+            .cloned()
+            .collect();
+        seats.extend(exchange.to.iter().cloned());
+        sqlx::query(SET_BOOKING_SEATS)
+            .bind(exchange.booking.0)
+            .bind(SeatList(seats))
+            .bind(0i64)
+            .bind(false)
+            .bind(at)
+            .execute(&mut *$tx)
+            .await?;
+        // The hold is used up: nothing else confirms it.
+        sqlx::query("delete from seat_hold where showtime_id = $1 and hold_id = $2")
+            .bind(exchange.hold.showtime_id().get())
+            .bind(exchange.hold.as_uuid())
+            .execute(&mut *$tx)
+            .await?;
+        $tx.commit().await?;
+        Ok(CounterExchanged::Exchanged {
+            released: changes(released, SeatStatus::Available)?,
+            booked: changes(booked, SeatStatus::Booked)?,
         })
     }};
 }
@@ -355,6 +458,34 @@ pub struct CounterRefundRow {
     pub booking: BookingId,
     pub shift: i64,
     pub approved_by: i64,
+    /// Some of its seats (none: all of them)…
+    pub seats: Option<Vec<String>>,
+    /// …and what they cost (a partial refund gives back at most what the booking has left).
+    pub partial_amount: i64,
+}
+
+/// An exchange at the counter to record: seats of a booking for the clerk's hold of as many
+/// seats of the same categories in the same showtime (checked by the engine).
+#[derive(Debug, Clone)]
+pub struct CounterExchangeRow {
+    pub booking: BookingId,
+    pub shift: i64,
+    pub from: Vec<String>,
+    pub hold: HoldId,
+    pub to: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CounterExchanged {
+    Exchanged {
+        released: Vec<SeatChange>,
+        booked: Vec<SeatChange>,
+    },
+    NotFound,
+    Refused(String),
+    /// The clerk's hold had lapsed or the booking's seats changed: nothing changed.
+    HoldLapsed,
+    ShiftClosed,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -376,6 +507,7 @@ pub enum CounterRefunded {
 #[derive(sqlx::FromRow)]
 struct RefundFacts {
     showtime_id: i64,
+    seats: SeatList,
     status: BookingStatus,
     refunded: bool,
     checked_in: bool,
@@ -384,13 +516,40 @@ struct RefundFacts {
 }
 
 impl RefundFacts {
-    fn refusal(&self) -> Option<String> {
+    /// The seats a refund gives back, those the booking keeps, and the amount: the booking's
+    /// whole amount for all its seats, else the seats' prices (at most what is left to give).
+    fn split(&self, refund: &CounterRefundRow) -> Result<(Vec<String>, Vec<String>, i64), String> {
+        let giving = match &refund.seats {
+            None => self.seats.0.clone(),
+            Some(seats) => seats.clone(),
+        };
+        if let Some(seat) = giving.iter().find(|s| !self.seats.0.contains(s)) {
+            return Err(format!("seat {seat} is not in this booking"));
+        }
+        let keeping: Vec<String> = self
+            .seats
+            .0
+            .iter()
+            .filter(|s| !giving.contains(s))
+            .cloned()
+            .collect();
+        let amount = match keeping.is_empty() {
+            true => self.amount_krw,
+            false => refund.partial_amount.clamp(0, self.amount_krw),
+        };
+        Ok((giving, keeping, amount))
+    }
+
+    /// Why the booking cannot be `what` (refunded, exchanged) at the counter, if it cannot.
+    fn refusal(&self, what: &str) -> Option<String> {
         if self.status != BookingStatus::Confirmed {
-            Some("only a confirmed booking is refunded at the counter".into())
+            Some(format!("only a confirmed booking is {what} at the counter"))
         } else if self.refunded {
             Some("this booking was refunded already".into())
         } else if self.checked_in {
-            Some("this ticket was checked in at the door: it is not refunded".into())
+            Some(format!(
+                "this ticket was checked in at the door: it is not {what}"
+            ))
         } else {
             None
         }
@@ -449,7 +608,7 @@ const INSERT_SALE: &str = "insert into counter_sale (booking_id, shift_id, tende
                                                      tendered_krw, card_reference, approved_by,
                                                      created_at)
                            values ($1, $2, $3, $4, $5, $6, $7, $8)";
-const REFUND_FACTS: &str = "select b.showtime_id, b.status, b.refunded_at is not null as refunded,
+const REFUND_FACTS: &str = "select b.showtime_id, b.seats, b.status, b.refunded_at is not null as refunded,
                                    exists (select 1 from check_in c where c.booking_id = b.id)
                                        as checked_in,
                                    b.amount_krw,
@@ -459,15 +618,22 @@ const REFUND_FACTS: &str = "select b.showtime_id, b.status, b.refunded_at is not
 const PAID_ONLINE: &str = "select provider_payment_id, coalesce(paid_amount, amount_krw)
                              from payment
                             where booking_id = $1 and status = 'PAID' and outcome = 'CONFIRMED'";
+/// Each dialect adds "and seat_code <in list $3>" and [`RETURNING`].
 const RELEASE_BOOKED: &str = "update show_seat
                                  set status = 'AVAILABLE', booking_id = null, hold_id = null,
                                      customer_id = null, hold_expires_at = null,
                                      version = version + 1
-                               where showtime_id = $1 and booking_id = $2 and status = 'BOOKED'
-                           returning seat_code, version";
-const INSERT_REFUND: &str = "insert into counter_refund (booking_id, shift_id, method, amount_krw,
-                                                         approved_by, created_at)
-                             values ($1, $2, $3, $4, $5, $6)";
+                               where showtime_id = $1 and booking_id = $2 and status = 'BOOKED'";
+const RETURNING: &str = "returning seat_code, version";
+/// A booking's seats after a refund or an exchange, its amount less `$3`, refunded when `$4`.
+const SET_BOOKING_SEATS: &str = "update booking
+                                    set seats = $2, amount_krw = amount_krw - $3,
+                                        refunded_at = case when $4 then $5 else refunded_at end,
+                                        updated_at = $5
+                                  where id = $1";
+const INSERT_REFUND: &str = "insert into counter_refund (booking_id, shift_id, seats, method,
+                                                         amount_krw, approved_by, created_at)
+                             values ($1, $2, $3, $4, $5, $6, $7)";
 const OPEN_SHIFT: &str = "insert into shift (clerk_id, register, float_krw, opened_at)
                           values ($1, $2, $3, $4) on conflict do nothing returning id";
 const CLOSE_SHIFT: &str = "update shift set closed_at = $2, counted_krw = $3, closed_by = $4
@@ -530,14 +696,24 @@ pub trait BoxOffice: Send + Sync {
         at: At,
     ) -> Result<CounterSold, StoreError>;
 
-    /// In one transaction: a confirmed, unrefunded booking not checked in marked refunded, its
-    /// seats back on sale, the refund recorded; a counter sale's `RefundIssued`, or an online
-    /// sale's `RefundDue` (the refund worker asks the gateway).
+    /// In one transaction, for a confirmed booking not refunded nor checked in: the seats given
+    /// back (all, or some of a counter sale's) on sale again, the booking keeping the others and
+    /// its amount less the refund (refunded when none is left), the refund recorded; a counter
+    /// sale's `RefundIssued`, or an online sale's `RefundDue` (the refund worker asks the
+    /// gateway).
     async fn refund_at_counter(
         &self,
         refund: &CounterRefundRow,
         at: At,
     ) -> Result<CounterRefunded, StoreError>;
+
+    /// In one transaction: seats of a confirmed booking back on sale and the clerk's hold booked
+    /// for it in their place (the fenced confirm: all or nothing); the ticket stays valid.
+    async fn exchange_at_counter(
+        &self,
+        exchange: &CounterExchangeRow,
+        at: At,
+    ) -> Result<CounterExchanged, StoreError>;
 }
 
 #[async_trait::async_trait]

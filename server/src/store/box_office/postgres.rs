@@ -8,6 +8,22 @@ const LOCK_SHIFT: &str = " for share";
 /// Two refunds of one booking go one after the other.
 const LOCK_BOOKING: &str = " for update of b";
 
+/// The fenced confirm of `hold` for `booking` (see `CONFIRM_SQL`).
+async fn confirm(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    hold: HoldId,
+    booking: BookingId,
+    at: At,
+) -> Result<Vec<(String, i64)>, StoreError> {
+    Ok(sqlx::query_as(CONFIRM_SQL)
+        .bind(hold.showtime_id().get())
+        .bind(hold.as_uuid())
+        .bind(booking.0)
+        .bind(at)
+        .fetch_all(&mut **tx)
+        .await?)
+}
+
 #[async_trait::async_trait]
 impl BoxOffice for PgStore {
     async fn sell_at_counter(
@@ -16,15 +32,22 @@ impl BoxOffice for PgStore {
         at: At,
     ) -> Result<CounterSold, StoreError> {
         let mut tx = self.pool.begin().await?;
-        sell_at_counter!(tx, sale, at, {
-            sqlx::query_as(CONFIRM_SQL)
-                .bind(sale.hold.showtime_id().get())
-                .bind(sale.hold.as_uuid())
-                .bind(sale.booking.0)
-                .bind(at)
-                .fetch_all(&mut *tx)
-                .await?
-        })
+        sell_at_counter!(
+            tx,
+            sale,
+            at,
+            confirm(&mut tx, sale.hold, sale.booking, at).await?
+        )
+    }
+
+    async fn exchange_at_counter(
+        &self,
+        exchange: &CounterExchangeRow,
+        at: At,
+    ) -> Result<CounterExchanged, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        exchange_at_counter!(tx, exchange, at, seat_in: "= any($3)",
+            confirm(&mut tx, exchange.hold, exchange.booking, at).await?)
     }
 
     async fn refund_at_counter(
@@ -33,7 +56,7 @@ impl BoxOffice for PgStore {
         at: At,
     ) -> Result<CounterRefunded, StoreError> {
         let mut tx = self.pool.begin().await?;
-        refund_at_counter!(tx, refund, at)
+        refund_at_counter!(tx, refund, at, seat_in: "= any($3)")
     }
 }
 

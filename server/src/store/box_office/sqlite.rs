@@ -5,6 +5,28 @@ use crate::store::sqlite::append_event;
 const LOCK_SHIFT: &str = "";
 const LOCK_BOOKING: &str = "";
 
+/// The fenced confirm of `hold` for `booking`: every seat still held by it and not expired, or
+/// none (the caller compares the count with the hold's seats; nothing else writes meanwhile).
+async fn confirm(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    hold: HoldId,
+    booking: BookingId,
+    at: At,
+) -> Result<Vec<(String, i64)>, StoreError> {
+    Ok(sqlx::query_as(
+        "update show_seat
+            set status = 'BOOKED', booking_id = $3, hold_expires_at = null, version = version + 1
+          where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
+         returning seat_code, version",
+    )
+    .bind(hold.showtime_id().get())
+    .bind(hold.as_uuid())
+    .bind(booking.0)
+    .bind(at)
+    .fetch_all(&mut **tx)
+    .await?)
+}
+
 #[async_trait::async_trait]
 impl BoxOffice for SqliteStore {
     async fn sell_at_counter(
@@ -13,24 +35,22 @@ impl BoxOffice for SqliteStore {
         at: At,
     ) -> Result<CounterSold, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        sell_at_counter!(tx, sale, at, {
-            // The fenced confirm: every seat of the hold still held by it and not expired, or
-            // none (the count is compared with the sale's seats).
-            sqlx::query_as(
-                "update show_seat
-                    set status = 'BOOKED', booking_id = $3, hold_expires_at = null,
-                        version = version + 1
-                  where showtime_id = $1 and hold_id = $2 and status = 'HELD'
-                    and hold_expires_at >= $4
-                 returning seat_code, version",
-            )
-            .bind(sale.hold.showtime_id().get())
-            .bind(sale.hold.as_uuid())
-            .bind(sale.booking.0)
-            .bind(at)
-            .fetch_all(&mut *tx)
-            .await?
-        })
+        sell_at_counter!(
+            tx,
+            sale,
+            at,
+            confirm(&mut tx, sale.hold, sale.booking, at).await?
+        )
+    }
+
+    async fn exchange_at_counter(
+        &self,
+        exchange: &CounterExchangeRow,
+        at: At,
+    ) -> Result<CounterExchanged, StoreError> {
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        exchange_at_counter!(tx, exchange, at, seat_in: "in (select value from json_each($3))",
+            confirm(&mut tx, exchange.hold, exchange.booking, at).await?)
     }
 
     async fn refund_at_counter(
@@ -39,7 +59,7 @@ impl BoxOffice for SqliteStore {
         at: At,
     ) -> Result<CounterRefunded, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        refund_at_counter!(tx, refund, at)
+        refund_at_counter!(tx, refund, at, seat_in: "in (select value from json_each($3))")
     }
 }
 
