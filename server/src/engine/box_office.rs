@@ -292,6 +292,16 @@ impl Engine {
             .await;
             return Err(InventoryError::WrongPin);
         }
+        // Guesses sent at the same time may have locked the account while this one was checked.
+        if !self
+            .store
+            .pin_approved(account.id, self.box_office_now())
+            .await?
+        {
+            return Err(InventoryError::SignInLocked(
+                self.staff_policy().lock_for.as_secs(),
+            ));
+        }
         Ok(account.id)
     }
 
@@ -330,9 +340,14 @@ impl Engine {
                 let tendered = request.tendered.ok_or_else(|| {
                     InventoryError::InvalidRequest("cash: say how much was tendered".into())
                 })?;
-                if tendered < price || tendered > MAX_CASH {
+                if tendered < price {
                     return Err(InventoryError::InvalidRequest(format!(
                         "cash tendered ({tendered} won) is less than the total ({price} won)"
+                    )));
+                }
+                if tendered > MAX_CASH {
+                    return Err(InventoryError::InvalidRequest(format!(
+                        "cash tendered is at most {MAX_CASH} won"
                     )));
                 }
                 (price, Some(tendered), None, None)
@@ -372,12 +387,14 @@ impl Engine {
         };
         let changes = match self
             .store
-            .sell_at_counter(&row, At::or_now(Some(live.now)))
+            .sell_at_counter(&row, self.box_office_now(), self.clock.now())
             .await?
         {
             CounterSold::Sold(changes) => changes,
             CounterSold::HoldLapsed => return Err(InventoryError::HoldLapsed),
             CounterSold::ShiftClosed => return Err(InventoryError::ShiftClosed),
+            CounterSold::SalesClosed => return Err(InventoryError::SalesClosed),
+            CounterSold::Cancelled => return Err(InventoryError::ShowtimeCancelled),
         };
         self.relay_wake.notify_one();
         let codes: Vec<_> = changes.iter().map(|s| s.code.clone()).collect();
@@ -580,7 +597,7 @@ impl Engine {
         };
         match self
             .store
-            .exchange_at_counter(&row, self.box_office_now())
+            .exchange_at_counter(&row, self.box_office_now(), self.clock.now())
             .await?
         {
             CounterExchanged::Exchanged { released, booked } => {
@@ -638,10 +655,13 @@ impl Engine {
             .pop()
             .filter(|r| r.status == BookingStatus::Confirmed)
             .ok_or(InventoryError::BookingNotFound)?;
-        if record.refunded_at.is_some() || record.showtime_cancelled {
+        if record.refunded_at.is_some() {
             return Err(InventoryError::NotRefundable(
                 "this booking was refunded: its ticket is not printed".into(),
             ));
+        }
+        if record.showtime_cancelled {
+            return Err(InventoryError::ShowtimeCancelled);
         }
         let approved_by = match self.store.prints(booking).await? {
             0 => None,
@@ -760,6 +780,9 @@ impl Engine {
                 answer.first_scan_at = Some(first_at);
                 answer.first_scan_gate = Some(first_gate);
             }
+            // Refunded (or cancelled) since it was read above.
+            Scanned::Refunded => answer.result = CheckInResult::Refunded,
+            Scanned::NotFound => return Ok(CheckIn::not_found()),
         }
         Ok(answer)
     }

@@ -17,6 +17,7 @@ pub mod staff;
 pub mod tickets;
 
 pub use checkout::Payments;
+pub use holds::CLERK_HOLD_TTL;
 pub use staff::StaffPolicy;
 
 use crate::clock::Clock;

@@ -151,7 +151,9 @@ impl SeatGate {
     /// release is kept and tried again (see [`SeatGate::retry_releases`]), so a free seat is not
     /// turned away for the rest of the hold's time.
     pub async fn release(&self, showtime: ShowtimeId, seats: &[SeatCode], hold: HoldId) {
-        self.release_keys(showtime, seats, hold.to_string(), self.ttl)
+        // Kept as long as the longest hold's keys (a clerk's) could live.
+        let keep = self.ttl.max(crate::engine::CLERK_HOLD_TTL);
+        self.release_keys(showtime, seats, hold.to_string(), keep)
             .await;
     }
 

@@ -12,6 +12,7 @@ on_both_backends!(
     a_clerk_sells_refunds_prints_and_closes_a_shift,
     twenty_scans_of_one_ticket_at_once_check_it_in_once,
     some_seats_are_refunded_and_others_exchanged_keeping_the_ticket,
+    a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed,
 );
 
 const PASSWORD: &str = "a staff password of some length";
@@ -735,4 +736,70 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
     assert_eq!(closed["counted"].as_i64(), Some(total - price));
     let expected_cash = closed["figures"]["cashAmount"].as_i64().unwrap() - price;
     assert_eq!(expected_cash, total - price, "{closed}");
+}
+
+async fn a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let showtime = first_showtime(&app.base).await;
+    let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
+    let lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    let door = member(&app, "ahn", StaffRole::Door, "3333").await;
+    for client in [&kim, &lee] {
+        let (status, _) = post_fn(
+            client,
+            &app,
+            "open_shift",
+            json!({ "register": format!("R{}", rand_suffix()), "float": 0 }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let mut codes = Vec::new();
+    for _ in 0..12 {
+        let sale = cash_sale(&kim, &app, showtime, 1).await;
+        let (_, ticket) = post_fn(
+            &kim,
+            &app,
+            "print_ticket",
+            json!({ "booking": sale["bookingId"] }),
+        )
+        .await;
+        codes.push(ticket["code"].as_str().unwrap().to_string());
+    }
+    // Control: alone, each succeeds — a scan lets the holder in, a refund gives the money back.
+    let (status, _) = check_in(&door, &app, &codes[0], json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = post_fn(
+        &lee,
+        &app,
+        "refund_at_counter",
+        json!({ "refund": { "booking": codes[1] } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // At the same moment, one of the two wins: never a holder let in and refunded.
+    let mut scans_won = 0;
+    for code in &codes[2..] {
+        let scan = check_in(&door, &app, code, json!({ "gate": "A" }));
+        let refund = post_fn(
+            &lee,
+            &app,
+            "refund_at_counter",
+            json!({ "refund": { "booking": code } }),
+        );
+        let ((scan_status, scan), (refund_status, refund)) = tokio::join!(scan, refund);
+        let admitted = scan_status == StatusCode::OK;
+        let refunded = refund_status == StatusCode::OK;
+        assert!(
+            admitted != refunded,
+            "scan {scan_status} {scan}, refund {refund_status} {refund}"
+        );
+        scans_won += usize::from(admitted);
+    }
+    eprintln!("scans first: {scans_won} of {}", codes.len() - 2);
+}
+
+fn rand_suffix() -> u32 {
+    rand::random::<u32>() % 100_000
 }

@@ -6,10 +6,22 @@
 //! Times are passed in as [`At`] in both dialects (the engine's clock), so every statement but
 //! the locks and the confirm reads the same in both.
 
-/// A counter sale in `$tx` (see [`BoxOffice::sell_at_counter`]): `$confirm` runs the dialect's
-/// fenced confirm and evaluates to the `(code, version)` rows it booked.
+/// Whether showtime `$1` is cancelled, and whether its sales are open at `$2` (the dialect's
+/// `FENCE_NOW`); its row is taken shared in PostgreSQL (the dialect's `LOCK_SHOWTIME`).
+macro_rules! showtime_state {
+    () => {
+        format!(
+            "select cancelled_at is not null, coalesce(sales_close_at, starts_at) > {FENCE_NOW}
+               from showtime where id = $1{LOCK_SHOWTIME}"
+        )
+    };
+}
+
+/// A counter sale in `$tx` (see [`BoxOffice::sell_at_counter`]): `$fence` is the time the sale is
+/// judged at (bound for the dialect's `FENCE_NOW`), `$confirm` runs the dialect's fenced confirm
+/// and evaluates to the `(code, version)` rows it booked.
 macro_rules! sell_at_counter {
-    ($tx:ident, $sale:expr, $at:expr, $confirm:expr) => {{
+    ($tx:ident, $sale:expr, $at:expr, fence: $fence:expr, $confirm:expr) => {{
         let sale: &CounterSaleRow = $sale;
         let at: At = $at;
         let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
@@ -18,6 +30,18 @@ macro_rules! sell_at_counter {
             .await?;
         if open.is_none() {
             return Ok(CounterSold::ShiftClosed);
+        }
+        // The showtime's row (shared, in PostgreSQL) first: a cancellation and this sale go one
+        // after the other, and a sale after the close of sales or a cancellation is refused.
+        let state: Option<(bool, bool)> = sqlx::query_as(&showtime_state!())
+            .bind(sale.hold.showtime_id().get())
+            .bind($fence)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        match state {
+            Some((false, true)) => {}
+            Some((true, _)) => return Ok(CounterSold::Cancelled),
+            _ => return Ok(CounterSold::SalesClosed),
         }
         let inserted: Option<uuid::Uuid> = sqlx::query_scalar(INSERT_BOOKING)
             .bind(sale.booking.0)
@@ -72,9 +96,15 @@ macro_rules! refund_at_counter {
                 .bind(refund.booking.0)
                 .fetch_optional(&mut *$tx)
                 .await?;
-        let Some(booking) = booking else {
+        let Some(mut booking) = booking else {
             return Ok(CounterRefunded::NotFound);
         };
+        // Read after the booking's lock: a check-in committed before it is seen (a check-in
+        // takes the booking's row too, so none commits between this and the refund's commit).
+        booking.checked_in = sqlx::query_scalar(CHECKED_IN)
+            .bind(refund.booking.0)
+            .fetch_one(&mut *$tx)
+            .await?;
         if let Some(why) = booking.refusal("refunded") {
             return Ok(CounterRefunded::Refused(why));
         }
@@ -82,7 +112,7 @@ macro_rules! refund_at_counter {
             Ok(split) => split,
             Err(why) => return Ok(CounterRefunded::Refused(why)),
         };
-        let paid: Option<(String, i64)> = sqlx::query_as(PAID_ONLINE)
+        let paid: Option<(String, i64)> = sqlx::query_as(&format!("{PAID_ONLINE}{}", LOCK_PAYMENT))
             .bind(refund.booking.0)
             .fetch_optional(&mut *$tx)
             .await?;
@@ -137,10 +167,19 @@ macro_rules! refund_at_counter {
         let showtime = stored_showtime(booking.showtime_id)?;
         let event = match &paid {
             Some((payment_id, paid_amount)) if booking.tender.is_none() => {
-                sqlx::query("update payment set outcome = 'REFUND' where provider_payment_id = $1")
-                    .bind(payment_id)
-                    .execute(&mut *$tx)
-                    .await?;
+                let marked = sqlx::query(
+                    "update payment set outcome = 'REFUND'
+                      where provider_payment_id = $1 and outcome = 'CONFIRMED'",
+                )
+                .bind(payment_id)
+                .execute(&mut *$tx)
+                .await?;
+                if marked.rows_affected() != 1 {
+                    $tx.rollback().await?;
+                    return Ok(CounterRefunded::Refused(
+                        "its payment is being refunded already".into(),
+                    ));
+                }
                 BookingEvent::RefundDue {
                     showtime_id: showtime,
                     payment_id: payment_id.clone(),
@@ -175,7 +214,7 @@ macro_rules! refund_at_counter {
 /// books the clerk's hold for the booking and evaluates to the `(code, version)` rows it booked;
 /// `$seat_in` as for refunds.
 macro_rules! exchange_at_counter {
-    ($tx:ident, $exchange:expr, $at:expr, seat_in: $seat_in:literal, $confirm:expr) => {{
+    ($tx:ident, $exchange:expr, $at:expr, fence: $fence:expr, seat_in: $seat_in:literal, $confirm:expr) => {{
         let exchange: &CounterExchangeRow = $exchange;
         let at: At = $at;
         let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
@@ -190,15 +229,29 @@ macro_rules! exchange_at_counter {
                 .bind(exchange.booking.0)
                 .fetch_optional(&mut *$tx)
                 .await?;
-        let Some(booking) = booking else {
+        let Some(mut booking) = booking else {
             return Ok(CounterExchanged::NotFound);
         };
+        booking.checked_in = sqlx::query_scalar(CHECKED_IN)
+            .bind(exchange.booking.0)
+            .fetch_one(&mut *$tx)
+            .await?;
         if let Some(why) = booking.refusal("exchanged") {
             return Ok(CounterExchanged::Refused(why));
         }
         if booking.showtime_id != exchange.hold.showtime_id().get() {
             return Ok(CounterExchanged::Refused(
                 "an exchange is for seats of the same showtime".into(),
+            ));
+        }
+        let state: Option<(bool, bool)> = sqlx::query_as(&showtime_state!())
+            .bind(booking.showtime_id)
+            .bind($fence)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if state != Some((false, true)) {
+            return Ok(CounterExchanged::Refused(
+                "this showtime's sales have closed (or it was cancelled)".into(),
             ));
         }
         if let Some(seat) = exchange.from.iter().find(|s| !booking.seats.0.contains(s)) {
@@ -247,6 +300,43 @@ macro_rules! exchange_at_counter {
             released: changes(released, SeatStatus::Available)?,
             booked: changes(booked, SeatStatus::Booked)?,
         })
+    }};
+}
+
+/// A check-in in `$tx` (see [`BoxOffice::check_in`]).
+macro_rules! check_in {
+    ($tx:ident, $booking:expr, $showtime:expr, $gate:expr, $staff:expr, $at:expr) => {{
+        let booking: BookingId = $booking;
+        let refunded: Option<bool> = sqlx::query_scalar(&format!("{SCANNABLE}{}", LOCK_SCANNED))
+            .bind(booking.0)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        match refunded {
+            None => return Ok(Scanned::NotFound),
+            Some(true) => return Ok(Scanned::Refunded),
+            Some(false) => {}
+        }
+        // Of two scans at once, one inserts; the other does nothing (PostgreSQL: it waits for the
+        // first to commit; SQLite: the single writer) and reads the first one's row.
+        let inserted: Option<At> = sqlx::query_scalar(CHECK_IN)
+            .bind(booking.0)
+            .bind($showtime.get())
+            .bind($gate)
+            .bind($staff)
+            .bind($at)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        let first = match inserted {
+            Some(_) => None,
+            None => {
+                sqlx::query_as(FIRST_SCAN)
+                    .bind(booking.0)
+                    .fetch_optional(&mut *$tx)
+                    .await?
+            }
+        };
+        $tx.commit().await?;
+        scanned(inserted, first)
     }};
 }
 
@@ -311,34 +401,13 @@ macro_rules! box_office_books {
                 Ok(closed.rows_affected() == 1)
             }
 
-            async fn check_in(
-                &self,
-                booking: BookingId,
-                showtime: ShowtimeId,
-                gate: &str,
-                staff: Option<i64>,
-                at: At,
-            ) -> Result<Scanned, StoreError> {
-                // Of two scans at once, one inserts; the other does nothing (PostgreSQL: it waits for
-                // the first to commit; SQLite: the single writer) and reads the first one's row.
-                let inserted: Option<At> = sqlx::query_scalar(CHECK_IN)
-                    .bind(booking.0)
-                    .bind(showtime.get())
-                    .bind(gate)
+            async fn pin_approved(&self, staff: i64, at: At) -> Result<bool, StoreError> {
+                let cleared = sqlx::query(CLEAR_FAILURES_UNLESS_LOCKED)
                     .bind(staff)
                     .bind(at)
-                    .fetch_optional(&self.$write)
+                    .execute(&self.$write)
                     .await?;
-                let first = match inserted {
-                    Some(_) => None,
-                    None => {
-                        sqlx::query_as(FIRST_SCAN)
-                            .bind(booking.0)
-                            .fetch_optional(&self.$write)
-                            .await?
-                    }
-                };
-                scanned(inserted, first)
+                Ok(cleared.rows_affected() == 1)
             }
 
             async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError> {
@@ -450,6 +519,8 @@ pub enum CounterSold {
     /// The hold had lapsed, was released, or was sold already: nothing changed.
     HoldLapsed,
     ShiftClosed,
+    SalesClosed,
+    Cancelled,
 }
 
 /// A refund at the counter to record.
@@ -510,6 +581,8 @@ struct RefundFacts {
     seats: SeatList,
     status: BookingStatus,
     refunded: bool,
+    /// Read in a statement of its own (see `CHECKED_IN`).
+    #[sqlx(skip)]
     checked_in: bool,
     amount_krw: i64,
     tender: Option<String>,
@@ -596,6 +669,10 @@ pub enum Scanned {
     CheckedIn,
     /// Checked in before: when, at which gate.
     Already(DateTime<Utc>, String),
+    /// Refunded (or its showtime cancelled): nobody checked in.
+    Refunded,
+    /// No confirmed booking.
+    NotFound,
 }
 
 // Statements that read the same in both dialects.
@@ -609,8 +686,6 @@ const INSERT_SALE: &str = "insert into counter_sale (booking_id, shift_id, tende
                                                      created_at)
                            values ($1, $2, $3, $4, $5, $6, $7, $8)";
 const REFUND_FACTS: &str = "select b.showtime_id, b.seats, b.status, b.refunded_at is not null as refunded,
-                                   exists (select 1 from check_in c where c.booking_id = b.id)
-                                       as checked_in,
                                    b.amount_krw,
                                    (select cs.tender from counter_sale cs where cs.booking_id = b.id)
                                        as tender
@@ -659,6 +734,16 @@ const CHECK_IN: &str = "insert into check_in (booking_id, showtime_id, gate, sta
                                               checked_in_at)
                         values ($1, $2, $3, $4, $5) on conflict (booking_id) do nothing
                         returning checked_in_at";
+const CHECKED_IN: &str = "select exists (select 1 from check_in where booking_id = $1)";
+/// What a scan may check in: a confirmed booking, refunded or not (or its showtime cancelled).
+const SCANNABLE: &str = "select b.refunded_at is not null
+                                or exists (select 1 from showtime st
+                                            where st.id = b.showtime_id
+                                              and st.cancelled_at is not null)
+                           from booking b where b.id = $1 and b.status = 'CONFIRMED'";
+const CLEAR_FAILURES_UNLESS_LOCKED: &str = "update staff_user set failed_sign_ins = 0
+                                             where id = $1
+                                               and (locked_until is null or locked_until <= $2)";
 const FIRST_SCAN: &str = "select checked_in_at, gate from check_in where booking_id = $1";
 const RECORD_PRINT: &str =
     "insert into ticket_print (booking_id, staff_id, approved_by, printed_at)
@@ -694,6 +779,7 @@ pub trait BoxOffice: Send + Sync {
         &self,
         sale: &CounterSaleRow,
         at: At,
+        now: Now,
     ) -> Result<CounterSold, StoreError>;
 
     /// In one transaction, for a confirmed booking not refunded nor checked in: the seats given
@@ -707,12 +793,25 @@ pub trait BoxOffice: Send + Sync {
         at: At,
     ) -> Result<CounterRefunded, StoreError>;
 
+    /// Checks a confirmed, unrefunded booking's ticket in, once: a second scan answers the
+    /// first's time and gate. The booking's row is taken (shared, in PostgreSQL) first, so a
+    /// refund and a check-in of one booking go one after the other.
+    async fn check_in(
+        &self,
+        booking: BookingId,
+        showtime: ShowtimeId,
+        gate: &str,
+        staff: Option<i64>,
+        at: At,
+    ) -> Result<Scanned, StoreError>;
+
     /// In one transaction: seats of a confirmed booking back on sale and the clerk's hold booked
     /// for it in their place (the fenced confirm: all or nothing); the ticket stays valid.
     async fn exchange_at_counter(
         &self,
         exchange: &CounterExchangeRow,
         at: At,
+        now: Now,
     ) -> Result<CounterExchanged, StoreError>;
 }
 
@@ -742,15 +841,9 @@ pub trait BoxOfficeBooks: Send + Sync {
         at: At,
     ) -> Result<bool, StoreError>;
 
-    /// Checks a booking's ticket in, once: a second scan answers the first's time and gate.
-    async fn check_in(
-        &self,
-        booking: BookingId,
-        showtime: ShowtimeId,
-        gate: &str,
-        staff: Option<i64>,
-        at: At,
-    ) -> Result<Scanned, StoreError>;
+    /// After a supervisor's PIN matched: their failed sign-ins start again from 0, unless
+    /// guesses locked the account meanwhile (`false`: refuse the approval).
+    async fn pin_approved(&self, staff: i64, at: At) -> Result<bool, StoreError>;
 
     /// Tickets checked in per showtime.
     async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError>;

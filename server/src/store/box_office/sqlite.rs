@@ -4,6 +4,11 @@ use crate::store::sqlite::append_event;
 // The single writer runs one transaction at a time: nothing to lock.
 const LOCK_SHIFT: &str = "";
 const LOCK_BOOKING: &str = "";
+const LOCK_SCANNED: &str = "";
+const LOCK_SHOWTIME: &str = "";
+const LOCK_PAYMENT: &str = "";
+/// The time a sale is judged at (the injected clock, else this process's).
+const FENCE_NOW: &str = "$2";
 
 /// The fenced confirm of `hold` for `booking`: every seat still held by it and not expired, or
 /// none (the caller compares the count with the hold's seats; nothing else writes meanwhile).
@@ -33,24 +38,37 @@ impl BoxOffice for SqliteStore {
         &self,
         sale: &CounterSaleRow,
         at: At,
+        now: Now,
     ) -> Result<CounterSold, StoreError> {
+        let fence = At::or_now(now);
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        sell_at_counter!(
-            tx,
-            sale,
-            at,
-            confirm(&mut tx, sale.hold, sale.booking, at).await?
-        )
+        sell_at_counter!(tx, sale, at, fence: fence,
+            confirm(&mut tx, sale.hold, sale.booking, fence).await?)
     }
 
     async fn exchange_at_counter(
         &self,
         exchange: &CounterExchangeRow,
         at: At,
+        now: Now,
     ) -> Result<CounterExchanged, StoreError> {
+        let fence = At::or_now(now);
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        exchange_at_counter!(tx, exchange, at, seat_in: "in (select value from json_each($3))",
-            confirm(&mut tx, exchange.hold, exchange.booking, at).await?)
+        exchange_at_counter!(tx, exchange, at, fence: fence,
+            seat_in: "in (select value from json_each($3))",
+            confirm(&mut tx, exchange.hold, exchange.booking, fence).await?)
+    }
+
+    async fn check_in(
+        &self,
+        booking: BookingId,
+        showtime: ShowtimeId,
+        gate: &str,
+        staff: Option<i64>,
+        at: At,
+    ) -> Result<Scanned, StoreError> {
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        check_in!(tx, booking, showtime, gate, staff, at)
     }
 
     async fn refund_at_counter(
