@@ -420,7 +420,7 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         ),
         (Some(1), Some(1), Some(2))
     );
-    assert_eq!(closed["closedAt"].is_string(), true);
+    assert!(closed["closedAt"].is_string(), "{closed}");
     assert_eq!(closed["counted"], 49_000);
 
     // A closed shift sells nothing more.
