@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { execFileSync } from "child_process";
 import * as path from "path";
-import { SeatMapPage, apiStatus, showtimeIds } from "./pages";
+import { SeatMapPage, apiStatus, onSale } from "./pages";
 
 // The box office at kiosk size, with touch, on the main (embedded) test server. Its clerks and
 // supervisors are made with `server staff add`, as an operator would, on that server's data.
@@ -50,8 +50,8 @@ async function touchTargetsAreLarge(page: Page) {
 }
 
 /** A clerk's kiosk, signed in, with a shift open at its own register. */
-async function openKiosk(browser: Browser, name: string, pin: string, idle = 600): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, hasTouch: true });
+async function openKiosk(browser: Browser, name: string, pin: string, idle = 600, viewport = { width: 1920, height: 1080 }): Promise<Page> {
+  const context = await browser.newContext({ viewport, hasTouch: true });
   const page = await context.newPage();
   // The print dialog would wait for a person; the print view is what is checked.
   await page.addInitScript(() => {
@@ -77,6 +77,20 @@ async function heldSeats(kiosk: Page): Promise<string[]> {
   return text.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
+/**
+ * Three showtimes no other spec uses (those take indexes 0–9 and 12–15 of the showtimes on sale,
+ * and the first 300-seat one): the kiosk lists them among its next 24.
+ */
+async function ownShowtimes(browser: Browser): Promise<[number, number, number]> {
+  const page = await (await browser.newContext()).newPage();
+  const list = await onSale(page);
+  const ids = list.map((s) => s.id);
+  const big = list.find((s) => s.seatsTotal === 300)!.id;
+  const third = ids[1] !== big ? ids[1] : (ids[16] ?? ids[ids.length - 1]);
+  await page.context().close();
+  return [ids[10], ids[11], third];
+}
+
 const won = (text: string | null) => Number((text ?? "").replace(/[^0-9-]/g, ""));
 
 async function customerWatching(browser: Browser, id: number): Promise<SeatMapPage> {
@@ -87,7 +101,7 @@ async function customerWatching(browser: Browser, id: number): Promise<SeatMapPa
 }
 
 test("a clerk opens a shift, sells the best 3 for cash with change, prints, and a customer sees them sold live", async ({ browser }) => {
-  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[1];
+  const id = (await ownShowtimes(browser))[0];
   const customer = await customerWatching(browser, id);
   const kiosk = await openKiosk(browser, `clerk-a-${stamp}`, "1357");
   await chooseShowtime(kiosk, id);
@@ -133,8 +147,21 @@ test("a clerk opens a shift, sells the best 3 for cash with change, prints, and 
   expect(again.status()).toBe(403);
 });
 
+test("at 1366×768 the sale's controls are all at hand and at least 44 px", async ({ browser }) => {
+  const id = (await ownShowtimes(browser))[2];
+  const kiosk = await openKiosk(browser, `clerk-f-${stamp}`, "4826", 600, { width: 1366, height: 768 });
+  await chooseShowtime(kiosk, id);
+  await kiosk.locator('[data-test="best-2"]').tap();
+  await expect(kiosk.locator('[data-test="tender"]')).toBeVisible();
+  await touchTargetsAreLarge(kiosk);
+  await axeClean(kiosk, "kiosk at 1366×768");
+  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-1366.png") });
+  await kiosk.locator('[data-test="cancel-sale"]').tap();
+  await expect(kiosk.locator('[data-test="tender"]')).toHaveCount(0);
+});
+
 test("a web customer and a clerk race for the same seat: exactly one gets it", async ({ browser }) => {
-  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[10];
+  const id = (await ownShowtimes(browser))[1];
   const customer = await customerWatching(browser, id);
   const kiosk = await openKiosk(browser, `clerk-b-${stamp}`, "2468");
   await chooseShowtime(kiosk, id);
@@ -154,7 +181,7 @@ test("a web customer and a clerk race for the same seat: exactly one gets it", a
 });
 
 test("a refund approved with a supervisor's PIN puts the seats back on the customer's map, and the shift closes with the expected cash and variance", async ({ browser }) => {
-  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[11];
+  const id = (await ownShowtimes(browser))[2];
   const supervisorPage = await (await browser.newContext()).newPage();
   await staff(supervisorPage, `super-${stamp}`, "supervisor", "9753");
   const customer = await customerWatching(browser, id);
@@ -202,7 +229,7 @@ test("a refund approved with a supervisor's PIN puts the seats back on the custo
 });
 
 test("an idle kiosk locks and releases the clerk's picked seats; offline it refuses to sell", async ({ browser }) => {
-  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[1];
+  const id = (await ownShowtimes(browser))[0];
   const customer = await customerWatching(browser, id);
   const kiosk = await openKiosk(browser, `clerk-d-${stamp}`, "1470", 4);
   await chooseShowtime(kiosk, id);
@@ -235,7 +262,7 @@ test("an idle kiosk locks and releases the clerk's picked seats; offline it refu
 });
 
 test("the door checks a scanned ticket in once: green, then red with the first scan's gate", async ({ browser }) => {
-  const id = (await showtimeIds(await (await browser.newContext()).newPage()))[10];
+  const id = (await ownShowtimes(browser))[1];
   const kiosk = await openKiosk(browser, `clerk-e-${stamp}`, "3690");
   await chooseShowtime(kiosk, id);
   await kiosk.locator('[data-test="best-1"]').tap();

@@ -58,12 +58,13 @@ create table check_in (
 );
 create index check_in_showtime on check_in (showtime_id);
 
--- Tickets printed at the counter: the first print, then reprints (a supervisor's), counted.
+-- Tickets printed at the counter: print n of a booking (0: the first; then reprints, a
+-- supervisor's), once each: two prints at the same moment cannot both be the first.
 create table ticket_print (
-    id          bigserial primary key,
     booking_id  uuid not null references booking (id),
+    n           integer not null check (n >= 0),
     staff_id    bigint not null references staff_user (id),
     approved_by bigint references staff_user (id),
-    printed_at  timestamptz not null
+    printed_at  timestamptz not null,
+    primary key (booking_id, n)
 );
-create index ticket_print_booking on ticket_print (booking_id);

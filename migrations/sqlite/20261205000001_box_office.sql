@@ -54,12 +54,12 @@ create table check_in (
 );
 create index check_in_showtime on check_in (showtime_id);
 
--- Tickets printed at the counter: the first print, then reprints (a supervisor's), counted.
+-- Tickets printed at the counter: print n of a booking, once each (see migrations/postgres).
 create table ticket_print (
-    id          integer primary key autoincrement,
     booking_id  blob not null references booking (id),
+    n           integer not null check (n >= 0),
     staff_id    integer not null references staff_user (id),
     approved_by integer references staff_user (id),
-    printed_at  integer not null
+    printed_at  integer not null,
+    primary key (booking_id, n)
 );
-create index ticket_print_booking on ticket_print (booking_id);

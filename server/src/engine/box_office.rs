@@ -663,9 +663,27 @@ impl Engine {
         if record.showtime_cancelled {
             return Err(InventoryError::ShowtimeCancelled);
         }
-        let approved_by = match self.store.prints(booking).await? {
-            0 => None,
-            _ => Some(self.approver(actor, approval).await?),
+        // Print n: the first needs nobody's approval, a reprint a supervisor's. Two prints at the
+        // same moment cannot both be the first (one row per number).
+        let mut approved_by = None;
+        let reprint = loop {
+            let n = self.store.prints(booking).await?;
+            if n > 0 && approved_by.is_none() {
+                approved_by = Some(self.approver(actor, approval).await?);
+            }
+            if self
+                .store
+                .record_print(
+                    booking,
+                    n,
+                    actor.member.id,
+                    approved_by,
+                    self.box_office_now(),
+                )
+                .await?
+            {
+                break n;
+            }
         };
         let layout = self.layout(record.showtime).await?;
         let code = self.ticket_code(booking);
@@ -693,10 +711,6 @@ impl Engine {
                 }
             })
             .collect();
-        let reprint = self
-            .store
-            .record_print(booking, actor.member.id, approved_by, self.box_office_now())
-            .await?;
         if reprint > 0 {
             self.audit(
                 actor,

@@ -429,22 +429,20 @@ macro_rules! box_office_books {
             async fn record_print(
                 &self,
                 booking: BookingId,
+                n: i64,
                 staff: i64,
                 approved_by: Option<i64>,
                 at: At,
-            ) -> Result<i64, StoreError> {
-                let id: i64 = sqlx::query_scalar(RECORD_PRINT)
+            ) -> Result<bool, StoreError> {
+                let inserted: Option<i32> = sqlx::query_scalar(RECORD_PRINT)
                     .bind(booking.0)
+                    .bind(i32::try_from(n).unwrap_or(i32::MAX))
                     .bind(staff)
                     .bind(approved_by)
                     .bind(at)
-                    .fetch_one(&self.$write)
+                    .fetch_optional(&self.$write)
                     .await?;
-                Ok(sqlx::query_scalar(PRINTS_BEFORE)
-                    .bind(booking.0)
-                    .bind(id)
-                    .fetch_one(&self.$write)
-                    .await?)
+                Ok(inserted.is_some())
             }
 
             async fn prints(&self, booking: BookingId) -> Result<i64, StoreError> {
@@ -746,10 +744,9 @@ const CLEAR_FAILURES_UNLESS_LOCKED: &str = "update staff_user set failed_sign_in
                                                and (locked_until is null or locked_until <= $2)";
 const FIRST_SCAN: &str = "select checked_in_at, gate from check_in where booking_id = $1";
 const RECORD_PRINT: &str =
-    "insert into ticket_print (booking_id, staff_id, approved_by, printed_at)
-                            values ($1, $2, $3, $4) returning id";
-const PRINTS_BEFORE: &str = "select count(*) from ticket_print where booking_id = $1 and id < $2";
-const PRINTS: &str = "select count(*) from ticket_print where booking_id = $1";
+    "insert into ticket_print (booking_id, n, staff_id, approved_by, printed_at)
+     values ($1, $2, $3, $4, $5) on conflict do nothing returning n";
+const PRINTS: &str = "select cast(count(*) as bigint) from ticket_print where booking_id = $1";
 const LIVE_HOLDS_OF: &str =
     "select hold_id from seat_hold where customer_id = $1 and expires_at >= $2";
 const CHECK_IN_COUNTS: &str = "select showtime_id, cast(count(*) as bigint) from check_in
@@ -851,15 +848,16 @@ pub trait BoxOfficeBooks: Send + Sync {
     /// A booking's refund time, if refunded.
     async fn refunded_at(&self, booking: BookingId) -> Result<Option<At>, StoreError>;
 
-    /// Records a print of a booking's ticket; how many prints there were before it (0: the
-    /// first).
+    /// Records print `n` of a booking's ticket (0: the first); `false` when another print took
+    /// that number first.
     async fn record_print(
         &self,
         booking: BookingId,
+        n: i64,
         staff: i64,
         approved_by: Option<i64>,
         at: At,
-    ) -> Result<i64, StoreError>;
+    ) -> Result<bool, StoreError>;
 
     /// How many times a booking's ticket was printed.
     async fn prints(&self, booking: BookingId) -> Result<i64, StoreError>;
