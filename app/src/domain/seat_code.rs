@@ -16,6 +16,12 @@ pub enum SeatCodeError {
     Malformed(String),
 }
 
+impl AsRef<str> for SeatCode {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
 impl SeatCode {
     pub fn parse(input: &str) -> Result<Self, SeatCodeError> {
         let malformed = || SeatCodeError::Malformed(input.chars().take(16).collect());

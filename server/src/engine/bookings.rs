@@ -6,18 +6,25 @@ use crate::store::{BookingFilter, BookingRecord, BookingStatus, PaymentStatus};
 use app::domain::{BookingView, PaymentView};
 
 impl Engine {
+    /// A booking as stored: 404 when unknown.
+    pub(super) async fn booking_record(
+        &self,
+        booking: BookingId,
+    ) -> Result<BookingRecord, InventoryError> {
+        self.store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .ok_or(InventoryError::BookingNotFound)
+    }
+
     /// A booking as its customer sees it: 404 when unknown, 403 for another customer's.
     pub async fn customer_booking(
         &self,
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<BookingView, InventoryError> {
-        let record = self
-            .store
-            .bookings(BookingFilter::One(booking))
-            .await?
-            .pop()
-            .ok_or(InventoryError::BookingNotFound)?;
+        let record = self.booking_record(booking).await?;
         if record.customer != customer {
             return Err(InventoryError::NotYourBooking);
         }

@@ -314,27 +314,12 @@ impl Engine {
         let clerk = clerk_customer(actor.member.id);
         let showtime = request.hold_id.showtime_id();
         let shift = self.open_shift_id(actor).await?;
-        let live = match self
-            .store
-            .check_hold(request.hold_id, clerk, self.clock.now())
-            .await?
-        {
-            crate::store::HoldCheck::Live(live) => live,
-            crate::store::HoldCheck::NotFound => return Err(InventoryError::HoldNotFound),
-            crate::store::HoldCheck::NotOwner => return Err(InventoryError::NotYourHold),
-            crate::store::HoldCheck::Lapsed => return Err(InventoryError::HoldLapsed),
-        };
+        let live = self.live_hold(request.hold_id, clerk).await?;
         let layout = self.layout(showtime).await?;
         if live.now >= layout.sales_close_at() {
             return Err(InventoryError::SalesClosed);
         }
-        let price: i64 = live
-            .seats
-            .iter()
-            .filter_map(|code| layout.seats.iter().find(|s| &s.code == code))
-            .filter_map(|seat| layout.categories.iter().find(|c| c.code == seat.category))
-            .map(|c| c.price)
-            .sum();
+        let price = layout.price_of(&live.seats);
         let (amount, tendered, card_reference, approved_by) = match request.tender {
             Tender::Cash => {
                 let tendered = request.tendered.ok_or_else(|| {
@@ -397,17 +382,7 @@ impl Engine {
             CounterSold::Cancelled => return Err(InventoryError::ShowtimeCancelled),
         };
         self.relay_wake.notify_one();
-        let codes: Vec<_> = changes.iter().map(|s| s.code.clone()).collect();
-        let until = self.gate_keys_until(showtime).await;
-        self.gate.book(showtime, &codes, booking, until).await;
-        self.announce(
-            showtime,
-            LiveMessage::SeatsBooked {
-                showtime_id: showtime,
-                seats: changes,
-            },
-        )
-        .await;
+        self.announce_booked(showtime, booking, changes).await;
         self.audit(
             actor,
             "counter_sale",
@@ -511,12 +486,7 @@ impl Engine {
         seats: &[String],
     ) -> Result<(ShowtimeId, Vec<String>), InventoryError> {
         let selection = SeatSelection::parse(seats)?;
-        let record = self
-            .store
-            .bookings(BookingFilter::One(booking))
-            .await?
-            .pop()
-            .ok_or(InventoryError::BookingNotFound)?;
+        let record = self.booking_record(booking).await?;
         let seats: Vec<String> = selection.seats().iter().map(|c| c.to_string()).collect();
         if let Some(seat) = seats.iter().find(|s| !record.seats.contains(s)) {
             return Err(InventoryError::InvalidRequest(format!(
@@ -533,13 +503,7 @@ impl Engine {
         showtime: ShowtimeId,
         seats: &[String],
     ) -> Result<i64, InventoryError> {
-        let layout = self.layout(showtime).await?;
-        Ok(seats
-            .iter()
-            .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
-            .filter_map(|seat| layout.categories.iter().find(|c| c.code == seat.category))
-            .map(|c| c.price)
-            .sum())
+        Ok(self.layout(showtime).await?.price_of(seats))
     }
 
     /// Exchanges seats of a booking for the clerk's hold of as many seats of the same price
@@ -560,16 +524,7 @@ impl Engine {
                     .into(),
             ));
         }
-        let live = match self
-            .store
-            .check_hold(request.hold_id, clerk, self.clock.now())
-            .await?
-        {
-            crate::store::HoldCheck::Live(live) => live,
-            crate::store::HoldCheck::NotFound => return Err(InventoryError::HoldNotFound),
-            crate::store::HoldCheck::NotOwner => return Err(InventoryError::NotYourHold),
-            crate::store::HoldCheck::Lapsed => return Err(InventoryError::HoldLapsed),
-        };
+        let live = self.live_hold(request.hold_id, clerk).await?;
         let to: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
         let layout = self.layout(showtime).await?;
         let categories = |seats: &[String]| {
@@ -603,18 +558,8 @@ impl Engine {
             CounterExchanged::Exchanged { released, booked } => {
                 let freed: Vec<_> = released.iter().map(|s| s.code.clone()).collect();
                 self.gate.release_booked(showtime, &freed, booking).await;
-                let taken: Vec<_> = booked.iter().map(|s| s.code.clone()).collect();
-                let until = self.gate_keys_until(showtime).await;
-                self.gate.book(showtime, &taken, booking, until).await;
                 self.announce_released(showtime, released).await;
-                self.announce(
-                    showtime,
-                    LiveMessage::SeatsBooked {
-                        showtime_id: showtime,
-                        seats: booked,
-                    },
-                )
-                .await;
+                self.announce_booked(showtime, booking, booked).await;
                 self.audit(
                     actor,
                     "counter_exchange",
@@ -687,15 +632,7 @@ impl Engine {
         };
         let layout = self.layout(record.showtime).await?;
         let code = self.ticket_code(booking);
-        let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| {
-            tracing::error!(error = %e, "QR code not made");
-            InventoryError::Unavailable
-        })?;
-        let qr_svg = qr
-            .render::<qrcode::render::svg::Color>()
-            .min_dimensions(160, 160)
-            .quiet_zone(true)
-            .build();
+        let qr_svg = super::tickets::qr_svg(&code, 160)?;
         let seats = record
             .seats
             .iter()

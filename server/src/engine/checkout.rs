@@ -8,7 +8,7 @@
 use super::Engine;
 use crate::payments::gateway::{NewSession, PaymentGateway};
 use crate::store::{
-    BookingStatus, HoldCheck, NewBooking, PaymentReport, PaymentSessionRow, ReportOutcome,
+    BookingStatus, HoldCheck, LiveHold, NewBooking, PaymentReport, PaymentSessionRow, ReportOutcome,
 };
 use app::domain::{BookingId, Checkout, CustomerId, HoldId};
 use app::error::InventoryError;
@@ -36,6 +36,24 @@ pub struct Payments {
 }
 
 impl Engine {
+    /// The customer's hold, live: 404 unknown, 403 another's, 409 lapsed.
+    pub(super) async fn live_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<LiveHold, InventoryError> {
+        match self
+            .store
+            .check_hold(hold, customer, self.clock.now())
+            .await?
+        {
+            HoldCheck::Live(live) => Ok(live),
+            HoldCheck::NotFound => Err(InventoryError::HoldNotFound),
+            HoldCheck::NotOwner => Err(InventoryError::NotYourHold),
+            HoldCheck::Lapsed => Err(InventoryError::HoldLapsed),
+        }
+    }
+
     pub fn with_payments(mut self, payments: Payments) -> Self {
         self.payments = Some(payments);
         self
@@ -51,16 +69,7 @@ impl Engine {
             tracing::error!("checkout without a payment gateway configured");
             return Err(InventoryError::Unavailable);
         };
-        let live = match self
-            .store
-            .check_hold(hold, customer, self.clock.now())
-            .await?
-        {
-            HoldCheck::Live(live) => live,
-            HoldCheck::NotFound => return Err(InventoryError::HoldNotFound),
-            HoldCheck::NotOwner => return Err(InventoryError::NotYourHold),
-            HoldCheck::Lapsed => return Err(InventoryError::HoldLapsed),
-        };
+        let live = self.live_hold(hold, customer).await?;
         let layout = self.layout(hold.showtime_id()).await?;
         // A hold that committed while its showtime was being cancelled is not paid for.
         if self.store.is_cancelled(hold.showtime_id()).await? {
@@ -80,13 +89,7 @@ impl Engine {
                 (live.expires_at.min(close) - live.now).num_seconds().max(0),
             ));
         }
-        let amount = live
-            .seats
-            .iter()
-            .filter_map(|code| layout.seats.iter().find(|s| &s.code == code))
-            .filter_map(|seat| layout.categories.iter().find(|c| c.code == seat.category))
-            .map(|c| c.price)
-            .sum();
+        let amount = layout.price_of(&live.seats);
         let booking = self
             .store
             .booking_for_hold(&NewBooking {

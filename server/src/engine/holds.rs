@@ -540,17 +540,7 @@ impl Engine {
             .confirm(hold, booking, self.clock.now())
             .await?
             .ok_or(InventoryError::HoldLapsed)?;
-        let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
-        let until = self.gate_keys_until(showtime).await;
-        self.gate.book(showtime, &codes, booking, until).await;
-        self.announce(
-            showtime,
-            LiveMessage::SeatsBooked {
-                showtime_id: showtime,
-                seats: seats.clone(),
-            },
-        )
-        .await;
+        self.announce_booked(showtime, booking, seats.clone()).await;
         Ok(seats)
     }
 

@@ -244,6 +244,23 @@ impl Engine {
 
     /// Seats free again (a cancelled or expired hold, a cancelled showtime): announced like any
     /// change.
+    /// Sold seats: kept filtered by the seat gate until after the show, and announced.
+    async fn announce_booked(
+        &self,
+        showtime: ShowtimeId,
+        booking: BookingId,
+        seats: Vec<SeatChange>,
+    ) {
+        let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
+        let until = self.gate_keys_until(showtime).await;
+        self.gate.book(showtime, &codes, booking, until).await;
+        let message = LiveMessage::SeatsBooked {
+            showtime_id: showtime,
+            seats,
+        };
+        self.announce(showtime, message).await;
+    }
+
     async fn announce_released(&self, showtime: ShowtimeId, seats: Vec<SeatChange>) {
         let message = LiveMessage::SeatsReleased {
             showtime_id: showtime,

@@ -8,7 +8,6 @@
 //! from the session secret; they still verify while that secret is unchanged.
 
 use super::Engine;
-use crate::store::BookingFilter;
 use app::domain::{BookingId, BookingView, CustomerId, Ticket};
 use app::error::InventoryError;
 use hmac::{Hmac, Mac};
@@ -99,6 +98,19 @@ impl TicketKeys {
     }
 }
 
+/// A ticket code's QR code as SVG, at least `size` pixels square.
+pub(super) fn qr_svg(code: &str, size: u32) -> Result<String, InventoryError> {
+    let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| {
+        tracing::error!(error = %e, "QR code not made");
+        InventoryError::Unavailable
+    })?;
+    Ok(qr
+        .render::<qrcode::render::svg::Color>()
+        .min_dimensions(size, size)
+        .quiet_zone(true)
+        .build())
+}
+
 /// Compares two tags without an early exit on the first differing byte.
 fn same(expected: &str, given: &str) -> bool {
     expected.len() == given.len()
@@ -140,15 +152,7 @@ impl Engine {
         let Some((code, _)) = self.store.issued_ticket(booking).await? else {
             return Err(InventoryError::TicketNotReady);
         };
-        let qr = qrcode::QrCode::new(code.as_bytes()).map_err(|e| {
-            tracing::error!(error = %e, "QR code not made");
-            InventoryError::Unavailable
-        })?;
-        let qr_svg = qr
-            .render::<qrcode::render::svg::Color>()
-            .min_dimensions(200, 200)
-            .quiet_zone(true)
-            .build();
+        let qr_svg = qr_svg(&code, 200)?;
         Ok(Ticket { code, qr_svg })
     }
 
@@ -157,12 +161,7 @@ impl Engine {
         let booking = self
             .verify_ticket(code)
             .ok_or(InventoryError::BookingNotFound)?;
-        let record = self
-            .store
-            .bookings(BookingFilter::One(booking))
-            .await?
-            .pop()
-            .ok_or(InventoryError::BookingNotFound)?;
+        let record = self.booking_record(booking).await?;
         let view = self.booking_view(record).await?;
         // A code that verifies but was never issued (no confirmed booking behind it) is unknown,
         // and so is the ticket of a cancelled showtime (its money goes back).

@@ -78,36 +78,53 @@ macro_rules! sell_at_counter {
     }};
 }
 
+/// In `$tx`: shift `$shift` still open (its row shared in PostgreSQL), then booking `$booking`'s
+/// row locked and read, then (a statement of its own, after the lock: a check-in committed
+/// before it is seen, and a check-in takes the booking's row too, so none commits in between)
+/// whether it was checked in; `Ok` with its facts if it may be `$what` at the counter.
+macro_rules! booking_at_counter {
+    ($tx:ident, $shift:expr, $booking:expr, $what:literal) => {{
+        let booking: BookingId = $booking;
+        let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
+            .bind($shift)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        let facts: Option<RefundFacts> = match open {
+            None => None,
+            Some(_) => {
+                sqlx::query_as(&format!("{REFUND_FACTS}{}", LOCK_BOOKING))
+                    .bind(booking.0)
+                    .fetch_optional(&mut *$tx)
+                    .await?
+            }
+        };
+        match (open, facts) {
+            (None, _) => Err(AtCounter::ShiftClosed),
+            (_, None) => Err(AtCounter::NotFound),
+            (_, Some(mut facts)) => {
+                facts.checked_in = sqlx::query_scalar(CHECKED_IN)
+                    .bind(booking.0)
+                    .fetch_one(&mut *$tx)
+                    .await?;
+                match facts.refusal($what) {
+                    Some(why) => Err(AtCounter::Refused(why)),
+                    None => Ok(facts),
+                }
+            }
+        }
+    }};
+}
+
 /// A refund at the counter in `$tx` (see [`BoxOffice::refund_at_counter`]); `$seat_in` is the
 /// dialect's "seat code is in list `$3`".
 macro_rules! refund_at_counter {
     ($tx:ident, $refund:expr, $at:expr, seat_in: $seat_in:literal) => {{
         let refund: &CounterRefundRow = $refund;
         let at: At = $at;
-        let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
-            .bind(refund.shift)
-            .fetch_optional(&mut *$tx)
-            .await?;
-        if open.is_none() {
-            return Ok(CounterRefunded::ShiftClosed);
-        }
-        let booking: Option<RefundFacts> =
-            sqlx::query_as(&format!("{REFUND_FACTS}{}", LOCK_BOOKING))
-                .bind(refund.booking.0)
-                .fetch_optional(&mut *$tx)
-                .await?;
-        let Some(mut booking) = booking else {
-            return Ok(CounterRefunded::NotFound);
+        let booking = match booking_at_counter!($tx, refund.shift, refund.booking, "refunded") {
+            Ok(booking) => booking,
+            Err(refusal) => return Ok(refusal.into()),
         };
-        // Read after the booking's lock: a check-in committed before it is seen (a check-in
-        // takes the booking's row too, so none commits between this and the refund's commit).
-        booking.checked_in = sqlx::query_scalar(CHECKED_IN)
-            .bind(refund.booking.0)
-            .fetch_one(&mut *$tx)
-            .await?;
-        if let Some(why) = booking.refusal("refunded") {
-            return Ok(CounterRefunded::Refused(why));
-        }
         let (giving, keeping, amount) = match booking.split(refund) {
             Ok(split) => split,
             Err(why) => return Ok(CounterRefunded::Refused(why)),
@@ -217,28 +234,11 @@ macro_rules! exchange_at_counter {
     ($tx:ident, $exchange:expr, $at:expr, fence: $fence:expr, seat_in: $seat_in:literal, $confirm:expr) => {{
         let exchange: &CounterExchangeRow = $exchange;
         let at: At = $at;
-        let open: Option<i64> = sqlx::query_scalar(&format!("{SHIFT_OPEN}{}", LOCK_SHIFT))
-            .bind(exchange.shift)
-            .fetch_optional(&mut *$tx)
-            .await?;
-        if open.is_none() {
-            return Ok(CounterExchanged::ShiftClosed);
-        }
-        let booking: Option<RefundFacts> =
-            sqlx::query_as(&format!("{REFUND_FACTS}{}", LOCK_BOOKING))
-                .bind(exchange.booking.0)
-                .fetch_optional(&mut *$tx)
-                .await?;
-        let Some(mut booking) = booking else {
-            return Ok(CounterExchanged::NotFound);
+        let booking = match booking_at_counter!($tx, exchange.shift, exchange.booking, "exchanged")
+        {
+            Ok(booking) => booking,
+            Err(refusal) => return Ok(refusal.into()),
         };
-        booking.checked_in = sqlx::query_scalar(CHECKED_IN)
-            .bind(exchange.booking.0)
-            .fetch_one(&mut *$tx)
-            .await?;
-        if let Some(why) = booking.refusal("exchanged") {
-            return Ok(CounterExchanged::Refused(why));
-        }
         if booking.showtime_id != exchange.hold.showtime_id().get() {
             return Ok(CounterExchanged::Refused(
                 "an exchange is for seats of the same showtime".into(),
@@ -416,16 +416,6 @@ macro_rules! box_office_books {
                     .await?)
             }
 
-            async fn refunded_at(&self, booking: BookingId) -> Result<Option<At>, StoreError> {
-                Ok(
-                    sqlx::query_scalar("select refunded_at from booking where id = $1")
-                        .bind(booking.0)
-                        .fetch_optional(&self.$read)
-                        .await?
-                        .flatten(),
-                )
-            }
-
             async fn record_print(
                 &self,
                 booking: BookingId,
@@ -570,6 +560,33 @@ pub enum CounterRefunded {
     /// Not refundable: why.
     Refused(String),
     ShiftClosed,
+}
+
+/// Why a booking is not refunded or exchanged at the counter (see `booking_at_counter!`).
+enum AtCounter {
+    ShiftClosed,
+    NotFound,
+    Refused(String),
+}
+
+impl From<AtCounter> for CounterRefunded {
+    fn from(refusal: AtCounter) -> Self {
+        match refusal {
+            AtCounter::ShiftClosed => Self::ShiftClosed,
+            AtCounter::NotFound => Self::NotFound,
+            AtCounter::Refused(why) => Self::Refused(why),
+        }
+    }
+}
+
+impl From<AtCounter> for CounterExchanged {
+    fn from(refusal: AtCounter) -> Self {
+        match refusal {
+            AtCounter::ShiftClosed => Self::ShiftClosed,
+            AtCounter::NotFound => Self::NotFound,
+            AtCounter::Refused(why) => Self::Refused(why),
+        }
+    }
 }
 
 /// `REFUND_FACTS`.
@@ -844,9 +861,6 @@ pub trait BoxOfficeBooks: Send + Sync {
 
     /// Tickets checked in per showtime.
     async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError>;
-
-    /// A booking's refund time, if refunded.
-    async fn refunded_at(&self, booking: BookingId) -> Result<Option<At>, StoreError>;
 
     /// Records print `n` of a booking's ticket (0: the first); `false` when another print took
     /// that number first.

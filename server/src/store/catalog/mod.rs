@@ -183,6 +183,16 @@ impl Layout {
     pub fn sales_close_at(&self) -> DateTime<Utc> {
         self.sales.closes_at
     }
+
+    /// What these seats cost at the showtime's prices (codes it does not have cost nothing).
+    pub fn price_of<S: AsRef<str>>(&self, codes: &[S]) -> i64 {
+        codes
+            .iter()
+            .filter_map(|code| self.seats.iter().find(|s| s.code.as_str() == code.as_ref()))
+            .filter_map(|seat| self.categories.iter().find(|c| c.code == seat.category))
+            .map(|c| c.price)
+            .sum()
+    }
 }
 
 /// A seat of a hall's layout, placed on its grid (the same type a hall's JSON plan places).
