@@ -91,6 +91,15 @@ async function ownShowtimes(browser: Browser): Promise<[number, number, number]>
   return [ids[10], ids[11], third];
 }
 
+/** A sale of the best seat made through the kiosk's server functions: its ticket's code. */
+async function saleByApi(kiosk: Page, id: number): Promise<string> {
+  const hold = await (await kiosk.request.post("/api/clerk_hold", { data: { showtime_id: id, seats: null, best: { count: 1 } } })).json();
+  const sale = await kiosk.request.post("/api/sell_at_counter", { data: { sale: { holdId: hold.holdId, tender: "card", cardReference: "T-1" } } });
+  expect(sale.status()).toBe(200);
+  const ticket = await (await kiosk.request.post("/api/print_ticket", { data: { booking: (await sale.json()).bookingId, approval: null } })).json();
+  return ticket.code;
+}
+
 const won = (text: string | null) => Number((text ?? "").replace(/[^0-9-]/g, ""));
 
 async function customerWatching(browser: Browser, id: number): Promise<SeatMapPage> {
@@ -291,4 +300,40 @@ test("the door checks a scanned ticket in once: green, then red with the first s
   await expect(verdict).toHaveAttribute("data-result", "ALREADY_CHECKED_IN");
   await expect(verdict).toContainText("East");
   await door.screenshot({ path: path.join(screenshots, "door-already.png") });
+
+  // The phone's camera, where the browser reads QR codes. Headless Chromium has neither a camera
+  // nor a QR reader: the page is given a canvas as the camera and a reader that reports the code
+  // placed in `window.__code` — what is checked is the page's use of them.
+  const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true })).newPage();
+  await phone.addInitScript(() => {
+    const w = window as unknown as { __code?: string; BarcodeDetector: unknown };
+    w.BarcodeDetector = class {
+      async detect() {
+        return w.__code ? [{ rawValue: w.__code }] : [];
+      }
+    };
+    Object.defineProperty(navigator, "mediaDevices", {
+      configurable: true,
+      value: {
+        getUserMedia: async () => {
+          const canvas = document.createElement("canvas");
+          canvas.width = 320;
+          canvas.height = 240;
+          canvas.getContext("2d")!.fillRect(0, 0, 320, 240);
+          return canvas.captureStream(5);
+        },
+      },
+    });
+  });
+  await staff(phone, `door2-${stamp}`, "door", "5556");
+  await phone.goto("/door");
+  await expect(phone.locator('[data-test="door"]')).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
+  const second = await saleByApi(kiosk, id);
+  await phone.locator('[data-test="camera-start"]').tap();
+  await expect(phone.locator('[data-test="camera-stop"]')).toBeVisible();
+  await phone.evaluate((code) => ((window as unknown as { __code?: string }).__code = code), second);
+  await expect(phone.locator('[data-test="verdict"]')).toHaveAttribute("data-result", "OK");
+  await expect(phone.locator('[data-test="verdict-seats"]')).not.toBeEmpty();
+  await phone.locator('[data-test="camera-stop"]').tap();
+  await expect(phone.locator('[data-test="camera-start"]')).toBeVisible();
 });

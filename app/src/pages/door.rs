@@ -4,6 +4,8 @@
 //! pasted into the field. The answer fills the screen: green to let in (with row and seat), red
 //! otherwise (already checked in — when and at which gate —, another showtime, refunded, not a
 //! ticket of ours). The gate's name and the showtime it admits (any, by default) stay set.
+//! On a phone whose browser reads QR codes (the `BarcodeDetector` API: Chrome on Android, Safari
+//! on iOS 17+, Chrome on macOS), "Scan with the camera" reads tickets from the back camera.
 
 use super::staff::StaffRefusal;
 use crate::domain::{CheckIn, CheckInResult, ScanAt, ShowtimeId, DOOR_ROLES};
@@ -120,6 +122,7 @@ fn Scanner() -> impl IntoView {
             <button type="submit" class="primary" data-test="check-in">{move || tr!(lang.get(), "door.check_in")}</button>
         </form>
         <p class="hint">{move || tr!(lang.get(), "door.scanner_hint")}</p>
+        <Camera scan />
         {move || answer.get().map(|a| view! { <Verdict answer=a /> })}
     }
 }
@@ -156,5 +159,176 @@ fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
             </output>
         }
         .into_any(),
+    }
+}
+
+/// How often the camera's picture is searched for a QR code.
+const CAMERA_EVERY_MS: u64 = 300;
+/// The same code seen again within this time is the same scan, not a second one.
+const SAME_SCAN_MS: f64 = 3_000.0;
+
+/// Scanning with the camera, where the browser can read QR codes: the back camera's picture is
+/// searched a few times a second, and each code found is scanned once.
+#[component]
+fn Camera(scan: impl Fn(String) + Copy + 'static) -> impl IntoView {
+    let lang = use_lang();
+    let supported = RwSignal::new(false);
+    let running = RwSignal::new(false);
+    let failed = RwSignal::new(false);
+    let video = NodeRef::<leptos::html::Video>::new();
+    let stream = StoredValue::new_local(None::<leptos::wasm_bindgen::JsValue>);
+    Effect::new(move |_| supported.set(camera::supported()));
+    let stop = move || {
+        if let Some(s) = stream.get_value() {
+            camera::stop(&s);
+        }
+        stream.set_value(None);
+        running.set(false);
+    };
+    let start = move |_| {
+        let Some(element) = video.get() else { return };
+        failed.set(false);
+        spawn_local(async move {
+            match camera::start(&element).await {
+                Ok(s) => {
+                    stream.set_value(Some(s));
+                    running.set(true);
+                }
+                Err(_) => failed.set(true),
+            }
+        });
+    };
+    // While the camera runs: look for a code a few times a second.
+    Effect::new(move |_| {
+        if !running.get() {
+            return;
+        }
+        let Some(element) = video.get_untracked() else {
+            return;
+        };
+        let Some(detector) = camera::detector() else {
+            failed.set(true);
+            return;
+        };
+        let last = StoredValue::new((String::new(), 0.0f64));
+        let busy = StoredValue::new(false);
+        let look = move || {
+            if busy.get_value() {
+                return;
+            }
+            busy.set_value(true);
+            let (detector, element) = (detector.clone(), element.clone());
+            spawn_local(async move {
+                if let Some(code) = camera::detect(&detector, &element).await {
+                    let now = js_sys::Date::now();
+                    let (seen, at) = last.get_value();
+                    if code != seen || now - at > SAME_SCAN_MS {
+                        last.set_value((code.clone(), now));
+                        scan(code);
+                    }
+                }
+                busy.set_value(false);
+            });
+        };
+        if let Ok(handle) =
+            set_interval_with_handle(look, std::time::Duration::from_millis(CAMERA_EVERY_MS))
+        {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    on_cleanup(stop);
+    view! {
+        <Show when=move || supported.get()>
+            <div class="camera">
+                <Show
+                    when=move || running.get()
+                    fallback=move || view! {
+                        <button type="button" on:click=start data-test="camera-start">{move || tr!(lang.get(), "door.camera_start")}</button>
+                    }
+                >
+                    <button type="button" on:click=move |_| stop() data-test="camera-stop">{move || tr!(lang.get(), "door.camera_stop")}</button>
+                </Show>
+                <Show when=move || failed.get()>
+                    <p class="error" role="alert">{move || tr!(lang.get(), "door.camera_failed")}</p>
+                </Show>
+            </div>
+        </Show>
+        <video node_ref=video class="camera-view" class:hidden=move || !running.get()
+            muted=true autoplay=true playsinline=true data-test="camera-view"></video>
+    }
+}
+
+/// The browser's camera and QR reader, through their JavaScript APIs (no web-sys features for
+/// them): `navigator.mediaDevices.getUserMedia` and `BarcodeDetector`.
+mod camera {
+    use js_sys::{Array, Function, Object, Promise, Reflect};
+    use leptos::wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+
+    fn get(target: &JsValue, key: &str) -> Option<JsValue> {
+        Reflect::get(target, &key.into())
+            .ok()
+            .filter(|v| !v.is_undefined() && !v.is_null())
+    }
+
+    fn call(target: &JsValue, method: &str, args: &[JsValue]) -> Option<JsValue> {
+        let f: Function = get(target, method)?.dyn_into().ok()?;
+        f.apply(target, &args.iter().collect::<Array>()).ok()
+    }
+
+    fn media_devices() -> Option<JsValue> {
+        get(&get(&js_sys::global(), "navigator")?, "mediaDevices")
+    }
+
+    /// Whether this browser can both film and read QR codes.
+    pub fn supported() -> bool {
+        get(&js_sys::global(), "BarcodeDetector").is_some()
+            && media_devices().is_some_and(|m| get(&m, "getUserMedia").is_some())
+    }
+
+    /// Starts the back camera into `video`; its stream.
+    pub async fn start(video: &JsValue) -> Result<JsValue, JsValue> {
+        let devices = media_devices().ok_or(JsValue::NULL)?;
+        let constraints = Object::new();
+        let wanted = Object::new();
+        Reflect::set(&wanted, &"facingMode".into(), &"environment".into())?;
+        Reflect::set(&constraints, &"video".into(), &wanted)?;
+        let promise: Promise = call(&devices, "getUserMedia", &[constraints.into()])
+            .ok_or(JsValue::NULL)?
+            .dyn_into()?;
+        let stream = JsFuture::from(promise).await?;
+        Reflect::set(video, &"srcObject".into(), &stream)?;
+        if let Some(played) = call(video, "play", &[]).and_then(|p| p.dyn_into::<Promise>().ok()) {
+            JsFuture::from(played).await?;
+        }
+        Ok(stream)
+    }
+
+    /// Stops every track of the stream (the camera's light goes off).
+    pub fn stop(stream: &JsValue) {
+        if let Some(tracks) = call(stream, "getTracks", &[]) {
+            for track in Array::from(&tracks).iter() {
+                call(&track, "stop", &[]);
+            }
+        }
+    }
+
+    /// A QR code reader.
+    pub fn detector() -> Option<JsValue> {
+        let class: Function = get(&js_sys::global(), "BarcodeDetector")?.dyn_into().ok()?;
+        let options = Object::new();
+        let formats = Array::of1(&"qr_code".into());
+        Reflect::set(&options, &"formats".into(), &formats).ok()?;
+        Reflect::construct(&class, &Array::of1(&options)).ok()
+    }
+
+    /// The first QR code in the video's picture, if any.
+    pub async fn detect(detector: &JsValue, video: &JsValue) -> Option<String> {
+        let promise: Promise = call(detector, "detect", std::slice::from_ref(video))?
+            .dyn_into()
+            .ok()?;
+        let found = JsFuture::from(promise).await.ok()?;
+        let first = Array::from(&found).get(0);
+        get(&first, "rawValue")?.as_string()
     }
 }
