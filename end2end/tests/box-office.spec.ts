@@ -14,6 +14,8 @@ const PASSWORD = "kiosk staff password";
 const stamp = Date.now().toString(36);
 
 test.use({ viewport: { width: 1920, height: 1080 }, hasTouch: true });
+// Each test signs staff in with `server staff add` and drives several browsers.
+test.setTimeout(60_000);
 
 /** Adds a staff member on the test server's database and gives them a PIN. */
 async function staff(page: Page, name: string, role: string, pin: string) {
@@ -144,6 +146,8 @@ test("a clerk opens a shift, sells the best 3 for cash with change, prints, and 
   await kiosk.locator('[data-test="print"]').tap();
   const tickets = kiosk.locator('[data-test="printed-ticket"]');
   await expect(tickets).toHaveCount(3);
+  // The receipt comes out first, with the change.
+  await expect(kiosk.locator('[data-test="printed-receipt"]')).toContainText("7,000");
   await expect(tickets.first().locator(".qr svg")).toBeVisible();
   await expect(kiosk.locator('[data-test="reprint"]')).toHaveCount(0);
   await kiosk.emulateMedia({ media: "print" });
@@ -336,4 +340,15 @@ test("the door checks a scanned ticket in once: green, then red with the first s
   await expect(phone.locator('[data-test="verdict-seats"]')).not.toBeEmpty();
   await phone.locator('[data-test="camera-stop"]').tap();
   await expect(phone.locator('[data-test="camera-start"]')).toBeVisible();
+
+  // The clerk leaves without closing: a supervisor closes their shift from the console.
+  const supervisor = await (await browser.newContext()).newPage();
+  await staff(supervisor, `super2-${stamp}`, "supervisor", "7531");
+  await supervisor.goto("/admin/sales");
+  const row = supervisor.locator('[data-test="shift-row"]', { hasText: `clerk-e-${stamp}` });
+  await row.locator("input").fill("50000");
+  await row.locator('button[type="submit"]').click();
+  await expect(row.locator('[data-test="close-other"]')).toHaveCount(0);
+  const refused = await kiosk.request.post("/api/clerk_hold", { data: { showtime_id: id, seats: null, best: { count: 1 } } });
+  expect(refused.status()).toBe(409);
 });

@@ -649,6 +649,7 @@ fn Receipt(
     };
     let amount = sale.amount;
     let change = sale.change;
+    let slip = sale.clone();
     view! {
         <section class="receipt" data-test="receipt" aria-live="polite">
             <h2>{move || tr!(lang.get(), "kiosk.sold")}</h2>
@@ -665,14 +666,40 @@ fn Receipt(
             </button>
             {error_line(lang, error)}
         </section>
-        {move || ticket.get().map(|t| view! { <PrintView ticket=t /> })}
+        {move || ticket.get().map(|t| view! { <PrintView ticket=t slip=slip.clone() /> })}
     }
 }
 
 /// The tickets as printed: one per seat, each with the booking's QR code.
 #[component]
-fn PrintView(ticket: PrintedTicket) -> impl IntoView {
+fn PrintView(
+    ticket: PrintedTicket,
+    /// The sale's receipt, printed before the tickets (not for a reprint).
+    #[prop(optional)]
+    slip: Option<CounterSale>,
+) -> impl IntoView {
     let lang = use_lang();
+    let slip = slip.map(|sale| {
+        let l = lang.get_untracked();
+        let tender = match sale.tender {
+            Tender::Cash => tr!(l, "kiosk.cash"),
+            Tender::Card => tr!(l, "kiosk.card"),
+            Tender::Comp => tr!(l, "kiosk.comp"),
+        };
+        view! {
+            <article class="printed-ticket printed-receipt" data-test="printed-receipt">
+                <p class="venue">{ticket.venue.clone()}</p>
+                <h3>{tr!(l, "kiosk.receipt")}</h3>
+                <p>{crate::seating::reading_order(&sale.seats).join(", ")}</p>
+                <p>{tr!(l, "kiosk.total")} " " <strong>{price(l, sale.amount)}</strong></p>
+                <p>{tender}</p>
+                {sale.tendered.map(|t| view! { <p>{tr!(l, "kiosk.tendered")} ": " {price(l, t)}</p> })}
+                {sale.change.map(|c| view! { <p class="receipt-change">{tr!(l, "kiosk.change_due", amount = price(l, c))}</p> })}
+                {sale.card_reference.clone().map(|r| view! { <p>{tr!(l, "kiosk.card_reference")} ": " {r}</p> })}
+                <p class="ticket-code">{sale.booking_id.0.to_string()}</p>
+            </article>
+        }
+    });
     let when = ticket.starts_at;
     let reference = ticket.booking_id.0.simple().to_string()[..8].to_uppercase();
     let PrintedTicket {
@@ -687,6 +714,7 @@ fn PrintView(ticket: PrintedTicket) -> impl IntoView {
     } = ticket;
     view! {
         <div class="print-area" data-test="print-view">
+            {slip}
             {seats.into_iter().map(|seat| {
                 let reference = reference.clone();
                 let (row, number, price_of) = (seat.row.clone(), seat.number.clone(), seat.price);

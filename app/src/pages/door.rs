@@ -176,13 +176,13 @@ fn Camera(scan: impl Fn(String) + Copy + 'static) -> impl IntoView {
     let running = RwSignal::new(false);
     let failed = RwSignal::new(false);
     let video = NodeRef::<leptos::html::Video>::new();
-    let stream = StoredValue::new_local(None::<leptos::wasm_bindgen::JsValue>);
     Effect::new(move |_| supported.set(camera::supported()));
+    // The stream lives on the video element (`srcObject`), never in the page's state: nothing
+    // browser-only is kept where the server renders.
     let stop = move || {
-        if let Some(s) = stream.get_value() {
-            camera::stop(&s);
+        if let Some(element) = video.get_untracked() {
+            camera::stop(&element);
         }
-        stream.set_value(None);
         running.set(false);
     };
     let start = move |_| {
@@ -190,10 +190,7 @@ fn Camera(scan: impl Fn(String) + Copy + 'static) -> impl IntoView {
         failed.set(false);
         spawn_local(async move {
             match camera::start(&element).await {
-                Ok(s) => {
-                    stream.set_value(Some(s));
-                    running.set(true);
-                }
+                Ok(()) => running.set(true),
                 Err(_) => failed.set(true),
             }
         });
@@ -286,8 +283,8 @@ mod camera {
             && media_devices().is_some_and(|m| get(&m, "getUserMedia").is_some())
     }
 
-    /// Starts the back camera into `video`; its stream.
-    pub async fn start(video: &JsValue) -> Result<JsValue, JsValue> {
+    /// Starts the back camera into `video`.
+    pub async fn start(video: &JsValue) -> Result<(), JsValue> {
         let devices = media_devices().ok_or(JsValue::NULL)?;
         let constraints = Object::new();
         let wanted = Object::new();
@@ -301,16 +298,20 @@ mod camera {
         if let Some(played) = call(video, "play", &[]).and_then(|p| p.dyn_into::<Promise>().ok()) {
             JsFuture::from(played).await?;
         }
-        Ok(stream)
+        Ok(())
     }
 
-    /// Stops every track of the stream (the camera's light goes off).
-    pub fn stop(stream: &JsValue) {
-        if let Some(tracks) = call(stream, "getTracks", &[]) {
+    /// Stops every track of the video's stream (the camera's light goes off) and lets it go.
+    pub fn stop(video: &JsValue) {
+        let Some(stream) = get(video, "srcObject") else {
+            return;
+        };
+        if let Some(tracks) = call(&stream, "getTracks", &[]) {
             for track in Array::from(&tracks).iter() {
                 call(&track, "stop", &[]);
             }
         }
+        let _ = Reflect::set(video, &"srcObject".into(), &JsValue::NULL);
     }
 
     /// A QR code reader.

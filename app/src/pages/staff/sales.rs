@@ -7,7 +7,7 @@ use super::{AdminNav, StaffRefusal};
 use crate::domain::SalesFigure;
 use crate::format::{price, showtime_when, signed_price, thousands};
 use crate::i18n::use_lang;
-use crate::serverfns::{sales_figures, shifts_report};
+use crate::serverfns::{close_shift, sales_figures, shifts_report};
 use crate::tr;
 use leptos::prelude::*;
 
@@ -113,6 +113,7 @@ fn Shifts() -> impl IntoView {
                                 <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.cash_refunds")}</th>
                                 <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.expected_cash")}</th>
                                 <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.variance")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "sales.shift_close")}</th>
                             </tr>
                         </thead>
                         <tbody>
@@ -129,6 +130,7 @@ fn Shifts() -> impl IntoView {
                                         <td class="num">{thousands(f.cash_refunds)} " · " {move || price(lang.get(), f.cash_refunded)}</td>
                                         <td class="num">{move || price(lang.get(), expected)}</td>
                                         <td class="num">{move || variance.map(|v| signed_price(lang.get(), v)).unwrap_or_else(|| "—".into())}</td>
+                                        <td>{s.closed_at.is_none().then(|| view! { <CloseOther id=s.id shifts /> })}</td>
                                     </tr>
                                 }
                             }).collect_view()}
@@ -147,5 +149,42 @@ fn channel_name(lang: crate::i18n::Lang, channel: crate::domain::SalesChannel) -
         C::Online => tr!(lang, "sales.channel_online"),
         C::BoxOffice => tr!(lang, "sales.channel_box_office"),
         C::Complimentary => tr!(lang, "sales.channel_complimentary"),
+    }
+}
+
+/// A supervisor closes a clerk's open shift (the clerk gone without closing it) with the cash
+/// counted in its drawer.
+#[component]
+fn CloseOther(
+    id: i64,
+    shifts: Resource<Result<Vec<crate::domain::Shift>, crate::error::InventoryError>>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let counted = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<crate::error::InventoryError>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let Ok(amount) = counted.get_untracked().trim().parse::<i64>() else {
+            error.set(Some(crate::error::InventoryError::InvalidRequest(tr!(
+                lang.get_untracked(),
+                "kiosk.counted_number"
+            ))));
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            match close_shift(Some(id), amount).await {
+                Ok(_) => shifts.refetch(),
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    view! {
+        <form class="close-other" on:submit=submit data-test="close-other">
+            <label class="visually-hidden" for=format!("counted-{id}")>{move || tr!(lang.get(), "kiosk.counted")}</label>
+            <input id=format!("counted-{id}") inputmode="numeric" size="8" bind:value=counted
+                placeholder=move || tr!(lang.get(), "kiosk.counted") />
+            <button type="submit">{move || tr!(lang.get(), "sales.shift_close")}</button>
+            {move || error.get().map(|e| view! { <span class="error" role="alert">{crate::i18n::error_text(lang.get(), &e)}</span> })}
+        </form>
     }
 }
