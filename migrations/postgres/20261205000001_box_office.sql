@@ -22,6 +22,8 @@ create table counter_sale (
     shift_id       bigint not null references shift (id),
     tender         varchar(8) not null check (tender in ('cash', 'card', 'comp')),
     amount_krw     bigint not null check (amount_krw >= 0),
+    -- The seats sold (the booking's seats may change later: refunds, exchanges).
+    seat_count     integer not null check (seat_count > 0),
     tendered_krw   bigint,
     card_reference text,
     approved_by    bigint references staff_user (id),

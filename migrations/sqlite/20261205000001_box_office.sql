@@ -22,6 +22,7 @@ create table counter_sale (
     shift_id       integer not null references shift (id),
     tender         text not null check (tender in ('cash', 'card', 'comp')),
     amount_krw     integer not null check (amount_krw >= 0),
+    seat_count     integer not null check (seat_count > 0),
     tendered_krw   integer,
     card_reference text,
     approved_by    integer references staff_user (id),

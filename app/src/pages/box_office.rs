@@ -628,11 +628,18 @@ fn Receipt(
     let lang = use_lang();
     let ticket = RwSignal::new(None::<PrintedTicket>);
     let error = RwSignal::new(None::<InventoryError>);
+    let busy = RwSignal::new(false);
     let booking = sale.booking_id.0.to_string();
     let print = move |_| {
+        if busy.get_untracked() {
+            return;
+        }
+        busy.set(true);
         let booking = booking.clone();
         spawn_local(async move {
-            match print_ticket(booking, None).await {
+            let printed = print_ticket(booking, None).await;
+            busy.set(false);
+            match printed {
                 Ok(t) => {
                     ticket.set(Some(t));
                     // The browser's print dialog, once the tickets are on the page.
@@ -660,7 +667,11 @@ fn Receipt(
             {change.map(|c| view! {
                 <p class="change" data-test="receipt-change">{move || tr!(lang.get(), "kiosk.change_due", amount = price(lang.get(), c))}</p>
             })}
-            <button type="button" class="primary" on:click=print data-test="print">{move || tr!(lang.get(), "kiosk.print")}</button>
+            // Printed once from here; a reprint is a supervisor's (the Refund tab).
+            <button type="button" class="primary" on:click=print data-test="print"
+                disabled=move || busy.get() || ticket.with(Option::is_some)>
+                {move || tr!(lang.get(), "kiosk.print")}
+            </button>
             <button type="button" on:click=move |_| { sold.set(None); sale_round.update(|r| *r += 1); } data-test="next-customer">
                 {move || tr!(lang.get(), "kiosk.next_customer")}
             </button>

@@ -174,6 +174,7 @@ fn Camera(scan: impl Fn(String) + Copy + 'static) -> impl IntoView {
     let lang = use_lang();
     let supported = RwSignal::new(false);
     let running = RwSignal::new(false);
+    let starting = RwSignal::new(false);
     let failed = RwSignal::new(false);
     let video = NodeRef::<leptos::html::Video>::new();
     Effect::new(move |_| supported.set(camera::supported()));
@@ -187,11 +188,23 @@ fn Camera(scan: impl Fn(String) + Copy + 'static) -> impl IntoView {
     };
     let start = move |_| {
         let Some(element) = video.get() else { return };
+        if starting.get_untracked() {
+            return;
+        }
+        starting.set(true);
         failed.set(false);
         spawn_local(async move {
-            match camera::start(&element).await {
-                Ok(()) => running.set(true),
-                Err(_) => failed.set(true),
+            let started = camera::start(&element).await;
+            // The page may have gone while the browser asked for the camera: then let it go.
+            let here = starting.try_set(false).is_none();
+            match started {
+                Ok(()) if here => {
+                    running.set(true);
+                }
+                Ok(()) => camera::stop(&element),
+                Err(_) => {
+                    let _ = failed.try_set(true);
+                }
             }
         });
     };
@@ -240,7 +253,7 @@ fn Camera(scan: impl Fn(String) + Copy + 'static) -> impl IntoView {
                 <Show
                     when=move || running.get()
                     fallback=move || view! {
-                        <button type="button" on:click=start data-test="camera-start">{move || tr!(lang.get(), "door.camera_start")}</button>
+                        <button type="button" on:click=start disabled=move || starting.get() data-test="camera-start">{move || tr!(lang.get(), "door.camera_start")}</button>
                     }
                 >
                     <button type="button" on:click=move |_| stop() data-test="camera-stop">{move || tr!(lang.get(), "door.camera_stop")}</button>
@@ -286,6 +299,8 @@ mod camera {
     /// Starts the back camera into `video`.
     pub async fn start(video: &JsValue) -> Result<(), JsValue> {
         let devices = media_devices().ok_or(JsValue::NULL)?;
+        // A stream already on the element (a second start) is stopped, never left running.
+        stop(video);
         let constraints = Object::new();
         let wanted = Object::new();
         Reflect::set(&wanted, &"facingMode".into(), &"environment".into())?;

@@ -608,6 +608,25 @@ impl Engine {
         if record.showtime_cancelled {
             return Err(InventoryError::ShowtimeCancelled);
         }
+        // Everything the ticket says first: a print is recorded only once it can be given.
+        let layout = self.layout(record.showtime).await?;
+        let code = self.ticket_code(booking);
+        let qr_svg = super::tickets::qr_svg(&code, 160)?;
+        let seats = record
+            .seats
+            .iter()
+            .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
+            .map(|seat| {
+                let category = layout.categories.iter().find(|c| c.code == seat.category);
+                PrintedSeat {
+                    code: seat.code.to_string(),
+                    row: seat.row.clone(),
+                    number: seat.number.to_string(),
+                    category: category.map_or_else(|| seat.category.clone(), |c| c.name.clone()),
+                    price: category.map_or(0, |c| c.price),
+                }
+            })
+            .collect();
         // Print n: the first needs nobody's approval, a reprint a supervisor's. Two prints at the
         // same moment cannot both be the first (one row per number).
         let mut approved_by = None;
@@ -630,24 +649,6 @@ impl Engine {
                 break n;
             }
         };
-        let layout = self.layout(record.showtime).await?;
-        let code = self.ticket_code(booking);
-        let qr_svg = super::tickets::qr_svg(&code, 160)?;
-        let seats = record
-            .seats
-            .iter()
-            .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
-            .map(|seat| {
-                let category = layout.categories.iter().find(|c| c.code == seat.category);
-                PrintedSeat {
-                    code: seat.code.to_string(),
-                    row: seat.row.clone(),
-                    number: seat.number.to_string(),
-                    category: category.map_or_else(|| seat.category.clone(), |c| c.name.clone()),
-                    price: category.map_or(0, |c| c.price),
-                }
-            })
-            .collect();
         if reprint > 0 {
             self.audit(
                 actor,

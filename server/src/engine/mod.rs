@@ -242,8 +242,6 @@ impl Engine {
         self.live.publish(showtime, message).await;
     }
 
-    /// Seats free again (a cancelled or expired hold, a cancelled showtime): announced like any
-    /// change.
     /// Sold seats: kept filtered by the seat gate until after the show, and announced.
     async fn announce_booked(
         &self,
@@ -261,6 +259,8 @@ impl Engine {
         self.announce(showtime, message).await;
     }
 
+    /// Seats free again (a cancelled or expired hold, a cancelled showtime): announced like any
+    /// change.
     async fn announce_released(&self, showtime: ShowtimeId, seats: Vec<SeatChange>) {
         let message = LiveMessage::SeatsReleased {
             showtime_id: showtime,

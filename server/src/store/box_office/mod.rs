@@ -70,6 +70,7 @@ macro_rules! sell_at_counter {
             .bind(sale.card_reference.as_deref())
             .bind(sale.approved_by)
             .bind(at)
+            .bind(sale.seats.len() as i32)
             .execute(&mut *$tx)
             .await?;
         append_event(&mut $tx, &sale.confirmed()).await?;
@@ -342,7 +343,7 @@ macro_rules! check_in {
 
 /// The methods that only differ by the pool they use and how a seat list is counted.
 macro_rules! box_office_books {
-    ($store:ty, write: $write:ident, read: $read:ident, seat_count: $seat_count:literal) => {
+    ($store:ty, write: $write:ident, read: $read:ident) => {
         #[async_trait::async_trait]
         impl BoxOfficeBooks for $store {
             async fn open_shift(
@@ -373,7 +374,7 @@ macro_rules! box_office_books {
                 &self,
                 shift: i64,
             ) -> Result<(Vec<TenderSum>, Vec<TenderSum>), StoreError> {
-                let sales = sqlx::query_as(&SHIFT_SALES.replace("%SEAT_COUNT%", $seat_count))
+                let sales = sqlx::query_as(SHIFT_SALES)
                     .bind(shift)
                     .fetch_all(&self.$read)
                     .await?;
@@ -698,8 +699,8 @@ const INSERT_BOOKING: &str = "insert into booking (id, showtime_id, hold_id, cus
                               on conflict (hold_id) do nothing returning id";
 const INSERT_SALE: &str = "insert into counter_sale (booking_id, shift_id, tender, amount_krw,
                                                      tendered_krw, card_reference, approved_by,
-                                                     created_at)
-                           values ($1, $2, $3, $4, $5, $6, $7, $8)";
+                                                     created_at, seat_count)
+                           values ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 const REFUND_FACTS: &str = "select b.showtime_id, b.seats, b.status, b.refunded_at is not null as refunded,
                                    b.amount_krw,
                                    (select cs.tender from counter_sale cs where cs.booking_id = b.id)
@@ -734,13 +735,10 @@ const SHIFT_COLUMNS: &str = "select s.id, s.clerk_id, c.name as clerk, s.registe
                                         as closed_by
                                from shift s join staff_user c on c.id = s.clerk_id";
 // Sums cast to bigint: PostgreSQL sums a bigint column as numeric.
-const SHIFT_SALES: &str = "select cs.tender as kind, cast(count(*) as bigint) as count,
-                                  cast(coalesce(sum(b.seat_count), 0) as bigint) as seats,
-                                  cast(coalesce(sum(cs.amount_krw), 0) as bigint) as amount
-                             from counter_sale cs
-                             join (select id, %SEAT_COUNT% as seat_count from booking) b
-                               on b.id = cs.booking_id
-                            where cs.shift_id = $1 group by cs.tender";
+const SHIFT_SALES: &str = "select tender as kind, cast(count(*) as bigint) as count,
+                                  cast(coalesce(sum(seat_count), 0) as bigint) as seats,
+                                  cast(coalesce(sum(amount_krw), 0) as bigint) as amount
+                             from counter_sale where shift_id = $1 group by tender";
 const SHIFT_REFUNDS: &str = "select method as kind, cast(count(*) as bigint) as count,
                                     cast(0 as bigint) as seats,
                                     cast(coalesce(sum(amount_krw), 0) as bigint) as amount

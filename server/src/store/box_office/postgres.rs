@@ -78,4 +78,4 @@ impl BoxOffice for PgStore {
     }
 }
 
-box_office_books!(PgStore, write: pool, read: pool, seat_count: "cardinality(seats)");
+box_office_books!(PgStore, write: pool, read: pool);

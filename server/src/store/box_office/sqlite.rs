@@ -81,4 +81,4 @@ impl BoxOffice for SqliteStore {
     }
 }
 
-box_office_books!(SqliteStore, write: write, read: read, seat_count: "json_array_length(seats)");
+box_office_books!(SqliteStore, write: write, read: read);
