@@ -173,6 +173,43 @@ test("at 1366×768 the sale's controls are all at hand and at least 44 px", asyn
   await expect(kiosk.locator('[data-test="tender"]')).toHaveCount(0);
 });
 
+test("an exchange at the counter: a booking's seat for another of the same category, the ticket still valid", async ({ browser }) => {
+  const id = (await ownShowtimes(browser))[2];
+  const customer = await customerWatching(browser, id);
+  const kiosk = await openKiosk(browser, `clerk-g-${stamp}`, "9182");
+  await chooseShowtime(kiosk, id);
+  await kiosk.locator('[data-test="best-1"]').tap();
+  const [sold] = await heldSeats(kiosk);
+  const total = won(await kiosk.locator('[data-test="sale-total"]').textContent());
+  await kiosk.locator('[data-test="tendered"]').fill(String(total));
+  await kiosk.locator('[data-test="sell"]').tap();
+  const booking = (await kiosk.locator('[data-test="receipt-booking"]').textContent())!.trim();
+  await kiosk.locator('[data-test="next-customer"]').tap();
+
+  // The seat at the end of the same row (same category in these halls), taken for the exchange.
+  const row = sold.replace(/[0-9]+$/, "");
+  const other = `${row}1`;
+  await chooseShowtime(kiosk, id);
+  await kiosk.locator(`[data-test="seat-${other}"]`).tap();
+  await kiosk.locator('[data-test="hold-selected"]').tap();
+  await expect(kiosk.locator('[data-test="tender"]')).toBeVisible();
+  await kiosk.locator('[data-test="exchange-toggle"]').check();
+  await kiosk.locator('[data-test="exchange-booking"]').fill(booking);
+  await kiosk.locator('[data-test="exchange-seats"]').fill(sold);
+  await touchTargetsAreLarge(kiosk);
+  await kiosk.locator('[data-test="sell"]').tap();
+  await expect(kiosk.locator('[data-test="exchange-done"]')).toContainText(other);
+  await expect(customer.seat(sold)).toHaveAttribute("data-view", /free|stranded/);
+  await expect(customer.seat(other)).toHaveAttribute("data-view", "booked");
+  // The same ticket now admits to the new seat.
+  const ticket = await (await kiosk.request.post("/api/print_ticket", { data: { booking, approval: null } })).json();
+  const door = await (await browser.newContext()).newPage();
+  await staff(door, `door3-${stamp}`, "door", "5557");
+  const scan = await door.request.post(`/tickets/${ticket.code}/check-in`, { data: {} });
+  expect(scan.status()).toBe(200);
+  expect((await scan.json()).seats).toEqual([other]);
+});
+
 test("a web customer and a clerk race for the same seat: exactly one gets it", async ({ browser }) => {
   const id = (await ownShowtimes(browser))[1];
   const customer = await customerWatching(browser, id);
