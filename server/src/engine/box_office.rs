@@ -7,9 +7,8 @@
 //! and PIN given at the clerk's kiosk. The door checks a ticket in once.
 
 use super::*;
-use crate::staff::verify_secret;
 use crate::store::{
-    At, BookingFilter, BookingStatus, CounterExchangeRow, CounterExchanged, CounterRefundRow,
+    BookingFilter, BookingStatus, CounterExchangeRow, CounterExchanged, CounterRefundRow,
     CounterRefunded, CounterSaleRow, CounterSold, Scanned, ShiftFilter, ShiftRecord, TenderSum,
 };
 use app::domain::{
@@ -54,10 +53,6 @@ fn figures(sales: &[TenderSum], refunds: &[TenderSum]) -> ShiftFigures {
 }
 
 impl Engine {
-    fn box_office_now(&self) -> At {
-        At::or_now(self.clock.now())
-    }
-
     async fn shift_view(&self, record: ShiftRecord) -> Result<Shift, InventoryError> {
         let (sales, refunds) = self.store.shift_sums(record.id).await?;
         Ok(Shift {
@@ -115,7 +110,7 @@ impl Engine {
         }
         let Some(id) = self
             .store
-            .open_shift(actor.member.id, register, float, self.box_office_now())
+            .open_shift(actor.member.id, register, float, self.staff_now())
             .await?
         else {
             return Err(InventoryError::ShiftAlreadyOpen(
@@ -167,7 +162,7 @@ impl Engine {
         }
         if !self
             .store
-            .close_shift(id, counted, actor.member.id, self.box_office_now())
+            .close_shift(id, counted, actor.member.id, self.staff_now())
             .await?
         {
             return Err(InventoryError::ShiftClosed);
@@ -229,10 +224,7 @@ impl Engine {
     /// closed shift); how many.
     pub async fn release_clerk_holds(&self, staff_id: i64) -> Result<usize, InventoryError> {
         let clerk = clerk_customer(staff_id);
-        let holds = self
-            .store
-            .live_holds_of(clerk, self.box_office_now())
-            .await?;
+        let holds = self.store.live_holds_of(clerk, self.staff_now()).await?;
         let mut released = 0;
         for hold in holds {
             match self.cancel_hold(hold, clerk).await {
@@ -262,28 +254,15 @@ impl Engine {
             .await?
             .filter(|a| a.disabled_at.is_none() && a.role.may(&APPROVERS))
             .ok_or(InventoryError::ApprovalRequired)?;
-        let now = self.box_office_now();
+        let now = self.staff_now();
         if let Some(until) = account.locked_until.filter(|until| *until > now.0) {
             return Err(InventoryError::SignInLocked(staff::seconds_until(
                 now.0, until,
             )));
         }
         let hash = account.pin_hash.clone().ok_or(InventoryError::WrongPin)?;
-        let pin = approval.pin.clone();
-        let matches = tokio::task::spawn_blocking(move || {
-            kiosk_lock::valid_pin(&pin) && verify_secret(&hash, &pin)
-        })
-        .await
-        .map_err(|_| InventoryError::Unavailable)?;
-        if !matches {
-            let policy = self.staff_policy();
-            self.store
-                .sign_in_failed(
-                    account.id,
-                    policy.lock_after.min(i32::MAX as u32) as i32,
-                    now.after(policy.lock_for),
-                )
-                .await?;
+        if !kiosk_lock::pin_matches(hash, &approval.pin).await? {
+            self.pin_failed(account.id, now).await?;
             self.audit(
                 actor,
                 "approval_failed",
@@ -295,7 +274,7 @@ impl Engine {
         // Guesses sent at the same time may have locked the account while this one was checked.
         if !self
             .store
-            .pin_approved(account.id, self.box_office_now())
+            .pin_approved(account.id, self.staff_now())
             .await?
         {
             return Err(InventoryError::SignInLocked(
@@ -372,7 +351,7 @@ impl Engine {
         };
         let changes = match self
             .store
-            .sell_at_counter(&row, self.box_office_now(), self.clock.now())
+            .sell_at_counter(&row, self.staff_now(), self.clock.now())
             .await?
         {
             CounterSold::Sold(changes) => changes,
@@ -440,11 +419,7 @@ impl Engine {
             seats: seats.map(|(_, seats)| seats),
             partial_amount,
         };
-        match self
-            .store
-            .refund_at_counter(&row, self.box_office_now())
-            .await?
-        {
+        match self.store.refund_at_counter(&row, self.staff_now()).await? {
             CounterRefunded::Refunded {
                 showtime,
                 seats,
@@ -552,7 +527,7 @@ impl Engine {
         };
         match self
             .store
-            .exchange_at_counter(&row, self.box_office_now(), self.clock.now())
+            .exchange_at_counter(&row, self.staff_now(), self.clock.now())
             .await?
         {
             CounterExchanged::Exchanged { released, booked } => {
@@ -637,13 +612,7 @@ impl Engine {
             }
             if self
                 .store
-                .record_print(
-                    booking,
-                    n,
-                    actor.member.id,
-                    approved_by,
-                    self.box_office_now(),
-                )
+                .record_print(booking, n, actor.member.id, approved_by, self.staff_now())
                 .await?
             {
                 break n;
@@ -723,7 +692,7 @@ impl Engine {
         }
         match self
             .store
-            .check_in(booking, record.showtime, gate, staff, self.box_office_now())
+            .check_in(booking, record.showtime, gate, staff, self.staff_now())
             .await?
         {
             Scanned::CheckedIn => {}

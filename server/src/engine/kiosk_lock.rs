@@ -14,7 +14,33 @@ pub fn valid_pin(pin: &str) -> bool {
     (4..=8).contains(&pin.len()) && pin.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// Whether `pin` is a PIN and the one `hash` was made from (argon2, off the async threads).
+pub(super) async fn pin_matches(hash: String, pin: &str) -> Result<bool, InventoryError> {
+    let pin = pin.to_string();
+    tokio::task::spawn_blocking(move || valid_pin(&pin) && verify_secret(&hash, &pin))
+        .await
+        .map_err(|_| InventoryError::Unavailable)
+}
+
 impl Engine {
+    /// Counts a wrong PIN as a failed sign-in of account `staff`: until when it is locked, if
+    /// this failure locked it.
+    pub(super) async fn pin_failed(
+        &self,
+        staff: i64,
+        now: crate::store::At,
+    ) -> Result<Option<chrono::DateTime<chrono::Utc>>, InventoryError> {
+        let policy = self.staff_policy();
+        Ok(self
+            .store
+            .sign_in_failed(
+                staff,
+                policy.lock_after.min(i32::MAX as u32) as i32,
+                now.after(policy.lock_for),
+            )
+            .await?)
+    }
+
     /// Locks the session whose secret is `secret` (already locked: nothing changes); seats its
     /// member picked at the counter and did not sell go back on sale.
     pub async fn staff_lock(
@@ -58,11 +84,7 @@ impl Engine {
                 "you have no PIN: sign out and sign in with your password".into(),
             ));
         };
-        let pin = pin.to_string();
-        let matches =
-            tokio::task::spawn_blocking(move || valid_pin(&pin) && verify_secret(&hash, &pin))
-                .await
-                .map_err(|_| InventoryError::Unavailable)?;
+        let matches = pin_matches(hash, pin).await?;
         let now = self.staff_now();
         if matches
             && self
@@ -73,7 +95,6 @@ impl Engine {
             self.audit(&actor, "session_unlocked", String::new()).await;
             return Ok(());
         }
-        let policy = self.staff_policy();
         let locked = match matches {
             // The right PIN, but guesses locked the account meanwhile.
             true => self
@@ -81,15 +102,7 @@ impl Engine {
                 .staff_named(&actor.member.name)
                 .await?
                 .and_then(|a| a.locked_until),
-            false => {
-                self.store
-                    .sign_in_failed(
-                        actor.member.id,
-                        policy.lock_after.min(i32::MAX as u32) as i32,
-                        now.after(policy.lock_for),
-                    )
-                    .await?
-            }
+            false => self.pin_failed(actor.member.id, now).await?,
         };
         match locked {
             Some(until) => {
