@@ -107,6 +107,15 @@ pub trait Inventory: Send + Sync + 'static {
         password: &str,
         pin: &str,
     ) -> Result<(), InventoryError>;
+    /// Sets (or with `None` removes) another member's PIN (an operator's reset).
+    async fn reset_staff_pin(
+        &self,
+        member: &str,
+        pin: Option<&str>,
+        by: &Actor,
+    ) -> Result<(), InventoryError>;
+    /// Every staff account (name, role, whether it has a PIN, disabled or not).
+    async fn staff_accounts(&self) -> Result<Vec<crate::domain::StaffAccountView>, InventoryError>;
     /// Cancels a showtime and refunds its paid bookings (once; again changes nothing).
     async fn cancel_showtime(
         &self,
@@ -215,9 +224,12 @@ pub trait StaffGate: Send + Sync + 'static {
     /// Locks the request's session: nothing but unlocking or signing out until its member's PIN
     /// unlocks it.
     async fn lock(&self) -> Result<(), InventoryError>;
-    /// Unlocks the request's session with its member's PIN (a wrong one counts towards the
-    /// account's lockout, which also ends the session).
+    /// Unlocks the request's session with its member's PIN (wrong ones slow further tries of
+    /// this session, and enough of them end it).
     async fn unlock(&self, pin: &str) -> Result<(), InventoryError>;
+    /// Changes the password of the request's member, checking the current one first (counted
+    /// like a sign-in); every other session of the member ends.
+    async fn change_password(&self, current: &str, new: &str) -> Result<(), InventoryError>;
 }
 
 /// The request extension carrying the request's [`StaffGate`].

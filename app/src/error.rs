@@ -100,9 +100,18 @@ pub enum InventoryError {
     /// A hall of this name exists (a changed layout is a new hall, under a new name).
     #[error("there is already a hall named {0:?}")]
     HallNameTaken(String),
-    /// Too many failed sign-ins for this account: locked for this many more seconds.
-    #[error("too many failed sign-ins for this account; try again in {} min or ask an operator", .0.div_ceil(60))]
+    /// Too many failed tries of this account (or PIN) from here: the next try is not checked
+    /// for this many more seconds.
+    #[error("too many failed tries; try again in {} or ask an operator", wait_text(*.0))]
     SignInLocked(u64),
+    /// Staff may not sign in from the client's address (`STAFF_SIGN_IN_FROM`).
+    #[error("staff sign-in is not allowed from this network")]
+    SignInNotAllowedHere,
+    /// A supervisor's approval was refused: an unknown or disabled supervisor, no PIN set, a
+    /// wrong PIN, or too many wrong PINs lately. The answer is the same for each, so it tells
+    /// nothing about the PIN.
+    #[error("the supervisor's name or PIN was not accepted (after several wrong PINs, approvals wait a while)")]
+    ApprovalRefused,
     /// Too many hold attempts: the customer may try again after this many seconds.
     #[error("too many attempts; try again in {0} s")]
     RateLimited(u64),
@@ -126,7 +135,9 @@ impl InventoryError {
             Self::NotYourHold
             | Self::NotYourBooking
             | Self::StaffForbidden
-            | Self::ApprovalRequired => 403,
+            | Self::ApprovalRequired
+            | Self::ApprovalRefused
+            | Self::SignInNotAllowedHere => 403,
             Self::StaffSignInRequired | Self::SignInFailed | Self::WrongPin => 401,
             Self::StaffSessionLocked => 423,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
@@ -189,6 +200,8 @@ impl InventoryError {
             Self::HallNotFound => "HALL_NOT_FOUND",
             Self::HallNameTaken(_) => "HALL_NAME_TAKEN",
             Self::SignInLocked(_) => "SIGN_IN_LOCKED",
+            Self::SignInNotAllowedHere => "SIGN_IN_NOT_ALLOWED_HERE",
+            Self::ApprovalRefused => "APPROVAL_REFUSED",
             Self::RateLimited(_) => "RATE_LIMITED",
             Self::Unavailable => "UNAVAILABLE",
             Self::Transport(_) => "BAD_REQUEST",
@@ -211,6 +224,14 @@ impl InventoryError {
             }
             _ => None,
         }
+    }
+}
+
+/// A wait in seconds as a person reads it: "40 s", "3 min".
+fn wait_text(seconds: u64) -> String {
+    match seconds {
+        0..=90 => format!("{seconds} s"),
+        _ => format!("{} min", seconds.div_ceil(60)),
     }
 }
 

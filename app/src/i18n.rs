@@ -196,9 +196,9 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
             tr!(lang, "error.invalid", detail = detail)
         }
         E::ApprovalRequired => tr!(lang, "error.approval_required"),
-        E::SignInLocked(seconds) => {
-            tr!(lang, "error.sign_in_locked", minutes = seconds.div_ceil(60))
-        }
+        E::SignInLocked(seconds) => tr!(lang, "error.sign_in_locked", seconds = seconds),
+        E::SignInNotAllowedHere => tr!(lang, "error.sign_in_not_allowed_here"),
+        E::ApprovalRefused => tr!(lang, "error.approval_refused"),
         E::RateLimited(seconds) => tr!(lang, "error.rate_limited", seconds = seconds),
         E::Unavailable => tr!(lang, "error.unavailable"),
         E::Transport(_) => tr!(lang, "error.network"),

@@ -78,11 +78,28 @@ pub enum BookingEvent {
         #[serde(default)]
         channel: SalesChannel,
     },
+    /// Seats of a confirmed booking were exchanged at the counter for others of the same
+    /// showtime and price categories (a supervisor approved); the booking keeps its amount.
+    #[serde(rename_all = "camelCase")]
+    SeatsExchanged {
+        showtime_id: ShowtimeId,
+        /// Given back.
+        released: Vec<String>,
+        /// Taken instead.
+        booked: Vec<String>,
+        /// The booking's seats now.
+        seats: Vec<String>,
+    },
 }
 
 /// The types the relay publishes (payment events stay inside). Literal in the relay's
 /// statements too: the partial index `outbox_unpublished` is defined with this list.
-pub const PUBLISHED: [&str; 3] = ["BookingConfirmed", "BookingFailed", "RefundIssued"];
+pub const PUBLISHED: [&str; 4] = [
+    "BookingConfirmed",
+    "BookingFailed",
+    "RefundIssued",
+    "SeatsExchanged",
+];
 
 impl BookingEvent {
     /// The `type` tag (also the outbox's `event_type` column).
@@ -93,6 +110,7 @@ impl BookingEvent {
             Self::BookingFailed { .. } => "BookingFailed",
             Self::RefundDue { .. } => "RefundDue",
             Self::RefundIssued { .. } => "RefundIssued",
+            Self::SeatsExchanged { .. } => "SeatsExchanged",
         }
     }
 }

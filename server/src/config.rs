@@ -265,6 +265,7 @@ impl Config {
                     n => n,
                 },
                 lock_for: seconds("STAFF_LOCK_SECONDS", 900)?,
+                sign_in_from: ranges("STAFF_SIGN_IN_FROM")?,
             },
             relay_poll: seconds("RELAY_POLL_SECONDS", 1)?,
             hold_rate_per_address: count("HOLD_RATE_PER_ADDRESS", 30)?,

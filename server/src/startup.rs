@@ -202,7 +202,7 @@ impl Application {
                 holds_per_customer: cap(config.holds_per_customer),
                 seats_per_address: cap(config.held_seats_per_address),
             });
-        if let Some(link) = link {
+        if let Some(link) = link.clone() {
             engine = engine.with_gate(SeatGate::new(link, config.hold_ttl));
         }
         let listener = TcpListener::bind(options.site_addr)
@@ -229,7 +229,7 @@ impl Application {
             leptos_options: Arc::new(options),
             engine: engine.clone(),
             session,
-            staff: crate::http::staff::StaffDoor::new(secure),
+            staff: crate::http::staff::StaffDoor::new(secure, link.clone()),
             web: Arc::new(Web {
                 trusted_proxies: config.trusted_proxies.clone(),
                 metrics_allow: config.metrics_allow.clone(),

@@ -150,7 +150,8 @@ pub struct CounterRefundRequest {
 }
 
 /// An exchange at the counter: seats of a booking for the clerk's hold of as many seats of the
-/// same price categories in the same showtime. The ticket stays valid.
+/// same price categories in the same showtime, approved by a supervisor. The booking's code
+/// stays valid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CounterExchangeRequest {
@@ -160,6 +161,9 @@ pub struct CounterExchangeRequest {
     pub seats: Vec<String>,
     /// The clerk's hold of the seats taken instead.
     pub hold_id: HoldId,
+    /// A supervisor's, unless the clerk is one (as for refunds).
+    #[serde(default)]
+    pub approval: Option<Approval>,
 }
 
 /// What an exchange did.

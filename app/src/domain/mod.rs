@@ -32,4 +32,4 @@ pub use showtime::{
     NewShowtime, Sales, SalesWindow, SeatBlock, ShowtimeCancelled, DEFAULT_DURATION_MINUTES,
     MAX_DURATION_MINUTES, MAX_PRICE,
 };
-pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffMember, StaffRole};
+pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffAccountView, StaffMember, StaffRole};

@@ -64,6 +64,17 @@ pub struct StaffMember {
     pub role: StaffRole,
 }
 
+/// A staff account as the operator's console lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaffAccountView {
+    pub name: String,
+    pub role: StaffRole,
+    /// Whether the member has a kiosk PIN.
+    pub has_pin: bool,
+    pub disabled: bool,
+}
+
 /// One line of the audit log: who did what, when, from where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -24,7 +24,7 @@ use crate::format::{price, showtime_when, signed_price};
 use crate::i18n::{error_text, use_lang};
 use crate::serverfns::{
     box_office_shift, close_shift, exchange_at_counter, get_seat_map, list_showtimes, open_shift,
-    print_ticket, refund_at_counter, sell_at_counter, staff_lock, staff_unlock,
+    print_ticket, refund_at_counter, sell_at_counter, staff_lock, staff_sign_out, staff_unlock,
 };
 use crate::tr;
 use leptos::prelude::*;
@@ -306,6 +306,14 @@ fn LockScreen(locked: RwSignal<bool>) -> impl IntoView {
             }
         });
     };
+    let sign_out = move |_| {
+        spawn_local(async move {
+            let _ = staff_sign_out().await;
+            let _ = window()
+                .location()
+                .set_href("/staff/sign-in?next=/box-office");
+        });
+    };
     view! {
         <div class="lock-screen" role="dialog" aria-modal="true" aria-labelledby="lock-title" data-test="lock-screen">
             <form class="kiosk-card" on:submit=submit>
@@ -314,6 +322,10 @@ fn LockScreen(locked: RwSignal<bool>) -> impl IntoView {
                 <input id="unlock-pin" type="password" inputmode="numeric" autocomplete="off" bind:value=pin data-test="unlock-pin" />
                 <button type="submit" class="primary" data-test="unlock">{move || tr!(lang.get(), "kiosk.unlock")}</button>
                 {error_line(lang, error)}
+                // Signing out releases the clerk's picks; the next clerk signs in.
+                <button type="button" class="secondary" on:click=sign_out data-test="lock-sign-out">
+                    {move || tr!(lang.get(), "staff.sign_out")}
+                </button>
                 <p><a href="/staff/sign-in?next=/box-office" rel="external">{move || tr!(lang.get(), "kiosk.other_clerk")}</a></p>
             </form>
         </div>
@@ -510,6 +522,7 @@ fn Tender(
             booking: exchange_booking.get_untracked(),
             seats: seat_list(&exchange_seats.get_untracked()).unwrap_or_default(),
             hold_id: hold.hold.hold_id,
+            approval: approval(supervisor, pin),
         };
         busy.set(true);
         spawn_local(async move {
@@ -604,6 +617,9 @@ fn Tender(
                 <input id="exchange-booking" autocomplete="off" autocapitalize="none" bind:value=exchange_booking data-test="exchange-booking" />
                 <label for="exchange-seats">{move || tr!(lang.get(), "kiosk.exchange_seats")}</label>
                 <input id="exchange-seats" autocomplete="off" autocapitalize="characters" bind:value=exchange_seats data-test="exchange-seats" />
+                <Show when=move || tender.get() != Tender::Comp>
+                    <ApprovalFields name=supervisor pin id="exchange" />
+                </Show>
             </Show>
 
             <button type="button" class="primary sell" data-test="sell"

@@ -120,7 +120,8 @@ fn pgbench_script(showtime: i64, ttl: Duration) -> String {
         // No client address and no caps: the engine side of the benchmark has none either.
         .replace("$7::text", "null::text")
         .replace("$8::int", "null::int")
-        .replace("$9::int", "null::int");
+        .replace("$9::int", "null::int")
+        .replace("$10::bool", "false::bool");
     assert!(!sql.contains('$'), "every parameter replaced");
     // pgbench reads one SQL command per line unless it ends with a semicolon.
     let one_line = sql.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -8,8 +8,9 @@
 
 use super::*;
 use crate::store::{
-    BookingFilter, BookingStatus, CounterExchangeRow, CounterExchanged, CounterRefundRow,
-    CounterRefunded, CounterSaleRow, CounterSold, Scanned, ShiftFilter, ShiftRecord, TenderSum,
+    AuditLine, BookingFilter, BookingStatus, CounterExchangeRow, CounterExchanged,
+    CounterRefundRow, CounterRefunded, CounterSaleRow, CounterSold, Scanned, ShiftFilter,
+    ShiftRecord, TenderSum,
 };
 use app::domain::{
     Approval, BestAvailable, CheckIn, CheckInResult, CounterExchange, CounterExchangeRequest,
@@ -53,6 +54,18 @@ fn figures(sales: &[TenderSum], refunds: &[TenderSum]) -> ShiftFigures {
 }
 
 impl Engine {
+    /// An audit line of `actor`'s, to be written by the transaction of the action it records.
+    fn audit_line(&self, actor: &Actor, action: &'static str, detail: String) -> AuditLine {
+        AuditLine {
+            at: self.staff_now(),
+            staff_id: actor.member.id,
+            staff_name: actor.member.name.clone(),
+            action,
+            detail,
+            address: actor.address.map(|a| a.to_string()),
+        }
+    }
+
     async fn shift_view(&self, record: ShiftRecord) -> Result<Shift, InventoryError> {
         let (sales, refunds) = self.store.shift_sums(record.id).await?;
         Ok(Shift {
@@ -237,51 +250,41 @@ impl Engine {
     }
 
     /// The approver of a refund, a comp or a reprint: the acting member if they may approve,
-    /// else the supervisor named in `approval`, whose PIN must match (a wrong one counts towards
-    /// that account's lockout).
+    /// else the supervisor named in `approval`, whose PIN must match (see `pin_approves`: every
+    /// refusal the same, wrong PINs slow further approvals by that supervisor, never her own
+    /// sign-in). Its id and name.
     async fn approver(
         &self,
         actor: &Actor,
         approval: Option<&Approval>,
-    ) -> Result<i64, InventoryError> {
+    ) -> Result<(i64, String), InventoryError> {
         if actor.member.role.may(&APPROVERS) {
-            return Ok(actor.member.id);
+            return Ok((actor.member.id, actor.member.name.clone()));
         }
         let approval = approval.ok_or(InventoryError::ApprovalRequired)?;
+        let name = approval.supervisor.trim();
         let account = self
             .store
-            .staff_named(approval.supervisor.trim())
+            .staff_named(&name.to_ascii_lowercase())
             .await?
-            .filter(|a| a.disabled_at.is_none() && a.role.may(&APPROVERS))
-            .ok_or(InventoryError::ApprovalRequired)?;
-        let now = self.staff_now();
-        if let Some(until) = account.locked_until.filter(|until| *until > now.0) {
-            return Err(InventoryError::SignInLocked(staff::seconds_until(
-                now.0, until,
-            )));
-        }
-        let hash = account.pin_hash.clone().ok_or(InventoryError::WrongPin)?;
-        if !kiosk_lock::pin_matches(hash, &approval.pin).await? {
-            self.pin_failed(account.id, now).await?;
-            self.audit(
-                actor,
-                "approval_failed",
-                format!("wrong PIN for supervisor {}", account.name),
-            )
+            .filter(|a| a.disabled_at.is_none() && a.role.may(&APPROVERS));
+        let hash = account.as_ref().and_then(|a| a.pin_hash.clone());
+        let approved = self
+            .pin_approves(name, hash, &approval.pin, actor.address)
             .await;
-            return Err(InventoryError::WrongPin);
+        match (approved, account) {
+            (Ok(()), Some(account)) => Ok((account.id, account.name)),
+            (Err(e @ (InventoryError::RateLimited(_) | InventoryError::Unavailable)), _) => Err(e),
+            _ => {
+                self.audit(
+                    actor,
+                    "approval_failed",
+                    format!("supervisor {name:?}: not accepted"),
+                )
+                .await;
+                Err(InventoryError::ApprovalRefused)
+            }
         }
-        // Guesses sent at the same time may have locked the account while this one was checked.
-        if !self
-            .store
-            .pin_approved(account.id, self.staff_now())
-            .await?
-        {
-            return Err(InventoryError::SignInLocked(
-                self.staff_policy().lock_for.as_secs(),
-            ));
-        }
-        Ok(account.id)
     }
 
     /// Sells the clerk's hold at the counter.
@@ -337,6 +340,19 @@ impl Engine {
         };
         let booking = BookingId(uuid::Uuid::new_v4());
         let seats: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
+        let approval = approved_by
+            .as_ref()
+            .map_or_else(String::new, |(_, name)| format!(", approved by {name}"));
+        let audit = self.audit_line(
+            actor,
+            "counter_sale",
+            format!(
+                "booking {} showtime {showtime} seats {} {} {amount}{approval}",
+                booking.0,
+                seats.join(" "),
+                request.tender.as_str()
+            ),
+        );
         let row = CounterSaleRow {
             booking,
             hold: request.hold_id,
@@ -347,7 +363,8 @@ impl Engine {
             tender: request.tender,
             tendered,
             card_reference: card_reference.clone(),
-            approved_by,
+            approved_by: approved_by.map(|(id, _)| id),
+            audit,
         };
         let changes = match self
             .store
@@ -362,17 +379,6 @@ impl Engine {
         };
         self.relay_wake.notify_one();
         self.announce_booked(showtime, booking, changes).await;
-        self.audit(
-            actor,
-            "counter_sale",
-            format!(
-                "booking {} showtime {showtime} seats {} {} {amount}",
-                booking.0,
-                seats.join(" "),
-                request.tender.as_str()
-            ),
-        )
-        .await;
         Ok(CounterSale {
             booking_id: booking,
             showtime_id: showtime,
@@ -411,13 +417,25 @@ impl Engine {
             Some((showtime, seats)) => self.price_of(*showtime, seats).await?,
             None => 0,
         };
-        let approved_by = self.approver(actor, request.approval.as_ref()).await?;
+        let (approved_by, approver) = self.approver(actor, request.approval.as_ref()).await?;
+        let what = match &seats {
+            Some((_, seats)) => format!("seats {}", seats.join(" ")),
+            None => "all seats".into(),
+        };
+        // The amount and method are the store's decision: the line names the booking, the
+        // seats and the approver; the answer and the shift's figures carry the amount.
+        let audit = self.audit_line(
+            actor,
+            "counter_refund",
+            format!("booking {} {what}, approved by {approver}", booking.0),
+        );
         let row = CounterRefundRow {
             booking,
             shift,
             approved_by,
             seats: seats.map(|(_, seats)| seats),
             partial_amount,
+            audit,
         };
         match self.store.refund_at_counter(&row, self.staff_now()).await? {
             CounterRefunded::Refunded {
@@ -431,15 +449,6 @@ impl Engine {
                 let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
                 self.gate.release_booked(showtime, &codes, booking).await;
                 self.announce_released(showtime, seats.clone()).await;
-                self.audit(
-                    actor,
-                    "counter_refund",
-                    format!(
-                        "booking {} showtime {showtime} {method} {amount}, approved by staff {approved_by}",
-                        booking.0
-                    ),
-                )
-                .await;
                 Ok(CounterRefund {
                     booking_id: booking,
                     showtime_id: showtime,
@@ -482,8 +491,9 @@ impl Engine {
     }
 
     /// Exchanges seats of a booking for the clerk's hold of as many seats of the same price
-    /// categories in the same showtime; the ticket stays valid. No approval: nothing is paid
-    /// or given back.
+    /// categories in the same showtime, with a supervisor's approval (as for refunds: another
+    /// customer's seats are moved); the booking's code stays valid, the seats' own codes follow
+    /// the seats. Writes `SeatsExchanged`.
     pub async fn exchange_at_counter(
         &self,
         actor: &Actor,
@@ -518,12 +528,24 @@ impl Engine {
                 to.join(", ")
             )));
         }
+        let (_, approver) = self.approver(actor, request.approval.as_ref()).await?;
+        let audit = self.audit_line(
+            actor,
+            "counter_exchange",
+            format!(
+                "booking {} showtime {showtime}: {} for {}, approved by {approver}",
+                booking.0,
+                from.join(" "),
+                to.join(" ")
+            ),
+        );
         let row = CounterExchangeRow {
             booking,
             shift,
             from: from.clone(),
             hold: request.hold_id,
             to: to.clone(),
+            audit,
         };
         match self
             .store
@@ -535,17 +557,7 @@ impl Engine {
                 self.gate.release_booked(showtime, &freed, booking).await;
                 self.announce_released(showtime, released).await;
                 self.announce_booked(showtime, booking, booked).await;
-                self.audit(
-                    actor,
-                    "counter_exchange",
-                    format!(
-                        "booking {} showtime {showtime}: {} for {}",
-                        booking.0,
-                        from.join(" "),
-                        to.join(" ")
-                    ),
-                )
-                .await;
+                self.relay_wake.notify_one();
                 Ok(CounterExchange {
                     booking_id: booking,
                     showtime_id: showtime,
@@ -560,13 +572,15 @@ impl Engine {
         }
     }
 
-    /// What a booking's ticket says, to print; a second print is a reprint, a supervisor's.
+    /// What a booking's ticket says, to print, in the clerk's open shift; a second print is a
+    /// reprint, a supervisor's. Every print is recorded and audited, online bookings' too.
     pub async fn print_ticket(
         &self,
         actor: &Actor,
         reference: &str,
         approval: Option<&Approval>,
     ) -> Result<PrintedTicket, InventoryError> {
+        let shift = self.open_shift_id(actor).await?;
         let booking = self.booking_named(reference)?;
         let record = self
             .store
@@ -604,28 +618,37 @@ impl Engine {
             .collect();
         // Print n: the first needs nobody's approval, a reprint a supervisor's. Two prints at the
         // same moment cannot both be the first (one row per number).
-        let mut approved_by = None;
+        let mut approved_by: Option<(i64, String)> = None;
         let reprint = loop {
             let n = self.store.prints(booking).await?;
             if n > 0 && approved_by.is_none() {
                 approved_by = Some(self.approver(actor, approval).await?);
             }
+            let audit = match (n, &approved_by) {
+                (0, _) => self.audit_line(
+                    actor,
+                    "ticket_printed",
+                    format!("booking {} in shift {shift}", booking.0),
+                ),
+                (n, approver) => self.audit_line(
+                    actor,
+                    "ticket_reprinted",
+                    format!(
+                        "booking {} reprint {n} in shift {shift}, approved by {}",
+                        booking.0,
+                        approver.as_ref().map_or("", |(_, name)| name.as_str())
+                    ),
+                ),
+            };
+            let approver = approved_by.as_ref().map(|(id, _)| *id);
             if self
                 .store
-                .record_print(booking, n, actor.member.id, approved_by, self.staff_now())
+                .record_print(booking, n, approver, &audit)
                 .await?
             {
                 break n;
             }
         };
-        if reprint > 0 {
-            self.audit(
-                actor,
-                "ticket_reprinted",
-                format!("booking {} reprint {reprint}", booking.0),
-            )
-            .await;
-        }
         Ok(PrintedTicket {
             booking_id: booking,
             code,

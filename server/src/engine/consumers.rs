@@ -84,9 +84,12 @@ impl Engine {
             },
             // Nothing follows a failure for these consumers (its refund is counted when it is
             // issued); payment events never leave the outbox.
+            // An exchange changes no figure (same categories, same amount), and each seat's
+            // ticket code follows the booking's seats.
             BookingEvent::BookingFailed { .. }
             | BookingEvent::PaymentSucceeded { .. }
-            | BookingEvent::RefundDue { .. } => ConsumerEffect::Nothing,
+            | BookingEvent::RefundDue { .. }
+            | BookingEvent::SeatsExchanged { .. } => ConsumerEffect::Nothing,
         }
     }
 

@@ -114,12 +114,16 @@ impl Engine {
     }
 
     /// The seat rules on a chosen selection, judged on the live seat map: the seats it leaves
-    /// alone unavoidably, or why it is refused. No map is read when no rule can apply.
+    /// alone unavoidably, or why it is refused. No map is read when no rule can apply. A
+    /// selection with seats the map shows as taken is not judged at all: the hold statement
+    /// answers it (409 naming those seats, as it always has), since no rule is about seats
+    /// that cannot be had. (`staff`: house seats count as free, as the hold statement sees them.)
     async fn judge_selection(
         &self,
         showtime: ShowtimeId,
         layout: &Layout,
         seats: &SeatSelection,
+        staff: bool,
     ) -> Result<Vec<String>, InventoryError> {
         let companion = seats
             .seats()
@@ -130,8 +134,35 @@ impl Engine {
         }
         let snapshot = self.seat_map_snapshot(showtime).await?;
         let taking: BTreeSet<&str> = seats.seats().iter().map(|c| c.as_str()).collect();
+        let on_map = &snapshot.map().seats;
+        let mut house = false;
+        for seat in on_map.iter().filter(|s| taking.contains(s.code.as_str())) {
+            match seat.status {
+                SeatStatus::Available => {}
+                SeatStatus::House if staff => house = true,
+                _ => return Ok(Vec::new()),
+            }
+        }
+        // A clerk's house seats are judged as the free seats they are to the clerk.
+        let owned: Vec<Seat>;
+        let map: &[Seat] = match house {
+            false => on_map,
+            true => {
+                owned = on_map
+                    .iter()
+                    .cloned()
+                    .map(|mut seat| {
+                        if taking.contains(seat.code.as_str()) {
+                            seat.status = SeatStatus::Available;
+                        }
+                        seat
+                    })
+                    .collect();
+                &owned
+            }
+        };
         let released = self.accessible_released(layout);
-        seat_rules::judge(&snapshot.map().seats, &taking, self.seat_rules, released).map_err(
+        seat_rules::judge(map, &taking, self.seat_rules, released).map_err(
             |refusal| match refusal {
                 Refusal::LoneSeat(seats) => InventoryError::LoneSeat(seats),
                 Refusal::CompanionNeedsWheelchair { per_place } => {
@@ -383,7 +414,9 @@ impl Engine {
         if !clerk {
             self.rate_limit(customer, client_addr).await?;
         }
-        let lone_seats = self.judge_selection(showtime, &layout, seats).await?;
+        let lone_seats = self
+            .judge_selection(showtime, &layout, seats, clerk)
+            .await?;
         let mut hold = self
             .hold_now(showtime, &layout, seats, customer, client_addr, clerk)
             .await?;
@@ -440,6 +473,7 @@ impl Engine {
             ttl,
             client_addr,
             limits: self.limits,
+            house_ok: clerk,
         };
         HoldMetrics::count(&self.metrics.db_hold_statements);
         let outcome = self.store.hold(req, self.clock.now()).await;

@@ -144,6 +144,19 @@ impl Inventory for Engine {
         self.staff_set_pin(by, password, pin).await
     }
 
+    async fn reset_staff_pin(
+        &self,
+        member: &str,
+        pin: Option<&str>,
+        by: &Actor,
+    ) -> Result<(), InventoryError> {
+        Engine::reset_staff_pin(self, member, pin, by).await
+    }
+
+    async fn staff_accounts(&self) -> Result<Vec<app::domain::StaffAccountView>, InventoryError> {
+        Engine::staff_accounts(self).await
+    }
+
     async fn cancel_showtime(
         &self,
         showtime: ShowtimeId,

@@ -1,11 +1,13 @@
 //! A staff session locked at a kiosk left alone, and the member's PIN (4 to 8 digits) that
 //! unlocks it without the password. While locked, the session does nothing but unlock or sign
-//! out. A wrong PIN counts as a failed sign-in of the account: the failure that locks the
-//! account also ends the session, so a PIN cannot be guessed past the password's lockout.
+//! out. Wrong PINs are counted per session, apart from password sign-ins (a stranger's wrong
+//! passwords never touch a member's kiosk): after a few, each try waits longer, and after
+//! [`UNLOCK_TRIES`] the session ends (its member signs in with the password again).
 
-use super::staff::{seconds_until, secret_hash};
+use super::staff::{secret_hash, UNLOCK_TRIES};
 use super::*;
-use crate::staff::{hash_secret, verify_secret};
+use crate::staff::hashing::{Busy, Hasher};
+use crate::store::Throttled;
 use app::engine::Actor;
 use std::net::IpAddr;
 
@@ -14,33 +16,7 @@ pub fn valid_pin(pin: &str) -> bool {
     (4..=8).contains(&pin.len()) && pin.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Whether `pin` is a PIN and the one `hash` was made from (argon2, off the async threads).
-pub(super) async fn pin_matches(hash: String, pin: &str) -> Result<bool, InventoryError> {
-    let pin = pin.to_string();
-    tokio::task::spawn_blocking(move || valid_pin(&pin) && verify_secret(&hash, &pin))
-        .await
-        .map_err(|_| InventoryError::Unavailable)
-}
-
 impl Engine {
-    /// Counts a wrong PIN as a failed sign-in of account `staff`: until when it is locked, if
-    /// this failure locked it.
-    pub(super) async fn pin_failed(
-        &self,
-        staff: i64,
-        now: crate::store::At,
-    ) -> Result<Option<chrono::DateTime<chrono::Utc>>, InventoryError> {
-        let policy = self.staff_policy();
-        Ok(self
-            .store
-            .sign_in_failed(
-                staff,
-                policy.lock_after.min(i32::MAX as u32) as i32,
-                now.after(policy.lock_for),
-            )
-            .await?)
-    }
-
     /// Locks the session whose secret is `secret` (already locked: nothing changes); seats its
     /// member picked at the counter and did not sell go back on sale.
     pub async fn staff_lock(
@@ -84,44 +60,60 @@ impl Engine {
                 "you have no PIN: sign out and sign in with your password".into(),
             ));
         };
-        let matches = pin_matches(hash, pin).await?;
-        let now = self.staff_now();
-        if matches
-            && self
-                .store
-                .unlock_staff_session(&secret_hash(secret), actor.member.id, now)
-                .await?
-        {
-            self.audit(&actor, "session_unlocked", String::new()).await;
-            return Ok(());
-        }
-        let locked = match matches {
-            // The right PIN, but guesses locked the account meanwhile.
-            true => self
-                .store
-                .staff_named(&actor.member.name)
-                .await?
-                .and_then(|a| a.locked_until),
-            false => self.pin_failed(actor.member.id, now).await?,
+        let token = secret_hash(secret);
+        let key = Throttled {
+            key: format!("unlock:{token}"),
+            rule: self.staff_policy().from_one_address(),
         };
-        match locked {
-            Some(until) => {
-                self.store
-                    .end_staff_session(&secret_hash(secret), now)
-                    .await?;
-                let detail = format!("wrong PIN; account locked until {until}, session ended");
-                self.audit(&actor, "unlock_failed", detail).await;
-                Err(InventoryError::SignInLocked(seconds_until(now.0, until)))
+        let checked = match valid_pin(pin) {
+            true => {
+                self.checked_secret(
+                    &actor.member.name,
+                    std::slice::from_ref(&key),
+                    Some(hash),
+                    pin,
+                )
+                .await?
             }
-            None => {
+            // Not a PIN at all: counted like a wrong one, never checked.
+            false => match self
+                .throttle(std::slice::from_ref(&key), self.staff_now())
+                .await
+            {
+                Ok(()) => Ok(false),
+                Err(seconds) => Err(seconds),
+            },
+        };
+        let now = self.staff_now();
+        match checked {
+            Ok(true) => {
+                self.store.unlock_staff_session(&token, now).await?;
+                self.audit(&actor, "session_unlocked", String::new()).await;
+                Ok(())
+            }
+            Ok(false) => {
+                let failures = self.store.throttle_failures(&key.key).await?;
+                if failures >= UNLOCK_TRIES {
+                    self.store.end_staff_session(&token, now).await?;
+                    self.release_clerk_holds(actor.member.id).await?;
+                    let detail = format!("wrong PIN {failures} times: session ended");
+                    self.audit(&actor, "unlock_failed", detail).await;
+                    return Err(InventoryError::StaffSignInRequired);
+                }
                 self.audit(&actor, "unlock_failed", "wrong PIN".into())
                     .await;
                 Err(InventoryError::WrongPin)
             }
+            Err(seconds) => {
+                let detail = format!("not checked: too many wrong PINs, wait {seconds} s");
+                self.audit(&actor, "unlock_refused", detail).await;
+                Err(InventoryError::SignInLocked(seconds))
+            }
         }
     }
 
-    /// Sets the signed-in member's PIN, after checking their password.
+    /// Sets the signed-in member's PIN, after checking their password (counted and slowed like
+    /// a sign-in from the member's address).
     pub async fn staff_set_pin(
         &self,
         actor: &Actor,
@@ -138,18 +130,84 @@ impl Engine {
             .staff_named(&actor.member.name)
             .await?
             .ok_or(InventoryError::StaffSignInRequired)?;
-        let (hash, password, pin) = (account.password_hash, password.to_string(), pin.to_string());
-        let pin_hash = tokio::task::spawn_blocking(move || {
-            verify_secret(&hash, &password).then(|| hash_secret(&pin))
-        })
-        .await
-        .map_err(|_| InventoryError::Unavailable)?
-        .ok_or(InventoryError::SignInFailed)?;
+        if !self
+            .password_matches(&account.name, Some(&account), password, actor.address)
+            .await?
+        {
+            self.audit(actor, "pin_set_failed", "wrong password".into())
+                .await;
+            return Err(InventoryError::SignInFailed);
+        }
+        let pin_hash = Hasher::global()
+            .hash(pin.to_string())
+            .await
+            .map_err(|Busy| InventoryError::RateLimited(1))?;
         self.store
             .set_staff_pin(account.id, Some(&pin_hash))
             .await?;
         self.audit(actor, "pin_set", String::new()).await;
         Ok(())
+    }
+
+    /// An operator sets (or removes) `member`'s PIN, e.g. for a supervisor who forgot hers;
+    /// the member's failed PIN tries are forgotten.
+    pub async fn reset_staff_pin(
+        &self,
+        member: &str,
+        pin: Option<&str>,
+        by: &Actor,
+    ) -> Result<(), InventoryError> {
+        if pin.is_some_and(|p| !valid_pin(p)) {
+            return Err(InventoryError::InvalidRequest(
+                "a PIN is 4 to 8 digits".into(),
+            ));
+        }
+        let account = self
+            .store
+            .staff_named(&member.trim().to_ascii_lowercase())
+            .await?
+            .ok_or_else(|| InventoryError::InvalidRequest(format!("no staff member {member:?}")))?;
+        let pin_hash = match pin {
+            Some(pin) => Some(
+                Hasher::global()
+                    .hash(pin.to_string())
+                    .await
+                    .map_err(|Busy| InventoryError::RateLimited(1))?,
+            ),
+            None => None,
+        };
+        self.store
+            .set_staff_pin(account.id, pin_hash.as_deref())
+            .await?;
+        let prefix = format!("pin:{}@", account.name);
+        self.store.throttle_clear(&[prefix]).await?;
+        let what = if pin.is_some() { "set" } else { "removed" };
+        self.audit(
+            by,
+            "pin_reset",
+            format!("{what} the PIN of {}", account.name),
+        )
+        .await;
+        Ok(())
+    }
+
+    /// Whether a supervisor's PIN given at a kiosk approves: counted per supervisor from this
+    /// address and from anywhere before it is checked. Every refusal is the same
+    /// `ApprovalRefused` — no such supervisor, no PIN, a wrong one, or too many lately — so the
+    /// answer says nothing of the PIN.
+    pub(super) async fn pin_approves(
+        &self,
+        supervisor: &str,
+        hash: Option<String>,
+        pin: &str,
+        address: Option<IpAddr>,
+    ) -> Result<(), InventoryError> {
+        let keys = super::staff::approval_keys(self.staff_policy(), supervisor, address);
+        let hash = hash.filter(|_| valid_pin(pin));
+        match self.checked_secret(supervisor, &keys, hash, pin).await? {
+            Ok(true) => Ok(()),
+            Ok(false) | Err(_) => Err(InventoryError::ApprovalRefused),
+        }
     }
 }
 

@@ -84,7 +84,8 @@ pub struct Engine {
     ticket_keys: tickets::TicketKeys,
     /// Staff sessions and sign-in lockouts.
     staff_policy: StaffPolicy,
-    unknown_names: staff::UnknownNames,
+    /// Turns of secret checks per staff name (see `staff_turn`).
+    staff_turns: Box<[tokio::sync::Mutex<()>]>,
 }
 
 /// What became of hold attempts since the process started (served at `/metrics`).
@@ -182,7 +183,9 @@ impl Engine {
             relay_wake: Arc::new(tokio::sync::Notify::new()),
             ticket_keys: tickets::TicketKeys::random(),
             staff_policy: StaffPolicy::default(),
-            unknown_names: staff::UnknownNames::default(),
+            staff_turns: (0..staff::STAFF_TURNS)
+                .map(|_| tokio::sync::Mutex::new(()))
+                .collect(),
         }
     }
 

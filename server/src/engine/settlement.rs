@@ -102,7 +102,8 @@ impl Engine {
             } => self.refund(item, payment_id, *amount).await,
             BookingEvent::BookingConfirmed { .. }
             | BookingEvent::BookingFailed { .. }
-            | BookingEvent::RefundIssued { .. } => Err(Unsettled::hopeless(&format!(
+            | BookingEvent::RefundIssued { .. }
+            | BookingEvent::SeatsExchanged { .. } => Err(Unsettled::hopeless(&format!(
                 "{} is not a payment event",
                 envelope.event.kind()
             ))),

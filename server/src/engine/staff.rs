@@ -1,14 +1,16 @@
-//! Staff sign-in and what staff sessions allow: checking a name and password (with lockouts per
-//! account and per address), opening, finding and ending sessions, API tokens for the reports,
-//! and the audit log every staff action writes to.
+//! Staff sign-in and what staff sessions allow: checking a name and password (guesses slowed per
+//! account and address, never a lock a stranger can set off), opening, finding and ending
+//! sessions, changing passwords, API tokens for the reports, and the audit log every staff
+//! action writes to.
 //!
 //! Session and API-token secrets are 32 random bytes (hex); only their SHA-256 is stored, so a
 //! copy of the database opens no session. Times come from the engine's clock (the process's
 //! own when no clock is injected), not the database's.
 
 use super::*;
-use crate::staff::{verify_secret, StaffName};
-use crate::store::{At, NewAuditEntry, NewStaffSession, StaffAccount};
+use crate::staff::hashing::{Busy, Hasher};
+use crate::staff::StaffName;
+use crate::store::{At, NewAuditEntry, NewStaffSession, StaffAccount, ThrottleRule, Throttled};
 use app::domain::{ApiToken, AuditEntry, NewApiToken, StaffMember};
 use app::engine::Actor;
 use chrono::{DateTime, Utc};
@@ -21,10 +23,12 @@ pub struct StaffPolicy {
     pub idle: Duration,
     /// A session ends this long after sign-in, however busy.
     pub lifetime: Duration,
-    /// Failed sign-ins in a row that lock an account…
+    /// Failed tries in a row (of one account from one address) that cost nothing…
     pub lock_after: u32,
-    /// …for this long.
+    /// …after which each waits twice as long as the one before, up to this long.
     pub lock_for: Duration,
+    /// Where staff may sign in from (none: anywhere).
+    pub sign_in_from: Option<Vec<crate::net::IpNet>>,
 }
 
 impl Default for StaffPolicy {
@@ -34,6 +38,40 @@ impl Default for StaffPolicy {
             lifetime: Duration::from_secs(12 * 3600),
             lock_after: 5,
             lock_for: Duration::from_secs(15 * 60),
+            sign_in_from: None,
+        }
+    }
+}
+
+/// Failed PINs in a row that end a locked session (its member signs in with the password).
+pub const UNLOCK_TRIES: u32 = 10;
+
+impl StaffPolicy {
+    /// Tries of one account (or PIN) from one address: `lock_after` free, then growing waits.
+    pub fn from_one_address(&self) -> ThrottleRule {
+        ThrottleRule {
+            free: self.lock_after,
+            first: Duration::from_secs(1),
+            max: self.lock_for,
+        }
+    }
+
+    /// Tries of one account from every address it has not signed in from before: four times
+    /// as many free (several people may mistype at once), then growing waits.
+    pub fn from_anywhere(&self) -> ThrottleRule {
+        ThrottleRule {
+            free: self.lock_after.saturating_mul(4),
+            ..self.from_one_address()
+        }
+    }
+
+    /// A supervisor's PIN from any kiosk: a PIN has few digits, so twice the free tries of one
+    /// address, then growing waits up to an hour at least.
+    pub fn pin_anywhere(&self) -> ThrottleRule {
+        ThrottleRule {
+            free: self.lock_after.saturating_mul(2),
+            first: Duration::from_secs(1),
+            max: self.lock_for.max(Duration::from_secs(3600)),
         }
     }
 }
@@ -56,57 +94,79 @@ pub fn secret_hash(secret: &str) -> String {
 }
 
 /// A hash to check passwords of unknown names against, so that a wrong name takes as long as
-/// a wrong password and does not tell which names exist.
-fn decoy_hash() -> &'static str {
-    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    DECOY.get_or_init(|| crate::staff::hash_secret(&new_secret()))
+/// a wrong password and does not tell which names exist (made once, on the hash threads).
+async fn decoy_hash() -> Result<String, InventoryError> {
+    static DECOY: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    DECOY
+        .get_or_try_init(|| Hasher::global().hash(new_secret()))
+        .await
+        .cloned()
+        .map_err(|Busy| InventoryError::RateLimited(1))
 }
 
-/// Failed sign-ins with names that have no (active) account, counted like an account's so that
-/// the answers do not tell which names exist: the same lock after the same number of failures.
-/// In this process's memory, forgotten when it grows past [`UNKNOWN_NAMES_KEPT`] names.
-#[derive(Default)]
-pub(super) struct UnknownNames(Mutex<HashMap<String, Failures>>);
+/// Striped locks for [`Engine::staff_turn`].
+pub(super) const STAFF_TURNS: usize = 256;
 
-/// Failures in a row, and the lock they led to.
-type Failures = (u32, Option<DateTime<Utc>>);
-
-const UNKNOWN_NAMES_KEPT: usize = 10_000;
-
+/// How a sign-in name is counted: trimmed, lower case, at most 64 characters (names that are
+/// no account's are counted the same way, so the answers do not tell which names exist).
 fn name_key(name: &str) -> String {
     name.trim().to_ascii_lowercase().chars().take(64).collect()
 }
 
+/// How an address is counted: IPv6 by its /56, as the hold limits count it.
+fn address_key(address: Option<IpAddr>) -> String {
+    address.map_or_else(|| "unknown".into(), |a| crate::net::bucket(a).to_string())
+}
+
+/// The throttle keys of password tries of `name`: from this address, and (unless the member
+/// signed in from here before) from anywhere. An operator's unlock clears `pw:<name>@…`.
+fn password_keys(
+    policy: &StaffPolicy,
+    name: &str,
+    address: Option<IpAddr>,
+    known_address: bool,
+) -> Vec<Throttled> {
+    let who = name_key(name);
+    let mut keys = vec![Throttled {
+        key: format!("pw:{who}@{}", address_key(address)),
+        rule: policy.from_one_address(),
+    }];
+    if !known_address {
+        keys.push(Throttled {
+            key: format!("pw:{who}@*"),
+            rule: policy.from_anywhere(),
+        });
+    }
+    keys
+}
+
+/// The throttle keys of a supervisor's PIN given at a kiosk: from this address, and from
+/// anywhere.
+pub(super) fn approval_keys(
+    policy: &StaffPolicy,
+    name: &str,
+    address: Option<IpAddr>,
+) -> Vec<Throttled> {
+    let who = name_key(name);
+    vec![
+        Throttled {
+            key: format!("pin:{who}@{}", address_key(address)),
+            rule: policy.from_one_address(),
+        },
+        Throttled {
+            key: format!("pin:{who}@*"),
+            rule: policy.pin_anywhere(),
+        },
+    ]
+}
+
+/// The prefixes of every throttle key of `name` (`server staff unlock`).
+pub fn throttle_prefixes(name: &str) -> Vec<String> {
+    let who = name_key(name);
+    vec![format!("pw:{who}@"), format!("pin:{who}@")]
+}
+
 impl Engine {
-    /// Seconds left of the lock on an unknown name, if it is locked.
-    fn unknown_name_locked(&self, name: &str, now: DateTime<Utc>) -> Option<u64> {
-        let names = self.unknown_names.0.lock().expect("unknown names lock");
-        match names.get(&name_key(name)) {
-            Some((_, Some(until))) if *until > now => Some(seconds_until(now, *until)),
-            _ => None,
-        }
-    }
-
-    /// Counts a failure of an unknown name; the error to answer, as for an account.
-    fn unknown_name_failed(&self, name: &str, now: DateTime<Utc>) -> InventoryError {
-        let mut names = self.unknown_names.0.lock().expect("unknown names lock");
-        if names.len() >= UNKNOWN_NAMES_KEPT {
-            names.clear();
-        }
-        let entry = names.entry(name_key(name)).or_default();
-        entry.0 += 1;
-        if entry.0 >= self.staff_policy.lock_after {
-            let lock_for = chrono::Duration::from_std(self.staff_policy.lock_for)
-                .unwrap_or(chrono::Duration::MAX);
-            let until = now
-                .checked_add_signed(lock_for)
-                .unwrap_or(DateTime::<Utc>::MAX_UTC);
-            *entry = (0, Some(until));
-            return InventoryError::SignInLocked(seconds_until(now, until));
-        }
-        InventoryError::SignInFailed
-    }
-
     pub fn with_staff_policy(mut self, policy: StaffPolicy) -> Self {
         self.staff_policy = policy;
         self
@@ -120,73 +180,154 @@ impl Engine {
         At::or_now(self.clock.now())
     }
 
+    /// One check of `name`'s secrets at a time in this process: tries sent together wait for
+    /// each other (each was counted before it waits, see [`Self::throttle`]).
+    pub(super) async fn staff_turn(&self, name: &str) -> tokio::sync::MutexGuard<'_, ()> {
+        use std::hash::BuildHasher;
+        static SEED: std::sync::LazyLock<std::collections::hash_map::RandomState> =
+            std::sync::LazyLock::new(Default::default);
+        let stripe = (SEED.hash_one(name_key(name)) % STAFF_TURNS as u64) as usize;
+        self.staff_turns[stripe].lock().await
+    }
+
+    /// Counts a try on `keys` before its secret is checked; `Err(seconds)` while one of them
+    /// must wait.
+    pub(super) async fn throttle(&self, keys: &[Throttled], now: At) -> Result<(), u64> {
+        match self.store.throttle_attempt(keys, now).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(until)) => Err(seconds_until(now.0, until)),
+            Err(e) => {
+                tracing::error!(error = %e, "could not count a sign-in try");
+                Err(1)
+            }
+        }
+    }
+
+    /// A try's secret was right: its keys of one address start again, and the try is given
+    /// back to the keys of every address.
+    pub(super) async fn throttle_passed(&self, keys: &[Throttled]) {
+        let (anywhere, here): (Vec<_>, Vec<_>) = keys
+            .iter()
+            .map(|k| k.key.clone())
+            .partition(|k| k.ends_with("@*"));
+        if let Err(e) = self.store.throttle_passed(&here, &anywhere).await {
+            tracing::error!(error = %e, "could not forget a sign-in's failures");
+        }
+    }
+
+    /// Whether `secret` is the one `hash` was made from, checked on the hash threads once the
+    /// try is counted on `keys` (at most one check of `name` at a time in this process).
+    /// Refused unchecked (`Err(seconds)` to wait) while a key waits.
+    pub(super) async fn checked_secret(
+        &self,
+        name: &str,
+        keys: &[Throttled],
+        hash: Option<String>,
+        secret: &str,
+    ) -> Result<Result<bool, u64>, InventoryError> {
+        if let Err(seconds) = self.throttle(keys, self.staff_now()).await {
+            return Ok(Err(seconds));
+        }
+        let _turn = self.staff_turn(name).await;
+        let known = hash.is_some();
+        let hash = match hash {
+            Some(hash) => hash,
+            None => decoy_hash().await?,
+        };
+        let matches = Hasher::global()
+            .verify(hash, secret.to_string())
+            .await
+            .map_err(|Busy| InventoryError::RateLimited(1))?
+            && known;
+        if matches {
+            self.throttle_passed(keys).await;
+        }
+        Ok(Ok(matches))
+    }
+
+    /// Whether `password` is `account`'s, counted and slowed like a sign-in (see
+    /// [`password_keys`]); a refusal unchecked is audited and answered `SignInLocked`. An
+    /// unknown name is checked against a decoy, so it takes as long.
+    pub(super) async fn password_matches(
+        &self,
+        name: &str,
+        account: Option<&StaffAccount>,
+        password: &str,
+        address: Option<IpAddr>,
+    ) -> Result<bool, InventoryError> {
+        let known = match (account, address) {
+            (Some(account), Some(address)) => {
+                self.store
+                    .signed_in_from(account.id, &address.to_string())
+                    .await?
+            }
+            _ => false,
+        };
+        let keys = password_keys(&self.staff_policy, name, address, known);
+        let hash = account.map(|a| a.password_hash.clone());
+        match self.checked_secret(name, &keys, hash, password).await? {
+            Ok(matches) => Ok(matches),
+            Err(seconds) => {
+                if let Some(account) = account {
+                    let detail = format!("not checked: too many failures, wait {seconds} s");
+                    let address = address.map(|a| a.to_string());
+                    let now = self.staff_now();
+                    self.audit_sign_in(
+                        account,
+                        address.as_deref(),
+                        now,
+                        "sign_in_refused",
+                        &detail,
+                    )
+                    .await;
+                }
+                Err(InventoryError::SignInLocked(seconds))
+            }
+        }
+    }
+
     /// Checks `name` and `password`; on success opens a session and returns its member and
-    /// secret (for the cookie). A locked account is refused before its password is looked at;
-    /// the failure that reaches the limit locks it and says so.
+    /// secret (for the cookie). Failures slow down further tries of the account from the same
+    /// address (and, less, from addresses it never signed in from); they never lock it for
+    /// everyone.
     pub async fn staff_sign_in(
         &self,
         name: &str,
         password: &str,
         address: Option<IpAddr>,
     ) -> Result<(StaffMember, String), InventoryError> {
-        let now = self.staff_now();
+        if let Some(allowed) = &self.staff_policy.sign_in_from {
+            if !address.is_some_and(|a| allowed.iter().any(|r| r.contains(a))) {
+                return Err(InventoryError::SignInNotAllowedHere);
+            }
+        }
         let account = match StaffName::parse(name) {
             Ok(name) => self.store.staff_named(name.as_str()).await?,
             Err(_) => None,
         };
         let account = account.filter(|a| a.disabled_at.is_none());
-        if account.is_none() {
-            if let Some(seconds) = self.unknown_name_locked(name, now.0) {
-                return Err(InventoryError::SignInLocked(seconds));
-            }
-        }
-        if let Some(until) = account.as_ref().and_then(|a| a.locked_until) {
-            if until > now.0 {
-                return Err(InventoryError::SignInLocked(seconds_until(now.0, until)));
-            }
-        }
-        let hash = account
-            .as_ref()
-            .map_or_else(|| decoy_hash().to_string(), |a| a.password_hash.clone());
-        let password = password.to_string();
-        let matches = tokio::task::spawn_blocking(move || verify_secret(&hash, &password))
-            .await
-            .map_err(|_| InventoryError::Unavailable)?;
+        let matches = self
+            .password_matches(name, account.as_ref(), password, address)
+            .await?;
+        let now = self.staff_now();
         let address_text = address.map(|a| a.to_string());
         let Some(account) = account else {
-            return Err(self.unknown_name_failed(name, now.0));
+            return Err(InventoryError::SignInFailed);
         };
         if !matches {
-            let policy = &self.staff_policy;
-            let locked = self
-                .store
-                .sign_in_failed(
-                    account.id,
-                    policy.lock_after.min(i32::MAX as u32) as i32,
-                    now.after(policy.lock_for),
-                )
-                .await?;
-            let detail = match locked {
-                Some(until) => format!("wrong password; account locked until {until}"),
-                None => "wrong password".to_string(),
-            };
             self.audit_sign_in(
                 &account,
                 address_text.as_deref(),
                 now,
                 "sign_in_failed",
-                &detail,
+                "wrong password",
             )
             .await;
-            return Err(match locked {
-                Some(until) => InventoryError::SignInLocked(seconds_until(now.0, until)),
-                None => InventoryError::SignInFailed,
-            });
+            return Err(InventoryError::SignInFailed);
         }
         let secret = new_secret();
         let hash = secret_hash(&secret);
-        let opened = self
-            .store
+        self.store
             .open_staff_session(&NewStaffSession {
                 token_hash: &hash,
                 staff_id: account.id,
@@ -195,12 +336,6 @@ impl Engine {
                 address: address_text.as_deref(),
             })
             .await?;
-        if !opened {
-            // Guesses sent at the same time locked the account while this one was checked.
-            let until = self.store.staff_named(&account.name).await?;
-            let until = until.and_then(|a| a.locked_until).unwrap_or(now.0);
-            return Err(InventoryError::SignInLocked(seconds_until(now.0, until)));
-        }
         self.audit_sign_in(&account, address_text.as_deref(), now, "sign_in", "")
             .await;
         let member = StaffMember {
@@ -243,6 +378,76 @@ impl Engine {
             self.store.touch_staff_session(&hash, now).await?;
         }
         Ok(session)
+    }
+
+    /// Changes the password of the member of session `secret`, after checking the current one
+    /// (counted like a sign-in); the member's other sessions end.
+    pub async fn staff_change_password(
+        &self,
+        secret: &str,
+        current: &str,
+        new: &str,
+        address: Option<IpAddr>,
+    ) -> Result<(), InventoryError> {
+        let session = self.live_session(secret).await?;
+        if session.locked {
+            return Err(InventoryError::StaffSessionLocked);
+        }
+        let actor = Actor {
+            member: session.member,
+            address,
+        };
+        if let Some(problem) = crate::staff::password_problem(new) {
+            return Err(InventoryError::InvalidRequest(problem));
+        }
+        let account = self
+            .store
+            .staff_named(&actor.member.name)
+            .await?
+            .ok_or(InventoryError::StaffSignInRequired)?;
+        if !self
+            .password_matches(&account.name, Some(&account), current, address)
+            .await?
+        {
+            self.audit(&actor, "password_change_failed", "wrong password".into())
+                .await;
+            return Err(InventoryError::SignInFailed);
+        }
+        let hash = Hasher::global()
+            .hash(new.to_string())
+            .await
+            .map_err(|Busy| InventoryError::RateLimited(1))?;
+        self.store.set_staff_password(account.id, &hash).await?;
+        let this = secret_hash(secret);
+        let ended = self
+            .store
+            .end_member_sessions(account.id, Some(&this), self.staff_now())
+            .await?;
+        self.audit(
+            &actor,
+            "password_changed",
+            format!("{ended} other sessions ended"),
+        )
+        .await;
+        Ok(())
+    }
+
+    /// Every staff account, for the operator's console.
+    pub async fn staff_accounts(
+        &self,
+    ) -> Result<Vec<app::domain::StaffAccountView>, InventoryError> {
+        Ok(self
+            .store
+            .staff_list()
+            .await?
+            .into_iter()
+            .map(|a| app::domain::StaffAccountView {
+                name: a.name,
+                role: a.role,
+                has_pin: a.pin_hash.is_some(),
+                disabled: a.disabled_at.is_some(),
+            })
+            .collect())
     }
 
     /// Ends the session whose secret is `secret`, if it is live.
@@ -369,6 +574,9 @@ impl Engine {
     }
 }
 
+/// Whole seconds from `now` until `until`, rounded up (at least 1): a client that waits this
+/// long is never early.
 pub(super) fn seconds_until(now: DateTime<Utc>, until: DateTime<Utc>) -> u64 {
-    (until - now).num_seconds().max(1) as u64
+    let ms = (until - now).num_milliseconds().max(0);
+    ((ms + 999) / 1000).max(1) as u64
 }

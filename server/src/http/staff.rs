@@ -37,9 +37,10 @@ pub struct StaffDoor {
 }
 
 impl StaffDoor {
-    pub fn new(secure: bool) -> Self {
+    /// `link`: Redis, where every instance counts the same addresses (none: this process).
+    pub fn new(secure: bool, link: Option<Arc<crate::redis_link::RedisLink>>) -> Self {
         Self {
-            failures: Arc::new(RateLimiter::keyed("sign-in", FAILURES_PER_MINUTE, None)),
+            failures: Arc::new(RateLimiter::keyed("sign-in", FAILURES_PER_MINUTE, link)),
             secure,
         }
     }
@@ -102,6 +103,17 @@ impl StaffGate for RequestStaff {
     async fn unlock(&self, pin: &str) -> Result<(), InventoryError> {
         match &self.secret {
             Some(secret) => self.engine.staff_unlock(secret, pin, self.addr).await,
+            None => Err(InventoryError::StaffSignInRequired),
+        }
+    }
+
+    async fn change_password(&self, current: &str, new: &str) -> Result<(), InventoryError> {
+        match &self.secret {
+            Some(secret) => {
+                self.engine
+                    .staff_change_password(secret, current, new, self.addr)
+                    .await
+            }
             None => Err(InventoryError::StaffSignInRequired),
         }
     }

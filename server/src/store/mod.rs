@@ -98,6 +98,7 @@ pub trait Store:
     + Consumers
     + StaffAccounts
     + StaffSessions
+    + SignInThrottle
     + Send
     + Sync
     + 'static
@@ -116,6 +117,27 @@ pub(crate) fn changes(
     rows.into_iter()
         .map(|(code, version)| {
             let code = SeatCode::parse(&code).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            Ok(SeatChange {
+                code,
+                status,
+                version,
+            })
+        })
+        .collect()
+}
+
+/// The [`SeatChange`] list of seats a release put back, from `(code, version, blocked)` rows: a
+/// house seat is a house seat again (never on public sale), any other is free.
+pub(crate) fn released(
+    rows: Vec<(String, i64, Option<String>)>,
+) -> Result<Vec<SeatChange>, StoreError> {
+    rows.into_iter()
+        .map(|(code, version, blocked)| {
+            let code = SeatCode::parse(&code).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let status = match blocked.as_deref() {
+                Some("HOUSE") => SeatStatus::House,
+                _ => SeatStatus::Available,
+            };
             Ok(SeatChange {
                 code,
                 status,

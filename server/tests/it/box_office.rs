@@ -104,7 +104,19 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
     let web = app.customer();
 
-    // No sale without a shift; one open shift per clerk.
+    // No sale and no print without a shift; one open shift per clerk.
+    let (status, body) = post_fn(
+        &kim,
+        &app,
+        "print_ticket",
+        json!({ "booking": uuid::Uuid::new_v4().to_string() }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (StatusCode::CONFLICT, Some("NoOpenShift")),
+        "{body}"
+    );
     let best = json!({ "showtime_id": showtime, "best": { "count": 3 } });
     let (status, body) = post_fn(&kim, &app, "clerk_hold", best.clone()).await;
     assert_eq!(
@@ -256,7 +268,11 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         comp(json!({ "supervisor": "lee", "pin": "9999" })),
     )
     .await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (StatusCode::FORBIDDEN, Some("ApprovalRefused")),
+        "{body}"
+    );
     let (status, comped) = post_fn(
         &kim,
         &app,
@@ -435,6 +451,34 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     );
     assert!(closed["closedAt"].is_string(), "{closed}");
     assert_eq!(closed["counted"], 49_000);
+
+    // Every money action's audit line (written with it) names its approver; prints too.
+    let lines = db.store.staff_audit(200).await.unwrap();
+    let details = |action: &str| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.action == action)
+            .map(|l| l.detail.clone())
+            .collect()
+    };
+    assert!(
+        details("counter_sale")
+            .iter()
+            .any(|d| d.contains(" comp 0, approved by lee")),
+        "{lines:?}"
+    );
+    assert!(!details("counter_refund").is_empty());
+    assert!(details("counter_refund")
+        .iter()
+        .all(|d| d.ends_with("approved by lee")));
+    assert!(details("ticket_reprinted")
+        .iter()
+        .any(|d| d.ends_with("approved by lee")));
+    assert_eq!(
+        details("ticket_printed").len(),
+        2,
+        "the first prints of two bookings"
+    );
 
     // A closed shift sells nothing more.
     let (status, body) = post_fn(
@@ -671,7 +715,20 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{hold}");
-    let exchange = |seats: Value| json!({ "exchange": { "booking": booking, "seats": seats, "holdId": hold["holdId"] } });
+    let exchange = |seats: Value| json!({ "exchange": { "booking": booking, "seats": seats, "holdId": hold["holdId"], "approval": lee_ok } });
+    // A clerk alone moves no customer's seats: as for a refund, a supervisor approves.
+    let (status, body) = post_fn(
+        &kim,
+        &app,
+        "exchange_at_counter",
+        json!({ "exchange": { "booking": booking, "seats": [sold[1]], "holdId": hold["holdId"] } }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (StatusCode::FORBIDDEN, Some("ApprovalRequired")),
+        "{body}"
+    );
     let (status, body) = post_fn(
         &kim,
         &app,
@@ -691,6 +748,19 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
     assert_eq!(
         statuses(&app, showtime, &[sold[1].clone(), other.clone()]).await,
         ["AVAILABLE", "BOOKED"]
+    );
+    // Consumers and the topic learn of it, and the log names the approver.
+    let id: uuid::Uuid = booking.parse().unwrap();
+    assert_eq!(
+        db.outbox_types(id).await,
+        ["BookingConfirmed", "RefundIssued", "SeatsExchanged"]
+    );
+    let lines = db.store.staff_audit(50).await.unwrap();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.action == "counter_exchange" && l.detail.ends_with("approved by lee")),
+        "{lines:?}"
     );
     let (status, body) = post_fn(
         &kim,
@@ -714,7 +784,7 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
         )
         .await;
         assert_eq!(status, StatusCode::OK, "{hold}");
-        let (status, body) = post_fn(&kim, &app, "exchange_at_counter", json!({ "exchange": { "booking": booking, "seats": [sold[2]], "holdId": hold["holdId"] } })).await;
+        let (status, body) = post_fn(&kim, &app, "exchange_at_counter", json!({ "exchange": { "booking": booking, "seats": [sold[2]], "holdId": hold["holdId"], "approval": lee_ok } })).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         post_fn(&kim, &app, "clerk_release", json!({})).await;
     }
@@ -815,4 +885,57 @@ async fn a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed(backend: B
 
 fn rand_suffix() -> u32 {
     rand::random::<u32>() % 100_000
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_hundred_parallel_pin_guesses_are_counted_before_they_are_checked() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let showtime = first_showtime(&app.base).await;
+    let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
+    let _lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    let open = json!({ "register": "R1", "float": 0 });
+    assert_eq!(
+        post_fn(&kim, &app, "open_shift", open).await.0,
+        StatusCode::OK
+    );
+    let sale = cash_sale(&kim, &app, showtime, 1).await;
+    let booking = sale["bookingId"].as_str().unwrap().to_string();
+    let reprint = |pin: String| {
+        let body = json!({ "booking": booking, "approval": { "supervisor": "lee", "pin": pin } });
+        post_fn(&kim, &app, "print_ticket", body)
+    };
+    let (status, _) = post_fn(&kim, &app, "print_ticket", json!({ "booking": booking })).await;
+    assert_eq!(status, StatusCode::OK, "the first print");
+
+    // Act: a hundred wrong PINs at once.
+    let answers =
+        futures_util::future::join_all((0..100).map(|i| reprint(format!("{:04}", 3000 + i)))).await;
+
+    // Assert: every refusal reads the same, and only the free tries and the one that starts
+    // the wait were checked (not 18 to 37 as when the lock was read before the slow check).
+    let first = answers[0].clone();
+    assert_eq!(
+        (first.0, first.1["kind"].as_str()),
+        (StatusCode::FORBIDDEN, Some("ApprovalRefused"))
+    );
+    assert!(answers.iter().all(|a| *a == first), "identical refusals");
+    let checked = db.store.throttle_failures("pin:lee@*").await.unwrap();
+    assert!((6..=8).contains(&checked), "{checked} checks of 100");
+    // Lee's own sign-in is untouched, and her PIN approves again once the wait is over (each
+    // try meanwhile refused like a wrong one).
+    signed_in(&app, "lee", PASSWORD).await;
+    let mut tries = 0;
+    let approved = loop {
+        tries += 1;
+        let answer = reprint("2222".into()).await;
+        if answer.0 == StatusCode::OK {
+            break answer.1;
+        }
+        assert_eq!(answer, first, "refused like a wrong PIN");
+        assert!(tries < 40, "never approved");
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    };
+    assert_eq!(approved["reprint"], 1);
+    db.drop_database().await;
 }

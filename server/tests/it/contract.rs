@@ -225,6 +225,7 @@ async fn no_hold_once_the_showtime_has_started(backend: Backend) {
                 ttl: TTL,
                 client_addr: None,
                 limits: Default::default(),
+                house_ok: false,
             },
             Some(starts + chrono::Duration::hours(9)),
         )
@@ -273,6 +274,7 @@ async fn holds_only_within_the_sales_window(backend: Backend) {
                         ttl: TTL,
                         client_addr: None,
                         limits: Default::default(),
+                        house_ok: false,
                     },
                     Some(at),
                 )
@@ -388,6 +390,7 @@ async fn one_live_hold_per_customer_and_a_seat_cap_per_address(backend: Backend)
                         ttl: TTL,
                         client_addr: Some(addr),
                         limits,
+                        house_ok: false,
                     },
                     now,
                 )
@@ -505,6 +508,7 @@ async fn postgres_control_a_burst_past_the_engines_turns_breaks_the_cap() {
                                 holds_per_customer: Some(1),
                                 seats_per_address: None,
                             },
+                            house_ok: false,
                         },
                         None,
                     )
@@ -739,6 +743,7 @@ async fn opposite_seat_orders_never_deadlock(backend: Backend) {
                     ttl: TTL,
                     client_addr: None,
                     limits: Default::default(),
+                    house_ok: false,
                 };
                 let hold = req.hold_id;
                 (hold, req.customer, store.hold(req, None).await)

@@ -12,7 +12,8 @@
 //! - `checkout`: checkout, callbacks, settlement, refunds, reconciliation, tickets;
 //! - `relay`: the outbox relay and consumers against a Kafka-compatible broker;
 //! - `staff`: staff accounts, the `server staff` command;
-//! - `sign_in`: staff sessions, lockouts, role checks on every staff action, API tokens, audit.
+//! - `sign_in`: staff sessions, role checks on every staff action, API tokens, audit;
+//! - `guessing`: guesses of passwords and PINs slowed per account and address, never a lockout.
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
@@ -25,6 +26,7 @@ mod checkout;
 mod contract;
 mod fanout;
 mod gate;
+mod guessing;
 mod halls;
 mod kiosk_lock;
 mod live;

@@ -440,6 +440,110 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
     let (status, body) = post_fn(&operator, &app, "block_seats", block(&["Z99"], "house")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 
+    // The box office sells house seats: a clerk's hold may take one; the public sees it held,
+    // never free; released, refunded or expired it is a house seat again.
+    app.engine
+        .store()
+        .add_staff(&server::store::NewStaff {
+            name: server::staff::StaffName::parse("kim").unwrap(),
+            role: server::staff::StaffRole::Clerk,
+            password_hash: server::staff::hash_secret("kim's long enough password"),
+        })
+        .await
+        .unwrap();
+    let kim = signed_in(&app, "kim", "kim's long enough password").await;
+    let (status, _) = post_fn(
+        &kim,
+        &app,
+        "open_shift",
+        json!({ "register": "R9", "float": 0 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let public = |code: &'static str| {
+        let url = app.url(&format!("/showtimes/{showtime}/seats"));
+        async move {
+            let map: serde_json::Value = get_json(url).await;
+            seat(&map, code)["status"].as_str().unwrap().to_string()
+        }
+    };
+    let pick = json!({ "showtime_id": showtime, "seats": ["A1"] });
+    let (status, picked) = post_fn(&kim, &app, "clerk_hold", pick.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{picked}");
+    assert_eq!(public("A1").await, "HELD");
+    let r = hold(json!({ "seats": ["A1"] })).await.unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT, "still not the public's");
+    let (status, _) = post_fn(&kim, &app, "clerk_release", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(public("A1").await, "HOUSE", "released: a house seat again");
+    let (_, picked) = post_fn(&kim, &app, "clerk_hold", pick).await;
+    let sale =
+        json!({ "sale": { "holdId": picked["holdId"], "tender": "cash", "tendered": 1_000_000 } });
+    let (status, sold) = post_fn(&kim, &app, "sell_at_counter", sale).await;
+    assert_eq!(status, StatusCode::OK, "{sold}");
+    assert_eq!(public("A1").await, "BOOKED");
+    let refund = json!({ "refund": { "booking": sold["bookingId"], "approval": null } });
+    let (status, body) = post_fn(
+        &operator,
+        &app,
+        "open_shift",
+        json!({ "register": "R8", "float": 0 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = post_fn(&operator, &app, "refund_at_counter", refund).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(public("A1").await, "HOUSE", "refunded: a house seat again");
+    let mut seen = None;
+    while seen.is_none() {
+        let message = live.next().await.unwrap().unwrap();
+        let message: serde_json::Value = serde_json::from_str(message.to_text().unwrap()).unwrap();
+        if message["type"] == "seatsReleased" && seat(&message, "A1")["status"] == "HOUSE" {
+            seen = Some(message);
+        }
+    }
+    // A staff hold that lapses leaves a house seat too (the sweeper tells every map so).
+    let held = db
+        .store
+        .hold(
+            server::store::HoldRequest {
+                showtime: showtime_id(showtime),
+                seats: &[code("A1")],
+                hold_id: app::domain::HoldId::new(showtime_id(showtime), rand::random()),
+                customer: app::domain::CustomerId(Uuid::new_v4()),
+                ttl: Duration::from_secs(1),
+                client_addr: None,
+                limits: Default::default(),
+                house_ok: true,
+            },
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(held, server::store::HoldOutcome::Held { .. }),
+        "{held:?}"
+    );
+    let later = Utc::now() + chrono::Duration::seconds(5);
+    let states = db
+        .store
+        .seat_states(showtime_id(showtime), Some(later))
+        .await
+        .unwrap();
+    let a1 = states.iter().find(|s| s.code.as_str() == "A1").unwrap();
+    assert_eq!(
+        a1.status,
+        SeatStatus::House,
+        "lapsed: a house seat, never free"
+    );
+    let swept = db.store.sweep(Some(later)).await.unwrap();
+    let change = swept
+        .iter()
+        .flat_map(|r| r.changes.iter())
+        .find(|c| c.code.as_str() == "A1")
+        .unwrap();
+    assert_eq!(change.status, SeatStatus::House);
+
     // Back on sale, a house seat sells again.
     let (status, body) = post_fn(&operator, &app, "block_seats", block(&["A1"], "onSale")).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -1,5 +1,6 @@
 //! Staff sign-in over HTTP and its store contract: sessions (cookie, idle timeout, lifetime,
-//! sign-out, disabled accounts), lockouts per account and per address, the cross-site guard,
+//! sign-out, disabled accounts), the count of guesses (its store contract; `guessing` has the
+//! rest) and the per-address limit, the cross-site guard,
 //! role checks on every staff action (a table that must name every server function), API
 //! tokens for the sales report, and the audit log.
 
@@ -8,11 +9,11 @@ use app::domain::StaffRole;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use server::staff::{self, StaffName};
-use server::store::{At, NewAuditEntry, NewStaff, NewStaffSession};
+use server::store::{At, NewAuditEntry, NewStaff, NewStaffSession, ThrottleRule, Throttled};
 use std::time::Duration;
 
 on_both_backends!(
-    sessions_live_until_idle_expired_or_ended_and_failures_lock_at_the_limit,
+    sessions_live_until_idle_expired_or_ended_and_guesses_wait_longer_each_time,
     every_staff_action_answers_401_without_a_session_and_403_to_other_roles,
     an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_log_says_who,
 );
@@ -91,7 +92,7 @@ fn at(seconds: i64) -> At {
     At(chrono::DateTime::from_timestamp(1_900_000_000 + seconds, 0).unwrap())
 }
 
-async fn sessions_live_until_idle_expired_or_ended_and_failures_lock_at_the_limit(
+async fn sessions_live_until_idle_expired_or_ended_and_guesses_wait_longer_each_time(
     backend: Backend,
 ) {
     let db = TestDb::new(backend).await;
@@ -140,49 +141,78 @@ async fn sessions_live_until_idle_expired_or_ended_and_failures_lock_at_the_limi
     assert!(store.disable_staff("kim").await.unwrap());
     assert_eq!(live("c", 1, 1000).await, None, "the account is disabled");
 
-    // The third failure in a row locks the account; a sign-in forgets the count.
+    // Guesses: a key's first failures are free, then it waits, longer each time; an attempt
+    // while it waits changes nothing; a right secret forgets the key of its address and gives
+    // its try back to the key of every address.
     let lee = add_staff(&db, "lee", StaffRole::Door).await;
-    let fail = |n: i64| store.sign_in_failed(lee, 3, at(1000 + n));
-    assert_eq!(fail(1).await.unwrap(), None);
-    assert_eq!(fail(2).await.unwrap(), None);
-    assert_eq!(fail(3).await.unwrap(), Some(at(1003).0));
-    let account = store.staff_named("lee").await.unwrap().unwrap();
-    assert_eq!(account.locked_until, Some(at(1003).0));
-    assert_eq!(fail(4).await.unwrap(), None, "the count starts again");
-    // While locked, no session opens (a right password checked as guesses locked the account).
-    let early = NewStaffSession {
-        staff_id: lee,
-        ..session("e", 1002, 100)
+    let rule = ThrottleRule {
+        free: 3,
+        first: Duration::from_secs(1),
+        max: Duration::from_secs(60),
     };
-    assert!(!store.open_staff_session(&early).await.unwrap(), "locked");
-    assert_eq!(live("e", 1002, 30).await, None, "no session was opened");
-    let lee_session = NewStaffSession {
-        staff_id: lee,
-        ..session("d", 1004, 100)
+    let key = |k: &str| Throttled {
+        key: k.into(),
+        rule,
     };
-    assert!(
-        store.open_staff_session(&lee_session).await.unwrap(),
-        "the lock ran out"
-    );
+    let tries = [key("pw:lee@192.0.2.1"), key("pw:lee@*")];
+    for n in 1..=4 {
+        let counted = store.throttle_attempt(&tries, at(1000)).await.unwrap();
+        assert_eq!(counted, Ok(()), "try {n}");
+    }
     assert_eq!(
-        store
-            .staff_named("lee")
-            .await
-            .unwrap()
-            .unwrap()
-            .locked_until,
-        None
+        store.throttle_attempt(&tries, at(1000)).await.unwrap(),
+        Err(at(1001).0),
+        "the fourth failure makes the keys wait a second"
     );
-    assert_eq!(fail(5).await.unwrap(), None);
+    let failures = |k: &'static str| async move { store.throttle_failures(k).await.unwrap() };
     assert_eq!(
-        fail(6).await.unwrap(),
-        None,
-        "two since the sign-in, not four"
+        failures("pw:lee@*").await,
+        4,
+        "a refused try is not counted"
     );
+    let counted = store.throttle_attempt(&tries, at(1001)).await.unwrap();
+    assert_eq!(counted, Ok(()));
     assert_eq!(
-        store.sign_in_failed(999_999, 3, at(0)).await.unwrap(),
-        None,
-        "no such account"
+        store.throttle_attempt(&tries[..1], at(1002)).await.unwrap(),
+        Err(at(1003).0),
+        "the fifth waits two seconds"
+    );
+    let other = [key("pw:lee@198.51.100.2")];
+    let counted = store.throttle_attempt(&other, at(1002)).await.unwrap();
+    assert_eq!(counted, Ok(()), "another address's key is its own");
+    store
+        .throttle_passed(&["pw:lee@192.0.2.1".into()], &["pw:lee@*".into()])
+        .await
+        .unwrap();
+    assert_eq!(failures("pw:lee@192.0.2.1").await, 0);
+    assert_eq!(failures("pw:lee@*").await, 4);
+    let cleared = store.throttle_clear(&["pw:lee@".into()]).await.unwrap();
+    assert_eq!(cleared, 2, "lee's two keys left");
+    assert_eq!(failures("pw:lee@*").await, 0);
+
+    // Twenty tries at once are counted one after the other: the free ones and the one that
+    // starts the wait get through, no more. (Control: spaced past each wait, every try does.)
+    let burst = [key("pin:sue@*")];
+    let answers =
+        futures_util::future::join_all((0..20).map(|_| store.throttle_attempt(&burst, at(3000))))
+            .await;
+    let through = answers.iter().filter(|a| matches!(a, Ok(Ok(())))).count();
+    assert_eq!(through, 4, "{answers:?}");
+    assert_eq!(failures("pin:sue@*").await, 4);
+    let spaced = [key("pin:sue@192.0.2.9")];
+    let mut t = 4000;
+    for n in 0..8 {
+        assert_eq!(
+            store.throttle_attempt(&spaced, at(t)).await.unwrap(),
+            Ok(()),
+            "try {n}"
+        );
+        t += rule.wait_after(n + 1).as_secs() as i64;
+    }
+    assert_eq!(
+        store.throttle_purge(at(3500)).await.unwrap(),
+        1,
+        "the burst's key is old"
     );
 
     // The audit log, newest first.
@@ -316,6 +346,20 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         "/api/staff_unlock",
         r#"{"pin":"1234"}"#,
         &StaffRole::ALL,
+    ),
+    // A new password too short: refused with 400 before the current one is looked at.
+    (
+        "POST",
+        "/api/staff_change_password",
+        r#"{"current":"x","new":"short"}"#,
+        &StaffRole::ALL,
+    ),
+    ("POST", "/api/staff_accounts", "{}", &[]),
+    (
+        "POST",
+        "/api/staff_reset_pin",
+        r#"{"member":"nobody","pin":"1"}"#,
+        &[],
     ),
     // Last: it locks the session it is called with.
     ("POST", "/api/staff_lock", "{}", &StaffRole::ALL),
@@ -680,90 +724,6 @@ async fn a_session_ends_when_idle_too_long_or_past_its_lifetime() {
         r.status(),
         StatusCode::UNAUTHORIZED,
         "past its lifetime, however busy"
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn repeated_failures_lock_the_account_and_say_for_how_long() {
-    let (db, app) = app_with(&[("STAFF_LOCK_AFTER", "3"), ("STAFF_LOCK_SECONDS", "2")]).await;
-    add_staff(&db, "kim", StaffRole::Clerk).await;
-    let client = app.customer();
-    for _ in 0..2 {
-        let r = sign_in(&client, &app, "kim", "a wrong password!").await;
-        assert_eq!(
-            code_of(r).await,
-            (StatusCode::UNAUTHORIZED, "SIGN_IN_FAILED".into())
-        );
-    }
-    let r = sign_in(&client, &app, "kim", "a wrong password!").await;
-    assert_eq!(
-        r.status(),
-        StatusCode::TOO_MANY_REQUESTS,
-        "the third failure locks"
-    );
-    assert!(r.headers().contains_key("retry-after"));
-    let body: Value = r.json().await.unwrap();
-    assert_eq!(body["kind"], "SignInLocked");
-    assert!(
-        (1..=2).contains(&body["detail"].as_u64().unwrap()),
-        "seconds left: {body}"
-    );
-    let r = sign_in(&client, &app, "kim", &password_of("kim")).await;
-    assert_eq!(
-        code_of(r).await.1,
-        "SIGN_IN_LOCKED",
-        "not even the right password while locked"
-    );
-    // Another account is not locked, and an unknown name fails like a wrong password.
-    assert_eq!(
-        sign_in(&client, &app, "operator", OPERATOR_PASSWORD)
-            .await
-            .status(),
-        StatusCode::OK
-    );
-    // An unknown name is answered exactly as an account is: failed, failed, then locked.
-    for want in [
-        "SIGN_IN_FAILED",
-        "SIGN_IN_FAILED",
-        "SIGN_IN_LOCKED",
-        "SIGN_IN_LOCKED",
-    ] {
-        let r = sign_in(&client, &app, "nobody", "whatever password").await;
-        assert_eq!(
-            code_of(r).await.1,
-            want,
-            "unknown names do not show as unknown"
-        );
-    }
-    tokio::time::sleep(Duration::from_millis(2100)).await;
-    assert_eq!(
-        sign_in(&client, &app, "kim", &password_of("kim"))
-            .await
-            .status(),
-        StatusCode::OK,
-        "the lock ran out"
-    );
-
-    let audit: Value = call(&operator(&app).await, &app, "POST", "/api/audit_log", "{}")
-        .await
-        .json()
-        .await
-        .unwrap();
-    let kim: Vec<&str> = audit
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|l| l["staffName"] == "kim")
-        .map(|l| l["action"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        kim,
-        [
-            "sign_in",
-            "sign_in_failed",
-            "sign_in_failed",
-            "sign_in_failed"
-        ]
     );
 }
 

@@ -246,6 +246,23 @@ impl TestDb {
         self.pg.as_ref().expect("a PostgreSQL test database")
     }
 
+    /// The types of the outbox events about `booking`, oldest first.
+    pub async fn outbox_types(&self, booking: Uuid) -> Vec<String> {
+        let sql = "select event_type from outbox where aggregate_id = $1 order by id";
+        match self.backend {
+            Backend::Postgres => sqlx::query_scalar(sql)
+                .bind(booking)
+                .fetch_all(self.pg.as_ref().unwrap())
+                .await
+                .unwrap(),
+            Backend::Sqlite => sqlx::query_scalar(sql)
+                .bind(booking)
+                .fetch_all(self.sqlite.as_ref().unwrap())
+                .await
+                .unwrap(),
+        }
+    }
+
     /// Raw stored `(status, hold_id)` of every seat, without lazy expiry applied.
     pub async fn stored(&self, showtime: ShowtimeId) -> BTreeMap<String, (String, Option<Uuid>)> {
         let rows: Vec<(String, String, Option<Uuid>)> = match self.backend {

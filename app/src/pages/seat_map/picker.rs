@@ -227,12 +227,18 @@ impl Picker {
             return SeatView::Selected;
         }
         match self.status.with(|s| s.get(code).copied()) {
-            Some(SeatStatus::Available) if self.strands(code) => SeatView::Stranded,
-            Some(SeatStatus::Available) => SeatView::Free,
+            Some(status) if self.open(status) && self.strands(code) => SeatView::Stranded,
+            Some(status) if self.open(status) => SeatView::Free,
             Some(SeatStatus::Held) => SeatView::Taken,
             Some(SeatStatus::House | SeatStatus::Killed) => SeatView::Blocked,
             _ => SeatView::Booked,
         }
+    }
+
+    /// Whether a seat of `status` may be picked here: a free one, and at the box office a house
+    /// seat too (the venue's staff sell those).
+    fn open(self, status: SeatStatus) -> bool {
+        status == SeatStatus::Available || (self.kiosk && status == SeatStatus::House)
     }
 
     /// Whether the current selection would leave `code` alone (and may not).
@@ -290,7 +296,7 @@ impl Picker {
             .filter(|code| self.selected.with_untracked(|s| s.contains(code)))
             .filter(|code| {
                 self.status
-                    .with_untracked(|s| s.get(code) != Some(&SeatStatus::Available))
+                    .with_untracked(|s| s.get(code).is_none_or(|status| !self.open(*status)))
             })
             .collect();
         if !taken.is_empty() {

@@ -1,5 +1,7 @@
-//! `/admin`: the console's home — who is signed in, where to go, signing out.
+//! `/admin`: the console's home — who is signed in, where to go, signing out, one's own
+//! password and PIN, and (operators) the members' PINs.
 
+use super::account::{OwnAccount, StaffPins};
 use super::{AdminNav, StaffRefusal};
 use crate::i18n::use_lang;
 use crate::serverfns::{staff_me, staff_sign_out};
@@ -29,7 +31,9 @@ pub fn AdminPage() -> impl IntoView {
                     let sign_out = sign_out.clone();
                     Suspend::new(async move {
                     match me.await {
-                        Ok(member) => view! {
+                        Ok(member) => {
+                            let (own, pins) = (member.clone(), member.clone());
+                            view! {
                             <AdminNav />
                             <p data-test="signed-in-as">
                                 {move || tr!(lang.get(), "staff.signed_in_as", name = member.name.clone(), role = member.role)}
@@ -37,7 +41,10 @@ pub fn AdminPage() -> impl IntoView {
                             <button type="button" class="secondary" on:click=sign_out data-test="sign-out">
                                 {move || tr!(lang.get(), "staff.sign_out")}
                             </button>
-                        }.into_any(),
+                            <OwnAccount member=own />
+                            <StaffPins member=pins />
+                        }.into_any()
+                        }
                         Err(error) => view! { <StaffRefusal error=error here="/admin" /> }.into_any(),
                     }
                     })

@@ -3,6 +3,7 @@
 //! that checks the member's role itself; a page only shows what the server answered, and
 //! without a session a link to sign in that comes back here.
 
+mod account;
 mod admin;
 mod audit;
 mod chart;

@@ -6,6 +6,22 @@
 //! Times are passed in as [`At`] in both dialects (the engine's clock), so every statement but
 //! the locks and the confirm reads the same in both.
 
+/// Writes audit line `$line` in `$tx` (the transaction of the action it records).
+macro_rules! record_audit {
+    ($tx:ident, $line:expr) => {{
+        let line: &AuditLine = $line;
+        sqlx::query(RECORD_ACTION)
+            .bind(line.at)
+            .bind(line.staff_id)
+            .bind(&line.staff_name)
+            .bind(line.action)
+            .bind(&line.detail)
+            .bind(line.address.as_deref())
+            .execute(&mut *$tx)
+            .await?;
+    }};
+}
+
 /// Whether showtime `$1` is cancelled, and whether its sales are open at `$2` (the dialect's
 /// `FENCE_NOW`); its row is taken shared in PostgreSQL (the dialect's `LOCK_SHOWTIME`).
 macro_rules! showtime_state {
@@ -74,6 +90,7 @@ macro_rules! sell_at_counter {
             .execute(&mut *$tx)
             .await?;
         append_event(&mut $tx, &sale.confirmed()).await?;
+        record_audit!($tx, &sale.audit);
         $tx.commit().await?;
         Ok(CounterSold::Sold(changes(booked, SeatStatus::Booked)?))
     }};
@@ -149,7 +166,7 @@ macro_rules! refund_at_counter {
                 ))
             }
         };
-        let released: Vec<(String, i64)> = sqlx::query_as(&format!(
+        let released: Vec<(String, i64, Option<String>)> = sqlx::query_as(&format!(
             "{RELEASE_BOOKED} and seat_code {} {RETURNING}",
             $seat_in
         ))
@@ -218,10 +235,11 @@ macro_rules! refund_at_counter {
             },
         };
         append_event(&mut $tx, &Envelope::new(refund.booking.0, event)).await?;
+        record_audit!($tx, &refund.audit);
         $tx.commit().await?;
         Ok(CounterRefunded::Refunded {
             showtime,
-            seats: changes(released, SeatStatus::Available)?,
+            seats: crate::store::released(released)?,
             amount,
             method,
         })
@@ -260,7 +278,7 @@ macro_rules! exchange_at_counter {
                 "seat {seat} is not in this booking"
             )));
         }
-        let released: Vec<(String, i64)> = sqlx::query_as(&format!(
+        let released: Vec<(String, i64, Option<String>)> = sqlx::query_as(&format!(
             "{RELEASE_BOOKED} and seat_code {} {RETURNING}",
             $seat_in
         ))
@@ -282,6 +300,7 @@ macro_rules! exchange_at_counter {
             .cloned()
             .collect();
         seats.extend(exchange.to.iter().cloned());
+        let seats_now = seats.clone();
         sqlx::query(SET_BOOKING_SEATS)
             .bind(exchange.booking.0)
             .bind(SeatList(seats))
@@ -296,9 +315,17 @@ macro_rules! exchange_at_counter {
             .bind(exchange.hold.as_uuid())
             .execute(&mut *$tx)
             .await?;
+        let exchanged = BookingEvent::SeatsExchanged {
+            showtime_id: stored_showtime(booking.showtime_id)?,
+            released: exchange.from.clone(),
+            booked: exchange.to.clone(),
+            seats: seats_now,
+        };
+        append_event(&mut $tx, &Envelope::new(exchange.booking.0, exchanged)).await?;
+        record_audit!($tx, &exchange.audit);
         $tx.commit().await?;
         Ok(CounterExchanged::Exchanged {
-            released: changes(released, SeatStatus::Available)?,
+            released: crate::store::released(released)?,
             booked: changes(booked, SeatStatus::Booked)?,
         })
     }};
@@ -402,15 +429,6 @@ macro_rules! box_office_books {
                 Ok(closed.rows_affected() == 1)
             }
 
-            async fn pin_approved(&self, staff: i64, at: At) -> Result<bool, StoreError> {
-                let cleared = sqlx::query(CLEAR_FAILURES_UNLESS_LOCKED)
-                    .bind(staff)
-                    .bind(at)
-                    .execute(&self.$write)
-                    .await?;
-                Ok(cleared.rows_affected() == 1)
-            }
-
             async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError> {
                 Ok(sqlx::query_as(CHECK_IN_COUNTS)
                     .fetch_all(&self.$read)
@@ -421,19 +439,24 @@ macro_rules! box_office_books {
                 &self,
                 booking: BookingId,
                 n: i64,
-                staff: i64,
                 approved_by: Option<i64>,
-                at: At,
+                audit: &AuditLine,
             ) -> Result<bool, StoreError> {
+                let mut tx = self.$write.begin().await?;
                 let inserted: Option<i32> = sqlx::query_scalar(RECORD_PRINT)
                     .bind(booking.0)
                     .bind(i32::try_from(n).unwrap_or(i32::MAX))
-                    .bind(staff)
+                    .bind(audit.staff_id)
                     .bind(approved_by)
-                    .bind(at)
-                    .fetch_optional(&self.$write)
+                    .bind(audit.at)
+                    .fetch_optional(&mut *tx)
                     .await?;
-                Ok(inserted.is_some())
+                if inserted.is_none() {
+                    return Ok(false);
+                }
+                record_audit!(tx, audit);
+                tx.commit().await?;
+                Ok(true)
             }
 
             async fn prints(&self, booking: BookingId) -> Result<i64, StoreError> {
@@ -482,6 +505,8 @@ pub struct CounterSaleRow {
     pub card_reference: Option<String>,
     /// The supervisor who approved a comp.
     pub approved_by: Option<i64>,
+    /// The sale's audit line, written with it.
+    pub audit: AuditLine,
 }
 
 impl CounterSaleRow {
@@ -522,10 +547,13 @@ pub struct CounterRefundRow {
     pub seats: Option<Vec<String>>,
     /// …and what they cost (a partial refund gives back at most what the booking has left).
     pub partial_amount: i64,
+    /// The refund's audit line, written with it.
+    pub audit: AuditLine,
 }
 
 /// An exchange at the counter to record: seats of a booking for the clerk's hold of as many
-/// seats of the same categories in the same showtime (checked by the engine).
+/// seats of the same categories in the same showtime (checked by the engine), approved by a
+/// supervisor; it writes `SeatsExchanged`.
 #[derive(Debug, Clone)]
 pub struct CounterExchangeRow {
     pub booking: BookingId,
@@ -533,6 +561,8 @@ pub struct CounterExchangeRow {
     pub from: Vec<String>,
     pub hold: HoldId,
     pub to: Vec<String>,
+    /// The exchange's audit line (with its approver), written with it.
+    pub audit: AuditLine,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -715,7 +745,7 @@ const RELEASE_BOOKED: &str = "update show_seat
                                      customer_id = null, hold_expires_at = null,
                                      version = version + 1
                                where showtime_id = $1 and booking_id = $2 and status = 'BOOKED'";
-const RETURNING: &str = "returning seat_code, version";
+const RETURNING: &str = "returning seat_code, version, blocked";
 /// A booking's seats after a refund or an exchange, its amount less `$3`, refunded when `$4`.
 const SET_BOOKING_SEATS: &str = "update booking
                                     set seats = $2, amount_krw = amount_krw - $3,
@@ -754,9 +784,6 @@ const SCANNABLE: &str = "select b.refunded_at is not null
                                             where st.id = b.showtime_id
                                               and st.cancelled_at is not null)
                            from booking b where b.id = $1 and b.status = 'CONFIRMED'";
-const CLEAR_FAILURES_UNLESS_LOCKED: &str = "update staff_user set failed_sign_ins = 0
-                                             where id = $1
-                                               and (locked_until is null or locked_until <= $2)";
 const FIRST_SCAN: &str = "select checked_in_at, gate from check_in where booking_id = $1";
 const RECORD_PRINT: &str =
     "insert into ticket_print (booking_id, n, staff_id, approved_by, printed_at)
@@ -853,22 +880,18 @@ pub trait BoxOfficeBooks: Send + Sync {
         at: At,
     ) -> Result<bool, StoreError>;
 
-    /// After a supervisor's PIN matched: their failed sign-ins start again from 0, unless
-    /// guesses locked the account meanwhile (`false`: refuse the approval).
-    async fn pin_approved(&self, staff: i64, at: At) -> Result<bool, StoreError>;
-
     /// Tickets checked in per showtime.
     async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError>;
 
-    /// Records print `n` of a booking's ticket (0: the first); `false` when another print took
-    /// that number first.
+    /// Records print `n` of a booking's ticket (0: the first) by `audit`'s member with its
+    /// audit line, in one transaction; `false` (nothing written) when another print took that
+    /// number first.
     async fn record_print(
         &self,
         booking: BookingId,
         n: i64,
-        staff: i64,
         approved_by: Option<i64>,
-        at: At,
+        audit: &AuditLine,
     ) -> Result<bool, StoreError>;
 
     /// How many times a booking's ticket was printed.

@@ -116,7 +116,7 @@ macro_rules! cancel_showtime {
                 .await?;
             return Ok(known.map(|_| Cancellation::default()));
         }
-        let released: Vec<(String, i64)> = sqlx::query_as(RELEASE_HELD)
+        let freed: Vec<(String, i64, Option<String>)> = sqlx::query_as(RELEASE_HELD)
             .bind(showtime.get())
             .fetch_all(&mut *$tx)
             .await?;
@@ -132,17 +132,7 @@ macro_rules! cancel_showtime {
         $tx.commit().await?;
         Ok(Some(Cancellation {
             cancelled_now: true,
-            released: released
-                .into_iter()
-                .map(|(code, version)| {
-                    Ok(SeatChange {
-                        code: SeatCode::parse(&code)
-                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                        status: SeatStatus::Available,
-                        version,
-                    })
-                })
-                .collect::<Result<_, StoreError>>()?,
+            released: released(freed)?,
             refunds: paid.len(),
         }))
     }};
@@ -253,7 +243,7 @@ const RELEASE_HELD: &str = "update show_seat
         set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
             version = version + 1
       where showtime_id = $1 and status = 'HELD'
-  returning seat_code, version";
+  returning seat_code, version, blocked";
 /// The payments that paid for the showtime's confirmed bookings (a payment refunded or due to
 /// be has another outcome).
 const PAID_SALES: &str = "select p.provider_payment_id, p.booking_id,

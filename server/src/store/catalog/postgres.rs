@@ -46,8 +46,9 @@ impl Catalog for PgStore {
     ) -> Result<Vec<SeatState>, StoreError> {
         let rows: Vec<StateRow> = sqlx::query_as(
             "select seat_code,
-                    coalesce(blocked, case when status = 'HELD' and hold_expires_at < coalesce($2, now())
-                         then 'AVAILABLE' else status end) as status,
+                    case when status = 'BOOKED'
+                              or (status = 'HELD' and hold_expires_at >= coalesce($2, now()))
+                         then status else coalesce(blocked, 'AVAILABLE') end as status,
                     version
                from show_seat where showtime_id = $1",
         )

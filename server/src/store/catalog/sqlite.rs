@@ -44,8 +44,8 @@ impl Catalog for SqliteStore {
     ) -> Result<Vec<SeatState>, StoreError> {
         let rows: Vec<StateRow> = sqlx::query_as(
             "select seat_code,
-                    coalesce(blocked, case when status = 'HELD' and hold_expires_at < $2
-                         then 'AVAILABLE' else status end) as status,
+                    case when status = 'BOOKED' or (status = 'HELD' and hold_expires_at >= $2)
+                         then status else coalesce(blocked, 'AVAILABLE') end as status,
                     version
                from show_seat where showtime_id = $1",
         )

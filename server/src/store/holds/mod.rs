@@ -19,6 +19,8 @@ pub struct HoldRequest<'a> {
     /// [`HoldLimits::seats_per_address`]; `None` (internal callers) is not counted.
     pub client_addr: Option<std::net::IpAddr>,
     pub limits: HoldLimits,
+    /// A staff hold: it may take house seats (which stay house seats while held or sold).
+    pub house_ok: bool,
 }
 
 /// Caps a hold must respect, checked by the hold statement itself against the holds that are

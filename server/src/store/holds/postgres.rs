@@ -17,11 +17,11 @@ with args as (
     select $1::bigint as showtime_id, $2::text[] as seats, $3::uuid as hold_id,
            $4::uuid as customer_id, coalesce($5::timestamptz, now()) as now,
            $6::bigint * interval '1 millisecond' as ttl, $7::text as client_addr,
-           $8::int as max_holds, $9::int as max_address_seats
+           $8::int as max_holds, $9::int as max_address_seats, $10::bool as house_ok
 ),
 req as (
     select s.seat_code,
-           s.blocked is null
+           (s.blocked is null or (s.blocked = 'HOUSE' and a.house_ok))
                and (s.status = 'AVAILABLE' or (s.status = 'HELD' and s.hold_expires_at < a.now))
                as free
       from show_seat s, args a
@@ -104,7 +104,7 @@ update show_seat s
   from args a, mine m
  where s.showtime_id = a.showtime_id and s.seat_code = m.seat_code
    and s.hold_id = a.hold_id and s.status = 'HELD'
-returning s.seat_code, s.version
+returning s.seat_code, s.version, s.blocked
 "#;
 
 /// HELD → BOOKED, fenced by hold id, status and expiry in the update's own WHERE; `verdict`
@@ -157,7 +157,7 @@ update show_seat s
   from args a, expired e
  where s.showtime_id = a.showtime_id and s.seat_code = e.seat_code
    and s.status = 'HELD' and s.hold_expires_at < a.now
-returning s.seat_code, s.version
+returning s.seat_code, s.version, s.blocked
 "#;
 
 #[async_trait::async_trait]
@@ -182,6 +182,7 @@ impl Holds for PgStore {
             .bind(req.client_addr.map(|a| a.to_string()))
             .bind(cap(req.limits.holds_per_customer))
             .bind(cap(req.limits.seats_per_address))
+            .bind(req.house_ok)
             .fetch_all(&self.pool)
             .await?;
         let verdict = rows.first().map_or("TAKEN", |r| r.0.as_str());
@@ -227,17 +228,14 @@ impl Holds for PgStore {
         customer: CustomerId,
     ) -> Result<CancelOutcome, StoreError> {
         let showtime = hold.showtime_id();
-        let released = sqlx::query_as::<_, (String, i64)>(CANCEL_SQL)
+        let freed = sqlx::query_as::<_, (String, i64, Option<String>)>(CANCEL_SQL)
             .bind(showtime.get())
             .bind(hold.as_uuid())
             .bind(customer.0)
             .fetch_all(&self.pool)
             .await?;
-        if !released.is_empty() {
-            return Ok(CancelOutcome::Released(changes(
-                released,
-                SeatStatus::Available,
-            )?));
+        if !freed.is_empty() {
+            return Ok(CancelOutcome::Released(released(freed)?));
         }
         // Nothing released: only now find out why, to answer 403 or 404 (changes nothing).
         let owner: Option<uuid::Uuid> = sqlx::query_scalar(
@@ -302,7 +300,7 @@ impl Holds for PgStore {
         .await?;
         let mut out = Vec::new();
         for showtime in showtimes {
-            let rows = sqlx::query_as::<_, (String, i64)>(SWEEP_SQL)
+            let rows = sqlx::query_as::<_, (String, i64, Option<String>)>(SWEEP_SQL)
                 .bind(showtime)
                 .bind(now)
                 .fetch_all(&self.pool)
@@ -310,7 +308,7 @@ impl Holds for PgStore {
             if !rows.is_empty() {
                 out.push(Released {
                     showtime: stored_showtime(showtime)?,
-                    changes: changes(rows, SeatStatus::Available)?,
+                    changes: released(rows)?,
                 });
             }
         }

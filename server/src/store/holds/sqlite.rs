@@ -77,7 +77,7 @@ impl Holds for SqliteStore {
                 set status = 'HELD', hold_id = $1, customer_id = $2, hold_expires_at = $3,
                     booking_id = null, version = version + 1
               where showtime_id = $4 and seat_code in (select value from json_each($5))
-                and blocked is null
+                and (blocked is null or (blocked = 'HOUSE' and $7))
                 and (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $6))
              returning seat_code, version",
         )
@@ -87,18 +87,20 @@ impl Holds for SqliteStore {
         .bind(req.showtime.get())
         .bind(&codes)
         .bind(now)
+        .bind(req.house_ok)
         .fetch_all(&mut *tx)
         .await?;
         if held.len() != req.seats.len() {
             tx.rollback().await?;
             let found = sqlx::query_as::<_, (String, bool)>(
-                "select seat_code, blocked is null
+                "select seat_code, (blocked is null or (blocked = 'HOUSE' and $4))
                         and (status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $3))
                    from show_seat where showtime_id = $1 and seat_code in (select value from json_each($2))",
             )
             .bind(req.showtime.get())
             .bind(&codes)
             .bind(now)
+            .bind(req.house_ok)
             .fetch_all(&self.read)
             .await?;
             let mut outcome = rejection(req.seats, found);
@@ -142,23 +144,20 @@ impl Holds for SqliteStore {
         customer: CustomerId,
     ) -> Result<CancelOutcome, StoreError> {
         let showtime = hold.showtime_id();
-        let released = sqlx::query_as::<_, (String, i64)>(
+        let freed = sqlx::query_as::<_, (String, i64, Option<String>)>(
             "update show_seat
                 set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
                     version = version + 1
               where showtime_id = $1 and hold_id = $2 and customer_id = $3 and status = 'HELD'
-             returning seat_code, version",
+             returning seat_code, version, blocked",
         )
         .bind(showtime.get())
         .bind(hold.as_uuid())
         .bind(customer.0)
         .fetch_all(&self.write)
         .await?;
-        if !released.is_empty() {
-            return Ok(CancelOutcome::Released(changes(
-                released,
-                SeatStatus::Available,
-            )?));
+        if !freed.is_empty() {
+            return Ok(CancelOutcome::Released(released(freed)?));
         }
         let owner: Option<uuid::Uuid> = sqlx::query_scalar(
             "select customer_id from seat_hold where showtime_id = $1 and hold_id = $2",
@@ -238,19 +237,19 @@ impl Holds for SqliteStore {
     }
 
     async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
-        let rows = sqlx::query_as::<_, (i64, String, i64)>(
+        let rows = sqlx::query_as::<_, (i64, String, i64, Option<String>)>(
             "update show_seat
                 set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
                     version = version + 1
               where status = 'HELD' and hold_expires_at < $1
-             returning showtime_id, seat_code, version",
+             returning showtime_id, seat_code, version, blocked",
         )
         .bind(At::or_now(now))
         .fetch_all(&self.write)
         .await?;
         let mut out: Vec<Released> = Vec::new();
-        for (showtime, code, version) in rows {
-            let change = changes(vec![(code, version)], SeatStatus::Available)?;
+        for (showtime, code, version, blocked) in rows {
+            let change = released(vec![(code, version, blocked)])?;
             match out.iter_mut().find(|r| r.showtime.get() == showtime) {
                 Some(r) => r.changes.extend(change),
                 None => out.push(Released {

@@ -25,8 +25,10 @@ macro_rules! find_staff {
 mod postgres;
 mod sessions;
 mod sqlite;
+mod throttle;
 
 pub use sessions::*;
+pub use throttle::*;
 
 use super::*;
 use crate::staff::StaffName;

@@ -1,4 +1,4 @@
-//! Signing in: staff sessions, lockouts after failed sign-ins, API tokens and the audit log.
+//! Signing in: staff sessions, passwords and PINs, API tokens and the audit log.
 //! Every statement is given its time (the engine's clock), so both dialects run the same text;
 //! [`staff_sessions!`] writes the implementation once and each dialect expands it with its pools.
 
@@ -26,6 +26,18 @@ pub struct NewAuditEntry<'a> {
     pub address: Option<&'a str>,
 }
 
+/// An audit line written by the transaction of the action it records (money actions at the
+/// counter): the line exists if and only if the action happened.
+#[derive(Debug, Clone)]
+pub struct AuditLine {
+    pub at: At,
+    pub staff_id: i64,
+    pub staff_name: String,
+    pub action: &'static str,
+    pub detail: String,
+    pub address: Option<String>,
+}
+
 /// A live session's member, and when the session was last used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveSession {
@@ -39,19 +51,8 @@ pub struct LiveSession {
 
 #[async_trait::async_trait]
 pub trait StaffSessions: Send + Sync {
-    /// Counts a failed sign-in of the account; the `lock_after`-th in a row locks it until
-    /// `lock_until` (and starts the count again). The lock's end when this failure locked it.
-    async fn sign_in_failed(
-        &self,
-        staff_id: i64,
-        lock_after: i32,
-        lock_until: At,
-    ) -> Result<Option<DateTime<Utc>>, StoreError>;
-    /// Opens a session and forgets the account's failed sign-ins — unless the account is locked
-    /// at `session.at` (then `false`, and nothing changes). Checked in the same statement that
-    /// forgets the failures, so a right password checked while other guesses locked the
-    /// account does not open it.
-    async fn open_staff_session(&self, session: &NewStaffSession<'_>) -> Result<bool, StoreError>;
+    /// Opens a session.
+    async fn open_staff_session(&self, session: &NewStaffSession<'_>) -> Result<(), StoreError>;
     /// The session of `token_hash` if it is live at `at`: not ended, not past its lifetime,
     /// used after `idle_since`, its account not disabled.
     async fn live_staff_session(
@@ -66,14 +67,22 @@ pub trait StaffSessions: Send + Sync {
     async fn end_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
     /// Locks a live session; `false` when it was locked or ended already.
     async fn lock_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
-    /// Unlocks the session and forgets the account's failures — unless the account is locked
-    /// at `at` (then `false`, and nothing changes).
-    async fn unlock_staff_session(
+    /// Unlocks a live session; `false` when it was not locked or has ended.
+    async fn unlock_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
+    /// Ends every live session of the member but `except` (a password change keeps the one
+    /// it was made in); how many.
+    async fn end_member_sessions(
         &self,
-        token_hash: &str,
         staff_id: i64,
+        except: Option<&str>,
         at: At,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<u64, StoreError>;
+    /// Sets the member's password hash.
+    async fn set_staff_password(
+        &self,
+        staff_id: i64,
+        password_hash: &str,
+    ) -> Result<(), StoreError>;
     /// Sets (or with `None` removes) the member's kiosk PIN hash.
     async fn set_staff_pin(&self, staff_id: i64, pin_hash: Option<&str>) -> Result<(), StoreError>;
     async fn record_staff_action(&self, entry: &NewAuditEntry<'_>) -> Result<(), StoreError>;
@@ -97,15 +106,6 @@ pub trait StaffSessions: Send + Sync {
 }
 
 // The statements, the same in both dialects (times are bound, never the database's `now()`).
-// Within one UPDATE every right-hand side reads the row as it was, so the count that locks the
-// account and the lock are one decision, however many failures arrive at once.
-const SIGN_IN_FAILED: &str = "update staff_user
-     set failed_sign_ins = case when failed_sign_ins + 1 >= $2 then 0 else failed_sign_ins + 1 end,
-         locked_until = case when failed_sign_ins + 1 >= $2 then $3 else locked_until end
-     where id = $1
-     returning case when failed_sign_ins = 0 then locked_until end";
-const FORGET_FAILURES: &str = "update staff_user set failed_sign_ins = 0, locked_until = null
-     where id = $1 and (locked_until is null or locked_until <= $2)";
 const OPEN_SESSION: &str = "insert into staff_session
      (token_hash, staff_id, created_at, last_seen_at, expires_at, address)
      values ($1, $2, $3, $3, $4, $5)";
@@ -117,12 +117,15 @@ const LIVE_SESSION: &str = "select u.id, u.name, u.role, s.last_seen_at,
 const TOUCH_SESSION: &str = "update staff_session set last_seen_at = $2 where token_hash = $1";
 const LOCK_SESSION: &str = "update staff_session set locked_at = $2
      where token_hash = $1 and ended_at is null and locked_at is null";
-const UNLOCK_SESSION: &str =
-    "update staff_session set locked_at = null, last_seen_at = $2 where token_hash = $1";
+const UNLOCK_SESSION: &str = "update staff_session set locked_at = null, last_seen_at = $2
+     where token_hash = $1 and ended_at is null and locked_at is not null";
+const END_MEMBER_SESSIONS: &str = "update staff_session set ended_at = $3
+     where staff_id = $1 and ended_at is null and token_hash <> coalesce($2, '')";
+const SET_PASSWORD: &str = "update staff_user set password_hash = $2 where id = $1";
 const SET_PIN: &str = "update staff_user set pin_hash = $2 where id = $1";
 const END_SESSION: &str =
     "update staff_session set ended_at = $2 where token_hash = $1 and ended_at is null";
-const RECORD_ACTION: &str = "insert into staff_audit
+pub(crate) const RECORD_ACTION: &str = "insert into staff_audit
      (at, staff_id, staff_name, action, detail, address) values ($1, $2, $3, $4, $5, $6)";
 const AUDIT: &str = "select at, staff_name, action, detail, address from staff_audit
      order by at desc, id desc limit $1";
@@ -215,33 +218,10 @@ macro_rules! staff_sessions {
     ($store:ty, $read:ident, $write:ident) => {
         #[async_trait::async_trait]
         impl StaffSessions for $store {
-            async fn sign_in_failed(
-                &self,
-                staff_id: i64,
-                lock_after: i32,
-                lock_until: At,
-            ) -> Result<Option<DateTime<Utc>>, StoreError> {
-                let locked: Option<Option<At>> = sqlx::query_scalar(SIGN_IN_FAILED)
-                    .bind(staff_id)
-                    .bind(lock_after)
-                    .bind(lock_until)
-                    .fetch_optional(&self.$write)
-                    .await?;
-                Ok(locked.flatten().map(|at| at.0))
-            }
-
             async fn open_staff_session(
                 &self,
                 session: &NewStaffSession<'_>,
-            ) -> Result<bool, StoreError> {
-                let unlocked = sqlx::query(FORGET_FAILURES)
-                    .bind(session.staff_id)
-                    .bind(session.at)
-                    .execute(&self.$write)
-                    .await?;
-                if unlocked.rows_affected() != 1 {
-                    return Ok(false);
-                }
+            ) -> Result<(), StoreError> {
                 sqlx::query(OPEN_SESSION)
                     .bind(session.token_hash)
                     .bind(session.staff_id)
@@ -250,7 +230,7 @@ macro_rules! staff_sessions {
                     .bind(session.address)
                     .execute(&self.$write)
                     .await?;
-                Ok(true)
+                Ok(())
             }
 
             async fn live_staff_session(
@@ -290,16 +270,33 @@ macro_rules! staff_sessions {
             async fn unlock_staff_session(
                 &self,
                 token_hash: &str,
-                staff_id: i64,
                 at: At,
             ) -> Result<bool, StoreError> {
-                let forget = sqlx::query(FORGET_FAILURES).bind(staff_id).bind(at);
-                if forget.execute(&self.$write).await?.rows_affected() != 1 {
-                    return Ok(false);
-                }
                 let unlock = sqlx::query(UNLOCK_SESSION).bind(token_hash).bind(at);
-                unlock.execute(&self.$write).await?;
-                Ok(true)
+                Ok(unlock.execute(&self.$write).await?.rows_affected() == 1)
+            }
+
+            async fn end_member_sessions(
+                &self,
+                staff_id: i64,
+                except: Option<&str>,
+                at: At,
+            ) -> Result<u64, StoreError> {
+                let end = sqlx::query(END_MEMBER_SESSIONS)
+                    .bind(staff_id)
+                    .bind(except)
+                    .bind(at);
+                Ok(end.execute(&self.$write).await?.rows_affected())
+            }
+
+            async fn set_staff_password(
+                &self,
+                staff_id: i64,
+                password_hash: &str,
+            ) -> Result<(), StoreError> {
+                let set = sqlx::query(SET_PASSWORD).bind(staff_id).bind(password_hash);
+                set.execute(&self.$write).await?;
+                Ok(())
             }
 
             async fn set_staff_pin(

@@ -1,11 +1,15 @@
 //! Staff accounts: the people who run a venue, each with one role, who sign in with a password
-//! kept only as an argon2id hash. Accounts are added, listed and disabled from the command line
-//! (`server staff …`, [`command`]), so a new venue needs no database editing; while there is no
+//! kept only as an argon2id hash ([`hashing`] runs every check on a few threads of its own).
+//! Accounts are added, listed, disabled, given a new password, signed out everywhere and freed of
+//! their failed tries from the command line (`server staff …`, [`command`]), so a new venue needs
+//! no database editing; while there is no
 //! account a start makes the `operator` account ([`ensure_first_operator`]: `OPERATOR_PASSWORD`,
 //! in embedded mode by default the password in `data/operator.password`). Signing in and
 //! sessions are `engine::staff` and `http::staff`.
 
-use crate::store::{NewStaff, Store};
+pub mod hashing;
+
+use crate::store::{At, NewStaff, Store};
 use anyhow::{bail, Context};
 pub use app::domain::StaffRole;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -76,7 +80,7 @@ pub fn verify_secret(hash: &str, secret: &str) -> bool {
     })
 }
 
-/// Where `server staff add` reads the new password from.
+/// Where `server staff add` and `server staff passwd` read the new password from.
 pub trait PasswordSource {
     fn password(&mut self, name: &StaffName) -> anyhow::Result<String>;
 }
@@ -124,7 +128,22 @@ impl PasswordSource for Stdin {
 
 const USAGE: &str = "usage: server staff add <name> --role <operator|supervisor|clerk|door>
        server staff list
-       server staff disable <name>";
+       server staff disable <name>
+       server staff passwd <name>     (a new password; ends the member's sessions)
+       server staff sign-out <name>   (ends every session of the member)
+       server staff unlock <name>     (forgets the failed sign-ins and PINs that slow the member down)";
+
+/// The active account named `name` (parsed), or why not.
+async fn account_named(
+    store: &dyn Store,
+    name: &str,
+) -> anyhow::Result<(StaffName, crate::store::StaffAccount)> {
+    let name = StaffName::parse(name).map_err(anyhow::Error::msg)?;
+    match store.staff_named(name.as_str()).await? {
+        Some(account) => Ok((name, account)),
+        None => bail!("no staff account named {name}"),
+    }
+}
 
 /// Runs `server staff <args>` against `store` and answers what to print.
 pub async fn command(
@@ -192,6 +211,62 @@ pub async fn command(
                 },
             }
         }
+        ["passwd", name] => {
+            let (name, account) = account_named(store, name).await?;
+            let password = passwords.password(&name)?;
+            if let Some(problem) = password_problem(&password) {
+                bail!("{problem}; nothing changed");
+            }
+            store
+                .set_staff_password(account.id, &hash_secret(&password))
+                .await?;
+            let now = At::or_now(None);
+            let ended = store.end_member_sessions(account.id, None, now).await?;
+            store
+                .throttle_clear(&crate::engine::staff::throttle_prefixes(name.as_str()))
+                .await?;
+            let detail =
+                format!("new password set by the server staff command; {ended} sessions ended");
+            audit_command(
+                store,
+                Some(account.id),
+                name.as_str(),
+                "password_changed",
+                &detail,
+            )
+            .await;
+            Ok(format!(
+                "new password set for {name}; {ended} sessions ended"
+            ))
+        }
+        ["sign-out", name] => {
+            let (name, account) = account_named(store, name).await?;
+            let ended = store
+                .end_member_sessions(account.id, None, At::or_now(None))
+                .await?;
+            let detail = format!("{ended} sessions ended by the server staff command");
+            audit_command(
+                store,
+                Some(account.id),
+                name.as_str(),
+                "signed_out_everywhere",
+                &detail,
+            )
+            .await;
+            Ok(format!("{ended} sessions of {name} ended"))
+        }
+        ["unlock", name] => {
+            let (name, account) = account_named(store, name).await?;
+            let cleared = store
+                .throttle_clear(&crate::engine::staff::throttle_prefixes(name.as_str()))
+                .await?;
+            let detail =
+                format!("failed tries forgotten by the server staff command ({cleared} counts)");
+            audit_command(store, Some(account.id), name.as_str(), "unlocked", &detail).await;
+            Ok(format!(
+                "{name} may sign in again at once ({cleared} counts of failed tries forgotten)"
+            ))
+        }
         _ => bail!("{USAGE}"),
     }
 }
@@ -216,6 +291,20 @@ async fn audit_command(store: &dyn Store, id: Option<i64>, name: &str, action: &
 /// `password` (`OPERATOR_PASSWORD`, or in embedded mode the one kept in the data folder).
 pub async fn ensure_first_operator(store: &dyn Store, password: &str) -> anyhow::Result<()> {
     if !store.staff_list().await?.is_empty() {
+        // The password only makes the first account: a changed one is not applied, and saying
+        // so keeps an operator from wondering why the new one does not sign in.
+        if let Some(operator) = store.staff_named("operator").await? {
+            let (hash, password) = (operator.password_hash, password.to_string());
+            let same = hashing::Hasher::global().verify(hash, password).await;
+            if same == Ok(false) {
+                tracing::warn!(
+                    "the first operator's password (OPERATOR_PASSWORD, or in embedded mode \
+                     data/operator.password) is not the operator account's password: it only \
+                     makes the first account and is never applied later; change a password \
+                     with `server staff passwd operator` or in the console (/admin)"
+                );
+            }
+        }
         return Ok(());
     }
     let new = NewStaff {

@@ -1,0 +1,184 @@
+//! On the console's home: the signed-in member's own password and kiosk PIN, and (operators)
+//! every member's PIN — without them a supervisor cannot approve and a clerk cannot unlock a
+//! kiosk.
+
+use crate::domain::{StaffMember, StaffRole};
+use crate::error::InventoryError;
+use crate::i18n::{error_text, use_lang};
+use crate::serverfns::{staff_accounts, staff_change_password, staff_reset_pin, staff_set_pin};
+use crate::tr;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+/// A form's outcome: done (the key of its message) or the server's refusal.
+type Outcome = RwSignal<Option<Result<&'static str, InventoryError>>>;
+
+#[component]
+fn OutcomeLine(outcome: Outcome, test: &'static str) -> impl IntoView {
+    let lang = use_lang();
+    move || {
+        outcome.get().map(|o| match o {
+            Ok(key) => view! {
+                <p class="notice ok" role="status" data-test=test>{crate::i18n::translate(lang.get(), key, &[])}</p>
+            }
+            .into_any(),
+            Err(e) => view! {
+                <p class="error" role="alert" data-test=format!("{test}-error")>{error_text(lang.get(), &e)}</p>
+            }
+            .into_any(),
+        })
+    }
+}
+
+/// Changing one's password and setting one's PIN.
+#[component]
+pub fn OwnAccount(member: StaffMember) -> impl IntoView {
+    let lang = use_lang();
+    let (current, new, again) = (
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+    );
+    let password_done: Outcome = RwSignal::new(None);
+    let change = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if new.get_untracked() != again.get_untracked() {
+            password_done.set(Some(Err(InventoryError::InvalidRequest(tr!(
+                lang.get_untracked(),
+                "account.passwords_differ"
+            )))));
+            return;
+        }
+        let (c, n) = (current.get_untracked(), new.get_untracked());
+        spawn_local(async move {
+            let done = staff_change_password(c, n)
+                .await
+                .map(|()| "account.password_changed");
+            if done.is_ok() {
+                current.set(String::new());
+                new.set(String::new());
+                again.set(String::new());
+            }
+            password_done.set(Some(done));
+        });
+    };
+    let (pin_password, pin) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let pin_done: Outcome = RwSignal::new(None);
+    let set_pin = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (password, p) = (pin_password.get_untracked(), pin.get_untracked());
+        spawn_local(async move {
+            let done = staff_set_pin(password, p).await.map(|()| "account.pin_set");
+            if done.is_ok() {
+                pin_password.set(String::new());
+                pin.set(String::new());
+            }
+            pin_done.set(Some(done));
+        });
+    };
+    let field = |id: &'static str,
+                 key: &'static str,
+                 value: RwSignal<String>,
+                 kind: &'static str,
+                 complete: &'static str| {
+        view! {
+            <label for=id>{move || crate::i18n::translate(lang.get(), key, &[])}</label>
+            <input id=id type=kind autocomplete=complete bind:value=value data-test=id />
+        }
+    };
+    view! {
+        <section class="own-account" data-test="own-account">
+            <h2>{move || tr!(lang.get(), "account.heading", name = member.name.clone())}</h2>
+            <form on:submit=change data-test="password-form">
+                <h3>{move || tr!(lang.get(), "account.change_password")}</h3>
+                {field("current-password", "account.current_password", current, "password", "current-password")}
+                {field("new-password", "account.new_password", new, "password", "new-password")}
+                {field("new-password-again", "account.new_password_again", again, "password", "new-password")}
+                <button type="submit" class="primary" data-test="change-password">{move || tr!(lang.get(), "account.change_password")}</button>
+                <OutcomeLine outcome=password_done test="password-done" />
+            </form>
+            <form on:submit=set_pin data-test="pin-form">
+                <h3>{move || tr!(lang.get(), "account.set_pin")}</h3>
+                <p>{move || tr!(lang.get(), "account.pin_explain")}</p>
+                {field("pin-password", "account.current_password", pin_password, "password", "current-password")}
+                <label for="new-pin">{move || tr!(lang.get(), "account.new_pin")}</label>
+                <input id="new-pin" type="password" inputmode="numeric" autocomplete="off" minlength="4" maxlength="8" bind:value=pin data-test="new-pin" />
+                <button type="submit" class="primary" data-test="set-pin">{move || tr!(lang.get(), "account.set_pin")}</button>
+                <OutcomeLine outcome=pin_done test="pin-done" />
+            </form>
+        </section>
+    }
+}
+
+/// The operator's list of members, with a PIN reset for each.
+#[component]
+pub fn StaffPins(member: StaffMember) -> impl IntoView {
+    let lang = use_lang();
+    let operator = member.role == StaffRole::Operator;
+    let accounts = Resource::new(
+        move || operator,
+        |operator| async move {
+            match operator {
+                true => staff_accounts().await,
+                false => Ok(Vec::new()),
+            }
+        },
+    );
+    let (who, pin) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let done: Outcome = RwSignal::new(None);
+    let reset = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (m, p) = (who.get_untracked(), pin.get_untracked());
+        let p = (!p.trim().is_empty()).then_some(p);
+        spawn_local(async move {
+            let result = staff_reset_pin(m, p).await.map(|()| "account.pin_reset");
+            if result.is_ok() {
+                pin.set(String::new());
+                accounts.refetch();
+            }
+            done.set(Some(result));
+        });
+    };
+    operator.then(|| view! {
+        <section class="staff-pins" data-test="staff-pins">
+            <h2>{move || tr!(lang.get(), "account.staff_heading")}</h2>
+            <Transition fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || accounts.get().map(|list| match list {
+                    Ok(list) => view! {
+                        <table data-test="staff-table">
+                            <thead><tr>
+                                <th scope="col">{move || tr!(lang.get(), "staff.name")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "account.role")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "account.pin")}</th>
+                            </tr></thead>
+                            <tbody>
+                                {list.into_iter().map(|a| {
+                                    let has_pin = a.has_pin;
+                                    view! {
+                                        <tr data-test="staff-row" data-member=a.name.clone()>
+                                            <td>{a.name.clone()}</td>
+                                            <td>{a.role.as_str()}</td>
+                                            <td>{move || match has_pin {
+                                                true => tr!(lang.get(), "account.has_pin"),
+                                                false => tr!(lang.get(), "account.no_pin"),
+                                            }}</td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{error_text(lang.get(), &e)}</p> }.into_any(),
+                })}
+            </Transition>
+            <form on:submit=reset data-test="reset-pin-form">
+                <label for="reset-member">{move || tr!(lang.get(), "staff.name")}</label>
+                <input id="reset-member" autocomplete="off" autocapitalize="none" bind:value=who data-test="reset-member" />
+                <label for="reset-pin">{move || tr!(lang.get(), "account.new_pin_or_empty")}</label>
+                <input id="reset-pin" type="password" inputmode="numeric" autocomplete="off" maxlength="8" bind:value=pin data-test="reset-pin" />
+                <button type="submit" class="primary" data-test="reset-pin-submit">{move || tr!(lang.get(), "account.reset_pin")}</button>
+                <OutcomeLine outcome=done test="reset-done" />
+            </form>
+        </section>
+    })
+}

@@ -1,0 +1,370 @@
+//! Slowing down guesses of passwords and PINs: a count of failures per key with growing waits
+//! (never a hard lock). An attempt is counted *before* its secret is checked, so guesses sent at
+//! the same moment are counted too; a right secret then forgets (or gives back) its count. The
+//! keys are the engine's (`engine::staff`); the rule of how long a key waits is here, beside the
+//! statements that apply it.
+
+use super::*;
+
+/// How one kind of key is slowed down: the first `free` failures in a row cost nothing, then each
+/// one makes the key wait, `first` after the first of them and twice as long each time, up to
+/// `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThrottleRule {
+    pub free: u32,
+    pub first: std::time::Duration,
+    pub max: std::time::Duration,
+}
+
+impl ThrottleRule {
+    /// The wait after `failures` failures in a row.
+    pub fn wait_after(self, failures: u32) -> std::time::Duration {
+        if failures <= self.free {
+            return std::time::Duration::ZERO;
+        }
+        let doublings = (failures - self.free - 1).min(30);
+        self.first.saturating_mul(1 << doublings).min(self.max)
+    }
+}
+
+/// One key of an attempt, with its rule.
+#[derive(Debug, Clone)]
+pub struct Throttled {
+    pub key: String,
+    pub rule: ThrottleRule,
+}
+
+/// What is stored of a key: failures in a row, and when the next try may come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct KeyState {
+    failures: u32,
+    next_at: At,
+}
+
+/// The attempt on keys in `states` (as read under their locks) at `at`: `Err(until)` when one
+/// of them is still waiting (nothing changes), else every key's state once this attempt is
+/// counted as a failure.
+fn count_attempt(
+    keys: &[Throttled],
+    states: &[Option<KeyState>],
+    at: At,
+) -> Result<Vec<KeyState>, DateTime<Utc>> {
+    if let Some(until) = states
+        .iter()
+        .flatten()
+        .map(|s| s.next_at)
+        .filter(|next| *next > at)
+        .max()
+    {
+        return Err(until.0);
+    }
+    Ok(keys
+        .iter()
+        .zip(states)
+        .map(|(key, state)| {
+            let failures = state.map_or(0, |s| s.failures).saturating_add(1);
+            KeyState {
+                failures,
+                next_at: at.after(key.rule.wait_after(failures)),
+            }
+        })
+        .collect())
+}
+
+#[async_trait::async_trait]
+pub trait SignInThrottle: Send + Sync {
+    /// One attempt on `keys` at `at`: `Err(until)` (nothing counted) while any of them waits;
+    /// else counted on every key as a failure (taken back by [`Self::throttle_passed`]).
+    async fn throttle_attempt(
+        &self,
+        keys: &[Throttled],
+        at: At,
+    ) -> Result<Result<(), DateTime<Utc>>, StoreError>;
+    /// The attempt's secret was right: `forget` keys start again from nothing, `give_back` keys
+    /// lose this attempt's count (their waits stay).
+    async fn throttle_passed(
+        &self,
+        forget: &[String],
+        give_back: &[String],
+    ) -> Result<(), StoreError>;
+    /// Failures in a row of `key` so far.
+    async fn throttle_failures(&self, key: &str) -> Result<u32, StoreError>;
+    /// Forgets every key that starts with one of `prefixes` (an operator's unlock); how many.
+    async fn throttle_clear(&self, prefixes: &[String]) -> Result<u64, StoreError>;
+    /// Forgets keys not tried since `before`; how many.
+    async fn throttle_purge(&self, before: At) -> Result<u64, StoreError>;
+    /// Whether `staff_id` has signed in from `address` before.
+    async fn signed_in_from(&self, staff_id: i64, address: &str) -> Result<bool, StoreError>;
+}
+
+// The same statements in both dialects; PostgreSQL adds `for update` to the read.
+const ENSURE_KEY: &str = "insert into sign_in_throttle (key, failures, next_at, seen_at)
+                          values ($1, 0, $2, $2) on conflict (key) do nothing";
+const READ_KEY: &str = "select failures, next_at from sign_in_throttle where key = $1";
+const WRITE_KEY: &str = "update sign_in_throttle set failures = $2, next_at = $3, seen_at = $4
+                          where key = $1";
+const FORGET_KEY: &str = "delete from sign_in_throttle where key = $1";
+const GIVE_BACK: &str = "update sign_in_throttle set failures = failures - 1
+                          where key = $1 and failures > 0";
+const CLEAR_PREFIX: &str = "delete from sign_in_throttle where substr(key, 1, length($1)) = $1";
+const PURGE: &str = "delete from sign_in_throttle where seen_at < $1";
+const SIGNED_IN_FROM: &str =
+    "select exists (select 1 from staff_session where staff_id = $1 and address = $2)";
+
+/// Keys in one order, so two attempts never wait for each other's second key.
+fn sorted(keys: &[Throttled]) -> Vec<Throttled> {
+    let mut keys = keys.to_vec();
+    keys.sort_by(|a, b| a.key.cmp(&b.key));
+    keys.dedup_by(|a, b| a.key == b.key);
+    keys
+}
+
+fn state(row: Option<(i32, At)>) -> Option<KeyState> {
+    row.map(|(failures, next_at)| KeyState {
+        failures: failures.max(0) as u32,
+        next_at,
+    })
+}
+
+#[async_trait::async_trait]
+impl SignInThrottle for PgStore {
+    async fn throttle_attempt(
+        &self,
+        keys: &[Throttled],
+        at: At,
+    ) -> Result<Result<(), DateTime<Utc>>, StoreError> {
+        let keys = sorted(keys);
+        let mut tx = self.pool.begin().await?;
+        let mut states = Vec::with_capacity(keys.len());
+        for key in &keys {
+            sqlx::query(ENSURE_KEY)
+                .bind(&key.key)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+            let row: Option<(i32, At)> = sqlx::query_as(&format!("{READ_KEY} for update"))
+                .bind(&key.key)
+                .fetch_optional(&mut *tx)
+                .await?;
+            states.push(state(row));
+        }
+        let counted = match count_attempt(&keys, &states, at) {
+            Ok(counted) => counted,
+            Err(until) => return Ok(Err(until)),
+        };
+        for (key, counted) in keys.iter().zip(counted) {
+            sqlx::query(WRITE_KEY)
+                .bind(&key.key)
+                .bind(counted.failures.min(i32::MAX as u32) as i32)
+                .bind(counted.next_at)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(Ok(()))
+    }
+
+    async fn throttle_passed(
+        &self,
+        forget: &[String],
+        give_back: &[String],
+    ) -> Result<(), StoreError> {
+        for key in forget {
+            sqlx::query(FORGET_KEY)
+                .bind(key)
+                .execute(&self.pool)
+                .await?;
+        }
+        for key in give_back {
+            sqlx::query(GIVE_BACK).bind(key).execute(&self.pool).await?;
+        }
+        Ok(())
+    }
+
+    async fn throttle_failures(&self, key: &str) -> Result<u32, StoreError> {
+        let row: Option<(i32, At)> = sqlx::query_as(READ_KEY)
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(state(row).map_or(0, |s| s.failures))
+    }
+
+    async fn throttle_clear(&self, prefixes: &[String]) -> Result<u64, StoreError> {
+        let mut cleared = 0;
+        for prefix in prefixes {
+            let done = sqlx::query(CLEAR_PREFIX)
+                .bind(prefix)
+                .execute(&self.pool)
+                .await?;
+            cleared += done.rows_affected();
+        }
+        Ok(cleared)
+    }
+
+    async fn throttle_purge(&self, before: At) -> Result<u64, StoreError> {
+        let done = sqlx::query(PURGE).bind(before).execute(&self.pool).await?;
+        Ok(done.rows_affected())
+    }
+
+    async fn signed_in_from(&self, staff_id: i64, address: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query_scalar(SIGNED_IN_FROM)
+            .bind(staff_id)
+            .bind(address)
+            .fetch_one(&self.pool)
+            .await?)
+    }
+}
+
+#[async_trait::async_trait]
+impl SignInThrottle for SqliteStore {
+    async fn throttle_attempt(
+        &self,
+        keys: &[Throttled],
+        at: At,
+    ) -> Result<Result<(), DateTime<Utc>>, StoreError> {
+        let keys = sorted(keys);
+        // The single writer: nothing else writes until this commits.
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let mut states = Vec::with_capacity(keys.len());
+        for key in &keys {
+            let row: Option<(i32, At)> = sqlx::query_as(READ_KEY)
+                .bind(&key.key)
+                .fetch_optional(&mut *tx)
+                .await?;
+            states.push(state(row));
+        }
+        let counted = match count_attempt(&keys, &states, at) {
+            Ok(counted) => counted,
+            Err(until) => return Ok(Err(until)),
+        };
+        for (key, counted) in keys.iter().zip(counted) {
+            sqlx::query(ENSURE_KEY)
+                .bind(&key.key)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(WRITE_KEY)
+                .bind(&key.key)
+                .bind(counted.failures.min(i32::MAX as u32) as i32)
+                .bind(counted.next_at)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(Ok(()))
+    }
+
+    async fn throttle_passed(
+        &self,
+        forget: &[String],
+        give_back: &[String],
+    ) -> Result<(), StoreError> {
+        for key in forget {
+            sqlx::query(FORGET_KEY)
+                .bind(key)
+                .execute(&self.write)
+                .await?;
+        }
+        for key in give_back {
+            sqlx::query(GIVE_BACK)
+                .bind(key)
+                .execute(&self.write)
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn throttle_failures(&self, key: &str) -> Result<u32, StoreError> {
+        let row: Option<(i32, At)> = sqlx::query_as(READ_KEY)
+            .bind(key)
+            .fetch_optional(&self.write)
+            .await?;
+        Ok(state(row).map_or(0, |s| s.failures))
+    }
+
+    async fn throttle_clear(&self, prefixes: &[String]) -> Result<u64, StoreError> {
+        let mut cleared = 0;
+        for prefix in prefixes {
+            let done = sqlx::query(CLEAR_PREFIX)
+                .bind(prefix)
+                .execute(&self.write)
+                .await?;
+            cleared += done.rows_affected();
+        }
+        Ok(cleared)
+    }
+
+    async fn throttle_purge(&self, before: At) -> Result<u64, StoreError> {
+        let done = sqlx::query(PURGE).bind(before).execute(&self.write).await?;
+        Ok(done.rows_affected())
+    }
+
+    async fn signed_in_from(&self, staff_id: i64, address: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query_scalar(SIGNED_IN_FROM)
+            .bind(staff_id)
+            .bind(address)
+            .fetch_one(&self.read)
+            .await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const RULE: ThrottleRule = ThrottleRule {
+        free: 5,
+        first: Duration::from_secs(1),
+        max: Duration::from_secs(900),
+    };
+
+    #[test]
+    fn the_first_failures_are_free_then_each_waits_twice_as_long_up_to_the_most() {
+        let waits: Vec<u64> = (0..=8).map(|n| RULE.wait_after(n).as_secs()).collect();
+        assert_eq!(waits, [0, 0, 0, 0, 0, 0, 1, 2, 4]);
+        assert_eq!(RULE.wait_after(20), Duration::from_secs(900));
+        assert_eq!(RULE.wait_after(u32::MAX), Duration::from_secs(900));
+    }
+
+    #[test]
+    fn an_attempt_while_a_key_waits_changes_nothing_and_says_until_when() {
+        let at = At::or_now(None);
+        let keys = [
+            Throttled {
+                key: "a".into(),
+                rule: RULE,
+            },
+            Throttled {
+                key: "b".into(),
+                rule: RULE,
+            },
+        ];
+        let waiting = KeyState {
+            failures: 6,
+            next_at: at.after(Duration::from_secs(2)),
+        };
+        assert_eq!(
+            count_attempt(&keys, &[None, Some(waiting)], at),
+            Err(waiting.next_at.0)
+        );
+        let counted = count_attempt(
+            &keys,
+            &[
+                None,
+                Some(KeyState {
+                    next_at: at,
+                    ..waiting
+                }),
+            ],
+            at,
+        )
+        .expect("no key waits");
+        assert_eq!(counted[0].failures, 1);
+        assert_eq!(counted[0].next_at, at, "the first failures cost nothing");
+        assert_eq!(counted[1].failures, 7);
+        assert_eq!(counted[1].next_at, at.after(Duration::from_secs(2)));
+    }
+}
