@@ -199,6 +199,8 @@ pub enum CheckInResult {
     AlreadyCheckedIn,
     WrongShowtime,
     Refunded,
+    /// Its showtime was cancelled (its money goes back, or went back).
+    Cancelled,
     NotFound,
 }
 
@@ -209,6 +211,7 @@ impl CheckInResult {
             Self::AlreadyCheckedIn => "ALREADY_CHECKED_IN",
             Self::WrongShowtime => "WRONG_SHOWTIME",
             Self::Refunded => "REFUNDED",
+            Self::Cancelled => "CANCELLED",
             Self::NotFound => "NOT_FOUND",
         }
     }
@@ -230,8 +233,16 @@ pub struct CheckIn {
     pub hall_name: Option<String>,
     #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
     pub starts_at: Option<DateTime<Utc>>,
+    /// The booking's seats.
     #[serde(default)]
     pub seats: Vec<String>,
+    /// The seats this scan let in (one seat's ticket: that seat; the booking's code: every seat
+    /// not in yet).
+    #[serde(default)]
+    pub admitted: Vec<String>,
+    /// How many of the booking's seats are in now.
+    #[serde(default)]
+    pub checked_in: usize,
     /// For `ALREADY_CHECKED_IN`: when and at which gate the first scan was.
     #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
     pub first_scan_at: Option<DateTime<Utc>>,
@@ -248,15 +259,19 @@ impl CheckIn {
             hall_name: None,
             starts_at: None,
             seats: Vec::new(),
+            admitted: Vec::new(),
+            checked_in: 0,
             first_scan_at: None,
             first_scan_gate: None,
         }
     }
 }
 
-/// What the door sends with a scan: its gate, and the showtime it admits (none: any).
+/// What the door sends with a scan: its gate, and the showtime it admits (none: a showtime whose
+/// doors are open now: from two hours before its start to its end). Unknown fields are refused,
+/// so a misspelt `showtime_id` is not taken for "any".
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScanAt {
     #[serde(default)]
     pub gate: Option<String>,
@@ -269,6 +284,7 @@ pub struct ScanAt {
 #[serde(rename_all = "camelCase")]
 pub struct PrintedTicket {
     pub booking_id: BookingId,
+    /// The booking's code: it admits every seat not in yet.
     pub code: String,
     pub qr_svg: String,
     pub venue: String,
@@ -285,7 +301,11 @@ pub struct PrintedTicket {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PrintedSeat {
+    /// The seat (`F5`).
     pub code: String,
+    /// This seat's own ticket code and its QR code: it admits this seat alone.
+    pub ticket_code: String,
+    pub qr_svg: String,
     pub row: String,
     pub number: String,
     pub category: String,

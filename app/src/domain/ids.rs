@@ -61,6 +61,14 @@ pub struct CustomerId(pub Uuid);
 #[serde(transparent)]
 pub struct BookingId(pub Uuid);
 
+impl BookingId {
+    /// The short booking number printed on tickets and receipts: the id's first 8 hex digits,
+    /// upper case (`21D6B008`). The box office finds a booking by it.
+    pub fn reference(&self) -> String {
+        self.0.simple().to_string()[..8].to_ascii_uppercase()
+    }
+}
+
 /// A hold: a UUID version 8 whose first 48 bits are the showtime id and the remaining 74 free
 /// bits random. It is as unguessable as a v4 UUID for a given showtime, and
 /// [`HoldId::showtime_id`] needs no lookup. Read from JSON through [`TryFrom<Uuid>`].

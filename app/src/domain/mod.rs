@@ -25,7 +25,7 @@ pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{
     BookingView, Checkout, Hold, PaymentView, PriceCategory, SalesChannel, SalesFigure, Seat,
-    SeatChange, SeatMap, SeatStatus, ShowtimeSummary, Ticket,
+    SeatChange, SeatMap, SeatStatus, SeatTicket, ShowtimeSummary, Ticket,
 };
 pub use selection::{BestAvailable, SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};
 pub use showtime::{

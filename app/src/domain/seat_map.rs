@@ -263,6 +263,19 @@ pub struct PaymentView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ticket {
+    /// The booking's code: it admits every seat of the booking not in yet.
+    pub code: String,
+    pub qr_svg: String,
+    /// One ticket per seat, each with its own code (a friend arriving later brings her own).
+    #[serde(default)]
+    pub seats: Vec<SeatTicket>,
+}
+
+/// One seat's ticket: its code admits that seat alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatTicket {
+    pub seat: String,
     pub code: String,
     pub qr_svg: String,
 }

@@ -152,6 +152,7 @@ fn TicketView(booking_id: String) -> impl IntoView {
                 match ticket.await {
                     Ok(t) => {
                         let code = t.code.clone();
+                        let seats = t.seats.clone();
                         view! {
                             <div class="ticket" data-test="ticket">
                                 <div class="qr" data-test="ticket-qr" role="img"
@@ -159,6 +160,22 @@ fn TicketView(booking_id: String) -> impl IntoView {
                                 <p class="ticket-code" data-test="ticket-code">
                                     {move || tr!(lang.get(), "booking.ticket", code = code.clone())}
                                 </p>
+                                // One ticket per seat, for a party arriving apart.
+                                {(seats.len() > 1).then(|| view! {
+                                    <p class="hint">{move || tr!(lang.get(), "booking.seat_tickets")}</p>
+                                    <ul class="seat-tickets" data-test="seat-tickets">
+                                        {seats.into_iter().map(|st| {
+                                            let seat = st.seat.clone();
+                                            view! {
+                                                <li data-test="seat-ticket" data-seat=st.seat.clone()>
+                                                    <div class="qr" role="img" aria-label=move || tr!(lang.get(), "booking.seat_qr_label", seat = seat.clone()) inner_html=st.qr_svg></div>
+                                                    <p class="ticket-seat">{st.seat.clone()}</p>
+                                                    <p class="ticket-code" data-test="seat-ticket-code">{st.code}</p>
+                                                </li>
+                                            }
+                                        }).collect_view()}
+                                    </ul>
+                                })}
                                 <button type="button" class="secondary no-print" data-test="print-ticket"
                                     on:click=move |_| { let _ = window().print(); }>
                                     {move || tr!(lang.get(), "booking.print")}

@@ -728,15 +728,13 @@ fn PrintView(
         }
     });
     let when = ticket.starts_at;
-    let reference = ticket.booking_id.0.simple().to_string()[..8].to_uppercase();
+    let reference = ticket.booking_id.reference();
     let PrintedTicket {
         seats,
         reprint,
         venue,
         movie_title,
         hall_name,
-        qr_svg,
-        code,
         ..
     } = ticket;
     view! {
@@ -754,9 +752,10 @@ fn PrintView(
                         <p>{move || showtime_when(lang.get(), when)}</p>
                         <p class="ticket-seat">{move || tr!(lang.get(), "kiosk.row_seat", row = row.clone(), number = number.clone())}</p>
                         <p>{seat.category.clone()} " · " {move || price(lang.get(), price_of)}</p>
-                        <div class="qr" inner_html=qr_svg.clone()></div>
+                        // Each seat's own code: it admits this seat alone.
+                        <div class="qr" inner_html=seat.qr_svg.clone()></div>
                         <p class="reference">{move || tr!(lang.get(), "kiosk.reference")} " " {reference.clone()}</p>
-                        <p class="ticket-code" data-test="ticket-code">{code.clone()}</p>
+                        <p class="ticket-code" data-test="ticket-code">{seat.ticket_code.clone()}</p>
                     </article>
                 }
             }).collect_view()}

@@ -3,7 +3,8 @@
 //! focus: the page catches the burst and checks the ticket in; the code can also be typed or
 //! pasted into the field. The answer fills the screen: green to let in (with row and seat), red
 //! otherwise (already checked in — when and at which gate —, another showtime, refunded, not a
-//! ticket of ours). The gate's name and the showtime it admits (any, by default) stay set.
+//! ticket of ours), with how many of the party are in. The gate's name and the showtime it
+//! admits (by default those whose doors are open now) stay set.
 //! On a phone whose browser reads QR codes (the `BarcodeDetector` API: Chrome on Android, Safari
 //! on iOS 17+, Chrome on macOS), "Scan with the camera" reads tickets from the back camera.
 
@@ -108,7 +109,12 @@ fn Scanner() -> impl IntoView {
                 <option value="">{move || tr!(lang.get(), "door.any_showtime")}</option>
                 <Suspense>
                     {move || Suspend::new(async move {
-                        showtimes.await.unwrap_or_default().into_iter().filter(|s| !s.cancelled).map(|s| {
+                        // Today's and the next showtimes, in the order they start (the default
+                        // above admits those whose doors are open now).
+                        let mut list: Vec<_> = showtimes.await.unwrap_or_default().into_iter()
+                            .filter(|s| !s.cancelled).collect();
+                        list.sort_by_key(|s| s.starts_at);
+                        list.into_iter().map(|s| {
                             let when = s.starts_at;
                             view! { <option value=s.id.to_string()>{s.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</option> }
                         }).collect_view()
@@ -133,7 +139,14 @@ fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
     match answer {
         Ok(check) => {
             let admits = check.result.admits();
-            let seats = crate::seating::reading_order(&check.seats).join(", ");
+            // The seats let in now (all the booking's when it says which were in before).
+            let shown = if check.admitted.is_empty() {
+                &check.seats
+            } else {
+                &check.admitted
+            };
+            let seats = crate::seating::reading_order(shown).join(", ");
+            let (inside, total) = (check.checked_in, check.seats.len());
             let result = check.result;
             let first = check.first_scan_at.map(clock_time);
             let first_gate = check.first_scan_gate.clone().unwrap_or_default();
@@ -146,9 +159,15 @@ fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
                         CheckInResult::AlreadyCheckedIn => tr!(lang.get(), "door.already", at = first.clone().unwrap_or_default(), gate = first_gate.clone()),
                         CheckInResult::WrongShowtime => tr!(lang.get(), "door.wrong_showtime"),
                         CheckInResult::Refunded => tr!(lang.get(), "door.refunded"),
+                        CheckInResult::Cancelled => tr!(lang.get(), "door.cancelled"),
                         CheckInResult::NotFound => tr!(lang.get(), "door.not_found"),
                     }}</strong>
                     <span class="verdict-seats" data-test="verdict-seats">{seats}</span>
+                    {(total > 0 && matches!(result, CheckInResult::Ok | CheckInResult::AlreadyCheckedIn)).then(|| view! {
+                        <span class="verdict-count" data-test="verdict-count">
+                            {move || tr!(lang.get(), "door.admitted", inside = inside, total = total)}
+                        </span>
+                    })}
                     <span>{title}</span>
                 </output>
             }.into_any()

@@ -24,6 +24,16 @@ const APPROVERS: [StaffRole; 1] = APPROVER_ROLES;
 const MAX_CASH: i64 = 100_000_000;
 /// The venue's name on printed tickets.
 pub const VENUE: &str = "Seats Cinema";
+/// How long before its start a showtime's doors open (a door naming no showtime admits it
+/// from then to its end).
+pub const DOORS_OPEN_BEFORE: chrono::TimeDelta = chrono::TimeDelta::hours(2);
+
+/// Whether the doors of `layout`'s showtime are open at `now`: from [`DOORS_OPEN_BEFORE`] before
+/// the start to the end of its running time.
+fn doors_open(layout: &crate::store::Layout, now: chrono::DateTime<chrono::Utc>) -> bool {
+    let ends = layout.starts_at + chrono::TimeDelta::minutes(i64::from(layout.duration_minutes));
+    (layout.starts_at - DOORS_OPEN_BEFORE..=ends).contains(&now)
+}
 
 /// The customer id a clerk's holds carry: fixed per staff member, never a customer's (customer
 /// ids are random v4 UUIDs; these are version 8 with a fixed prefix).
@@ -391,11 +401,26 @@ impl Engine {
         })
     }
 
-    /// The booking a reference names: its id, or its ticket's code.
-    fn booking_named(&self, reference: &str) -> Result<BookingId, InventoryError> {
+    /// The booking a reference names: its id, the booking number printed on its tickets
+    /// (`21D6B008`), or a ticket's code (the booking's or a seat's).
+    async fn booking_named(&self, reference: &str) -> Result<BookingId, InventoryError> {
         let reference = reference.trim();
         if let Ok(id) = uuid::Uuid::try_parse(reference) {
             return Ok(BookingId(id));
+        }
+        if reference.len() == 8 && reference.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return match self
+                .store
+                .bookings_numbered(&reference.to_ascii_lowercase())
+                .await?
+                .as_slice()
+            {
+                [one] => Ok(*one),
+                [] => Err(InventoryError::BookingNotFound),
+                _ => Err(InventoryError::InvalidRequest(format!(
+                    "several bookings have the number {reference}: scan the ticket or give the whole booking id"
+                ))),
+            };
         }
         self.verify_ticket(reference)
             .ok_or(InventoryError::BookingNotFound)
@@ -407,7 +432,7 @@ impl Engine {
         actor: &Actor,
         request: &CounterRefundRequest,
     ) -> Result<CounterRefund, InventoryError> {
-        let booking = self.booking_named(&request.booking)?;
+        let booking = self.booking_named(&request.booking).await?;
         let shift = self.open_shift_id(actor).await?;
         let seats = match &request.seats {
             Some(seats) => Some(self.seats_of_booking(booking, seats).await?),
@@ -499,7 +524,7 @@ impl Engine {
         actor: &Actor,
         request: &CounterExchangeRequest,
     ) -> Result<CounterExchange, InventoryError> {
-        let booking = self.booking_named(&request.booking)?;
+        let booking = self.booking_named(&request.booking).await?;
         let shift = self.open_shift_id(actor).await?;
         let clerk = clerk_customer(actor.member.id);
         let (showtime, from) = self.seats_of_booking(booking, &request.seats).await?;
@@ -581,7 +606,7 @@ impl Engine {
         approval: Option<&Approval>,
     ) -> Result<PrintedTicket, InventoryError> {
         let shift = self.open_shift_id(actor).await?;
-        let booking = self.booking_named(reference)?;
+        let booking = self.booking_named(reference).await?;
         let record = self
             .store
             .bookings(BookingFilter::One(booking))
@@ -607,15 +632,18 @@ impl Engine {
             .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
             .map(|seat| {
                 let category = layout.categories.iter().find(|c| c.code == seat.category);
-                PrintedSeat {
+                let ticket_code = self.seat_ticket_code(booking, seat.code.as_str());
+                Ok(PrintedSeat {
+                    qr_svg: super::tickets::qr_svg(&ticket_code, 120)?,
+                    ticket_code,
                     code: seat.code.to_string(),
                     row: seat.row.clone(),
                     number: seat.number.to_string(),
                     category: category.map_or_else(|| seat.category.clone(), |c| c.name.clone()),
                     price: category.map_or(0, |c| c.price),
-                }
+                })
             })
-            .collect();
+            .collect::<Result<Vec<_>, InventoryError>>()?;
         // Print n: the first needs nobody's approval, a reprint a supervisor's. Two prints at the
         // same moment cannot both be the first (one row per number).
         let mut approved_by: Option<(i64, String)> = None;
@@ -663,7 +691,10 @@ impl Engine {
         })
     }
 
-    /// Checks a ticket in at the door: once, even from two doors at once.
+    /// Checks a ticket in at the door: each seat once, even from two doors at once. A seat's
+    /// ticket lets that seat in; the booking's code lets in every seat not in yet. A door that
+    /// names no showtime admits the showtimes whose doors are open: from [`DOORS_OPEN_BEFORE`]
+    /// before the start to the end.
     pub async fn check_in(
         &self,
         code: &str,
@@ -676,14 +707,15 @@ impl Engine {
             .map(str::trim)
             .filter(|g| !g.is_empty())
             .unwrap_or("main");
-        if gate.chars().count() > 40 {
+        if gate.chars().count() > 40 || gate.chars().any(char::is_control) {
             return Err(InventoryError::InvalidRequest(
                 "a gate is named with at most 40 characters".into(),
             ));
         }
-        let Some(booking) = self.verify_ticket(code) else {
+        let Some(ticket) = self.verify_ticket_ref(code) else {
             return Ok(CheckIn::not_found());
         };
+        let booking = ticket.booking;
         let Some(record) = self
             .store
             .bookings(BookingFilter::One(booking))
@@ -702,27 +734,55 @@ impl Engine {
             hall_name: Some(layout.hall_name.clone()),
             starts_at: Some(layout.starts_at),
             seats: record.seats.clone(),
-            first_scan_at: None,
-            first_scan_gate: None,
+            ..CheckIn::not_found()
         };
-        if record.refunded_at.is_some() || record.showtime_cancelled {
+        if record.showtime_cancelled {
+            answer.result = CheckInResult::Cancelled;
+            return Ok(answer);
+        }
+        if record.refunded_at.is_some() {
             answer.result = CheckInResult::Refunded;
             return Ok(answer);
         }
-        if at.showtime_id.is_some_and(|s| s != record.showtime) {
+        let seats = match &ticket.seat {
+            // A seat given back or exchanged since: its ticket is no longer one.
+            Some(seat) if !record.seats.contains(seat) => {
+                answer.result = CheckInResult::Refunded;
+                return Ok(answer);
+            }
+            Some(seat) => vec![seat.clone()],
+            None => record.seats.clone(),
+        };
+        let now = self.clock.now().unwrap_or_else(chrono::Utc::now);
+        let admits = match at.showtime_id {
+            Some(showtime) => showtime == record.showtime,
+            None => doors_open(&layout, now),
+        };
+        if !admits {
             answer.result = CheckInResult::WrongShowtime;
             return Ok(answer);
         }
         match self
             .store
-            .check_in(booking, record.showtime, gate, staff, self.staff_now())
+            .check_in(
+                booking,
+                record.showtime,
+                &seats,
+                gate,
+                staff,
+                self.staff_now(),
+            )
             .await?
         {
-            Scanned::CheckedIn => {}
-            Scanned::Already(first_at, first_gate) => {
+            Scanned::CheckedIn { admitted, inside } => {
+                answer.admitted = admitted;
+                answer.checked_in = inside.max(0) as usize;
+            }
+            Scanned::Already(first_at, first_gate, inside) => {
                 answer.result = CheckInResult::AlreadyCheckedIn;
                 answer.first_scan_at = Some(first_at);
                 answer.first_scan_gate = Some(first_gate);
+                answer.checked_in = inside.max(0) as usize;
             }
             // Refunded (or cancelled) since it was read above.
             Scanned::Refunded => answer.result = CheckInResult::Refunded,

@@ -4,16 +4,28 @@
 //! (`TICKET_KEYS`), not derived from any other secret, and carry an id: the first key signs,
 //! every listed key verifies, so keys can be replaced without voiding the tickets already sold.
 //!
+//! Each seat has its own ticket too: `SEATS3-<key id>-<booking id>-<seat>-<tag>`, the tag over
+//! the key id, the booking and the seat, so a party's tickets are checked in one by one; the
+//! booking's own code admits every seat not in yet.
+//!
 //! Tickets sold before key ids existed read `SEATS1-<booking>-<tag>`, signed under a key derived
 //! from the session secret; they still verify while that secret is unchanged.
 
 use super::Engine;
-use app::domain::{BookingId, BookingView, CustomerId, Ticket};
+use app::domain::{BookingId, BookingView, CustomerId, SeatTicket, Ticket};
 use app::error::InventoryError;
 use hmac::{Hmac, Mac};
 
 const PREFIX: &str = "SEATS2";
+const SEAT_PREFIX: &str = "SEATS3";
 const LEGACY_PREFIX: &str = "SEATS1";
+
+/// What a verified code names: a booking, and the seat when it is one seat's ticket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TicketRef {
+    pub booking: BookingId,
+    pub seat: Option<String>,
+}
 
 #[derive(Clone)]
 pub struct TicketKeys {
@@ -50,6 +62,56 @@ impl TicketKeys {
         mac.update(b"-");
         mac.update(booking.0.as_bytes());
         hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    fn seat_tag(id: &str, key: &[u8], booking: BookingId, seat: &str) -> String {
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(key).expect("any key length");
+        mac.update(SEAT_PREFIX.as_bytes());
+        mac.update(id.as_bytes());
+        mac.update(b"-");
+        mac.update(booking.0.as_bytes());
+        mac.update(b"-");
+        mac.update(seat.as_bytes());
+        hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    /// The ticket code of one seat of a booking.
+    pub fn sign_seat(&self, booking: BookingId, seat: &str) -> String {
+        let (id, key) = &self.keys[0];
+        format!(
+            "{SEAT_PREFIX}-{id}-{}-{seat}-{}",
+            booking.0.simple(),
+            Self::seat_tag(id, key, booking, seat)
+        )
+    }
+
+    /// What a code names, if one of our keys signed it: a booking's code or a seat's.
+    pub fn verify_ref(&self, code: &str) -> Option<TicketRef> {
+        let code = code.trim();
+        if let Some(rest) = code.strip_prefix(SEAT_PREFIX) {
+            let mut parts = rest.split('-');
+            let (Some(""), Some(id), Some(booking), Some(seat), Some(tag), None) = (
+                parts.next(),
+                parts.next(),
+                parts.next(),
+                parts.next(),
+                parts.next(),
+                parts.next(),
+            ) else {
+                return None;
+            };
+            let (_, key) = self.keys.iter().find(|(k, _)| k == id)?;
+            let booking = BookingId(uuid::Uuid::try_parse(booking).ok()?);
+            let seat = app::domain::SeatCode::parse(seat).ok()?.to_string();
+            return same(&Self::seat_tag(id, key, booking, &seat), tag).then_some(TicketRef {
+                booking,
+                seat: Some(seat),
+            });
+        }
+        self.verify(code).map(|booking| TicketRef {
+            booking,
+            seat: None,
+        })
     }
 
     pub fn sign(&self, booking: BookingId) -> String {
@@ -133,9 +195,40 @@ impl Engine {
         self.ticket_keys.sign(booking)
     }
 
-    /// The booking a ticket code names, if its signature is ours.
+    /// The ticket code of one seat of a booking.
+    pub fn seat_ticket_code(&self, booking: BookingId, seat: &str) -> String {
+        self.ticket_keys.sign_seat(booking, seat)
+    }
+
+    /// The booking a ticket code names (the booking's or one of its seats'), if its signature is
+    /// ours.
     pub fn verify_ticket(&self, code: &str) -> Option<BookingId> {
-        self.ticket_keys.verify(code)
+        self.ticket_keys.verify_ref(code).map(|r| r.booking)
+    }
+
+    /// What a ticket code names, if its signature is ours.
+    pub fn verify_ticket_ref(&self, code: &str) -> Option<TicketRef> {
+        self.ticket_keys.verify_ref(code)
+    }
+
+    /// Each seat's own ticket of a booking, with its QR code.
+    pub(super) fn seat_tickets(
+        &self,
+        booking: BookingId,
+        seats: &[String],
+        size: u32,
+    ) -> Result<Vec<SeatTicket>, InventoryError> {
+        seats
+            .iter()
+            .map(|seat| {
+                let code = self.seat_ticket_code(booking, seat);
+                Ok(SeatTicket {
+                    seat: seat.clone(),
+                    qr_svg: qr_svg(&code, size)?,
+                    code,
+                })
+            })
+            .collect()
     }
 
     /// The ticket of the customer's confirmed booking.
@@ -153,23 +246,70 @@ impl Engine {
             return Err(InventoryError::TicketNotReady);
         };
         let qr_svg = qr_svg(&code, 200)?;
-        Ok(Ticket { code, qr_svg })
+        let seats = self.seat_tickets(booking, &view.seats, 160)?;
+        Ok(Ticket {
+            code,
+            qr_svg,
+            seats,
+        })
     }
 
-    /// What a ticket scanner is told about a code: the booking, when the code is ours.
-    pub async fn ticket_booking(&self, code: &str) -> Result<BookingView, InventoryError> {
-        let booking = self
-            .verify_ticket(code)
+    /// What a ticket scanner is told about a code, when the code is ours: the booking, and the
+    /// ticket's state now — `VALID`, `CHECKED_IN` (its seat, or for the booking's code every
+    /// seat, is in), `REFUNDED` (the booking, or this seat of it, was given back or exchanged)
+    /// or `CANCELLED` (its showtime).
+    pub async fn ticket_booking(
+        &self,
+        code: &str,
+    ) -> Result<(BookingView, TicketState), InventoryError> {
+        let ticket = self
+            .verify_ticket_ref(code)
             .ok_or(InventoryError::BookingNotFound)?;
-        let record = self.booking_record(booking).await?;
+        let record = self.booking_record(ticket.booking).await?;
         let view = self.booking_view(record).await?;
-        // A code that verifies but was never issued (no confirmed booking behind it) is unknown,
-        // and so is the ticket of a cancelled showtime (its money goes back).
-        if view.ticket_issued_at.is_none() || view.showtime_cancelled {
+        // A code that verifies but was never issued (no confirmed booking behind it) is unknown.
+        if view.ticket_issued_at.is_none() && view.refunded_at.is_none() && !view.showtime_cancelled
+        {
             return Err(InventoryError::BookingNotFound);
         }
-        Ok(view)
+        let inside = self.store.seats_checked_in(ticket.booking).await?;
+        let state = if view.showtime_cancelled {
+            "CANCELLED"
+        } else if view.refunded_at.is_some()
+            || ticket
+                .seat
+                .as_ref()
+                .is_some_and(|s| !view.seats.contains(s))
+        {
+            "REFUNDED"
+        } else if match &ticket.seat {
+            Some(seat) => inside.contains(seat),
+            None => view.seats.iter().all(|s| inside.contains(s)),
+        } {
+            "CHECKED_IN"
+        } else {
+            "VALID"
+        };
+        Ok((
+            view,
+            TicketState {
+                state,
+                seat: ticket.seat,
+                checked_in: inside,
+            },
+        ))
     }
+}
+
+/// A ticket's state for the scanner (`GET /tickets/{code}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TicketState {
+    /// `VALID`, `CHECKED_IN`, `REFUNDED` or `CANCELLED`.
+    pub state: &'static str,
+    /// The seat of a seat's ticket.
+    pub seat: Option<String>,
+    /// The booking's seats that are in.
+    pub checked_in: Vec<String>,
 }
 
 #[cfg(test)]
@@ -223,6 +363,36 @@ mod tests {
             ring.with_legacy(b"another session secret").verify(&code),
             None
         );
+    }
+
+    #[test]
+    fn each_seat_has_its_own_code_that_names_the_booking_and_the_seat() {
+        let ring = keys(&[("k1", "first key")]);
+        let booking = BookingId(uuid::Uuid::new_v4());
+        let f5 = ring.sign_seat(booking, "F5");
+        assert!(f5.starts_with("SEATS3-k1-"), "{f5}");
+        assert_eq!(
+            ring.verify_ref(&f5),
+            Some(TicketRef {
+                booking,
+                seat: Some("F5".into())
+            })
+        );
+        assert_ne!(f5, ring.sign_seat(booking, "F6"));
+        assert_eq!(
+            ring.verify_ref(&f5.replace("-F5-", "-F6-")),
+            None,
+            "another seat"
+        );
+        assert_eq!(
+            ring.verify_ref(&ring.sign(booking)),
+            Some(TicketRef {
+                booking,
+                seat: None
+            }),
+            "the booking's code still verifies"
+        );
+        assert_eq!(keys(&[("k1", "another key")]).verify_ref(&f5), None);
     }
 
     #[test]

@@ -72,13 +72,17 @@ async fn bookings(
     Ok(axum::Json(state.engine.customer_bookings(customer).await?).into_response())
 }
 
-/// `GET /tickets/{code}`: what a door scanner learns from a ticket's QR code. A code this server
-/// did not sign is 404 `{valid: false}`.
+/// `GET /tickets/{code}`: what a door scanner learns from a ticket's QR code: the booking and
+/// the ticket's state now (`state`: `VALID`, `CHECKED_IN`, `REFUNDED`, `CANCELLED`; `valid`
+/// only for `VALID`). A code this server did not sign is 404 `{valid: false}`.
 async fn ticket(State(state): State<AppState>, Path(code): Path<String>) -> Response {
     match state.engine.ticket_booking(&code).await {
-        Ok(view) => {
+        Ok((view, ticket)) => {
             let mut body = serde_json::to_value(&view).expect("bookings serialise");
-            body["valid"] = serde_json::Value::Bool(true);
+            body["valid"] = serde_json::Value::Bool(ticket.state == "VALID");
+            body["state"] = serde_json::Value::from(ticket.state);
+            body["seat"] = serde_json::to_value(&ticket.seat).expect("a seat serialises");
+            body["checkedIn"] = serde_json::to_value(&ticket.checked_in).expect("seats serialise");
             axum::Json(body).into_response()
         }
         Err(InventoryError::BookingNotFound) => (

@@ -359,7 +359,13 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
 
     // The door: a refunded ticket scans REFUNDED; a sold one OK once, then ALREADY_CHECKED_IN
     // with the first scan's gate; another showtime's door says WRONG_SHOWTIME; garbage NOT_FOUND.
-    let (status, scan) = check_in(&door, &app, &code, json!({ "gate": "A" })).await;
+    let (status, scan) = check_in(
+        &door,
+        &app,
+        &code,
+        json!({ "gate": "A", "showtimeId": showtime }),
+    )
+    .await;
     assert_eq!(
         (status, scan["result"].as_str()),
         (StatusCode::CONFLICT, Some("REFUNDED")),
@@ -398,7 +404,13 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         "{scan}"
     );
     assert_eq!(scan["seats"].as_array().unwrap().len(), 2);
-    let (status, scan) = check_in(&door, &app, &card_code, json!({ "gate": "B" })).await;
+    let (status, scan) = check_in(
+        &door,
+        &app,
+        &card_code,
+        json!({ "gate": "B", "showtimeId": showtime }),
+    )
+    .await;
     assert_eq!(
         (
             status,
@@ -608,7 +620,7 @@ async fn twenty_scans_of_one_ticket_at_once_check_it_in_once(backend: Backend) {
                         barrier.wait().await;
                         let r = door
                             .post(url)
-                            .json(&json!({ "gate": format!("G{i}") }))
+                            .json(&json!({ "gate": format!("G{i}"), "showtimeId": showtime }))
                             .send()
                             .await
                             .unwrap();
@@ -793,7 +805,7 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
     let (_, ticket) = post_fn(&kim, &app, "print_ticket", json!({ "booking": booking })).await;
     let code = ticket["code"].as_str().unwrap().to_string();
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
-    let (status, scan) = check_in(&door, &app, &code, json!({})).await;
+    let (status, scan) = check_in(&door, &app, &code, json!({ "showtimeId": showtime })).await;
     assert_eq!(status, StatusCode::OK, "{scan}");
     let mut admitted: Vec<String> = scan["seats"]
         .as_array()
@@ -851,7 +863,7 @@ async fn a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed(backend: B
         codes.push(ticket["code"].as_str().unwrap().to_string());
     }
     // Control: alone, each succeeds — a scan lets the holder in, a refund gives the money back.
-    let (status, _) = check_in(&door, &app, &codes[0], json!({})).await;
+    let (status, _) = check_in(&door, &app, &codes[0], json!({ "showtimeId": showtime })).await;
     assert_eq!(status, StatusCode::OK);
     let (status, body) = post_fn(
         &lee,
@@ -864,7 +876,12 @@ async fn a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed(backend: B
     // At the same moment, one of the two wins: never a holder let in and refunded.
     let mut scans_won = 0;
     for code in &codes[2..] {
-        let scan = check_in(&door, &app, code, json!({ "gate": "A" }));
+        let scan = check_in(
+            &door,
+            &app,
+            code,
+            json!({ "gate": "A", "showtimeId": showtime }),
+        );
         let refund = post_fn(
             &lee,
             &app,
@@ -937,5 +954,152 @@ async fn a_hundred_parallel_pin_guesses_are_counted_before_they_are_checked() {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     };
     assert_eq!(approved["reprint"], 1);
+    db.drop_database().await;
+}
+
+/// Each seat's ticket checks that seat in; the booking's code admits the rest of the party; a
+/// door that names no showtime admits only showtimes whose doors are open; a misspelt field is
+/// refused; `GET /tickets/{code}` says the ticket's real state; the printed booking number finds
+/// the booking at the counter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_party_checks_in_seat_by_seat_at_the_showtime_whose_doors_are_open() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let app = TestApp::spawn(&db, "600").await;
+    // One showtime in an hour (doors open), another in three days (the demo data).
+    let soon = db
+        .showtime_at(chrono::Utc::now() + chrono::Duration::hours(1))
+        .await
+        .get();
+    let later = first_showtime(&app.base).await;
+    let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
+    let _lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    let door = member(&app, "ahn", StaffRole::Door, "3333").await;
+    let open = json!({ "register": "R1", "float": 0 });
+    assert_eq!(
+        post_fn(&kim, &app, "open_shift", open).await.0,
+        StatusCode::OK
+    );
+    let party = cash_sale(&kim, &app, soon, 3).await;
+    let (_, ticket) = post_fn(
+        &kim,
+        &app,
+        "print_ticket",
+        json!({ "booking": party["bookingId"] }),
+    )
+    .await;
+    let seats: Vec<(String, String)> = ticket["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["code"].as_str().unwrap().to_string(),
+                s["ticketCode"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(seats.len(), 3);
+    assert!(
+        seats.iter().all(|(_, code)| code.starts_with("SEATS3-")),
+        "{ticket}"
+    );
+    let booking_code = ticket["code"].as_str().unwrap().to_string();
+
+    // Unknown fields are refused, and change nothing.
+    let (status, body) = check_in(&door, &app, &seats[0].1, json!({ "showtime_id": soon })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    // The first friend, with her own ticket.
+    let (status, scan) = check_in(&door, &app, &seats[0].1, json!({})).await;
+    assert_eq!(
+        (status, scan["result"].as_str()),
+        (StatusCode::OK, Some("OK")),
+        "{scan}"
+    );
+    assert_eq!(scan["admitted"], json!([seats[0].0]));
+    assert_eq!(scan["checkedIn"], 1);
+    let (status, scan) = check_in(&door, &app, &seats[0].1, json!({})).await;
+    assert_eq!(
+        (status, scan["result"].as_str()),
+        (StatusCode::CONFLICT, Some("ALREADY_CHECKED_IN"))
+    );
+    let state = |code: String| {
+        let url = app.url(&format!("/tickets/{code}"));
+        async move {
+            let body: Value = get_json(url).await;
+            (
+                body["state"].as_str().unwrap().to_string(),
+                body["valid"].as_bool().unwrap(),
+            )
+        }
+    };
+    assert_eq!(
+        state(seats[0].1.clone()).await,
+        ("CHECKED_IN".into(), false)
+    );
+    assert_eq!(state(seats[1].1.clone()).await, ("VALID".into(), true));
+    // The others with the booking's code: the two not in yet, then nobody.
+    let (status, scan) = check_in(&door, &app, &booking_code, json!({ "gate": "East" })).await;
+    assert_eq!(status, StatusCode::OK, "{scan}");
+    let mut rest: Vec<&str> = scan["admitted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    rest.sort();
+    let mut want = vec![seats[1].0.as_str(), seats[2].0.as_str()];
+    want.sort();
+    assert_eq!((rest, scan["checkedIn"].as_i64()), (want, Some(3)));
+    let (status, scan) = check_in(&door, &app, &booking_code, json!({})).await;
+    assert_eq!(
+        (status, scan["result"].as_str()),
+        (StatusCode::CONFLICT, Some("ALREADY_CHECKED_IN"))
+    );
+    assert_eq!(
+        state(booking_code.clone()).await,
+        ("CHECKED_IN".into(), false)
+    );
+
+    // A ticket of a showtime three days away is not used up by a door admitting "now".
+    let away = cash_sale(&kim, &app, later, 1).await;
+    let (_, away_ticket) = post_fn(
+        &kim,
+        &app,
+        "print_ticket",
+        json!({ "booking": away["bookingId"] }),
+    )
+    .await;
+    let away_code = away_ticket["code"].as_str().unwrap().to_string();
+    let (status, scan) = check_in(&door, &app, &away_code, json!({})).await;
+    assert_eq!(
+        (status, scan["result"].as_str()),
+        (StatusCode::CONFLICT, Some("WRONG_SHOWTIME"))
+    );
+    assert_eq!(
+        state(away_code.clone()).await,
+        ("VALID".into(), true),
+        "still valid"
+    );
+
+    // The booking number printed on the ticket finds it at the counter; refunded, the ticket
+    // says so.
+    let number = away["bookingId"].as_str().unwrap()[..8].to_ascii_uppercase();
+    let refund = json!({ "refund": { "booking": number, "approval": { "supervisor": "lee", "pin": "2222" } } });
+    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(state(away_code.clone()).await, ("REFUNDED".into(), false));
+    let (status, scan) = check_in(&door, &app, &away_code, json!({ "showtimeId": later })).await;
+    assert_eq!(
+        (status, scan["result"].as_str()),
+        (StatusCode::CONFLICT, Some("REFUNDED"))
+    );
+    let (status, body) = post_fn(
+        &kim,
+        &app,
+        "refund_at_counter",
+        json!({ "refund": { "booking": "FFFFFFFF" } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     db.drop_database().await;
 }

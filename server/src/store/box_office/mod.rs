@@ -331,10 +331,11 @@ macro_rules! exchange_at_counter {
     }};
 }
 
-/// A check-in in `$tx` (see [`BoxOffice::check_in`]).
+/// A check-in of `$seats` of a booking in `$tx` (see [`BoxOffice::check_in`]).
 macro_rules! check_in {
-    ($tx:ident, $booking:expr, $showtime:expr, $gate:expr, $staff:expr, $at:expr) => {{
+    ($tx:ident, $booking:expr, $showtime:expr, $seats:expr, $gate:expr, $staff:expr, $at:expr) => {{
         let booking: BookingId = $booking;
+        let seats: &[String] = $seats;
         let refunded: Option<bool> = sqlx::query_scalar(&format!("{SCANNABLE}{}", LOCK_SCANNED))
             .bind(booking.0)
             .fetch_optional(&mut *$tx)
@@ -344,27 +345,37 @@ macro_rules! check_in {
             Some(true) => return Ok(Scanned::Refunded),
             Some(false) => {}
         }
-        // Of two scans at once, one inserts; the other does nothing (PostgreSQL: it waits for the
-        // first to commit; SQLite: the single writer) and reads the first one's row.
-        let inserted: Option<At> = sqlx::query_scalar(CHECK_IN)
-            .bind(booking.0)
-            .bind($showtime.get())
-            .bind($gate)
-            .bind($staff)
-            .bind($at)
-            .fetch_optional(&mut *$tx)
-            .await?;
-        let first = match inserted {
-            Some(_) => None,
-            None => {
+        // Of two scans of a seat at once, one inserts; the other does nothing (PostgreSQL: it
+        // waits for the first to commit; SQLite: the single writer).
+        let mut admitted = Vec::new();
+        for seat in seats {
+            let inserted: Option<String> = sqlx::query_scalar(CHECK_IN)
+                .bind(booking.0)
+                .bind(seat)
+                .bind($showtime.get())
+                .bind($gate)
+                .bind($staff)
+                .bind($at)
+                .fetch_optional(&mut *$tx)
+                .await?;
+            admitted.extend(inserted);
+        }
+        let first: Option<(At, String)> = match admitted.is_empty() {
+            true => {
                 sqlx::query_as(FIRST_SCAN)
                     .bind(booking.0)
+                    .bind(seats.first())
                     .fetch_optional(&mut *$tx)
                     .await?
             }
+            false => None,
         };
+        let inside: i64 = sqlx::query_scalar(SEATS_IN)
+            .bind(booking.0)
+            .fetch_one(&mut *$tx)
+            .await?;
         $tx.commit().await?;
-        scanned(inserted, first)
+        scanned(admitted, first, inside)
     }};
 }
 
@@ -427,6 +438,16 @@ macro_rules! box_office_books {
                     .execute(&self.$write)
                     .await?;
                 Ok(closed.rows_affected() == 1)
+            }
+
+            async fn seats_checked_in(
+                &self,
+                booking: BookingId,
+            ) -> Result<Vec<String>, StoreError> {
+                Ok(sqlx::query_scalar(SEATS_CHECKED_IN)
+                    .bind(booking.0)
+                    .fetch_all(&self.$read)
+                    .await?)
             }
 
             async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError> {
@@ -711,10 +732,10 @@ pub struct TenderSum {
 /// What a scan did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scanned {
-    /// Checked in now.
-    CheckedIn,
-    /// Checked in before: when, at which gate.
-    Already(DateTime<Utc>, String),
+    /// These seats were checked in now; the booking's seats in, now.
+    CheckedIn { admitted: Vec<String>, inside: i64 },
+    /// Every seat scanned was in before: when and at which gate (the first's); the seats in.
+    Already(DateTime<Utc>, String, i64),
     /// Refunded (or its showtime cancelled): nobody checked in.
     Refunded,
     /// No confirmed booking.
@@ -773,25 +794,30 @@ const SHIFT_REFUNDS: &str = "select method as kind, cast(count(*) as bigint) as 
                                     cast(0 as bigint) as seats,
                                     cast(coalesce(sum(amount_krw), 0) as bigint) as amount
                                from counter_refund where shift_id = $1 group by method";
-const CHECK_IN: &str = "insert into check_in (booking_id, showtime_id, gate, staff_id,
-                                              checked_in_at)
-                        values ($1, $2, $3, $4, $5) on conflict (booking_id) do nothing
-                        returning checked_in_at";
-const CHECKED_IN: &str = "select exists (select 1 from check_in where booking_id = $1)";
+const CHECK_IN: &str = "insert into seat_check_in (booking_id, seat_code, showtime_id, gate,
+                                                   staff_id, checked_in_at)
+                        values ($1, $2, $3, $4, $5, $6)
+                        on conflict (booking_id, seat_code) do nothing returning seat_code";
+const CHECKED_IN: &str = "select exists (select 1 from seat_check_in where booking_id = $1)";
+const SEATS_CHECKED_IN: &str =
+    "select seat_code from seat_check_in where booking_id = $1 order by seat_code";
+const SEATS_IN: &str = "select cast(count(*) as bigint) from seat_check_in where booking_id = $1";
 /// What a scan may check in: a confirmed booking, refunded or not (or its showtime cancelled).
 const SCANNABLE: &str = "select b.refunded_at is not null
                                 or exists (select 1 from showtime st
                                             where st.id = b.showtime_id
                                               and st.cancelled_at is not null)
                            from booking b where b.id = $1 and b.status = 'CONFIRMED'";
-const FIRST_SCAN: &str = "select checked_in_at, gate from check_in where booking_id = $1";
+/// When and where seat `$2` (the booking's first seat, for the booking's code) was let in.
+const FIRST_SCAN: &str = "select checked_in_at, gate from seat_check_in
+                           where booking_id = $1 and seat_code = $2";
 const RECORD_PRINT: &str =
     "insert into ticket_print (booking_id, n, staff_id, approved_by, printed_at)
      values ($1, $2, $3, $4, $5) on conflict do nothing returning n";
 const PRINTS: &str = "select cast(count(*) as bigint) from ticket_print where booking_id = $1";
 const LIVE_HOLDS_OF: &str =
     "select hold_id from seat_hold where customer_id = $1 and expires_at >= $2";
-const CHECK_IN_COUNTS: &str = "select showtime_id, cast(count(*) as bigint) from check_in
+const CHECK_IN_COUNTS: &str = "select showtime_id, cast(count(*) as bigint) from seat_check_in
                                 group by showtime_id order by showtime_id";
 
 impl ShiftFilter {
@@ -812,6 +838,10 @@ impl ShiftFilter {
 
 #[async_trait::async_trait]
 pub trait BoxOffice: Send + Sync {
+    /// The bookings whose id starts with the 8 hex digits `number` (lower case): the booking
+    /// number printed on tickets. Normally one.
+    async fn bookings_numbered(&self, number: &str) -> Result<Vec<BookingId>, StoreError>;
+
     /// In one transaction: the shift still open, the booking CONFIRMED, the hold's seats BOOKED
     /// by the fenced confirm (all or nothing), the sale and its `BookingConfirmed` recorded.
     async fn sell_at_counter(
@@ -832,13 +862,14 @@ pub trait BoxOffice: Send + Sync {
         at: At,
     ) -> Result<CounterRefunded, StoreError>;
 
-    /// Checks a confirmed, unrefunded booking's ticket in, once: a second scan answers the
-    /// first's time and gate. The booking's row is taken (shared, in PostgreSQL) first, so a
-    /// refund and a check-in of one booking go one after the other.
+    /// Checks `seats` of a confirmed, unrefunded booking in, each once: a scan that lets none in
+    /// answers the first's time and gate. The booking's row is taken (shared, in PostgreSQL)
+    /// first, so a refund and a check-in of one booking go one after the other.
     async fn check_in(
         &self,
         booking: BookingId,
         showtime: ShowtimeId,
+        seats: &[String],
         gate: &str,
         staff: Option<i64>,
         at: At,
@@ -880,6 +911,9 @@ pub trait BoxOfficeBooks: Send + Sync {
         at: At,
     ) -> Result<bool, StoreError>;
 
+    /// The seats of a booking that are checked in.
+    async fn seats_checked_in(&self, booking: BookingId) -> Result<Vec<String>, StoreError>;
+
     /// Tickets checked in per showtime.
     async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError>;
 
@@ -901,12 +935,16 @@ pub trait BoxOfficeBooks: Send + Sync {
     async fn live_holds_of(&self, customer: CustomerId, at: At) -> Result<Vec<HoldId>, StoreError>;
 }
 
-/// The answer of `CHECK_IN` or else `FIRST_SCAN`.
-fn scanned(inserted: Option<At>, first: Option<(At, String)>) -> Result<Scanned, StoreError> {
-    match (inserted, first) {
-        (Some(_), _) => Ok(Scanned::CheckedIn),
-        (None, Some((at, gate))) => Ok(Scanned::Already(at.0, gate)),
-        (None, None) => Err(StoreError::Corrupt(
+/// The answer of `CHECK_IN`, else `FIRST_SCAN`, with the seats in.
+fn scanned(
+    admitted: Vec<String>,
+    first: Option<(At, String)>,
+    inside: i64,
+) -> Result<Scanned, StoreError> {
+    match (admitted.is_empty(), first) {
+        (false, _) => Ok(Scanned::CheckedIn { admitted, inside }),
+        (true, Some((at, gate))) => Ok(Scanned::Already(at.0, gate, inside)),
+        (true, None) => Err(StoreError::Corrupt(
             "a check-in neither inserted nor found".into(),
         )),
     }

@@ -34,6 +34,17 @@ async fn confirm(
 
 #[async_trait::async_trait]
 impl BoxOffice for SqliteStore {
+    async fn bookings_numbered(&self, number: &str) -> Result<Vec<BookingId>, StoreError> {
+        // The id's text begins with the number (its first 8 hex digits).
+        let ids: Vec<uuid::Uuid> = sqlx::query_scalar(
+            "select id from booking where lower(hex(id)) like $1 || '%' limit 5",
+        )
+        .bind(number)
+        .fetch_all(&self.read)
+        .await?;
+        Ok(ids.into_iter().map(BookingId).collect())
+    }
+
     async fn sell_at_counter(
         &self,
         sale: &CounterSaleRow,
@@ -63,12 +74,13 @@ impl BoxOffice for SqliteStore {
         &self,
         booking: BookingId,
         showtime: ShowtimeId,
+        seats: &[String],
         gate: &str,
         staff: Option<i64>,
         at: At,
     ) -> Result<Scanned, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        check_in!(tx, booking, showtime, gate, staff, at)
+        check_in!(tx, booking, showtime, seats, gate, staff, at)
     }
 
     async fn refund_at_counter(

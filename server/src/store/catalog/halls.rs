@@ -40,7 +40,7 @@ const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name
             sum(case when ss.status = 'BOOKED' then 1 else 0 end) as sold,
             sum(case when ss.status = 'HELD' and ss.hold_expires_at > $1 then 1 else 0 end) as held,
             sum(case when ss.blocked is not null then 1 else 0 end) as off_sale,
-            (select count(*) from check_in c where c.showtime_id = st.id) as checked_in,
+            (select count(*) from seat_check_in c where c.showtime_id = st.id) as checked_in,
             count(*) as seats
      from showtime st join hall h on h.id = st.hall_id
           join show_seat ss on ss.showtime_id = st.id

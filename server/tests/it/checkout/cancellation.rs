@@ -92,10 +92,17 @@ async fn a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once(b
         .ticket_code(&alice_booking)
         .await
         .expect("issued before the cancellation");
-    let door = reqwest::get(shop.app.url(&format!("/tickets/{code}")))
+    let door: serde_json::Value = reqwest::get(shop.app.url(&format!("/tickets/{code}")))
+        .await
+        .unwrap()
+        .json()
         .await
         .unwrap();
-    assert_eq!(door.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        (door["valid"].as_bool(), door["state"].as_str()),
+        (Some(false), Some("CANCELLED")),
+        "{door}"
+    );
     // Cancelling again changes nothing: no second refund is asked for.
     let (status, again) = cancel(operator.clone()).await;
     assert_eq!(status, StatusCode::OK);
