@@ -153,6 +153,8 @@ pub trait BoxOfficeDesk: Send + Sync + 'static {
     ) -> Result<Shift, InventoryError>;
     /// Recent shifts, newest first.
     async fn shifts(&self) -> Result<Vec<Shift>, InventoryError>;
+    /// Counter sales of cancelled showtimes owed back and not given back yet, oldest first.
+    async fn refunds_owed(&self) -> Result<Vec<crate::domain::OwedRefund>, InventoryError>;
     /// Holds the clerk's pick (the seats, or the best available) for the sale at the counter,
     /// releasing what they held before.
     async fn clerk_hold(

@@ -173,9 +173,11 @@ test("at 1366×768 the sale's controls are all at hand and at least 44 px", asyn
   await expect(kiosk.locator('[data-test="tender"]')).toHaveCount(0);
 });
 
-test("an exchange at the counter: a booking's seat for another of the same category, the ticket still valid", async ({ browser }) => {
+test("an exchange at the counter, approved by a supervisor: a booking's seat for another of the same category, the ticket still valid", async ({ browser }) => {
   const id = (await ownShowtimes(browser))[2];
   const customer = await customerWatching(browser, id);
+  const supervisorPage = await (await browser.newContext()).newPage();
+  await staff(supervisorPage, `super-g-${stamp}`, "supervisor", "9184");
   const kiosk = await openKiosk(browser, `clerk-g-${stamp}`, "9182");
   await chooseShowtime(kiosk, id);
   await kiosk.locator('[data-test="best-1"]').tap();
@@ -197,6 +199,11 @@ test("an exchange at the counter: a booking's seat for another of the same categ
   await kiosk.locator('[data-test="exchange-booking"]').fill(booking);
   await kiosk.locator('[data-test="exchange-seats"]').fill(sold);
   await touchTargetsAreLarge(kiosk);
+  // A clerk alone moves no customer's seats.
+  await kiosk.locator('[data-test="sell"]').tap();
+  await expect(kiosk.locator('[data-test="kiosk-error"]')).toContainText("supervisor");
+  await kiosk.locator('[data-test="exchange-supervisor"]').fill(`super-g-${stamp}`);
+  await kiosk.locator('[data-test="exchange-pin"]').fill("9184");
   await kiosk.locator('[data-test="sell"]').tap();
   await expect(kiosk.locator('[data-test="exchange-done"]')).toContainText(other);
   await expect(customer.seat(sold)).toHaveAttribute("data-view", /free|stranded/);
@@ -205,7 +212,7 @@ test("an exchange at the counter: a booking's seat for another of the same categ
   const ticket = await (await kiosk.request.post("/api/print_ticket", { data: { booking, approval: null } })).json();
   const door = await (await browser.newContext()).newPage();
   await staff(door, `door3-${stamp}`, "door", "5557");
-  const scan = await door.request.post(`/tickets/${ticket.code}/check-in`, { data: {} });
+  const scan = await door.request.post(`/tickets/${ticket.code}/check-in`, { data: { showtimeId: id } });
   expect(scan.status()).toBe(200);
   expect((await scan.json()).seats).toEqual([other]);
 });
@@ -327,6 +334,8 @@ test("the door checks a scanned ticket in once: green, then red with the first s
   await door.goto("/door");
   await expect(door.locator('[data-test="door"]')).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
   await door.locator('[data-test="gate"]').fill("East");
+  // The door admits this showtime (by default only those whose doors are open now).
+  await door.locator('[data-test="door-showtime"]').selectOption(String(id));
   await door.locator("body").click();
   await door.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   // A keyboard-wedge scanner: the code typed in a burst, then Enter, with no field focused.
@@ -369,6 +378,7 @@ test("the door checks a scanned ticket in once: green, then red with the first s
   await staff(phone, `door2-${stamp}`, "door", "5556");
   await phone.goto("/door");
   await expect(phone.locator('[data-test="door"]')).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
+  await phone.locator('[data-test="door-showtime"]').selectOption(String(id));
   const second = await saleByApi(kiosk, id);
   await phone.locator('[data-test="camera-start"]').tap();
   await expect(phone.locator('[data-test="camera-stop"]')).toBeVisible();

@@ -78,6 +78,15 @@ pub enum BookingEvent {
         #[serde(default)]
         channel: SalesChannel,
     },
+    /// A cancelled showtime's counter sale is owed back at the counter (cash or card): from now
+    /// on it counts as refunded in the sales figures; the clerk's payout adds nothing more.
+    #[serde(rename_all = "camelCase")]
+    RefundOwed {
+        showtime_id: ShowtimeId,
+        /// `cash` or `card`.
+        method: String,
+        amount: i64,
+    },
     /// Seats of a confirmed booking were exchanged at the counter for others of the same
     /// showtime and price categories (a supervisor approved); the booking keeps its amount.
     #[serde(rename_all = "camelCase")]
@@ -94,11 +103,12 @@ pub enum BookingEvent {
 
 /// The types the relay publishes (payment events stay inside). Literal in the relay's
 /// statements too: the partial index `outbox_unpublished` is defined with this list.
-pub const PUBLISHED: [&str; 4] = [
+pub const PUBLISHED: [&str; 5] = [
     "BookingConfirmed",
     "BookingFailed",
     "RefundIssued",
     "SeatsExchanged",
+    "RefundOwed",
 ];
 
 impl BookingEvent {
@@ -111,6 +121,7 @@ impl BookingEvent {
             Self::RefundDue { .. } => "RefundDue",
             Self::RefundIssued { .. } => "RefundIssued",
             Self::SeatsExchanged { .. } => "SeatsExchanged",
+            Self::RefundOwed { .. } => "RefundOwed",
         }
     }
 }

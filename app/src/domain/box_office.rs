@@ -83,6 +83,12 @@ pub struct ShiftFigures {
     /// Refunds of card and online sales (not from the drawer).
     pub other_refunds: i64,
     pub other_refunded: i64,
+    /// Sales of this shift whose showtime was cancelled, owed back at the counter and not
+    /// given back yet.
+    #[serde(default)]
+    pub owed_refunds: i64,
+    #[serde(default)]
+    pub owed_amount: i64,
 }
 
 impl ShiftFigures {
@@ -189,6 +195,24 @@ pub struct CounterRefund {
     /// `cash` (from the drawer), `card` (on the terminal), `comp` (nothing to give back) or
     /// `gateway` (an online sale, refunded through the payment gateway).
     pub method: String,
+}
+
+/// A counter sale owed back at the counter: its showtime was cancelled (the console's list).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwedRefund {
+    pub booking_id: BookingId,
+    pub showtime_id: ShowtimeId,
+    pub movie_title: String,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub starts_at: DateTime<Utc>,
+    /// `cash` (from a drawer) or `card` (on the terminal).
+    pub method: String,
+    pub amount: i64,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub owed_at: DateTime<Utc>,
+    /// The clerk who sold it.
+    pub clerk: String,
 }
 
 /// What the door is told about a scanned ticket.

@@ -14,8 +14,8 @@ mod staff;
 
 pub use box_office::{
     Approval, CheckIn, CheckInResult, CounterExchange, CounterExchangeRequest, CounterRefund,
-    CounterRefundRequest, CounterSale, CounterSaleRequest, PrintedSeat, PrintedTicket, ScanAt,
-    Shift, ShiftFigures, Tender, APPROVER_ROLES, COUNTER_ROLES, DOOR_ROLES,
+    CounterRefundRequest, CounterSale, CounterSaleRequest, OwedRefund, PrintedSeat, PrintedTicket,
+    ScanAt, Shift, ShiftFigures, Tender, APPROVER_ROLES, COUNTER_ROLES, DOOR_ROLES,
 };
 pub use hall_plan::{
     HallPlan, HallSummary, PlacedSeat, RowPlan, SeatPlan, ShowtimeCounts, MAX_HALL_SEATS,
@@ -24,8 +24,8 @@ pub use ids::{BookingId, CustomerId, HoldId, InvalidHoldId, InvalidShowtimeId, S
 pub use live::LiveMessage;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{
-    BookingView, Checkout, Hold, PaymentView, PriceCategory, SalesChannel, SalesFigure, Seat,
-    SeatChange, SeatMap, SeatStatus, SeatTicket, ShowtimeSummary, Ticket,
+    BookingState, BookingView, Checkout, Hold, PaymentView, PriceCategory, SalesChannel,
+    SalesFigure, Seat, SeatChange, SeatMap, SeatStatus, SeatTicket, ShowtimeSummary, Ticket,
 };
 pub use selection::{BestAvailable, SeatSelection, SelectionError, MAX_SEATS_PER_HOLD};
 pub use showtime::{

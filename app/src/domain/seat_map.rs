@@ -191,6 +191,67 @@ pub struct BookingView {
     pub refunded_at: Option<DateTime<Utc>>,
 }
 
+/// What a booking is now, in one word, as every page says it: its showtime's cancellation and
+/// a refund at the counter come before the payment's outcome, so a page never says both
+/// "cancelled" and "confirmed".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BookingState {
+    /// Waiting for the payment.
+    Pending,
+    /// Confirmed; the ticket is a moment behind.
+    Issuing,
+    Confirmed,
+    Failed,
+    /// Refunded at the box office.
+    Refunded,
+    /// The showtime was cancelled and the payment is being refunded.
+    CancelledRefunding,
+    /// The showtime was cancelled and the payment refunded.
+    CancelledRefunded,
+    /// The showtime was cancelled (nothing was paid online).
+    Cancelled,
+}
+
+impl BookingState {
+    /// The state's name in the pages' `data-state` and message keys.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "PENDING",
+            Self::Issuing => "ISSUING",
+            Self::Confirmed => "CONFIRMED",
+            Self::Failed => "FAILED",
+            Self::Refunded => "REFUNDED",
+            Self::CancelledRefunding => "CANCELLED_REFUNDING",
+            Self::CancelledRefunded => "CANCELLED_REFUNDED",
+            Self::Cancelled => "CANCELLED",
+        }
+    }
+}
+
+impl BookingView {
+    /// The booking's one state now.
+    pub fn state(&self) -> BookingState {
+        let paid = self.payments.iter().any(|p| p.status == "PAID");
+        let refunded = self.payments.iter().any(|p| p.status == "REFUNDED");
+        if self.showtime_cancelled && (self.status != "FAILED" || paid) {
+            return match (paid, refunded) {
+                (true, _) => BookingState::CancelledRefunding,
+                (false, true) => BookingState::CancelledRefunded,
+                (false, false) => BookingState::Cancelled,
+            };
+        }
+        if self.refunded_at.is_some() {
+            return BookingState::Refunded;
+        }
+        match self.status.as_str() {
+            "CONFIRMED" if self.ticket_issued_at.is_none() => BookingState::Issuing,
+            "CONFIRMED" => BookingState::Confirmed,
+            "FAILED" => BookingState::Failed,
+            _ => BookingState::Pending,
+        }
+    }
+}
+
 /// Where a sale was made: online (the web and the API), at the box office, or given away
 /// (complimentary, counted apart).
 #[derive(
@@ -269,6 +330,66 @@ pub struct Ticket {
     /// One ticket per seat, each with its own code (a friend arriving later brings her own).
     #[serde(default)]
     pub seats: Vec<SeatTicket>,
+}
+
+#[cfg(test)]
+mod state_tests {
+    use super::*;
+
+    fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
+        let at = chrono::DateTime::from_timestamp(1_900_000_000, 0).unwrap();
+        BookingView {
+            booking_id: BookingId(uuid::Uuid::nil()),
+            status: status.into(),
+            showtime_id: ShowtimeId::parse("1").unwrap(),
+            movie_title: String::new(),
+            hall_name: String::new(),
+            starts_at: at,
+            seats: vec!["A1".into()],
+            amount: 1,
+            currency: "KRW".into(),
+            failure_reason: None,
+            created_at: at,
+            updated_at: at,
+            payments: (!payment.is_empty())
+                .then(|| PaymentView {
+                    status: payment.into(),
+                    amount: 1,
+                    payment_url: None,
+                    pay_before: at,
+                    updated_at: at,
+                })
+                .into_iter()
+                .collect(),
+            ticket_issued_at: Some(at),
+            showtime_cancelled: cancelled,
+            refunded_at: None,
+        }
+    }
+
+    #[test]
+    fn a_cancelled_showtime_s_booking_is_cancelled_not_confirmed() {
+        assert_eq!(
+            booking("CONFIRMED", "PAID", false).state(),
+            BookingState::Confirmed
+        );
+        assert_eq!(
+            booking("CONFIRMED", "PAID", true).state(),
+            BookingState::CancelledRefunding
+        );
+        assert_eq!(
+            booking("CONFIRMED", "REFUNDED", true).state(),
+            BookingState::CancelledRefunded
+        );
+        assert_eq!(
+            booking("CONFIRMED", "", true).state(),
+            BookingState::Cancelled
+        );
+        assert_eq!(booking("FAILED", "", true).state(), BookingState::Failed);
+        let mut counter = booking("CONFIRMED", "", false);
+        counter.refunded_at = counter.ticket_issued_at;
+        assert_eq!(counter.state(), BookingState::Refunded);
+    }
 }
 
 /// One seat's ticket: its code admits that seat alone.

@@ -52,8 +52,12 @@ pub struct ShowtimeCancelled {
     pub already: bool,
     /// Seats of live holds made free.
     pub released: usize,
-    /// Paid bookings whose payments are being refunded.
+    /// Paid bookings being refunded: online payments through the gateway, and counter sales
+    /// owed back at the counter.
     pub refunds: usize,
+    /// Of those, the counter sales (cash, card) a clerk gives back at the counter.
+    #[serde(default)]
+    pub owed_at_counter: usize,
 }
 
 /// What an operator makes of some seats of a showtime.

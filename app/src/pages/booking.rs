@@ -5,7 +5,7 @@
 //! to the hold.
 //! `/my-bookings`: the customer's bookings.
 
-use crate::domain::BookingView;
+use crate::domain::{BookingState, BookingView};
 use crate::format::{price, showtime_when};
 use crate::i18n::{error_text, use_lang, Lang};
 use crate::serverfns::{get_booking, get_ticket, my_bookings};
@@ -74,6 +74,7 @@ pub fn BookingPage() -> impl IntoView {
     }
 }
 
+/// What the page says of the booking: its one state (see [`BookingView::state`]).
 fn status_text(lang: Lang, b: &BookingView) -> String {
     let refund = |key_done: bool| {
         let amount = price(lang, b.amount);
@@ -83,10 +84,10 @@ fn status_text(lang: Lang, b: &BookingView) -> String {
             tr!(lang, "booking.refund_pending", amount = amount)
         }
     };
-    match b.status.as_str() {
-        "CONFIRMED" if b.ticket_issued_at.is_none() => tr!(lang, "booking.issuing"),
-        "CONFIRMED" => tr!(lang, "booking.confirmed"),
-        "FAILED" => {
+    match b.state() {
+        BookingState::Issuing => tr!(lang, "booking.issuing"),
+        BookingState::Confirmed => tr!(lang, "booking.confirmed"),
+        BookingState::Failed => {
             let reason = b.failure_reason.clone().unwrap_or_default();
             let paid = b
                 .payments
@@ -99,7 +100,11 @@ fn status_text(lang: Lang, b: &BookingView) -> String {
             }
             text
         }
-        _ => tr!(lang, "booking.pending"),
+        BookingState::Refunded => tr!(lang, "booking.refunded_at_counter"),
+        BookingState::CancelledRefunding => tr!(lang, "booking.cancelled_refunding"),
+        BookingState::CancelledRefunded => tr!(lang, "booking.cancelled_refunded"),
+        BookingState::Cancelled => tr!(lang, "booking.cancelled"),
+        BookingState::Pending => tr!(lang, "booking.pending"),
     }
 }
 
@@ -107,29 +112,28 @@ fn booking_view(b: BookingView) -> impl IntoView {
     let lang = use_lang();
     let seats = crate::seating::reading_order(b.seats.iter().map(String::as_str)).join(", ");
     let when = b.starts_at;
-    let issued = b.status == "CONFIRMED" && b.ticket_issued_at.is_some() && !b.showtime_cancelled;
-    let cancelled = b.showtime_cancelled.then(|| {
-        let key = if b.payments.iter().any(|p| p.status == "PAID") {
-            "booking.cancelled_refunding"
-        } else if b.payments.iter().any(|p| p.status == "REFUNDED") {
-            "booking.cancelled_refunded"
-        } else {
-            "booking.cancelled"
-        };
-        view! {
-            <p class="notice warn" role="status" data-test="booking-cancelled" data-state=key>
-                {move || crate::i18n::translate(lang.get(), key, &[])}
-            </p>
-        }
-    });
+    let state = b.state();
+    let issued = state == BookingState::Confirmed;
     let id = b.booking_id.0.to_string();
     let amount = b.amount;
     let status = b.status.clone();
     let b2 = b.clone();
+    // One line says what the booking is: a cancelled showtime's booking is not "confirmed".
+    let cancelled = matches!(
+        state,
+        BookingState::Cancelled
+            | BookingState::CancelledRefunded
+            | BookingState::CancelledRefunding
+    );
+    let notice = if cancelled || state == BookingState::Refunded {
+        "notice warn "
+    } else {
+        ""
+    };
     view! {
-        {cancelled}
-        <p class=format!("booking-status status-{}", status.to_lowercase()) data-test="booking-status"
-            data-status=status role="status" aria-live="polite">
+        <p class=format!("{notice}booking-status status-{}", status.to_lowercase())
+            data-test=if cancelled { "booking-cancelled" } else { "booking-status" }
+            data-status=status data-state=state.as_str() role="status" aria-live="polite">
             {move || status_text(lang.get(), &b2)}
         </p>
         <div class="booking-details">
@@ -205,7 +209,7 @@ pub fn MyBookingsPage() -> impl IntoView {
                         <ul class="bookings" data-test="booking-list">
                             {list.into_iter().map(|b| {
                                 let href = format!("/my-bookings/{}", b.booking_id.0);
-                                let key = format!("booking.status_{}", b.status);
+                                let key = format!("booking.state_{}", b.state().as_str());
                                 let seats = crate::seating::reading_order(b.seats.iter().map(String::as_str)).join(", ");
                                 let when = b.starts_at;
                                 view! {

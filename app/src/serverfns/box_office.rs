@@ -65,6 +65,20 @@ pub async fn shifts_report() -> Result<Vec<Shift>, InventoryError> {
     )
 }
 
+/// Counter sales of cancelled showtimes owed back at the counter: supervisors (and operators).
+#[server(endpoint = "refunds_owed", input = server_fn::codec::Json)]
+pub async fn refunds_owed() -> Result<Vec<crate::domain::OwedRefund>, InventoryError> {
+    use crate::domain::APPROVER_ROLES;
+    use crate::engine::{box_office, require_staff, respond};
+    respond(
+        async {
+            require_staff(&APPROVER_ROLES).await?;
+            box_office()?.refunds_owed().await
+        }
+        .await,
+    )
+}
+
 /// Holds the clerk's pick for the sale: `seats`, or the best `best.count`.
 #[server(endpoint = "clerk_hold", input = server_fn::codec::Json)]
 pub async fn clerk_hold(

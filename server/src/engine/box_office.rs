@@ -60,6 +60,8 @@ fn figures(sales: &[TenderSum], refunds: &[TenderSum]) -> ShiftFigures {
         cash_refunded: cash_refund.map_or(0, |t| t.amount),
         other_refunds: other.clone().map(|t| t.count).sum(),
         other_refunded: other.map(|t| t.amount).sum(),
+        owed_refunds: 0,
+        owed_amount: 0,
     }
 }
 
@@ -78,6 +80,7 @@ impl Engine {
 
     async fn shift_view(&self, record: ShiftRecord) -> Result<Shift, InventoryError> {
         let (sales, refunds) = self.store.shift_sums(record.id).await?;
+        let (owed_refunds, owed_amount) = self.store.shift_owed(record.id).await?;
         Ok(Shift {
             id: record.id,
             clerk: record.clerk,
@@ -87,7 +90,11 @@ impl Engine {
             closed_at: record.closed_at.map(|at| at.0),
             counted: record.counted_krw,
             closed_by: record.closed_by,
-            figures: figures(&sales, &refunds),
+            figures: ShiftFigures {
+                owed_refunds,
+                owed_amount,
+                ..figures(&sales, &refunds)
+            },
         })
     }
 
@@ -823,6 +830,27 @@ impl BoxOfficeDesk for Engine {
 
     async fn shifts(&self) -> Result<Vec<Shift>, InventoryError> {
         self.recent_shifts().await
+    }
+
+    async fn refunds_owed(&self) -> Result<Vec<app::domain::OwedRefund>, InventoryError> {
+        self.store
+            .refunds_owed()
+            .await?
+            .into_iter()
+            .map(|o| {
+                Ok(app::domain::OwedRefund {
+                    booking_id: BookingId(o.booking_id),
+                    showtime_id: crate::store::stored_showtime(o.showtime_id)?,
+                    movie_title: o.movie_title,
+                    starts_at: o.starts_at.0,
+                    method: o.method,
+                    amount: o.amount_krw,
+                    owed_at: o.owed_at.0,
+                    clerk: o.clerk,
+                })
+            })
+            .collect::<Result<_, crate::store::StoreError>>()
+            .map_err(InventoryError::from)
     }
 
     async fn clerk_hold(

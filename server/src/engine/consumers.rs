@@ -5,7 +5,8 @@
 //! second time.
 //!
 //! - `tickets` issues the ticket (its signed code) of a confirmed booking;
-//! - `sales` adds confirmed bookings and refunds to the figures per showtime and day (venue time).
+//! - `sales` adds confirmed bookings and refunds (issued, and owed at the counter for a cancelled
+//!   showtime) to the figures per showtime and day (venue time).
 
 use super::Engine;
 use crate::booking_events::{BookingEvent, Envelope};
@@ -61,6 +62,23 @@ impl Engine {
                     revenue: *amount,
                     refunds: 0,
                     refunded: 0,
+                },
+                _ => ConsumerEffect::Nothing,
+            },
+            BookingEvent::RefundOwed {
+                showtime_id,
+                amount,
+                ..
+            } => match consumer {
+                SALES => ConsumerEffect::Sales {
+                    showtime: *showtime_id,
+                    day: day(event),
+                    channel: app::domain::SalesChannel::BoxOffice,
+                    bookings: 0,
+                    seats: 0,
+                    revenue: 0,
+                    refunds: 1,
+                    refunded: *amount,
                 },
                 _ => ConsumerEffect::Nothing,
             },

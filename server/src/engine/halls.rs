@@ -139,13 +139,22 @@ impl Engine {
             .cancel_showtime(showtime, now)
             .await?
             .ok_or(InventoryError::ShowtimeNotFound(showtime))?;
+        // A hold statement that read the showtime before this committed may still commit a
+        // hold after it: the sweeper releases the held seats of cancelled showtimes, and is
+        // woken once such a hold can have finished (statements take milliseconds).
+        let sweep = self.sweep_soon.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            sweep.notify_one();
+        });
         if done.cancelled_now {
             self.refund_wake.notify_one();
             self.relay_wake.notify_one();
             let detail = format!(
-                "showtime {showtime}: seats of live holds released {}, refunds due {}",
+                "showtime {showtime}: seats of live holds released {}, online refunds due {}, counter sales owed back {}",
                 done.released.len(),
-                done.refunds
+                done.refunds,
+                done.owed_at_counter
             );
             if !done.released.is_empty() {
                 self.announce_released(showtime, done.released.clone())
@@ -160,7 +169,8 @@ impl Engine {
         Ok(ShowtimeCancelled {
             already: !done.cancelled_now,
             released: done.released.len(),
-            refunds: done.refunds,
+            refunds: done.refunds + done.owed_at_counter,
+            owed_at_counter: done.owed_at_counter,
         })
     }
 

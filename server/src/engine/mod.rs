@@ -80,6 +80,8 @@ pub struct Engine {
     gauges: Gauges,
     /// Wakes the outbox relay when this process committed a booking event.
     pub(crate) relay_wake: Arc<tokio::sync::Notify>,
+    /// Wakes the sweeper before its time (after a showtime's cancellation).
+    pub(crate) sweep_soon: Arc<tokio::sync::Notify>,
     /// Signs and checks ticket codes (see `with_ticket_keys`).
     ticket_keys: tickets::TicketKeys,
     /// Staff sessions and sign-in lockouts.
@@ -181,6 +183,7 @@ impl Engine {
             refund_wake: tokio::sync::Notify::new(),
             gauges: Gauges::default(),
             relay_wake: Arc::new(tokio::sync::Notify::new()),
+            sweep_soon: Arc::new(tokio::sync::Notify::new()),
             ticket_keys: tickets::TicketKeys::random(),
             staff_policy: StaffPolicy::default(),
             staff_turns: (0..staff::STAFF_TURNS)

@@ -103,7 +103,8 @@ impl Engine {
             BookingEvent::BookingConfirmed { .. }
             | BookingEvent::BookingFailed { .. }
             | BookingEvent::RefundIssued { .. }
-            | BookingEvent::SeatsExchanged { .. } => Err(Unsettled::hopeless(&format!(
+            | BookingEvent::SeatsExchanged { .. }
+            | BookingEvent::RefundOwed { .. } => Err(Unsettled::hopeless(&format!(
                 "{} is not a payment event",
                 envelope.event.kind()
             ))),

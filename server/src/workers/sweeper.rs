@@ -1,4 +1,4 @@
-//! Releases expired holds every `SWEEP_INTERVAL_SECONDS`. Correctness never depends on it (an
+//! Releases expired holds (and any hold of a cancelled showtime) every `SWEEP_INTERVAL_SECONDS`. Correctness never depends on it (an
 //! expired hold already reads as available); it tidies stored state so that the seat map and,
 //! later, the live events show the seat as free. Several server processes may sweep at once.
 
@@ -6,13 +6,18 @@ use crate::engine::Engine;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Sweeps every `every`.
+/// Sweeps every `every`, and when woken (after a showtime's cancellation: the held seats of
+/// cancelled showtimes are released too).
 pub async fn sweeper(engine: Arc<Engine>, every: Duration) {
     {
         let mut ticker = tokio::time::interval(every);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let soon = engine.sweep_soon.clone();
         loop {
-            ticker.tick().await;
+            tokio::select! {
+                _ = ticker.tick() => {}
+                _ = soon.notified() => {}
+            }
             match engine.sweep().await {
                 Ok(released) => {
                     for r in released {

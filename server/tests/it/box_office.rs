@@ -7,12 +7,14 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use server::staff::{hash_secret, StaffName, StaffRole};
 use server::store::NewStaff;
+use std::time::Duration;
 
 on_both_backends!(
     a_clerk_sells_refunds_prints_and_closes_a_shift,
     twenty_scans_of_one_ticket_at_once_check_it_in_once,
     some_seats_are_refunded_and_others_exchanged_keeping_the_ticket,
     a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed,
+    a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter,
 );
 
 const PASSWORD: &str = "a staff password of some length";
@@ -951,7 +953,7 @@ async fn a_hundred_parallel_pin_guesses_are_counted_before_they_are_checked() {
         }
         assert_eq!(answer, first, "refused like a wrong PIN");
         assert!(tries < 40, "never approved");
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        tokio::time::sleep(Duration::from_millis(250)).await;
     };
     assert_eq!(approved["reprint"], 1);
     db.drop_database().await;
@@ -1101,5 +1103,123 @@ async fn a_party_checks_in_seat_by_seat_at_the_showtime_whose_doors_are_open() {
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    db.drop_database().await;
+}
+
+/// Cancelling a showtime owes its cash and card sales back at the counter: the answer counts
+/// them, the console lists them, the shift they were sold in shows them, the sales figures count
+/// them as refunded at once, the door says CANCELLED; the clerk's payout settles each once (and
+/// moves the figures no further).
+async fn a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let showtime = first_showtime(&app.base).await;
+    let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
+    let lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    let door = member(&app, "ahn", StaffRole::Door, "3333").await;
+    let open = json!({ "register": "R1", "float": 100_000 });
+    let (status, shift) = post_fn(&kim, &app, "open_shift", open).await;
+    assert_eq!(status, StatusCode::OK, "{shift}");
+    let cash = cash_sale(&kim, &app, showtime, 2).await;
+    let (_, hold) = post_fn(
+        &kim,
+        &app,
+        "clerk_hold",
+        json!({ "showtime_id": showtime, "best": { "count": 1 } }),
+    )
+    .await;
+    let (status, card) = post_fn(
+        &kim,
+        &app,
+        "sell_at_counter",
+        json!({ "sale": { "holdId": hold["holdId"], "tender": "card", "cardReference": "T-9" } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{card}");
+    let sold = cash["amount"].as_i64().unwrap() + card["amount"].as_i64().unwrap();
+    let (_, ticket) = post_fn(
+        &kim,
+        &app,
+        "print_ticket",
+        json!({ "booking": cash["bookingId"] }),
+    )
+    .await;
+    let code = ticket["code"].as_str().unwrap().to_string();
+
+    // Act: the operator cancels the showtime.
+    let boss = operator(&app).await;
+    let (status, done) = post_fn(
+        &boss,
+        &app,
+        "cancel_showtime",
+        json!({ "showtime_id": showtime }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+
+    // Assert: both sales are owed back, and say so everywhere.
+    assert_eq!(
+        (done["refunds"].as_i64(), done["owedAtCounter"].as_i64()),
+        (Some(2), Some(2)),
+        "{done}"
+    );
+    let (_, owed) = post_fn(&lee, &app, "refunds_owed", json!({})).await;
+    let owed_amount: i64 = owed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["amount"].as_i64().unwrap())
+        .sum();
+    assert_eq!(owed_amount, sold, "{owed}");
+    let (_, now) = post_fn(&kim, &app, "box_office_shift", json!({})).await;
+    assert_eq!(
+        (
+            now["figures"]["owedRefunds"].as_i64(),
+            now["figures"]["owedAmount"].as_i64()
+        ),
+        (Some(2), Some(sold)),
+        "{now}"
+    );
+    let refunded = || async {
+        let (_, figures) = post_fn(&boss, &app, "sales_figures", json!({})).await;
+        figures
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["showtimeId"] == showtime)
+            .map(|f| f["refunded"].as_i64().unwrap())
+            .sum::<i64>()
+    };
+    let moved = eventually(Duration::from_secs(10), refunded, |r| *r == sold).await;
+    assert_eq!(moved, sold, "the figures count them as refunded");
+    let (status, scan) = check_in(&door, &app, &code, json!({ "showtimeId": showtime })).await;
+    assert_eq!(
+        (status, scan["result"].as_str()),
+        (StatusCode::CONFLICT, Some("CANCELLED")),
+        "{scan}"
+    );
+
+    // The clerk gives the cash back: once, from the drawer, with no second refund in the figures.
+    let refund = json!({ "refund": { "booking": cash["bookingId"], "approval": { "supervisor": "lee", "pin": "2222" } } });
+    let (status, paid) = post_fn(&kim, &app, "refund_at_counter", refund.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{paid}");
+    assert_eq!(paid["method"], "cash");
+    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund).await;
+    assert_eq!(status, StatusCode::CONFLICT, "once: {body}");
+    let (_, owed) = post_fn(&lee, &app, "refunds_owed", json!({})).await;
+    assert_eq!(
+        owed.as_array().unwrap().len(),
+        1,
+        "the card sale is still owed: {owed}"
+    );
+    let (_, now) = post_fn(&kim, &app, "box_office_shift", json!({})).await;
+    assert_eq!(now["figures"]["owedRefunds"].as_i64(), Some(1));
+    assert_eq!(now["figures"]["cashRefunded"], cash["amount"]);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        refunded().await,
+        sold,
+        "paying it out is not a second refund"
+    );
     db.drop_database().await;
 }

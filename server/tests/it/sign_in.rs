@@ -293,6 +293,7 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         &COUNTER,
     ),
     ("POST", "/api/shifts_report", "{}", &[StaffRole::Supervisor]),
+    ("POST", "/api/refunds_owed", "{}", &[StaffRole::Supervisor]),
     (
         "POST",
         "/api/clerk_hold",

@@ -7,7 +7,7 @@ use super::{AdminNav, StaffRefusal};
 use crate::domain::SalesFigure;
 use crate::format::{price, showtime_when, signed_price, thousands};
 use crate::i18n::use_lang;
-use crate::serverfns::{close_shift, sales_figures, shifts_report};
+use crate::serverfns::{close_shift, refunds_owed, sales_figures, shifts_report};
 use crate::tr;
 use leptos::prelude::*;
 
@@ -87,7 +87,52 @@ pub fn SalesPage() -> impl IntoView {
                 })}
             </Suspense>
             <Shifts />
+            <RefundsOwed />
         </section>
+    }
+}
+
+/// Counter sales of cancelled showtimes still to be given back at the counter (scan the ticket
+/// or type its booking number in the kiosk's Refund tab).
+#[component]
+fn RefundsOwed() -> impl IntoView {
+    let lang = use_lang();
+    let owed = Resource::new(|| (), |_| refunds_owed());
+    view! {
+        <Suspense>
+            {move || Suspend::new(async move {
+                owed.await.ok().filter(|o| !o.is_empty()).map(|rows| view! {
+                    <h2>{move || tr!(lang.get(), "sales.owed")}</h2>
+                    <p>{move || tr!(lang.get(), "sales.owed_explain")}</p>
+                    <table class="sales" data-test="owed-table">
+                        <thead>
+                            <tr>
+                                <th scope="col">{move || tr!(lang.get(), "kiosk.reference")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "sales.showtime")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "sales.shift_clerk")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "kiosk.tender")}</th>
+                                <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.total")}</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {rows.into_iter().map(|o| {
+                                let (when, amount) = (o.starts_at, o.amount);
+                                let cash = o.method == "cash";
+                                view! {
+                                    <tr data-test="owed-row" data-booking=o.booking_id.0.to_string()>
+                                        <td><code>{o.booking_id.reference()}</code></td>
+                                        <td>{o.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</td>
+                                        <td>{o.clerk.clone()}</td>
+                                        <td>{move || if cash { tr!(lang.get(), "kiosk.cash") } else { tr!(lang.get(), "kiosk.card") }}</td>
+                                        <td class="num">{move || price(lang.get(), amount)}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                })
+            })}
+        </Suspense>
     }
 }
 
@@ -113,6 +158,7 @@ fn Shifts() -> impl IntoView {
                                 <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.cash_refunds")}</th>
                                 <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.expected_cash")}</th>
                                 <th scope="col" class="num">{move || tr!(lang.get(), "kiosk.variance")}</th>
+                                <th scope="col" class="num">{move || tr!(lang.get(), "sales.owed_short")}</th>
                                 <th scope="col">{move || tr!(lang.get(), "sales.shift_close")}</th>
                             </tr>
                         </thead>
@@ -130,6 +176,7 @@ fn Shifts() -> impl IntoView {
                                         <td class="num">{thousands(f.cash_refunds)} " · " {move || price(lang.get(), f.cash_refunded)}</td>
                                         <td class="num">{move || price(lang.get(), expected)}</td>
                                         <td class="num">{move || variance.map(|v| signed_price(lang.get(), v)).unwrap_or_else(|| "—".into())}</td>
+                                        <td class="num" data-test="shift-owed">{thousands(f.owed_refunds)} " · " {move || price(lang.get(), f.owed_amount)}</td>
                                         <td>{s.closed_at.is_none().then(|| view! { <CloseOther id=s.id shifts /> })}</td>
                                     </tr>
                                 }

@@ -147,6 +147,17 @@ macro_rules! refund_at_counter {
             Ok(split) => split,
             Err(why) => return Ok(CounterRefunded::Refused(why)),
         };
+        // A cancelled showtime's counter sale: owed back whole, and already counted as refunded
+        // in the figures (its `RefundOwed`): paying it out writes no second refund event.
+        let owed: bool = sqlx::query_scalar(OWED)
+            .bind(refund.booking.0)
+            .fetch_one(&mut *$tx)
+            .await?;
+        if owed && !keeping.is_empty() {
+            return Ok(CounterRefunded::Refused(
+                "its showtime was cancelled: the whole booking is given back".into(),
+            ));
+        }
         let paid: Option<(String, i64)> = sqlx::query_as(&format!("{PAID_ONLINE}{}", LOCK_PAYMENT))
             .bind(refund.booking.0)
             .fetch_optional(&mut *$tx)
@@ -200,6 +211,22 @@ macro_rules! refund_at_counter {
             .execute(&mut *$tx)
             .await?;
         let showtime = stored_showtime(booking.showtime_id)?;
+        if owed {
+            sqlx::query(PAY_OWED)
+                .bind(refund.booking.0)
+                .bind(at)
+                .bind(refund.shift)
+                .execute(&mut *$tx)
+                .await?;
+            record_audit!($tx, &refund.audit);
+            $tx.commit().await?;
+            return Ok(CounterRefunded::Refunded {
+                showtime,
+                seats: crate::store::released(released)?,
+                amount,
+                method,
+            });
+        }
         let event = match &paid {
             Some((payment_id, paid_amount)) if booking.tender.is_none() => {
                 let marked = sqlx::query(
@@ -421,6 +448,17 @@ macro_rules! box_office_books {
                     .fetch_all(&self.$read)
                     .await?;
                 Ok((sales, refunds))
+            }
+
+            async fn shift_owed(&self, shift: i64) -> Result<(i64, i64), StoreError> {
+                Ok(sqlx::query_as(SHIFT_OWED)
+                    .bind(shift)
+                    .fetch_one(&self.$read)
+                    .await?)
+            }
+
+            async fn refunds_owed(&self) -> Result<Vec<OwedRefund>, StoreError> {
+                Ok(sqlx::query_as(REFUNDS_OWED).fetch_all(&self.$read).await?)
             }
 
             async fn close_shift(
@@ -696,6 +734,20 @@ impl RefundFacts {
     }
 }
 
+/// A counter sale owed back (its showtime was cancelled), as the console lists it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OwedRefund {
+    pub booking_id: uuid::Uuid,
+    pub showtime_id: i64,
+    pub movie_title: String,
+    pub starts_at: At,
+    pub method: String,
+    pub amount_krw: i64,
+    pub owed_at: At,
+    /// Who sold it.
+    pub clerk: String,
+}
+
 /// A shift as stored, with its clerk's name.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ShiftRecord {
@@ -794,6 +846,22 @@ const SHIFT_REFUNDS: &str = "select method as kind, cast(count(*) as bigint) as 
                                     cast(0 as bigint) as seats,
                                     cast(coalesce(sum(amount_krw), 0) as bigint) as amount
                                from counter_refund where shift_id = $1 group by method";
+const SHIFT_OWED: &str =
+    "select cast(count(*) as bigint), cast(coalesce(sum(amount_krw), 0) as bigint)
+                            from counter_refund_owed where sale_shift = $1 and paid_at is null";
+const REFUNDS_OWED: &str = "select o.booking_id, o.showtime_id, st.movie_title, st.starts_at,
+                                   o.method, o.amount_krw, o.owed_at, c.name as clerk
+                              from counter_refund_owed o
+                              join showtime st on st.id = o.showtime_id
+                              join shift sh on sh.id = o.sale_shift
+                              join staff_user c on c.id = sh.clerk_id
+                             where o.paid_at is null
+                             order by o.owed_at, o.booking_id limit 500";
+/// Whether booking `$1` is owed back at the counter (its showtime was cancelled).
+const OWED: &str =
+    "select exists (select 1 from counter_refund_owed where booking_id = $1 and paid_at is null)";
+const PAY_OWED: &str = "update counter_refund_owed set paid_at = $2, paid_shift = $3
+                         where booking_id = $1 and paid_at is null";
 const CHECK_IN: &str = "insert into seat_check_in (booking_id, seat_code, showtime_id, gate,
                                                    staff_id, checked_in_at)
                         values ($1, $2, $3, $4, $5, $6)
@@ -901,6 +969,13 @@ pub trait BoxOfficeBooks: Send + Sync {
 
     /// A shift's sales per tender and refunds per method.
     async fn shift_sums(&self, shift: i64) -> Result<(Vec<TenderSum>, Vec<TenderSum>), StoreError>;
+
+    /// How many of a shift's sales are owed back (their showtime cancelled) and not given back
+    /// yet, and how much.
+    async fn shift_owed(&self, shift: i64) -> Result<(i64, i64), StoreError>;
+
+    /// Counter sales owed back and not given back yet, oldest first.
+    async fn refunds_owed(&self) -> Result<Vec<OwedRefund>, StoreError>;
 
     /// Closes an open shift; `false` when it was closed already.
     async fn close_shift(

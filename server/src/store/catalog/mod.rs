@@ -100,7 +100,7 @@ macro_rules! insert_showtime {
 /// Cancels a showtime in `$tx` at `$at` and commits (see [`Catalog::cancel_showtime`]): the
 /// same statements in both dialects, each dialect's `append_event`.
 macro_rules! cancel_showtime {
-    ($tx:ident, $showtime:expr, $at:expr) => {{
+    ($tx:ident, $showtime:expr, $at:expr, lock: $lock:literal) => {{
         let showtime: ShowtimeId = $showtime;
         // Taking the showtime's row first: settlements of its payments wait for this, or this
         // for them (see `settle_payment`).
@@ -124,16 +124,49 @@ macro_rules! cancel_showtime {
             .bind(showtime.get())
             .fetch_all(&mut *$tx)
             .await?;
+        let mut refunds = 0;
         for sale in &paid {
+            // Only from CONFIRMED: a counter refund of the same payment (it locks the payment
+            // and refunds only from CONFIRMED too) may have taken it first; then nothing more
+            // is owed, and no second `RefundDue` is written.
             let outcome = sqlx::query(OUTCOME_REFUND).bind(&sale.provider_payment_id);
-            outcome.execute(&mut *$tx).await?;
-            append_event(&mut $tx, &sale.refund_due(showtime)).await?;
+            if outcome.execute(&mut *$tx).await?.rows_affected() == 1 {
+                append_event(&mut $tx, &sale.refund_due(showtime)).await?;
+                refunds += 1;
+            }
+        }
+        // Cash and card sales at the counter are owed back there (their bookings locked: a
+        // counter refund of one goes before or after this, never both).
+        let owed: Vec<OwedSale> = sqlx::query_as(concat!(
+            "select b.id as booking_id, cs.tender as method, b.amount_krw as amount,
+                    cs.shift_id
+               from booking b join counter_sale cs on cs.booking_id = b.id
+              where b.showtime_id = $1 and b.status = 'CONFIRMED' and b.refunded_at is null
+                and cs.tender in ('cash', 'card') and b.amount_krw > 0
+              order by b.id ",
+            $lock
+        ))
+        .bind(showtime.get())
+        .fetch_all(&mut *$tx)
+        .await?;
+        for sale in &owed {
+            sqlx::query(OWE_REFUND)
+                .bind(sale.booking_id)
+                .bind(showtime.get())
+                .bind(sale.shift_id)
+                .bind(&sale.method)
+                .bind(sale.amount)
+                .bind($at)
+                .execute(&mut *$tx)
+                .await?;
+            append_event(&mut $tx, &sale.refund_owed(showtime)).await?;
         }
         $tx.commit().await?;
         Ok(Some(Cancellation {
             cancelled_now: true,
             released: released(freed)?,
-            refunds: paid.len(),
+            owed_at_counter: owed.len(),
+            refunds,
         }))
     }};
 }
@@ -251,7 +284,12 @@ const PAID_SALES: &str = "select p.provider_payment_id, p.booking_id,
        from payment p join booking b on b.id = p.booking_id
       where b.showtime_id = $1 and p.status = 'PAID' and p.outcome = 'CONFIRMED'
       order by p.provider_payment_id";
-const OUTCOME_REFUND: &str = "update payment set outcome = 'REFUND' where provider_payment_id = $1";
+const OUTCOME_REFUND: &str = "update payment set outcome = 'REFUND'
+     where provider_payment_id = $1 and outcome = 'CONFIRMED'";
+const OWE_REFUND: &str =
+    "insert into counter_refund_owed (booking_id, showtime_id, sale_shift, method,
+                                                      amount_krw, owed_at)
+     values ($1, $2, $3, $4, $5, $6) on conflict (booking_id) do nothing";
 
 /// What taking seats off public sale (or putting them back) did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -271,6 +309,30 @@ pub struct Cancellation {
     pub released: Vec<SeatChange>,
     /// Refunds asked for: one `RefundDue` per payment of a confirmed booking.
     pub refunds: usize,
+    /// Counter sales (cash, card) now owed back at the counter.
+    pub owed_at_counter: usize,
+}
+
+/// A counter sale a cancellation owes back.
+#[derive(sqlx::FromRow)]
+struct OwedSale {
+    booking_id: uuid::Uuid,
+    method: String,
+    amount: i64,
+    shift_id: i64,
+}
+
+impl OwedSale {
+    fn refund_owed(&self, showtime: ShowtimeId) -> Envelope {
+        Envelope::new(
+            self.booking_id,
+            BookingEvent::RefundOwed {
+                showtime_id: showtime,
+                method: self.method.clone(),
+                amount: self.amount,
+            },
+        )
+    }
 }
 
 /// `PAID_SALES`.

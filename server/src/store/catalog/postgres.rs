@@ -129,7 +129,7 @@ impl Catalog for PgStore {
         at: DateTime<Utc>,
     ) -> Result<Option<Cancellation>, StoreError> {
         let mut tx = self.pool.begin().await?;
-        cancel_showtime!(tx, showtime, At(at))
+        cancel_showtime!(tx, showtime, At(at), lock: "for update of b")
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

@@ -125,7 +125,7 @@ impl Catalog for SqliteStore {
         at: DateTime<Utc>,
     ) -> Result<Option<Cancellation>, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        cancel_showtime!(tx, showtime, At(at))
+        cancel_showtime!(tx, showtime, At(at), lock: "")
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

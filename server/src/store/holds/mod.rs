@@ -206,7 +206,8 @@ pub trait Holds: Send + Sync {
         now: Now,
     ) -> Result<Option<Vec<SeatChange>>, StoreError>;
 
-    /// Releases expired holds. Idempotent; safe when several processes sweep at once.
+    /// Releases expired holds, and every hold of a cancelled showtime. Idempotent; safe when
+    /// several processes sweep at once.
     async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError>;
 
     /// Whether `customer` may check out `hold` now (and what it holds until when).

@@ -139,15 +139,21 @@ update show_seat s
 returning s.seat_code, s.version
 "#;
 
-/// Releases one showtime's expired holds. `skip locked`: a row another transaction is working
+/// Releases one showtime's expired holds, and all of its holds when it was cancelled (a hold
+/// that read the showtime just before its cancellation committed may commit after it). `skip locked`: a row another transaction is working
 /// on is left to it (a hold overwrites an expired seat anyway), so sweepers never wait on, or
 /// deadlock with, holds or each other.
 const SWEEP_SQL: &str = r#"
-with args as (select $1::bigint as showtime_id, coalesce($2::timestamptz, now()) as now),
+with args as (
+    select $1::bigint as showtime_id, coalesce($2::timestamptz, now()) as now,
+           exists (select 1 from showtime st where st.id = $1 and st.cancelled_at is not null)
+               as cancelled
+),
 expired as (
     select s.seat_code
       from show_seat s, args a
-     where s.showtime_id = a.showtime_id and s.status = 'HELD' and s.hold_expires_at < a.now
+     where s.showtime_id = a.showtime_id and s.status = 'HELD'
+       and (s.hold_expires_at < a.now or a.cancelled)
      order by s.seat_code
        for update of s skip locked
 )
@@ -156,7 +162,7 @@ update show_seat s
        version = s.version + 1
   from args a, expired e
  where s.showtime_id = a.showtime_id and s.seat_code = e.seat_code
-   and s.status = 'HELD' and s.hold_expires_at < a.now
+   and s.status = 'HELD' and (s.hold_expires_at < a.now or a.cancelled)
 returning s.seat_code, s.version, s.blocked
 "#;
 
@@ -292,8 +298,11 @@ impl Holds for PgStore {
 
     async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
         let showtimes: Vec<i64> = sqlx::query_scalar(
-            "select distinct showtime_id from show_seat
-              where status = 'HELD' and hold_expires_at < coalesce($1, now())",
+            "select distinct s.showtime_id from show_seat s
+              where s.status = 'HELD'
+                and (s.hold_expires_at < coalesce($1, now())
+                     or exists (select 1 from showtime st
+                                 where st.id = s.showtime_id and st.cancelled_at is not null))",
         )
         .bind(now)
         .fetch_all(&self.pool)

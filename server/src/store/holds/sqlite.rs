@@ -241,7 +241,9 @@ impl Holds for SqliteStore {
             "update show_seat
                 set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
                     version = version + 1
-              where status = 'HELD' and hold_expires_at < $1
+              where status = 'HELD'
+                and (hold_expires_at < $1
+                     or showtime_id in (select id from showtime where cancelled_at is not null))
              returning showtime_id, seat_code, version, blocked",
         )
         .bind(At::or_now(now))

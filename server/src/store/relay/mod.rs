@@ -7,14 +7,14 @@ mod sqlite;
 use super::*;
 
 /// The types of outbox event the relay publishes (payment events stay inside).
-pub const PUBLISHED_EVENTS: [&str; 4] = crate::booking_events::PUBLISHED;
+pub const PUBLISHED_EVENTS: [&str; 5] = crate::booking_events::PUBLISHED;
 
 /// The condition that picks the events to publish. Literal, not bound: the partial index
 /// `outbox_unpublished` is defined with the same text, and PostgreSQL uses it only when the
 /// query's condition is the index's (checked by the tests below).
 const UNPUBLISHED: &str = "published_at is null
                 and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued',
-                                   'SeatsExchanged')";
+                                   'SeatsExchanged', 'RefundOwed')";
 
 /// The events still to send, oldest first (PostgreSQL reads the jsonb payload as text).
 fn unpublished_sql(payload: &str) -> String {
@@ -103,8 +103,8 @@ mod tests {
         assert_eq!(listed, PUBLISHED_EVENTS);
         // The partial index's definition uses the same condition.
         for migration in [
-            include_str!("../../../../migrations/postgres/20261206000002_seats_exchanged.sql"),
-            include_str!("../../../../migrations/sqlite/20261206000002_seats_exchanged.sql"),
+            include_str!("../../../../migrations/postgres/20261206000005_counter_refunds_owed.sql"),
+            include_str!("../../../../migrations/sqlite/20261206000005_counter_refunds_owed.sql"),
         ] {
             let squeezed = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
             assert!(

@@ -41,7 +41,7 @@ async fn a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once(b
     assert_eq!(status, StatusCode::OK, "{done}");
     assert_eq!(
         done,
-        json!({ "already": false, "released": 2, "refunds": 1 })
+        json!({ "already": false, "released": 2, "refunds": 1, "owedAtCounter": 0 })
     );
     // Whoever watches the seat map sees the held seats come free and is told of the cancellation.
     let mut told = Vec::new();
@@ -108,7 +108,7 @@ async fn a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once(b
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         again,
-        json!({ "already": true, "released": 0, "refunds": 0 })
+        json!({ "already": true, "released": 0, "refunds": 0, "owedAtCounter": 0 })
     );
     for kind in ["RefundDue", "RefundIssued"] {
         assert_eq!(shop.events(&alice_booking, kind).await, 1, "{kind}");
@@ -236,4 +236,145 @@ async fn a_settlement_waits_for_a_cancellation_in_flight_and_then_refunds() {
     .unwrap();
     assert_eq!(due, 1);
     db.drop_database().await;
+}
+
+/// A hold whose statement read the showtime just before its cancellation committed commits after
+/// it (PostgreSQL: the statement's snapshot saw no cancellation). The control shows that race is
+/// real; the cancellation's follow-up sweep then releases the seat, so no HELD seat remains on a
+/// cancelled showtime. (The sweeper's own interval is an hour here: only the follow-up can.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_hold_committed_during_a_cancellation_does_not_survive_it() {
+    let shop = shop_with(
+        Backend::Postgres,
+        "600",
+        &[("SWEEP_INTERVAL_SECONDS", "3600")],
+    )
+    .await;
+    let showtime = showtime_id(shop.showtime);
+    let pool = shop.db.pg_pool();
+    // Arrange: the cancellation's transaction has marked the showtime, not committed yet.
+    let mut cancelling = pool.begin().await.unwrap();
+    sqlx::query("update showtime set cancelled_at = now() where id = $1")
+        .bind(shop.showtime)
+        .execute(&mut *cancelling)
+        .await
+        .unwrap();
+    // Act: a customer's hold runs meanwhile and commits at once.
+    let customer = shop.app.customer();
+    let held = shop.hold(&customer, &["H7"]).await;
+    assert!(held["holdId"].is_string(), "{held}");
+    cancelling.commit().await.unwrap();
+    // Control: the hold did survive the cancellation's own statements.
+    assert_eq!(
+        shop.db.stored(showtime).await["H7"].0,
+        "HELD",
+        "the race is real"
+    );
+    // Assert: the operator's cancellation (already done: it changes nothing else) wakes the
+    // sweeper, which releases the held seat of the cancelled showtime.
+    let operator = operator(&shop.app).await;
+    let (status, again) = post_fn(
+        &operator,
+        &shop.app,
+        "cancel_showtime",
+        json!({ "showtime_id": shop.showtime }),
+    )
+    .await;
+    assert_eq!(
+        (status, again["already"].as_bool()),
+        (StatusCode::OK, Some(true)),
+        "{again}"
+    );
+    let state = eventually(
+        Duration::from_secs(10),
+        || async { shop.db.stored(showtime).await["H7"].0.clone() },
+        |s| s == "AVAILABLE",
+    )
+    .await;
+    assert_eq!(state, "AVAILABLE");
+    let held_left = shop
+        .db
+        .stored(showtime)
+        .await
+        .values()
+        .filter(|(s, _)| s == "HELD")
+        .count();
+    assert_eq!(held_left, 0);
+}
+
+/// A counter refund of an online booking and the showtime's cancellation, at once (PostgreSQL):
+/// the refund has taken the payment when the cancellation comes to it. One `RefundDue` only.
+/// (Control: a paid booking nothing else touches gets its one `RefundDue` from the cancellation.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_counter_refund_racing_a_cancellation_asks_for_one_refund() {
+    let shop = shop(Backend::Postgres, "600").await;
+    let mut bookings = Vec::new();
+    for seats in [["J3", "J4"], ["J7", "J8"]] {
+        let customer = shop.app.customer();
+        let held = shop.hold(&customer, &seats).await;
+        let hold = held["holdId"].as_str().unwrap().to_string();
+        let (_, _, paid) = shop.checkout(&customer, &hold, Some("k")).await;
+        let booking = paid["bookingId"].as_str().unwrap().to_string();
+        shop.press(&paid, "pay").await;
+        assert_eq!(shop.booking_settled(&booking).await, "CONFIRMED");
+        bookings.push(uuid::Uuid::parse_str(&booking).unwrap());
+    }
+    let pool = shop.db.pg_pool();
+    // Arrange: a counter refund of the first booking has locked its payment (as the box office's
+    // refund does) and is about to mark it refunded.
+    let mut refunding = pool.begin().await.unwrap();
+    sqlx::query("select 1 from payment where booking_id = $1 and status = 'PAID' for update")
+        .bind(bookings[0])
+        .execute(&mut *refunding)
+        .await
+        .unwrap();
+    // Act: the cancellation runs; it waits for the payment…
+    let operator = operator(&shop.app).await;
+    let cancel = {
+        let (url, body) = (
+            shop.app.url("/api/cancel_showtime"),
+            json!({ "showtime_id": shop.showtime }),
+        );
+        tokio::spawn(async move {
+            operator
+                .post(url)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    };
+    shop.db.until_a_statement_waits_for_a_lock().await;
+    // …while the counter refund marks it and appends its own RefundDue, then commits.
+    sqlx::query(
+        "update payment set outcome = 'REFUND' where booking_id = $1 and outcome = 'CONFIRMED'",
+    )
+    .bind(bookings[0])
+    .execute(&mut *refunding)
+    .await
+    .unwrap();
+    refunding.commit().await.unwrap();
+    assert_eq!(cancel.await.unwrap(), StatusCode::OK);
+    // Assert: the cancellation asked for no second refund of the first payment, and for one of
+    // the second (the control).
+    let due = |booking: uuid::Uuid| async move {
+        sqlx::query_scalar::<_, i64>(
+            "select count(*) from outbox where aggregate_id = $1 and event_type = 'RefundDue'",
+        )
+        .bind(booking)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+    };
+    assert_eq!(
+        due(bookings[0]).await,
+        0,
+        "the counter refund had it (and writes its own)"
+    );
+    assert_eq!(
+        due(bookings[1]).await,
+        1,
+        "control: the untouched payment is refunded once"
+    );
 }
