@@ -53,6 +53,10 @@ pub enum InventoryError {
     /// The showtime's sales window has not opened yet; it opens at this time (RFC 3339).
     #[error("sales for this showtime open at {0}")]
     SalesNotOpen(String),
+    /// The customer (or their network) let go of some of these seats moments ago: others have
+    /// their turn at them first, for this many more seconds.
+    #[error("you let these seats go a moment ago: others have their turn first; choose other seats or try these again in {} min", .0.div_ceil(60))]
+    RecentlyReleased(u64),
     /// The customer already has a live hold in this showtime.
     #[error("you already hold seats for this showtime: pay for them or cancel that hold first")]
     HoldLimit,
@@ -151,6 +155,7 @@ impl InventoryError {
             | Self::SalesNotOpen(_)
             | Self::ShowtimeCancelled
             | Self::HoldLimit
+            | Self::RecentlyReleased(_)
             | Self::AddressLimit
             | Self::PaymentReceived
             | Self::HallNameTaken(_)
@@ -184,6 +189,7 @@ impl InventoryError {
             Self::SalesNotOpen(_) => "SALES_NOT_OPEN",
             Self::ShowtimeCancelled => "SHOWTIME_CANCELLED",
             Self::HoldLimit => "HOLD_LIMIT",
+            Self::RecentlyReleased(_) => "RECENTLY_RELEASED",
             Self::AddressLimit => "ADDRESS_HOLD_LIMIT",
             Self::PaymentReceived => "PAYMENT_RECEIVED",
             Self::StaffSignInRequired => "STAFF_SIGN_IN_REQUIRED",
@@ -211,7 +217,9 @@ impl InventoryError {
     /// Seconds until the request may be repeated (`Retry-After`), when the error says so.
     pub fn retry_after(&self) -> Option<u64> {
         match self {
-            Self::RateLimited(seconds) | Self::SignInLocked(seconds) => Some(*seconds),
+            Self::RateLimited(seconds)
+            | Self::SignInLocked(seconds)
+            | Self::RecentlyReleased(seconds) => Some(*seconds),
             _ => None,
         }
     }

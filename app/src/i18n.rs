@@ -180,6 +180,13 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
             None => tr!(lang, "error.sales_closed"),
         },
         E::HoldLimit => tr!(lang, "error.hold_limit"),
+        E::RecentlyReleased(seconds) => {
+            tr!(
+                lang,
+                "error.recently_released",
+                minutes = seconds.div_ceil(60)
+            )
+        }
         E::AddressLimit => tr!(lang, "error.address_limit"),
         E::PaymentReceived => tr!(lang, "error.payment_received"),
         E::StaffSignInRequired => tr!(lang, "error.staff_sign_in"),

@@ -85,6 +85,12 @@ pub struct Config {
     pub holds_per_customer: u32,
     /// Seats that live holds from one client address may hold in one showtime (`0`: no cap).
     pub held_seats_per_address: u32,
+    /// After a hold of theirs ends (cancelled or lapsed), how long a customer or address may not
+    /// hold its seats again (0: no cool-down).
+    pub hold_cooldown: Duration,
+    /// Checkout attempts per customer, and per client address, a minute (0: no limit).
+    pub checkout_rate_per_minute: u32,
+    pub checkout_rate_per_address: u32,
     /// Proxies whose `X-Forwarded-For` names the client (none: the peer is the client).
     pub trusted_proxies: Vec<IpNet>,
     /// Connections served at once; more are answered 503 and closed.
@@ -271,6 +277,13 @@ impl Config {
             hold_rate_per_address: count("HOLD_RATE_PER_ADDRESS", 30)?,
             holds_per_customer: count("HOLDS_PER_CUSTOMER", 1)?,
             held_seats_per_address: count("HELD_SEATS_PER_ADDRESS", 40)?,
+            // By default as long as a hold: cancelling and holding again gains nothing.
+            checkout_rate_per_minute: count("CHECKOUT_RATE_PER_MINUTE", 20)?,
+            checkout_rate_per_address: count("CHECKOUT_RATE_PER_ADDRESS", 60)?,
+            hold_cooldown: match get("HOLD_COOLDOWN_SECONDS") {
+                Some(_) => Duration::from_secs(u64::from(count("HOLD_COOLDOWN_SECONDS", 600)?)),
+                None => seconds("HOLD_TTL_SECONDS", 600)?,
+            },
             trusted_proxies: ranges("TRUSTED_PROXIES")?.unwrap_or_default(),
             max_connections: size("MAX_CONNECTIONS", default_max_connections())?,
             max_connections_per_address: size("MAX_CONNECTIONS_PER_ADDRESS", 128)?,

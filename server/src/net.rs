@@ -76,13 +76,14 @@ pub fn canonical(addr: IpAddr) -> IpAddr {
     }
 }
 
-/// The address limits count a client under: IPv4 as it is, IPv6 by its /64 — one host is
-/// normally given a whole /64, so counting single IPv6 addresses would let it pick a new one
-/// for every request.
+/// The address limits count a client under: IPv4 as it is, IPv6 by its /56 — a home or a
+/// small office is normally given a /56 (256 networks of a /64 each), so counting single IPv6
+/// addresses, or /64s, would let one subscriber pick a new one for every request (a /56 held
+/// about 10,000 seats when limits counted /64s). The audit log keeps the full address.
 pub fn bucket(addr: IpAddr) -> IpAddr {
     match canonical(addr) {
         IpAddr::V6(v6) => {
-            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            let bits = u128::from(v6) & !((1u128 << 72) - 1);
             IpAddr::V6(bits.into())
         }
         v4 => v4,
@@ -153,9 +154,18 @@ mod tests {
 
     #[test]
     fn an_ipv6_client_is_counted_by_its_64_and_an_ipv4_one_by_itself() {
-        assert_eq!(bucket(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1:2::"));
-        assert_eq!(bucket(ip("2001:db8:1:2:ffff::9")), ip("2001:db8:1:2::"));
-        assert_ne!(bucket(ip("2001:db8:1:3::1")), ip("2001:db8:1:2::"));
+        assert_eq!(bucket(ip("2001:db8:1:2:aaaa::1")), ip("2001:db8:1::"));
+        assert_eq!(bucket(ip("2001:db8:1:ff:ffff::9")), ip("2001:db8:1::"));
+        assert_eq!(
+            bucket(ip("2001:db8:1:3::1")),
+            ip("2001:db8:1::"),
+            "another /64 of the /56"
+        );
+        assert_ne!(
+            bucket(ip("2001:db8:1:100::1")),
+            ip("2001:db8:1::"),
+            "another /56"
+        );
         assert_eq!(bucket(ip("198.51.100.7")), ip("198.51.100.7"));
         assert_eq!(bucket(ip("::ffff:198.51.100.7")), ip("198.51.100.7"));
     }

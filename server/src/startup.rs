@@ -196,11 +196,20 @@ impl Application {
                 config.hold_rate_per_address,
                 link.clone(),
             ))
+            .with_checkout_rate_limits(
+                RateLimiter::keyed("checkout", config.checkout_rate_per_minute, link.clone()),
+                RateLimiter::keyed(
+                    "checkout-address",
+                    config.checkout_rate_per_address,
+                    link.clone(),
+                ),
+            )
             .with_staff_policy(config.staff.clone())
             .with_seat_rules(config.seat_rules)
             .with_hold_limits(HoldLimits {
                 holds_per_customer: cap(config.holds_per_customer),
                 seats_per_address: cap(config.held_seats_per_address),
+                cooldown: (!config.hold_cooldown.is_zero()).then_some(config.hold_cooldown),
             });
         if let Some(link) = link.clone() {
             engine = engine.with_gate(SeatGate::new(link, config.hold_ttl));

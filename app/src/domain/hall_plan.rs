@@ -47,9 +47,10 @@ pub struct RowPlan {
     pub seats: Vec<SeatPlan>,
 }
 
-/// A seat, or a gap of `gap` empty columns.
+/// A seat, or a gap of `gap` empty columns. A field neither has is refused (a misspelt
+/// `wheelchiar` is not quietly dropped).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum SeatPlan {
     Gap {
         gap: u32,
@@ -139,9 +140,8 @@ impl HallPlan {
     /// Every seat placed on the grid, or everything that is wrong with the plan.
     pub fn check(&self) -> Result<Vec<PlacedSeat>, Vec<String>> {
         let mut problems = Vec::new();
-        let name = self.name.trim();
-        if name.is_empty() || name.chars().count() > 80 {
-            problems.push("a hall's name is 1 to 80 characters".to_string());
+        if let Some(problem) = super::name_problem("a hall's name", &self.name, 80) {
+            problems.push(problem);
         }
         let mut codes = HashSet::new();
         if self.categories.is_empty() || self.categories.len() > 20 {
@@ -161,8 +161,10 @@ impl HallPlan {
             if !codes.insert(c.code.as_str()) {
                 problems.push(format!("category {} is named twice", c.code));
             }
-            if c.name.trim().is_empty() || c.name.chars().count() > 40 {
-                problems.push(format!("category {}'s name is 1 to 40 characters", c.code));
+            if let Some(problem) =
+                super::name_problem(&format!("category {}'s name", c.code), &c.name, 40)
+            {
+                problems.push(problem);
             }
             if !(0..=10_000_000).contains(&c.price) {
                 problems.push(format!(
@@ -322,6 +324,25 @@ impl HallPlan {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_misspelt_field_of_a_seat_is_refused_not_dropped() {
+        let seat: Result<SeatPlan, _> =
+            serde_json::from_str(r#"{"number": 1, "category": "STANDARD", "wheelchiar": true}"#);
+        assert!(seat.is_err(), "{seat:?}");
+        let gap: Result<SeatPlan, _> = serde_json::from_str(r#"{"gap": 1, "wide": true}"#);
+        assert!(gap.is_err(), "{gap:?}");
+        let seat: SeatPlan =
+            serde_json::from_str(r#"{"number": 1, "category": "STANDARD", "wheelchair": true}"#)
+                .unwrap();
+        assert!(matches!(
+            seat,
+            SeatPlan::Seat {
+                wheelchair: true,
+                ..
+            }
+        ));
+    }
+
     use super::*;
 
     fn plan(json: &str) -> HallPlan {

@@ -11,6 +11,7 @@ mod seat_map;
 mod selection;
 mod showtime;
 mod staff;
+mod text;
 
 pub use box_office::{
     Approval, CheckIn, CheckInResult, CounterExchange, CounterExchangeRequest, CounterRefund,
@@ -33,3 +34,4 @@ pub use showtime::{
     MAX_DURATION_MINUTES, MAX_PRICE,
 };
 pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffAccountView, StaffMember, StaffRole};
+pub use text::{name_problem, unprintable};

@@ -107,9 +107,8 @@ impl NewShowtime {
     /// What is wrong with it, judged at `now` (all of it, one line each), or nothing.
     pub fn problems(&self, now: DateTime<Utc>) -> Vec<String> {
         let mut problems = Vec::new();
-        let title = self.title.trim();
-        if title.is_empty() || title.chars().count() > 200 || title.chars().any(char::is_control) {
-            problems.push("a showtime's title is 1 to 200 characters".to_string());
+        if let Some(problem) = super::name_problem("a showtime's title", &self.title, 200) {
+            problems.push(problem);
         }
         if self.starts_at <= now || self.starts_at > now + Duration::days(400) {
             problems.push("a showtime starts in the future, at most 400 days from now".to_string());

@@ -121,7 +121,8 @@ fn pgbench_script(showtime: i64, ttl: Duration) -> String {
         .replace("$7::text", "null::text")
         .replace("$8::int", "null::int")
         .replace("$9::int", "null::int")
-        .replace("$10::bool", "false::bool");
+        .replace("$10::bool", "false::bool")
+        .replace("$11::bigint", "null::bigint");
     assert!(!sql.contains('$'), "every parameter replaced");
     // pgbench reads one SQL command per line unless it ends with a semicolon.
     let one_line = sql.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -127,12 +127,10 @@ impl Engine {
         register: &str,
         float: i64,
     ) -> Result<Shift, InventoryError> {
-        let register = register.trim();
-        if register.is_empty() || register.chars().count() > 40 {
-            return Err(InventoryError::InvalidRequest(
-                "a register is named with 1 to 40 characters".into(),
-            ));
+        if let Some(problem) = app::domain::name_problem("a register's name", register, 40) {
+            return Err(InventoryError::InvalidRequest(problem));
         }
+        let register = register.trim();
         if !(0..=MAX_CASH).contains(&float) {
             return Err(InventoryError::InvalidRequest(format!(
                 "the float is between 0 and {MAX_CASH} won"
@@ -341,10 +339,10 @@ impl Engine {
                     .card_reference
                     .as_deref()
                     .map(str::trim)
-                    .filter(|r| !r.is_empty() && r.chars().count() <= 64)
+                    .filter(|r| app::domain::name_problem("", r, 64).is_none())
                     .ok_or_else(|| {
                         InventoryError::InvalidRequest(
-                            "card: give the terminal's reference of the payment (1 to 64 characters)"
+                            "card: give the terminal's reference of the payment (1 to 64 printable characters)"
                                 .into(),
                         )
                     })?;
@@ -714,10 +712,8 @@ impl Engine {
             .map(str::trim)
             .filter(|g| !g.is_empty())
             .unwrap_or("main");
-        if gate.chars().count() > 40 || gate.chars().any(char::is_control) {
-            return Err(InventoryError::InvalidRequest(
-                "a gate is named with at most 40 characters".into(),
-            ));
+        if let Some(problem) = app::domain::name_problem("a gate's name", gate, 40) {
+            return Err(InventoryError::InvalidRequest(problem));
         }
         let Some(ticket) = self.verify_ticket_ref(code) else {
             return Ok(CheckIn::not_found());

@@ -6,6 +6,7 @@
 //! concurrent or repeated checkouts of one hold end with one booking and one payment session.
 
 use super::Engine;
+use crate::gate::RateLimiter;
 use crate::payments::gateway::{NewSession, PaymentGateway};
 use crate::store::{
     BookingStatus, HoldCheck, LiveHold, NewBooking, PaymentReport, PaymentSessionRow, ReportOutcome,
@@ -13,6 +14,7 @@ use crate::store::{
 use app::domain::{BookingId, Checkout, CustomerId, HoldId};
 use app::error::InventoryError;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Longest payment session.
 pub const SESSION_LENGTH: chrono::Duration = chrono::Duration::minutes(8);
@@ -51,6 +53,49 @@ impl Engine {
             HoldCheck::NotFound => Err(InventoryError::HoldNotFound),
             HoldCheck::NotOwner => Err(InventoryError::NotYourHold),
             HoldCheck::Lapsed => Err(InventoryError::HoldLapsed),
+        }
+    }
+
+    /// Limits checkout attempts per customer and per client address.
+    pub fn with_checkout_rate_limits(
+        mut self,
+        customer: RateLimiter,
+        address: RateLimiter,
+    ) -> Self {
+        self.checkout_limiters = (customer, address);
+        self
+    }
+
+    /// What every checkout passes first, before anything of it is stored (an idempotency key
+    /// included): the rate limits per customer and per address, then whether the hold is the
+    /// caller's — a hold that is nobody's or another's is refused (404, 403) with nothing kept.
+    pub async fn checkout_gate(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+        client_addr: Option<std::net::IpAddr>,
+    ) -> Result<(), InventoryError> {
+        let limited =
+            |wait: Duration| InventoryError::RateLimited(wait.as_secs_f64().ceil().max(1.0) as u64);
+        let (per_customer, per_address) = &self.checkout_limiters;
+        per_customer
+            .check(&customer.0.to_string())
+            .await
+            .map_err(limited)?;
+        if let Some(addr) = client_addr.filter(|_| !per_address.is_off()) {
+            per_address
+                .check(&crate::net::bucket(addr).to_string())
+                .await
+                .map_err(limited)?;
+        }
+        match self
+            .store
+            .check_hold(hold, customer, self.clock.now())
+            .await?
+        {
+            HoldCheck::NotFound => Err(InventoryError::HoldNotFound),
+            HoldCheck::NotOwner => Err(InventoryError::NotYourHold),
+            HoldCheck::Live(_) | HoldCheck::Lapsed => Ok(()),
         }
     }
 

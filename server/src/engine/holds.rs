@@ -472,7 +472,14 @@ impl Engine {
             customer,
             ttl,
             client_addr,
-            limits: self.limits,
+            // Staff picks and releases seats all shift long: no cool-down for them.
+            limits: match clerk {
+                true => HoldLimits {
+                    cooldown: None,
+                    ..self.limits
+                },
+                false => self.limits,
+            },
             house_ok: clerk,
         };
         HoldMetrics::count(&self.metrics.db_hold_statements);
@@ -523,6 +530,13 @@ impl Engine {
             HoldOutcome::Refused(HoldRefusal::AddressLimit) => {
                 HoldMetrics::count(&self.metrics.address_capped);
                 Err(InventoryError::AddressLimit)
+            }
+            HoldOutcome::Refused(HoldRefusal::Cooldown(until)) => {
+                let now = self.clock.now().unwrap_or_else(chrono::Utc::now);
+                let ms = (until - now).num_milliseconds().max(0);
+                Err(InventoryError::RecentlyReleased(
+                    ((ms + 999) / 1000).max(1) as u64
+                ))
             }
         }
     }

@@ -28,6 +28,8 @@ impl Inventory for Engine {
         customer: CustomerId,
         client_addr: Option<IpAddr>,
     ) -> Result<Hold, InventoryError> {
+        // Limits count an address by its bucket (IPv6: the /56).
+        let client_addr = client_addr.map(crate::net::bucket);
         self.place_hold(showtime, seats, customer, client_addr, false)
             .await
     }
@@ -39,6 +41,7 @@ impl Inventory for Engine {
         customer: CustomerId,
         client_addr: Option<IpAddr>,
     ) -> Result<Hold, InventoryError> {
+        let client_addr = client_addr.map(crate::net::bucket);
         self.hold_best_seats(showtime, request, customer, client_addr, false)
             .await
     }
@@ -60,6 +63,9 @@ impl Inventory for Engine {
         hold: HoldId,
         customer: CustomerId,
     ) -> Result<Checkout, InventoryError> {
+        // The page's checkout: the same limits as the REST API's (its address from the request).
+        let client_addr = app::engine::current_client_addr();
+        self.checkout_gate(hold, customer, client_addr).await?;
         self.open_checkout(hold, customer).await
     }
 

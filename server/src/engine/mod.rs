@@ -60,6 +60,8 @@ pub struct Engine {
     limiter: RateLimiter,
     /// Hold attempts per client address.
     address_limiter: RateLimiter,
+    /// Checkout attempts per customer and per client address.
+    checkout_limiters: (RateLimiter, RateLimiter),
     /// Caps on live holds (per customer, per address) the hold statement enforces.
     limits: HoldLimits,
     /// Turns of holds by one customer or address (see `hold_turn`).
@@ -171,6 +173,7 @@ impl Engine {
             gate: SeatGate::default(),
             limiter: RateLimiter::off(),
             address_limiter: RateLimiter::off(),
+            checkout_limiters: (RateLimiter::off(), RateLimiter::off()),
             limits: HoldLimits::default(),
             hold_turns: (0..holds::HOLD_TURNS)
                 .map(|_| tokio::sync::Mutex::new(()))

@@ -530,7 +530,7 @@ impl Engine {
         by: &Actor,
     ) -> Result<NewApiToken, InventoryError> {
         let name = name.trim();
-        if name.is_empty() || name.chars().count() > 80 || name.chars().any(char::is_control) {
+        if app::domain::name_problem("a token's name", name, 80).is_some() {
             return Err(InventoryError::InvalidRequest(
                 "a token's name is 1 to 80 characters (what or who it is for)".into(),
             ));

@@ -29,8 +29,54 @@ use serde_json::json;
 pub const MAX_URI: usize = 8 * 1024;
 /// Largest header block accepted (431 past it).
 pub const MAX_HEADERS: usize = 32 * 1024;
-/// Largest request body accepted anywhere (413 past it; JSON endpoints allow less).
+/// Largest request body accepted (413 past it; JSON endpoints allow less), but for…
 pub const MAX_BODY: usize = 64 * 1024;
+/// …a hall's plan imported as JSON: 3,000 seats with gaps and names are about 300 KB.
+pub const MAX_PLAN_BODY: usize = 1024 * 1024;
+/// The route that takes a hall's plan.
+const PLAN_ROUTE: &str = "/api/import_hall";
+
+/// The body limit of `path`.
+pub fn body_limit_of(path: &str) -> usize {
+    if path == PLAN_ROUTE {
+        MAX_PLAN_BODY
+    } else {
+        MAX_BODY
+    }
+}
+
+/// Enforces each route's body limit ([`body_limit_of`]): a declared length past it is answered
+/// 413 before the body is read; a body of undeclared length is read up to the limit. (The outer
+/// `RequestBodyLimitLayer` holds every route to the largest limit.)
+pub async fn body_limit(req: Request, next: Next) -> Response {
+    let limit = body_limit_of(req.uri().path());
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let too_large = || {
+        error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            format!("request body too large (at most {limit} bytes here)"),
+        )
+    };
+    match declared {
+        Some(length) if length > limit => too_large(),
+        Some(_) => next.run(req).await,
+        None => {
+            let (parts, body) = req.into_parts();
+            match axum::body::to_bytes(body, limit).await {
+                Ok(bytes) => {
+                    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+                        .await
+                }
+                Err(_) => too_large(),
+            }
+        }
+    }
+}
 
 /// Content-Security-Policy of answers that are not pages.
 const CSP_NOT_A_PAGE: &str = "default-src 'none'; frame-ancestors 'none'";
@@ -93,9 +139,9 @@ pub async fn client(State(state): State<AppState>, mut req: Request, next: Next)
             "metrics are served only to the addresses in METRICS_ALLOW",
         );
     }
-    // Limits count IPv6 clients by their /64 (see `net::bucket`).
+    // The full address (the audit log keeps it); limits count it by `net::bucket` themselves.
     req.extensions_mut()
-        .insert(ClientAddr(crate::net::bucket(addr)));
+        .insert(ClientAddr(crate::net::canonical(addr)));
     next.run(req).await
 }
 
@@ -227,7 +273,7 @@ pub async fn answers(req: Request, next: Next) -> Response {
             ),
             StatusCode::PAYLOAD_TOO_LARGE => (
                 "PAYLOAD_TOO_LARGE",
-                format!("request body too large (at most {MAX_BODY} bytes)"),
+                format!("request body too large (at most {MAX_BODY} bytes; a hall's plan {MAX_PLAN_BODY})"),
             ),
             StatusCode::REQUEST_TIMEOUT => (
                 "REQUEST_TIMEOUT",

@@ -70,6 +70,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
 async fn checkout(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
+    client: Option<Extension<app::engine::ClientAddr>>,
     IdempotencyKey(key): IdempotencyKey,
     Id(hold): Id<HoldId>,
     RawBody(body): RawBody,
@@ -81,6 +82,11 @@ async fn checkout(
             ))
         })?;
     }
+    // Rate-limited, and only for the caller's own hold, before any of it is stored.
+    state
+        .engine
+        .checkout_gate(hold, customer, client.map(|c| c.0 .0))
+        .await?;
     // The request is its hold (the body has no fields).
     let fingerprint = hex::encode(Sha256::digest(format!("POST /holds/{hold}/checkout")));
     let store = state.engine.store();

@@ -141,7 +141,11 @@ pub async fn live(
         )
             .into_response());
     }
-    let Some(place) = state.web.viewers.admit(client.map(|c| c.0 .0)) else {
+    let Some(place) = state
+        .web
+        .viewers
+        .admit(client.map(|c| crate::net::bucket(c.0 .0)))
+    else {
         return Ok((
             StatusCode::SERVICE_UNAVAILABLE,
             [(header::RETRY_AFTER, "5")],

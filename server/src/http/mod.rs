@@ -81,11 +81,12 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(&state, pages, context, shell)
         .fallback(guard::fallback)
         // Listed innermost first: a request passes them bottom-up.
+        .layer(axum::middleware::from_fn(guard::body_limit))
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             state.web.body_timeout,
         ))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(
-            guard::MAX_BODY,
+            guard::MAX_PLAN_BODY,
         ))
         // A deadline for the whole request: a body sent a byte at a time, or a handler waiting
         // too long, ends with 408 instead of holding a connection for ever.

@@ -79,7 +79,7 @@ impl StaffGate for RequestStaff {
     ) -> Result<(StaffMember, String), InventoryError> {
         let key = self
             .addr
-            .map_or_else(|| "unknown".into(), |a| a.to_string());
+            .map_or_else(|| "unknown".into(), |a| crate::net::bucket(a).to_string());
         // Every attempt is counted before its password is looked at (so a burst of guesses
         // sent at once is counted too); a right password gives its attempt back.
         if let Err(wait) = self.door.failures.check(&key).await {

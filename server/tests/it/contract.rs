@@ -372,6 +372,7 @@ async fn one_live_hold_per_customer_and_a_seat_cap_per_address(backend: Backend)
     let limits = HoldLimits {
         holds_per_customer: Some(1),
         seats_per_address: Some(10),
+        cooldown: None,
     };
     let hold = |who: CustomerId, addr: &str, seats: &'static [&'static str]| {
         let store = store.clone();
@@ -452,6 +453,7 @@ async fn a_burst_of_holds_by_one_customer_at_once_makes_one_hold(backend: Backen
             .with_hold_limits(server::store::HoldLimits {
                 holds_per_customer: Some(1),
                 seats_per_address: None,
+                cooldown: None,
             }),
     );
     let me = customer();
@@ -507,6 +509,7 @@ async fn postgres_control_a_burst_past_the_engines_turns_breaks_the_cap() {
                             limits: server::store::HoldLimits {
                                 holds_per_customer: Some(1),
                                 seats_per_address: None,
+                                cooldown: None,
                             },
                             house_ok: false,
                         },

@@ -13,6 +13,7 @@
 //! - `relay`: the outbox relay and consumers against a Kafka-compatible broker;
 //! - `staff`: staff accounts, the `server staff` command;
 //! - `sign_in`: staff sessions, role checks on every staff action, API tokens, audit;
+//! - `limits`: the hold cool-down, IPv6 /56, checkout's limit, names, body limits, conflicts;
 //! - `guessing`: guesses of passwords and PINs slowed per account and address, never a lockout.
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
@@ -29,6 +30,7 @@ mod gate;
 mod guessing;
 mod halls;
 mod kiosk_lock;
+mod limits;
 mod live;
 mod relay;
 mod sandbox;

@@ -512,6 +512,10 @@ impl TestApp {
             // Tests of other parts hold whatever seats they need; `seat_rules` turns it on.
             ("LONE_SEAT_RULE", "off".to_string()),
             ("HELD_SEATS_PER_ADDRESS", "0".to_string()),
+            // Tests of other parts cancel and hold the same seats again; `gate` turns it on.
+            ("HOLD_COOLDOWN_SECONDS", "0".to_string()),
+            ("CHECKOUT_RATE_PER_MINUTE", "0".to_string()),
+            ("CHECKOUT_RATE_PER_ADDRESS", "0".to_string()),
             ("PAYMENT_WEBHOOK_SECRET", SANDBOX_SECRET.to_string()),
             ("OPERATOR_PASSWORD", OPERATOR_PASSWORD.to_string()),
             ("SESSION_SECRET", SESSION_SECRET.to_string()),

@@ -32,11 +32,11 @@ pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
                 {categories
                     .into_iter()
                     .map(|c| {
-                        let code = c.code.clone();
+                        let category = c.clone();
                         view! {
                             <li class=format!("cat-{}", c.code.to_lowercase())>
                                 <span class="swatch" aria-hidden="true"></span>
-                                {move || category_name(lang.get(), &code)}
+                                {move || category_name(lang.get(), &category)}
                                 " "
                                 <strong>{move || price(lang.get(), c.price)}</strong>
                             </li>

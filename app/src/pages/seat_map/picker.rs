@@ -95,6 +95,8 @@ pub struct Picker {
     /// The showtime was cancelled (when the page was made, or since: the live feed says so).
     pub cancelled: RwSignal<bool>,
     pub seats: StoredValue<Vec<Seat>>,
+    /// The showtime's price categories (their names as the operator gave them).
+    pub categories: StoredValue<Vec<crate::domain::PriceCategory>>,
     pub status: RwSignal<HashMap<String, SeatStatus>>,
     /// The newest version seen of each seat, to order live updates.
     pub versions: StoredValue<HashMap<String, i64>>,
@@ -176,6 +178,7 @@ impl Picker {
             showtime: map.showtime_id,
             cancelled: RwSignal::new(map.cancelled),
             seats,
+            categories: StoredValue::new(map.categories.clone()),
             status,
             versions: StoredValue::new(
                 map.seats

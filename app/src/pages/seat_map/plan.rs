@@ -55,7 +55,7 @@ pub fn Plan(picker: Picker) -> impl IntoView {
 }
 
 /// "Row F, seat 5, standard, 12,000 won, available" in the page's language.
-fn seat_label(lang: Lang, seat: &Seat, view: SeatView) -> String {
+fn seat_label(lang: Lang, seat: &Seat, category: &str, view: SeatView) -> String {
     let status = match view {
         SeatView::Free => tr!(lang, "status.available"),
         SeatView::Selected => tr!(lang, "status.selected"),
@@ -65,7 +65,6 @@ fn seat_label(lang: Lang, seat: &Seat, view: SeatView) -> String {
         SeatView::Blocked => tr!(lang, "status.off_sale"),
         SeatView::Stranded => tr!(lang, "status.stranded"),
     };
-    let category = category_name(lang, &seat.category);
     let mut label = tr!(
         lang,
         "seat.label",
@@ -86,12 +85,25 @@ fn seat_label(lang: Lang, seat: &Seat, view: SeatView) -> String {
     label
 }
 
-pub fn category_name(lang: Lang, code: &str) -> String {
-    match code {
-        "STANDARD" => tr!(lang, "category.STANDARD"),
-        "PREMIUM" => tr!(lang, "category.PREMIUM"),
-        other => other.to_lowercase(),
+/// A price category's name as a customer reads it: the operator's own name (`커플석` stays
+/// `커플석`), except that the demo halls' default names are said in the page's language.
+pub fn category_name(lang: Lang, category: &crate::domain::PriceCategory) -> String {
+    match (category.code.as_str(), category.name.trim()) {
+        ("STANDARD", "" | "Standard") => tr!(lang, "category.STANDARD"),
+        ("PREMIUM", "" | "Premium") => tr!(lang, "category.PREMIUM"),
+        (code, "") => code.to_lowercase(),
+        (_, name) => name.to_string(),
     }
+}
+
+/// The name of the category `code` of `picker`'s showtime.
+pub fn category_of(lang: Lang, picker: Picker, code: &str) -> String {
+    picker
+        .categories
+        .with_value(|list| match list.iter().find(|c| c.code == code) {
+            Some(category) => category_name(lang, category),
+            None => code.to_lowercase(),
+        })
 }
 
 #[component]
@@ -129,7 +141,10 @@ fn SeatButton(seat: Seat, picker: Picker) -> impl IntoView {
     let companion = seat.companion;
     let label = {
         let view_of = view_of.clone();
-        move || seat_label(lang.get(), &seat, view_of())
+        move || {
+            let category = category_of(lang.get(), picker, &seat.category);
+            seat_label(lang.get(), &seat, &category, view_of())
+        }
     };
     let on_click = {
         let code = code.clone();

@@ -66,6 +66,35 @@ pub fn seat_numbers(text: &str) -> Result<Vec<u32>, String> {
         .collect()
 }
 
+/// Every seat number typed for a row of `seats` seats is kept or named here: none is dropped
+/// for being past the row (or 0), and an aisle after the last seat would be past it too.
+pub fn past_the_row(
+    label: &str,
+    seats: u32,
+    aisles: &[u32],
+    wheelchair: &[u32],
+    companion: &[u32],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (what, list) in [
+        ("an aisle after seat", aisles),
+        ("wheelchair place", wheelchair),
+        ("companion seat", companion),
+    ] {
+        for n in list.iter().filter(|n| **n == 0 || **n > seats) {
+            problems.push(format!(
+                "row {label}: {what} {n} is not one of its {seats} seats"
+            ));
+        }
+    }
+    if seats > 0 && aisles.contains(&seats) {
+        problems.push(format!(
+            "row {label}: an aisle after seat {seats}, the last, would be past the row"
+        ));
+    }
+    problems
+}
+
 /// Seat numbers of a row with a mark: wheelchair places and companion seats.
 pub struct Marked<'a> {
     pub wheelchair: &'a [u32],
@@ -199,6 +228,13 @@ fn plan_of(
             let aisles = numbers(r.aisles.get());
             let wheelchair = numbers(r.wheelchair.get());
             let companion = numbers(r.companion.get());
+            problems.extend(past_the_row(
+                &label,
+                seats,
+                &aisles,
+                &wheelchair,
+                &companion,
+            ));
             let marked = Marked {
                 wheelchair: &wheelchair,
                 companion: &companion,
@@ -442,6 +478,30 @@ pub fn LayoutEditor(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wheelchair_place_or_aisle_past_the_row_is_named_not_dropped() {
+        assert_eq!(
+            super::past_the_row("A", 12, &[4], &[12], &[11]),
+            Vec::<String>::new()
+        );
+        let problems = super::past_the_row("A", 12, &[12], &[14], &[0]);
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(
+            problems.iter().any(|p| p.contains("wheelchair place 14")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.contains("companion seat 0")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("after seat 12, the last")),
+            "{problems:?}"
+        );
+    }
 
     #[test]
     fn a_row_gets_its_aisles_after_the_named_seats_and_its_wheelchair_places() {

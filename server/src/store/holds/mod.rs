@@ -31,6 +31,9 @@ pub struct HoldLimits {
     pub holds_per_customer: Option<u32>,
     /// Seats that live holds from one client address may hold in one showtime.
     pub seats_per_address: Option<u32>,
+    /// How long after a hold of theirs ended (cancelled or lapsed, not sold) a customer — or
+    /// their address — may not hold any of its seats again.
+    pub cooldown: Option<Duration>,
 }
 
 /// Why a hold was refused before any seat was looked at.
@@ -46,6 +49,9 @@ pub enum HoldRefusal {
     HoldLimit,
     /// Live holds from the client's address already hold as many seats as allowed.
     AddressLimit,
+    /// The customer (or their address) let go of some of these seats moments ago: not before
+    /// this time.
+    Cooldown(DateTime<Utc>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

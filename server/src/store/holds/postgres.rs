@@ -17,7 +17,8 @@ with args as (
     select $1::bigint as showtime_id, $2::text[] as seats, $3::uuid as hold_id,
            $4::uuid as customer_id, coalesce($5::timestamptz, now()) as now,
            $6::bigint * interval '1 millisecond' as ttl, $7::text as client_addr,
-           $8::int as max_holds, $9::int as max_address_seats, $10::bool as house_ok
+           $8::int as max_holds, $9::int as max_address_seats, $10::bool as house_ok,
+           $11::bigint * interval '1 millisecond' as cooldown
 ),
 req as (
     select s.seat_code,
@@ -38,6 +39,18 @@ live_holds as (
                     where s.showtime_id = h.showtime_id and s.hold_id = h.hold_id
                       and s.status = 'HELD')
 ),
+cooling as (
+    select max(coalesce(h.ended_at, h.expires_at)) + a.cooldown as until
+      from seat_hold h, args a
+     where a.cooldown is not null and h.showtime_id = a.showtime_id
+       and (h.customer_id = a.customer_id or h.client_addr = a.client_addr)
+       and h.seats && a.seats
+       and coalesce(h.ended_at, h.expires_at) <= a.now
+       and coalesce(h.ended_at, h.expires_at) > a.now - a.cooldown
+       and not exists (select 1 from booking b
+                        where b.hold_id = h.hold_id and b.status = 'CONFIRMED')
+     group by a.cooldown
+),
 showing as (
     select st.cancelled_at is not null as cancelled,
            coalesce(st.sales_close_at, st.starts_at) > a.now as before_close,
@@ -57,6 +70,7 @@ verdict as (
                   and (select coalesce(sum(l.seat_count), 0) from live_holds l
                         where l.client_addr = a.client_addr)
                       + cardinality(a.seats) > a.max_address_seats then 'ADDRESS_LIMIT'
+             when exists (select 1 from cooling) then 'COOLDOWN'
              when (select count(*) from req where free) = cardinality(a.seats) then 'OK'
              else 'TAKEN'
            end as verdict
@@ -79,7 +93,8 @@ recorded as (
       from args a
      where (select verdict from verdict) = 'OK'
 )
-select v.verdict, r.seat_code, r.free, h.version, h.hold_expires_at
+select v.verdict, r.seat_code, r.free, h.version, h.hold_expires_at,
+       (select until from cooling) as cooling_until
   from verdict v
   left join req r on true
   left join held h on h.seat_code = r.seat_code
@@ -97,6 +112,13 @@ mine as (
        and s.customer_id = a.customer_id and s.status = 'HELD'
      order by s.seat_code
        for update of s
+),
+ended as (
+    update seat_hold h set ended_at = now()
+      from args a
+     where h.showtime_id = a.showtime_id and h.hold_id = a.hold_id
+       and h.customer_id = a.customer_id and h.ended_at is null
+       and exists (select 1 from mine)
 )
 update show_seat s
    set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
@@ -175,6 +197,7 @@ impl Holds for PgStore {
             Option<bool>,
             Option<i64>,
             Option<DateTime<Utc>>,
+            Option<DateTime<Utc>>,
         );
         let codes: Vec<String> = req.seats.iter().map(|c| c.to_string()).collect();
         let cap = |n: Option<u32>| n.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
@@ -189,6 +212,11 @@ impl Holds for PgStore {
             .bind(cap(req.limits.holds_per_customer))
             .bind(cap(req.limits.seats_per_address))
             .bind(req.house_ok)
+            .bind(
+                req.limits
+                    .cooldown
+                    .map(|c| i64::try_from(c.as_millis()).unwrap_or(i64::MAX)),
+            )
             .fetch_all(&self.pool)
             .await?;
         let verdict = rows.first().map_or("TAKEN", |r| r.0.as_str());
@@ -198,11 +226,15 @@ impl Holds for PgStore {
             "CANCELLED" => return Ok(HoldOutcome::Refused(HoldRefusal::Cancelled)),
             "HOLD_LIMIT" => return Ok(HoldOutcome::Refused(HoldRefusal::HoldLimit)),
             "ADDRESS_LIMIT" => return Ok(HoldOutcome::Refused(HoldRefusal::AddressLimit)),
+            "COOLDOWN" => {
+                let until = rows.first().and_then(|r| r.5).unwrap_or_else(Utc::now);
+                return Ok(HoldOutcome::Refused(HoldRefusal::Cooldown(until)));
+            }
             _ => {}
         }
         let held: Vec<_> = rows
             .iter()
-            .filter_map(|(_, c, _, v, at)| Some((c.clone()?, (*v)?, (*at)?)))
+            .filter_map(|(_, c, _, v, at, _)| Some((c.clone()?, (*v)?, (*at)?)))
             .collect();
         if verdict == "OK" && held.len() == codes.len() {
             let expires_at = held[0].2;
@@ -223,7 +255,7 @@ impl Holds for PgStore {
         Ok(rejection(
             req.seats,
             rows.into_iter()
-                .filter_map(|(_, c, free, _, _)| Some((c?, free?)))
+                .filter_map(|(_, c, free, _, _, _)| Some((c?, free?)))
                 .collect(),
         ))
     }

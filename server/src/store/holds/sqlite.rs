@@ -56,6 +56,32 @@ async fn hold_refusal(
             return Ok(Some(HoldRefusal::AddressLimit));
         }
     }
+    if let Some(cooldown) = req.limits.cooldown {
+        let codes = SeatList(req.seats.iter().map(|s| s.to_string()).collect());
+        let since =
+            At(now.0 - chrono::Duration::from_std(cooldown).unwrap_or(chrono::Duration::MAX));
+        let ended: Option<At> = sqlx::query_scalar(
+            "select max(coalesce(h.ended_at, h.expires_at)) from seat_hold h
+              where h.showtime_id = $1 and (h.customer_id = $2 or h.client_addr = $3)
+                and coalesce(h.ended_at, h.expires_at) <= $4
+                and coalesce(h.ended_at, h.expires_at) > $5
+                and exists (select 1 from json_each(h.seats) j
+                             where j.value in (select value from json_each($6)))
+                and not exists (select 1 from booking b
+                                 where b.hold_id = h.hold_id and b.status = 'CONFIRMED')",
+        )
+        .bind(req.showtime.get())
+        .bind(req.customer.0)
+        .bind(addr)
+        .bind(now)
+        .bind(since)
+        .bind(&codes)
+        .fetch_one(&mut **tx)
+        .await?;
+        if let Some(ended) = ended {
+            return Ok(Some(HoldRefusal::Cooldown(ended.after(cooldown).0)));
+        }
+    }
     Ok(None)
 }
 
@@ -144,6 +170,7 @@ impl Holds for SqliteStore {
         customer: CustomerId,
     ) -> Result<CancelOutcome, StoreError> {
         let showtime = hold.showtime_id();
+        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let freed = sqlx::query_as::<_, (String, i64, Option<String>)>(
             "update show_seat
                 set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
@@ -154,8 +181,21 @@ impl Holds for SqliteStore {
         .bind(showtime.get())
         .bind(hold.as_uuid())
         .bind(customer.0)
-        .fetch_all(&self.write)
+        .fetch_all(&mut *tx)
         .await?;
+        if !freed.is_empty() {
+            // Its cool-down starts now (see `HoldLimits::cooldown`).
+            sqlx::query(
+                "update seat_hold set ended_at = $3
+                  where showtime_id = $1 and hold_id = $2 and ended_at is null",
+            )
+            .bind(showtime.get())
+            .bind(hold.as_uuid())
+            .bind(At::or_now(None))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
         if !freed.is_empty() {
             return Ok(CancelOutcome::Released(released(freed)?));
         }

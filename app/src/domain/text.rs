@@ -1,0 +1,85 @@
+//! Names people type (halls, categories, titles, registers, gates, card references, tokens):
+//! printable text only. A control character (a NUL byte: PostgreSQL refuses it outright), an
+//! invisible one (zero-width spaces and joiners, a byte-order mark) or one that turns the
+//! direction of the text around (a right-to-left override can make `evil.exe` read `exe.live`)
+//! is refused with a clear 400, the same on both stores.
+
+/// The first character of `text` that a name may not hold, if there is one.
+pub fn unprintable(text: &str) -> Option<char> {
+    text.chars().find(|&c| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{00AD}'
+                    | '\u{034F}'
+                    | '\u{061C}'
+                    | '\u{115F}'
+                    | '\u{1160}'
+                    | '\u{17B4}'
+                    | '\u{17B5}'
+                    | '\u{180B}'..='\u{180F}'
+                    | '\u{200B}'..='\u{200F}'
+                    | '\u{202A}'..='\u{202E}'
+                    | '\u{2060}'..='\u{206F}'
+                    | '\u{3164}'
+                    | '\u{FE00}'..='\u{FE0F}'
+                    | '\u{FEFF}'
+                    | '\u{FFA0}'
+                    | '\u{FFF0}'..='\u{FFFB}'
+                    | '\u{E0000}'..='\u{E007F}'
+            )
+    })
+}
+
+/// Why `text` may not be `what` (a name of 1 to `max` characters, trimmed, all printable), if
+/// it may not.
+pub fn name_problem(what: &str, text: &str, max: usize) -> Option<String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || trimmed.chars().count() > max {
+        return Some(format!("{what} is 1 to {max} characters"));
+    }
+    unprintable(text).map(|c| {
+        format!(
+            "{what} may not hold control, invisible or direction-changing characters (U+{:04X} found)",
+            c as u32
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_with_nul_invisible_or_bidi_override_characters_are_refused() {
+        for bad in [
+            "Hall\u{0}1",
+            "Hall\u{202E}1",
+            "\u{200B}",
+            "VIP\u{FEFF}",
+            "a\nb",
+            "x\u{2066}y",
+        ] {
+            assert!(name_problem("a name", bad, 80).is_some(), "{bad:?}");
+        }
+        assert!(name_problem("a name", "", 80).is_some());
+        assert!(name_problem("a name", &"x".repeat(81), 80).is_some());
+    }
+
+    #[test]
+    fn ordinary_names_in_any_script_are_kept() {
+        for good in [
+            "Hall 1",
+            "커플석",
+            "Salle Étoile",
+            "VIP-2 (front)",
+            "シネマ",
+            "قاعة",
+        ] {
+            assert_eq!(name_problem("a name", good, 80), None, "{good:?}");
+        }
+        assert!(name_problem("a name", "Salle\u{202E}", 80)
+            .unwrap()
+            .contains("U+202E"));
+    }
+}
