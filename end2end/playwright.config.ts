@@ -6,7 +6,8 @@ const port = Number(process.env.E2E_PORT ?? 3901);
 const root = `${__dirname}/..`;
 const targetDir = process.env.CARGO_TARGET_DIR ?? `${root}/target`;
 const serverBin = process.env.E2E_SERVER_BIN ?? `${targetDir}/debug/server`;
-const siteRoot = process.env.LEPTOS_SITE_ROOT ?? `${root}/target/site`;
+// scripts/test.sh builds the tests' site in its own folder (never the one scripts/run.sh serves).
+const siteRoot = process.env.LEPTOS_SITE_ROOT ?? `${targetDir}/e2e-site`;
 // The two instances of tests/fanout.spec.ts; scripts/test.sh creates their database.
 const sharedPortA = Number(process.env.E2E_SHARED_PORT_A ?? 3902);
 const sharedPortB = Number(process.env.E2E_SHARED_PORT_B ?? 3903);

@@ -7,17 +7,18 @@
 # the same load without Redis for contrast; then redis-benchmark calling the same gate script
 # with EVALSHA, ending with `ratio=<gate rejections/s through HTTP ÷ redis-benchmark EVALSHA/s>`.
 # Options: BENCH_SECONDS (30), BENCH_CUSTOMERS (2000), BENCH_BASELINE_SECONDS (10; 0 skips).
+# BENCH_SMOKE=1: debug build, 2 s with 50 customers, 1 s of redis-benchmark.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 command -v wrk >/dev/null || apt_install wrk
 command -v redis-benchmark >/dev/null || apt_install redis-tools
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-cargo build --release -p server --bin server
+bench_build -p server --bin server
 
-SECS="${BENCH_SECONDS:-30}"
-CUSTOMERS="${BENCH_CUSTOMERS:-2000}"
-BASELINE_SECS="${BENCH_BASELINE_SECONDS:-10}"
+SECS="$(bench_option BENCH_SECONDS 30 2)"
+CUSTOMERS="$(bench_option BENCH_CUSTOMERS 2000 50)"
+BASELINE_SECS="$(bench_option BENCH_BASELINE_SECONDS 10 1)"
 SECRET="flash-sale benchmark session secret, not for production"
 DIR="$(mktemp -d /tmp/seats-flash-bench.XXXXXX)"
 CLEANUP+=("rm -rf $DIR")
@@ -89,7 +90,7 @@ run() {
     PAYMENT_WEBHOOK_SECRET="flash-sale benchmark webhook secret" \
     TICKET_KEYS="b1:flash-sale benchmark ticket signing key" \
     HOLD_RATE_PER_ADDRESS=0 HELD_SEATS_PER_ADDRESS=0 MAX_CONNECTIONS_PER_ADDRESS=10000 \
-    RUST_LOG=warn "$CARGO_TARGET_DIR/release/server" &
+    RUST_LOG=warn "$BIN/server" &
   server=$!
   for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.2; done
   ID="$(curl -fs "http://127.0.0.1:$port/showtimes" | python3 -c 'import json,sys; print(next(s["id"] for s in json.load(sys.stdin) if s["seatsTotal"]==300 and s["salesOpen"]))')"

@@ -52,11 +52,13 @@ leptos_option() { awk -F'"' -v key="$1" '$1 ~ "^"key" *= *$" {print $2}' "$ROOT/
 #   $CARGO_TARGET_DIR/<debug|release>/server, payment-sandbox
 # The names are those the server's pages link to (Leptos.toml; the output name is compiled in
 # from LEPTOS_OUTPUT_NAME in .cargo/config.toml). The site is built afresh, so a site left by an
-# earlier build can never stand in for this one.  $1: debug or release.
+# earlier build can never stand in for this one.  $1: debug or release; $2: the site's folder
+# (default: Leptos.toml's site-root, which scripts/run.sh serves — the tests build theirs
+# elsewhere, so that running them never changes what a running product serves).
 build_site() {
   local mode="$1" name site pkg wasm
   name="$(leptos_option output-name)"
-  site="$ROOT/$(leptos_option site-root)"
+  site="${2:-$ROOT/$(leptos_option site-root)}"
   pkg="$site/$(leptos_option site-pkg-dir)"
   if [ "$mode" = release ]; then
     cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release
@@ -83,6 +85,28 @@ build_site() {
   fi
   test -s "$pkg/$name.wasm" && test -s "$pkg/$name.js" || { log "no browser bundle in $pkg"; exit 1; }
   log "site built in $site ($(du -k "$pkg/$name.wasm" | cut -f1) KB of WebAssembly)"
+}
+
+# The benchmarks' builds. A benchmark runs release binaries; with BENCH_SMOKE=1 (the test
+# command runs every scripts/bench-*.sh so, for a few seconds each) it builds debug ones, which
+# the tests have built already, so a benchmark that no longer runs fails the tests instead of
+# rotting. Sets BIN to the folder of the binaries built.  $@: cargo build's package arguments.
+bench_build() {
+  if [ "${BENCH_SMOKE:-}" = 1 ]; then
+    cargo build "$@"
+    BIN="$CARGO_TARGET_DIR/debug"
+  else
+    cargo build --release "$@"
+    BIN="$CARGO_TARGET_DIR/release"
+  fi
+}
+
+# `$2` normally, `$3` in a smoke run; `$1` (the option's variable) wins either way.
+bench_option() {
+  local value="${!1:-}"
+  if [ -n "$value" ]; then echo "$value"
+  elif [ "${BENCH_SMOKE:-}" = 1 ]; then echo "$3"
+  else echo "$2"; fi
 }
 
 TANSU_VERSION=0.6.0

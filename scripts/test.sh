@@ -35,10 +35,19 @@ log "unit, contract and HTTP tests"
 # app and server only: frontend turns on app's hydrate feature, which never builds with ssr.
 cargo test -p app -p server -p bench
 
+log "every benchmark, for a few seconds (BENCH_SMOKE=1): a benchmark that no longer runs fails here"
+for bench in "$ROOT"/scripts/bench-*.sh; do
+  log "$(basename "$bench") (smoke)"
+  BENCH_SMOKE=1 BENCH_DATABASE_URL="$TEST_DATABASE_URL" "$bench"
+done
+
 log "building the app for the end-to-end tests (and the sandbox gateway of tests/payment.spec.ts)"
-build_site debug
+# Its own site folder: a product started from this checkout (scripts/run.sh) keeps serving its
+# release site while the tests run.
+E2E_SITE="$CARGO_TARGET_DIR/e2e-site"
+build_site debug "$E2E_SITE"
 E2E_DATA_DIR="$(mktemp -d /tmp/seats-e2e.XXXXXX)"
-export E2E_DATA_DIR LEPTOS_SITE_ROOT="$ROOT/target/site"
+export E2E_DATA_DIR LEPTOS_SITE_ROOT="$E2E_SITE"
 CLEANUP+=("rm -rf $E2E_DATA_DIR")
 # Two more server instances share this PostgreSQL database and Redis (tests/fanout.spec.ts).
 E2E_DB="seats_e2e_$(date +%s)_$$"

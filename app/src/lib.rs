@@ -92,6 +92,7 @@ pub fn App() -> impl IntoView {
                     <a href="/my-bookings">{move || tr!(lang.get(), "booking.all")}</a>
                 </nav>
                 <LangSwitch />
+                <components::HydratedMark />
             </header>
             <main>
                 <Routes fallback=pages::NotFound>

@@ -1,5 +1,7 @@
 //! Components used on several pages.
 
+mod hydrated;
 mod lang_switch;
 
+pub use hydrated::HydratedMark;
 pub use lang_switch::LangSwitch;

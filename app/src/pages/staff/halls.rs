@@ -236,9 +236,16 @@ pub fn HallsPage() -> impl IntoView {
                                 <label for="block-showtime">{move || tr!(lang.get(), "halls.block_showtime")}</label>
                                 <select id="block-showtime" required bind:value=block_showtime data-test="block-showtime">
                                     <option value="">"—"</option>
-                                    {move || counts.get().and_then(Result::ok).unwrap_or_default().into_iter().filter(|s| !s.cancelled).map(|s| view! {
-                                        <option value=s.id.to_string()>{format!("{} · {} · {}", s.id, s.movie_title, showtime_when(lang.get(), s.starts_at))}</option>
-                                    }).collect_view()}
+                                    // Awaited, as the table above awaits it: the server renders the
+                                    // same options the browser hydrates (read with `get`, the server
+                                    // rendered none while the browser had them: a hydration error).
+                                    <Transition fallback=|| ()>
+                                        {move || Suspend::new(async move {
+                                            counts.await.unwrap_or_default().into_iter().filter(|s| !s.cancelled).map(|s| view! {
+                                                <option value=s.id.to_string()>{format!("{} · {} · {}", s.id, s.movie_title, showtime_when(lang.get(), s.starts_at))}</option>
+                                            }).collect_view()
+                                        })}
+                                    </Transition>
                                 </select>
                                 <label for="block-seats">{move || tr!(lang.get(), "halls.block_seats")}</label>
                                 <input id="block-seats" required placeholder="A1 A2" bind:value=block_codes data-test="block-seats" />

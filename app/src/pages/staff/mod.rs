@@ -50,6 +50,8 @@ pub fn StaffRefusal(error: InventoryError, here: &'static str) -> impl IntoView 
 pub fn AdminNav() -> impl IntoView {
     let lang = use_lang();
     view! {
+        // Every console page shows this inside its loaded part: the mark says that part hydrated.
+        <crate::components::HydratedMark />
         <nav class="admin-nav" aria-label=move || tr!(lang.get(), "admin.nav")>
             <a href="/admin">{move || tr!(lang.get(), "admin.home")}</a>
             <a href="/admin/halls">{move || tr!(lang.get(), "halls.heading")}</a>
