@@ -180,6 +180,10 @@ test("an operator builds a hall in the editor and schedules it with two prices; 
   await rows.nth(0).locator('[data-test="row-seats"]').fill("4");
   await rows.nth(1).locator('[data-test="row-seats"]').fill("4");
   await rows.nth(1).locator('[data-test="row-category"]').fill("VIP");
+  // The rows' aisle after seat 4 is now past their last seat: named, not dropped.
+  await expect(editor.locator('[data-test="editor-problems"]')).toContainText("an aisle after seat 4, the last");
+  await rows.nth(0).locator('[data-test="row-aisles"]').fill("");
+  await rows.nth(1).locator('[data-test="row-aisles"]').fill("");
   await expect(editor.locator('[data-test="editor-count"]')).toHaveText("8 seats");
   await editor.locator('[data-test="editor-create"]').click();
   await expect(admin.locator('[data-test="halls-notice"]')).toContainText(`Small ${stamp}`);
