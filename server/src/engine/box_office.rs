@@ -278,11 +278,12 @@ impl Engine {
         }
         let approval = approval.ok_or(InventoryError::ApprovalRequired)?;
         let name = approval.supervisor.trim();
-        let account = self
-            .store
-            .staff_named(&name.to_ascii_lowercase())
-            .await?
-            .filter(|a| a.disabled_at.is_none() && a.role.may(&APPROVERS));
+        // A name no account can have is not looked up (a NUL byte would not even be stored).
+        let account = match crate::staff::StaffName::parse(name) {
+            Ok(parsed) => self.store.staff_named(parsed.as_str()).await?,
+            Err(_) => None,
+        }
+        .filter(|a| a.disabled_at.is_none() && a.role.may(&APPROVERS));
         let hash = account.as_ref().and_then(|a| a.pin_hash.clone());
         let approved = self
             .pin_approves(name, hash, &approval.pin, actor.address)
@@ -294,7 +295,13 @@ impl Engine {
                 self.audit(
                     actor,
                     "approval_failed",
-                    format!("supervisor {name:?}: not accepted"),
+                    format!(
+                        "supervisor {:?}: not accepted",
+                        name.chars()
+                            .filter(|c| !c.is_control())
+                            .take(40)
+                            .collect::<String>()
+                    ),
                 )
                 .await;
                 Err(InventoryError::ApprovalRefused)

@@ -76,18 +76,18 @@ impl Engine {
                 .await?
             }
             // Not a PIN at all: counted like a wrong one, never checked.
-            false => match self
+            false => self
                 .throttle(std::slice::from_ref(&key), self.staff_now())
-                .await
-            {
-                Ok(()) => Ok(false),
-                Err(seconds) => Err(seconds),
-            },
+                .await?
+                .map(|()| false),
         };
         let now = self.staff_now();
         match checked {
             Ok(true) => {
-                self.store.unlock_staff_session(&token, now).await?;
+                // The session may have ended meanwhile (signed out, elsewhere): nothing unlocked.
+                if !self.store.unlock_staff_session(&token, now).await? {
+                    return Err(InventoryError::StaffSignInRequired);
+                }
                 self.audit(&actor, "session_unlocked", String::new()).await;
                 Ok(())
             }
@@ -162,11 +162,13 @@ impl Engine {
                 "a PIN is 4 to 8 digits".into(),
             ));
         }
+        let unknown = || InventoryError::InvalidRequest(format!("no staff member {member:?}"));
+        let name = crate::staff::StaffName::parse(member).map_err(|_| unknown())?;
         let account = self
             .store
-            .staff_named(&member.trim().to_ascii_lowercase())
+            .staff_named(name.as_str())
             .await?
-            .ok_or_else(|| InventoryError::InvalidRequest(format!("no staff member {member:?}")))?;
+            .ok_or_else(unknown)?;
         let pin_hash = match pin {
             Some(pin) => Some(
                 Hasher::global()

@@ -219,12 +219,19 @@ impl Engine {
         }
     }
 
-    /// Deletes holds that ended more than `retention` ago and idempotency keys past their
-    /// 24 hours; how many of each.
+    /// Deletes holds that ended more than `retention` ago, idempotency keys past their 24
+    /// hours and counts of failed staff tries untouched for `retention`; how many holds and
+    /// keys.
     pub async fn purge(&self, retention: chrono::Duration) -> Result<(u64, u64), InventoryError> {
         let now = self.clock.now();
         let holds = self.store.purge_holds(now, retention).await?;
         let keys = self.store.purge_idempotency_keys(now).await?;
+        let before = self
+            .staff_now()
+            .0
+            .checked_sub_signed(retention)
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
+        self.store.throttle_purge(crate::store::At(before)).await?;
         Ok((holds, keys))
     }
 

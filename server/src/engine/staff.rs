@@ -110,7 +110,13 @@ pub(super) const STAFF_TURNS: usize = 256;
 /// How a sign-in name is counted: trimmed, lower case, at most 64 characters (names that are
 /// no account's are counted the same way, so the answers do not tell which names exist).
 fn name_key(name: &str) -> String {
-    name.trim().to_ascii_lowercase().chars().take(64).collect()
+    match StaffName::parse(name) {
+        Ok(name) => name.as_str().to_string(),
+        // Not a name any account can have (a NUL byte, 10,000 characters…): counted under its
+        // digest, so the key is always printable and short, and still the same for the same
+        // input.
+        Err(_) => format!("~{}", &secret_hash(name.trim())[..32]),
+    }
 }
 
 /// How an address is counted: IPv6 by its /56, as the hold limits count it.
@@ -190,17 +196,18 @@ impl Engine {
         self.staff_turns[stripe].lock().await
     }
 
-    /// Counts a try on `keys` before its secret is checked; `Err(seconds)` while one of them
-    /// must wait.
-    pub(super) async fn throttle(&self, keys: &[Throttled], now: At) -> Result<(), u64> {
-        match self.store.throttle_attempt(keys, now).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(until)) => Err(seconds_until(now.0, until)),
-            Err(e) => {
-                tracing::error!(error = %e, "could not count a sign-in try");
-                Err(1)
-            }
-        }
+    /// Counts a try on `keys` before its secret is checked; `Ok(Err(seconds))` while one of
+    /// them must wait. A try that cannot be counted is not checked (503).
+    pub(super) async fn throttle(
+        &self,
+        keys: &[Throttled],
+        now: At,
+    ) -> Result<Result<(), u64>, InventoryError> {
+        Ok(self
+            .store
+            .throttle_attempt(keys, now)
+            .await?
+            .map_err(|until| seconds_until(now.0, until)))
     }
 
     /// A try's secret was right: its keys of one address start again, and the try is given
@@ -225,7 +232,7 @@ impl Engine {
         hash: Option<String>,
         secret: &str,
     ) -> Result<Result<bool, u64>, InventoryError> {
-        if let Err(seconds) = self.throttle(keys, self.staff_now()).await {
+        if let Err(seconds) = self.throttle(keys, self.staff_now()).await? {
             return Ok(Err(seconds));
         }
         let _turn = self.staff_turn(name).await;
@@ -234,11 +241,16 @@ impl Engine {
             Some(hash) => hash,
             None => decoy_hash().await?,
         };
-        let matches = Hasher::global()
-            .verify(hash, secret.to_string())
-            .await
-            .map_err(|Busy| InventoryError::RateLimited(1))?
-            && known;
+        let verified = Hasher::global().verify(hash, secret.to_string()).await;
+        let Ok(matches) = verified else {
+            // Not checked (the hash threads were full): the try is given back, not a failure.
+            let all: Vec<String> = keys.iter().map(|k| k.key.clone()).collect();
+            if let Err(e) = self.store.throttle_passed(&[], &all).await {
+                tracing::error!(error = %e, "could not give back an unchecked try");
+            }
+            return Err(InventoryError::RateLimited(1));
+        };
+        let matches = matches && known;
         if matches {
             self.throttle_passed(keys).await;
         }
@@ -255,11 +267,17 @@ impl Engine {
         password: &str,
         address: Option<IpAddr>,
     ) -> Result<bool, InventoryError> {
+        // Known: she signed in from this address's bucket before (IPv6 privacy addresses and
+        // renumbered homes stay known).
         let known = match (account, address) {
             (Some(account), Some(address)) => {
+                let here = crate::net::bucket(address);
                 self.store
-                    .signed_in_from(account.id, &address.to_string())
+                    .signed_in_from(account.id)
                     .await?
+                    .iter()
+                    .filter_map(|a| a.parse::<IpAddr>().ok())
+                    .any(|a| crate::net::bucket(a) == here)
             }
             _ => false,
         };

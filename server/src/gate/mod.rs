@@ -27,6 +27,8 @@ static BOOK: LazyLock<redis::Script> =
     LazyLock::new(|| redis::Script::new(include_str!("../../lua/seat_book.lua")));
 static RATE: LazyLock<redis::Script> =
     LazyLock::new(|| redis::Script::new(include_str!("../../lua/rate_limit.lua")));
+static RATE_REFUND: LazyLock<redis::Script> =
+    LazyLock::new(|| redis::Script::new(include_str!("../../lua/rate_refund.lua")));
 
 /// The SHA1 of the gate script, as EVALSHA names it (the benchmark calls it directly).
 pub fn gate_script_sha() -> String {
@@ -38,7 +40,7 @@ pub fn gate_script_sha() -> String {
 pub async fn load_scripts(link: &RedisLink) {
     let loaded = link
         .run("load scripts", |mut conn: Conn| async move {
-            for script in [&*GATE, &*RELEASE, &*BOOK, &*RATE] {
+            for script in [&*GATE, &*RELEASE, &*BOOK, &*RATE, &*RATE_REFUND] {
                 script.prepare_invoke().load_async(&mut conn).await?;
             }
             Ok(())

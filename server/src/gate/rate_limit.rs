@@ -1,7 +1,7 @@
 //! The rate limits on hold attempts (per customer, per client address) and on operator
 //! password guesses: in Redis when there is one, in this process otherwise.
 
-use super::RATE;
+use super::{RATE, RATE_REFUND};
 use crate::redis_link::{Conn, RedisLink};
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -107,8 +107,30 @@ impl RateLimiter {
         self.check_locally(key, Instant::now())
     }
 
-    /// Gives back one attempt of `key` counted in this process (the attempt turned out not to
-    /// be one the limit is for, e.g. a right password).
+    /// Gives back one attempt of `key` (the attempt turned out not to be one the limit is for,
+    /// e.g. a right password): in Redis when there is one (where every process counts), and in
+    /// this process (where it was counted while Redis was unusable).
+    pub async fn refund(&self, key: &str) {
+        if self.per_minute == 0 {
+            return;
+        }
+        if let Some(link) = &self.link {
+            let redis_key = format!("{}rate:{{{}:{key}}}", link.prefix(), self.kind);
+            let interval_ms = self.interval().as_millis() as u64;
+            let _ = link
+                .run("rate limit refund", |mut conn: Conn| async move {
+                    RATE_REFUND
+                        .key(redis_key)
+                        .arg(interval_ms)
+                        .invoke_async::<i64>(&mut conn)
+                        .await
+                })
+                .await;
+        }
+        self.refund_locally(key);
+    }
+
+    /// Gives back one attempt of `key` counted in this process.
     pub fn refund_locally(&self, key: &str) {
         if self.per_minute == 0 {
             return;

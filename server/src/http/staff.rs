@@ -88,7 +88,7 @@ impl StaffGate for RequestStaff {
             ));
         }
         let (member, secret) = self.engine.staff_sign_in(name, password, self.addr).await?;
-        self.door.failures.refund_locally(&key);
+        self.door.failures.refund(&key).await;
         let lifetime = self.engine.staff_policy().lifetime.as_secs();
         Ok((member, self.cookie(&secret, lifetime)))
     }

@@ -482,9 +482,12 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         "{lines:?}"
     );
     assert!(!details("counter_refund").is_empty());
-    assert!(details("counter_refund")
-        .iter()
-        .all(|d| d.ends_with("approved by lee")));
+    assert!(
+        details("counter_refund")
+            .iter()
+            .all(|d| d.contains("approved by lee: cash ")),
+        "the method and amount decided: {lines:?}"
+    );
     assert!(details("ticket_reprinted")
         .iter()
         .any(|d| d.ends_with("approved by lee")));
@@ -1145,6 +1148,17 @@ async fn a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter(backend
     )
     .await;
     let code = ticket["code"].as_str().unwrap().to_string();
+    // The card sale's holder was let in already when the show is called off.
+    let (_, card_ticket) = post_fn(
+        &kim,
+        &app,
+        "print_ticket",
+        json!({ "booking": card["bookingId"] }),
+    )
+    .await;
+    let card_code = card_ticket["code"].as_str().unwrap().to_string();
+    let (status, _) = check_in(&door, &app, &card_code, json!({ "showtimeId": showtime })).await;
+    assert_eq!(status, StatusCode::OK);
 
     // Act: the operator cancels the showtime.
     let boss = operator(&app).await;
@@ -1215,11 +1229,21 @@ async fn a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter(backend
     let (_, now) = post_fn(&kim, &app, "box_office_shift", json!({})).await;
     assert_eq!(now["figures"]["owedRefunds"].as_i64(), Some(1));
     assert_eq!(now["figures"]["cashRefunded"], cash["amount"]);
+    // The card sale is owed back though its holder was let in before the cancellation.
+    let refund = json!({ "refund": { "booking": card["bookingId"], "approval": { "supervisor": "lee", "pin": "2222" } } });
+    let (status, paid) = post_fn(&kim, &app, "refund_at_counter", refund).await;
+    assert_eq!(
+        (status, paid["method"].as_str()),
+        (StatusCode::OK, Some("card")),
+        "{paid}"
+    );
+    let (_, owed) = post_fn(&lee, &app, "refunds_owed", json!({})).await;
+    assert_eq!(owed, json!([]));
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         refunded().await,
         sold,
-        "paying it out is not a second refund"
+        "paying them out is not a second refund"
     );
     db.drop_database().await;
 }

@@ -452,25 +452,71 @@ async fn an_operator_sets_a_member_s_pin_which_then_unlocks_her_kiosk() {
     add(&app, "kim", StaffRole::Clerk).await;
     let kiosk = signed_in(&app, "kim", PASSWORD).await;
     let boss = operator(&app).await;
-    let (status, body) = post_fn(&boss, &app, "staff_reset_pin", json!({ "member": "kim", "pin": "12a4" })).await;
+    let (status, body) = post_fn(
+        &boss,
+        &app,
+        "staff_reset_pin",
+        json!({ "member": "kim", "pin": "12a4" }),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, body) = post_fn(&kiosk, &app, "staff_reset_pin", json!({ "member": "kim", "pin": "1234" })).await;
+    let (status, body) = post_fn(
+        &kiosk,
+        &app,
+        "staff_reset_pin",
+        json!({ "member": "kim", "pin": "1234" }),
+    )
+    .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "only operators: {body}");
-    let (status, body) = post_fn(&boss, &app, "staff_reset_pin", json!({ "member": "kim", "pin": "8642" })).await;
+    let (status, body) = post_fn(
+        &boss,
+        &app,
+        "staff_reset_pin",
+        json!({ "member": "kim", "pin": "8642" }),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (_, accounts) = post_fn(&boss, &app, "staff_accounts", json!({})).await;
-    let kim = accounts.as_array().unwrap().iter().find(|a| a["name"] == "kim").unwrap();
+    let kim = accounts
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "kim")
+        .unwrap();
     assert_eq!(kim["hasPin"], true);
-    assert_eq!(post_fn(&kiosk, &app, "staff_lock", json!({})).await.0, StatusCode::OK);
+    assert_eq!(
+        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
+        StatusCode::OK
+    );
     let (status, _) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "8642" })).await;
-    assert_eq!(status, StatusCode::OK, "the operator's PIN unlocks her kiosk");
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the operator's PIN unlocks her kiosk"
+    );
     let lines = db.store.staff_audit(20).await.unwrap();
-    assert!(lines.iter().any(|l| l.action == "pin_reset" && l.detail.contains("kim")), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.action == "pin_reset" && l.detail.contains("kim")),
+        "{lines:?}"
+    );
     // Removed: no PIN any more.
-    let (status, _) = post_fn(&boss, &app, "staff_reset_pin", json!({ "member": "kim", "pin": null })).await;
+    let (status, _) = post_fn(
+        &boss,
+        &app,
+        "staff_reset_pin",
+        json!({ "member": "kim", "pin": null }),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     let (_, accounts) = post_fn(&boss, &app, "staff_accounts", json!({})).await;
-    let kim = accounts.as_array().unwrap().iter().find(|a| a["name"] == "kim").unwrap();
+    let kim = accounts
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "kim")
+        .unwrap();
     assert_eq!(kim["hasPin"], false);
     db.drop_database().await;
 }

@@ -149,10 +149,7 @@ macro_rules! refund_at_counter {
         };
         // A cancelled showtime's counter sale: owed back whole, and already counted as refunded
         // in the figures (its `RefundOwed`): paying it out writes no second refund event.
-        let owed: bool = sqlx::query_scalar(OWED)
-            .bind(refund.booking.0)
-            .fetch_one(&mut *$tx)
-            .await?;
+        let owed = booking.owed;
         if owed && !keeping.is_empty() {
             return Ok(CounterRefunded::Refused(
                 "its showtime was cancelled: the whole booking is given back".into(),
@@ -218,7 +215,14 @@ macro_rules! refund_at_counter {
                 .bind(refund.shift)
                 .execute(&mut *$tx)
                 .await?;
-            record_audit!($tx, &refund.audit);
+            let line = AuditLine {
+                detail: format!(
+                    "{}: {method} {amount} (owed back: its showtime was cancelled)",
+                    refund.audit.detail
+                ),
+                ..refund.audit.clone()
+            };
+            record_audit!($tx, &line);
             $tx.commit().await?;
             return Ok(CounterRefunded::Refunded {
                 showtime,
@@ -262,7 +266,12 @@ macro_rules! refund_at_counter {
             },
         };
         append_event(&mut $tx, &Envelope::new(refund.booking.0, event)).await?;
-        record_audit!($tx, &refund.audit);
+        // The amount and method are decided here: the line says them.
+        let line = AuditLine {
+            detail: format!("{}: {method} {amount}", refund.audit.detail),
+            ..refund.audit.clone()
+        };
+        record_audit!($tx, &line);
         $tx.commit().await?;
         Ok(CounterRefunded::Refunded {
             showtime,
@@ -280,6 +289,18 @@ macro_rules! exchange_at_counter {
     ($tx:ident, $exchange:expr, $at:expr, fence: $fence:expr, seat_in: $seat_in:literal, $confirm:expr) => {{
         let exchange: &CounterExchangeRow = $exchange;
         let at: At = $at;
+        // The showtime's row (shared, in PostgreSQL) before the booking's, in the order a
+        // cancellation takes them (showtime, then its counter bookings): never a deadlock.
+        let state: Option<(bool, bool)> = sqlx::query_as(&showtime_state!())
+            .bind(exchange.hold.showtime_id().get())
+            .bind($fence)
+            .fetch_optional(&mut *$tx)
+            .await?;
+        if state != Some((false, true)) {
+            return Ok(CounterExchanged::Refused(
+                "this showtime's sales have closed (or it was cancelled)".into(),
+            ));
+        }
         let booking = match booking_at_counter!($tx, exchange.shift, exchange.booking, "exchanged")
         {
             Ok(booking) => booking,
@@ -288,16 +309,6 @@ macro_rules! exchange_at_counter {
         if booking.showtime_id != exchange.hold.showtime_id().get() {
             return Ok(CounterExchanged::Refused(
                 "an exchange is for seats of the same showtime".into(),
-            ));
-        }
-        let state: Option<(bool, bool)> = sqlx::query_as(&showtime_state!())
-            .bind(booking.showtime_id)
-            .bind($fence)
-            .fetch_optional(&mut *$tx)
-            .await?;
-        if state != Some((false, true)) {
-            return Ok(CounterExchanged::Refused(
-                "this showtime's sales have closed (or it was cancelled)".into(),
             ));
         }
         if let Some(seat) = exchange.from.iter().find(|s| !booking.seats.0.contains(s)) {
@@ -362,16 +373,27 @@ macro_rules! exchange_at_counter {
 macro_rules! check_in {
     ($tx:ident, $booking:expr, $showtime:expr, $seats:expr, $gate:expr, $staff:expr, $at:expr) => {{
         let booking: BookingId = $booking;
-        let seats: &[String] = $seats;
-        let refunded: Option<bool> = sqlx::query_scalar(&format!("{SCANNABLE}{}", LOCK_SCANNED))
-            .bind(booking.0)
-            .fetch_optional(&mut *$tx)
-            .await?;
-        match refunded {
+        let asked: &[String] = $seats;
+        let facts: Option<(bool, SeatList)> =
+            sqlx::query_as(&format!("{SCANNABLE}{}", LOCK_SCANNED))
+                .bind(booking.0)
+                .fetch_optional(&mut *$tx)
+                .await?;
+        // The booking's seats as they are now, under its lock: a seat refunded or exchanged
+        // since the caller read the booking is not let in.
+        let seats: Vec<String> = match facts {
             None => return Ok(Scanned::NotFound),
-            Some(true) => return Ok(Scanned::Refunded),
-            Some(false) => {}
+            Some((true, _)) => return Ok(Scanned::Refunded),
+            Some((false, now)) => asked
+                .iter()
+                .filter(|s| now.0.contains(s))
+                .cloned()
+                .collect(),
+        };
+        if seats.is_empty() {
+            return Ok(Scanned::Refunded);
         }
+        let seats = &seats[..];
         // Of two scans of a seat at once, one inserts; the other does nothing (PostgreSQL: it
         // waits for the first to commit; SQLite: the single writer).
         let mut admitted = Vec::new();
@@ -691,6 +713,9 @@ struct RefundFacts {
     checked_in: bool,
     amount_krw: i64,
     tender: Option<String>,
+    /// Owed back at the counter (its showtime was cancelled): given back whole, even when
+    /// some of its seats were checked in before the cancellation.
+    owed: bool,
 }
 
 impl RefundFacts {
@@ -724,7 +749,7 @@ impl RefundFacts {
             Some(format!("only a confirmed booking is {what} at the counter"))
         } else if self.refunded {
             Some("this booking was refunded already".into())
-        } else if self.checked_in {
+        } else if self.checked_in && !self.owed {
             Some(format!(
                 "this ticket was checked in at the door: it is not {what}"
             ))
@@ -807,7 +832,10 @@ const INSERT_SALE: &str = "insert into counter_sale (booking_id, shift_id, tende
 const REFUND_FACTS: &str = "select b.showtime_id, b.seats, b.status, b.refunded_at is not null as refunded,
                                    b.amount_krw,
                                    (select cs.tender from counter_sale cs where cs.booking_id = b.id)
-                                       as tender
+                                       as tender,
+                                   exists (select 1 from counter_refund_owed o
+                                            where o.booking_id = b.id and o.paid_at is null)
+                                       as owed
                               from booking b where b.id = $1";
 const PAID_ONLINE: &str = "select provider_payment_id, coalesce(paid_amount, amount_krw)
                              from payment
@@ -857,9 +885,6 @@ const REFUNDS_OWED: &str = "select o.booking_id, o.showtime_id, st.movie_title, 
                               join staff_user c on c.id = sh.clerk_id
                              where o.paid_at is null
                              order by o.owed_at, o.booking_id limit 500";
-/// Whether booking `$1` is owed back at the counter (its showtime was cancelled).
-const OWED: &str =
-    "select exists (select 1 from counter_refund_owed where booking_id = $1 and paid_at is null)";
 const PAY_OWED: &str = "update counter_refund_owed set paid_at = $2, paid_shift = $3
                          where booking_id = $1 and paid_at is null";
 const CHECK_IN: &str = "insert into seat_check_in (booking_id, seat_code, showtime_id, gate,
@@ -874,7 +899,8 @@ const SEATS_IN: &str = "select cast(count(*) as bigint) from seat_check_in where
 const SCANNABLE: &str = "select b.refunded_at is not null
                                 or exists (select 1 from showtime st
                                             where st.id = b.showtime_id
-                                              and st.cancelled_at is not null)
+                                              and st.cancelled_at is not null),
+                                b.seats
                            from booking b where b.id = $1 and b.status = 'CONFIRMED'";
 /// When and where seat `$2` (the booking's first seat, for the booking's code) was let in.
 const FIRST_SCAN: &str = "select checked_in_at, gate from seat_check_in

@@ -31,8 +31,9 @@ pub struct HoldLimits {
     pub holds_per_customer: Option<u32>,
     /// Seats that live holds from one client address may hold in one showtime.
     pub seats_per_address: Option<u32>,
-    /// How long after a hold of theirs ended (cancelled or lapsed, not sold) a customer — or
-    /// their address — may not hold any of its seats again.
+    /// Once a customer — or their address — let seats go twice (cancelled or lapsed, not sold)
+    /// within this long, they may not hold any of those seats again until this long after the
+    /// last time. Once or twice is changing one's mind; again and again keeps seats off sale.
     pub cooldown: Option<Duration>,
 }
 

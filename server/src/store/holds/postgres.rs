@@ -50,6 +50,8 @@ cooling as (
        and not exists (select 1 from booking b
                         where b.hold_id = h.hold_id and b.status = 'CONFIRMED')
      group by a.cooldown
+    -- Letting seats go once or twice is changing one's mind; a third time is a renewal.
+    having count(*) >= 2
 ),
 showing as (
     select st.cancelled_at is not null as cancelled,

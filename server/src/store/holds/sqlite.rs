@@ -60,8 +60,8 @@ async fn hold_refusal(
         let codes = SeatList(req.seats.iter().map(|s| s.to_string()).collect());
         let since =
             At(now.0 - chrono::Duration::from_std(cooldown).unwrap_or(chrono::Duration::MAX));
-        let ended: Option<At> = sqlx::query_scalar(
-            "select max(coalesce(h.ended_at, h.expires_at)) from seat_hold h
+        let (released, ended): (i64, Option<At>) = sqlx::query_as(
+            "select count(*), max(coalesce(h.ended_at, h.expires_at)) from seat_hold h
               where h.showtime_id = $1 and (h.customer_id = $2 or h.client_addr = $3)
                 and coalesce(h.ended_at, h.expires_at) <= $4
                 and coalesce(h.ended_at, h.expires_at) > $5
@@ -78,7 +78,8 @@ async fn hold_refusal(
         .bind(&codes)
         .fetch_one(&mut **tx)
         .await?;
-        if let Some(ended) = ended {
+        // Letting seats go once or twice is changing one's mind; a third time is a renewal.
+        if let (2.., Some(ended)) = (released, ended) {
             return Ok(Some(HoldRefusal::Cooldown(ended.after(cooldown).0)));
         }
     }

@@ -93,8 +93,8 @@ pub trait SignInThrottle: Send + Sync {
     async fn throttle_clear(&self, prefixes: &[String]) -> Result<u64, StoreError>;
     /// Forgets keys not tried since `before`; how many.
     async fn throttle_purge(&self, before: At) -> Result<u64, StoreError>;
-    /// Whether `staff_id` has signed in from `address` before.
-    async fn signed_in_from(&self, staff_id: i64, address: &str) -> Result<bool, StoreError>;
+    /// The addresses `staff_id` signed in from most recently (at most 200).
+    async fn signed_in_from(&self, staff_id: i64) -> Result<Vec<String>, StoreError>;
 }
 
 // The same statements in both dialects; PostgreSQL adds `for update` to the read.
@@ -108,8 +108,9 @@ const GIVE_BACK: &str = "update sign_in_throttle set failures = failures - 1
                           where key = $1 and failures > 0";
 const CLEAR_PREFIX: &str = "delete from sign_in_throttle where substr(key, 1, length($1)) = $1";
 const PURGE: &str = "delete from sign_in_throttle where seen_at < $1";
-const SIGNED_IN_FROM: &str =
-    "select exists (select 1 from staff_session where staff_id = $1 and address = $2)";
+const SIGNED_IN_FROM: &str = "select address from staff_session
+     where staff_id = $1 and address is not null
+     group by address order by max(created_at) desc limit 200";
 
 /// Keys in one order, so two attempts never wait for each other's second key.
 fn sorted(keys: &[Throttled]) -> Vec<Throttled> {
@@ -207,11 +208,10 @@ impl SignInThrottle for PgStore {
         Ok(done.rows_affected())
     }
 
-    async fn signed_in_from(&self, staff_id: i64, address: &str) -> Result<bool, StoreError> {
+    async fn signed_in_from(&self, staff_id: i64) -> Result<Vec<String>, StoreError> {
         Ok(sqlx::query_scalar(SIGNED_IN_FROM)
             .bind(staff_id)
-            .bind(address)
-            .fetch_one(&self.pool)
+            .fetch_all(&self.pool)
             .await?)
     }
 }
@@ -301,11 +301,10 @@ impl SignInThrottle for SqliteStore {
         Ok(done.rows_affected())
     }
 
-    async fn signed_in_from(&self, staff_id: i64, address: &str) -> Result<bool, StoreError> {
+    async fn signed_in_from(&self, staff_id: i64) -> Result<Vec<String>, StoreError> {
         Ok(sqlx::query_scalar(SIGNED_IN_FROM)
             .bind(staff_id)
-            .bind(address)
-            .fetch_one(&self.read)
+            .fetch_all(&self.read)
             .await?)
     }
 }
