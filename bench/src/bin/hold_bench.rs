@@ -130,6 +130,10 @@ fn pgbench_script(showtime: i64, ttl: Duration) -> String {
         .replace("$10::bool", "false::bool")
         .replace("$11::bigint", "null::bigint");
     assert!(!sql.contains('$'), "every parameter replaced");
+    assert!(
+        !sql.contains("--"),
+        "no SQL comment: the statement becomes one line"
+    );
     // pgbench reads one SQL command per line unless it ends with a semicolon.
     let one_line = sql.split_whitespace().collect::<Vec<_>>().join(" ");
     format!("\\set r random(0, 14)\n\\set n random(1, 19)\n{one_line};\n")

@@ -1,6 +1,7 @@
 use super::*;
 
-/// Holds all of `$2` for hold `$3` or nothing.
+/// Holds all of `$2` for hold `$3` or nothing. (No `--` comments inside: the benchmark runs the
+/// text on one line in pgbench.)
 ///
 /// `req` locks the requested rows in seat-code order and judges each on its newest committed
 /// version (a row changed while the statement waited for its lock is re-read: that is what `for
@@ -50,7 +51,6 @@ cooling as (
        and not exists (select 1 from booking b
                         where b.hold_id = h.hold_id and b.status = 'CONFIRMED')
      group by a.cooldown
-    -- Letting seats go once or twice is changing one's mind; a third time is a renewal.
     having count(*) >= 2
 ),
 showing as (
