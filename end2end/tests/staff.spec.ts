@@ -53,16 +53,19 @@ test("an operator signs in, sees the console, creates and revokes an API token, 
   await page.goto("/admin");
   await expect(page.locator('[data-test="signed-in-as"]')).toContainText("operator");
   // Her own kiosk PIN, set with her password; and the staff list shows it, with a reset there.
+  // (The forms act once the page has hydrated: wait for its marks.)
+  await expect(page.locator('[data-test="hydrated"][data-done="false"]')).toHaveCount(0, { timeout: 15_000 });
   await page.locator('[data-test="pin-password"]').fill(operatorPassword());
   await page.locator('[data-test="new-pin"]').fill("2468");
   await page.locator('[data-test="set-pin"]').click();
-  await expect(page.locator('[data-test="pin-done"]')).toContainText("Your PIN is set");
+  await expect(page.locator('[data-test="pin-done"]')).toContainText("Your PIN is set", { timeout: 15_000 });
   await page.reload();
+  await expect(page.locator('[data-test="hydrated"][data-done="false"]')).toHaveCount(0, { timeout: 15_000 });
   await expect(page.locator('[data-test="staff-row"][data-member="operator"]')).toContainText("set");
   await page.locator('[data-test="reset-member"]').fill("operator");
   await page.locator('[data-test="reset-pin"]').fill("1357");
   await page.locator('[data-test="reset-pin-submit"]').click();
-  await expect(page.locator('[data-test="reset-done"]')).toContainText("The PIN was changed");
+  await expect(page.locator('[data-test="reset-done"]')).toContainText("The PIN was changed", { timeout: 15_000 });
   await axeClean(page, "console home");
   await page.locator('[data-test="sign-out"]').click();
   await expect(page).toHaveURL(/\/staff\/sign-in$/);
