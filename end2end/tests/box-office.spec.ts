@@ -397,6 +397,8 @@ test("the door checks a scanned ticket in once: green, then red with the first s
   const supervisor = await (await browser.newContext()).newPage();
   await staff(supervisor, `super2-${stamp}`, "supervisor", "7531");
   await supervisor.goto("/admin/sales");
+  // Its forms act once the page (each of its parts) has hydrated.
+  await expect(supervisor.locator('[data-test="hydrated"][data-done="false"]')).toHaveCount(0, { timeout: 15_000 });
   const row = supervisor.locator('[data-test="shift-row"]', { hasText: `clerk-e-${stamp}` });
   await row.locator("input").fill("50000");
   await row.locator('button[type="submit"]').click();

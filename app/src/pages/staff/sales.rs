@@ -145,6 +145,8 @@ fn Shifts() -> impl IntoView {
         <Suspense>
             {move || Suspend::new(async move {
                 shifts.await.ok().filter(|s| !s.is_empty()).map(|rows| view! {
+                    // Its own part of the page: the mark says it hydrated (its forms act then).
+                    <crate::components::HydratedMark />
                     <h2>{move || tr!(lang.get(), "sales.shifts")}</h2>
                     <table class="sales" data-test="shifts-table">
                         <thead>
