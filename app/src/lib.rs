@@ -9,7 +9,6 @@ pub mod error;
 pub mod format;
 pub mod i18n;
 pub mod pages;
-pub mod seat_rules;
 pub mod seating;
 pub mod serverfns;
 

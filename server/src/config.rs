@@ -120,7 +120,7 @@ pub struct Config {
     /// The lone-seat rule (`LONE_SEAT_RULE`): `on` (default) refuses a selection that leaves a
     /// single free seat alone when another selection would not; `exempt-edges` does not count a
     /// seat alone at a row end or an aisle; `off`.
-    pub seat_rules: app::seat_rules::Rules,
+    pub seat_rules: app::domain::seat_rules::Rules,
     /// Ticket signing keys, `(id, secret)`, the first signs (none: a random key kept in the
     /// data folder, embedded mode only).
     pub ticket_keys: Vec<(String, Secret)>,
@@ -319,12 +319,12 @@ impl Config {
                 ),
             },
             seat_rules: match get("LONE_SEAT_RULE").as_deref().map(str::trim) {
-                None | Some("on") => app::seat_rules::Rules::default(),
-                Some("exempt-edges") => app::seat_rules::Rules {
+                None | Some("on") => app::domain::seat_rules::Rules::default(),
+                Some("exempt-edges") => app::domain::seat_rules::Rules {
                     no_lone_seats: true,
                     exempt_edges: true,
                 },
-                Some("off") => app::seat_rules::Rules {
+                Some("off") => app::domain::seat_rules::Rules {
                     no_lone_seats: false,
                     exempt_edges: false,
                 },

@@ -8,6 +8,7 @@ mod live;
 pub mod rfc3339;
 mod seat_code;
 mod seat_map;
+pub mod seat_rules;
 mod selection;
 mod showtime;
 mod staff;

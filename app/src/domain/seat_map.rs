@@ -113,7 +113,7 @@ pub struct SeatMap {
     pub cancelled: bool,
     /// The venue's lone-seat rule, which every hold is judged by.
     #[serde(default)]
-    pub seat_rules: crate::seat_rules::Rules,
+    pub seat_rules: crate::domain::seat_rules::Rules,
     /// The showtime's wheelchair and companion seats are ordinary seats by now.
     #[serde(default)]
     pub accessible_released: bool,

@@ -1,64 +1,17 @@
-//! Server functions: thin wrappers that parse their input, call the engine and return its typed
-//! error. One per file.
+//! Server functions: thin wrappers that parse their input, call the engine (the trait method
+//! of the same name) and return its typed error. One per file, grouped by area; the endpoint
+//! of each is its name (`/api/<name>`).
 
-mod api_tokens;
-mod audit_log;
-mod block_seats;
+mod bookings;
 mod box_office;
-mod cancel_hold;
-mod cancel_showtime;
-mod checkout_hold;
-mod create_api_token;
-mod current_hold;
-mod export_hall;
-mod get_booking;
-mod get_seat_map;
-mod halls;
-mod hold_best;
-mod hold_seats;
-mod import_hall;
-mod list_showtimes;
-mod revoke_api_token;
-mod sales_figures;
-mod schedule_showtime;
-mod showtime_figures;
-mod staff_accounts;
-mod staff_change_password;
-mod staff_lock;
-mod staff_me;
-mod staff_reset_pin;
-mod staff_set_pin;
-mod staff_sign_in;
-mod staff_sign_out;
-mod staff_unlock;
+mod console;
+mod holds;
+mod showtimes;
+mod staff;
 
-pub use api_tokens::*;
-pub use audit_log::*;
-pub use block_seats::*;
+pub use bookings::*;
 pub use box_office::*;
-pub use cancel_hold::*;
-pub use cancel_showtime::*;
-pub use checkout_hold::*;
-pub use create_api_token::*;
-pub use current_hold::*;
-pub use export_hall::*;
-pub use get_booking::*;
-pub use get_seat_map::*;
-pub use halls::*;
-pub use hold_best::*;
-pub use hold_seats::*;
-pub use import_hall::*;
-pub use list_showtimes::*;
-pub use revoke_api_token::*;
-pub use sales_figures::*;
-pub use schedule_showtime::*;
-pub use showtime_figures::*;
-pub use staff_accounts::*;
-pub use staff_change_password::*;
-pub use staff_lock::*;
-pub use staff_me::*;
-pub use staff_reset_pin::*;
-pub use staff_set_pin::*;
-pub use staff_sign_in::*;
-pub use staff_sign_out::*;
-pub use staff_unlock::*;
+pub use console::*;
+pub use holds::*;
+pub use showtimes::*;
+pub use staff::*;

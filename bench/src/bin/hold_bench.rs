@@ -9,7 +9,7 @@
 //! reported separately.
 
 use app::domain::{CustomerId, SeatSelection};
-use app::engine::Inventory;
+use app::engine::{Holder, Holds, Showtimes};
 use app::error::InventoryError;
 use bench::{env, percentile, replace_db};
 use rand::Rng;
@@ -56,13 +56,13 @@ async fn engine_run(
     let store: Arc<dyn Store> = Arc::new(PgStore::connect(url, clients as u32).await?);
     // The hold statement against pgbench's run of it: no seat rule in front (random pairs
     // would be refused for the seats they leave alone, which pgbench knows nothing of).
-    let rules = app::seat_rules::Rules {
+    let rules = app::domain::seat_rules::Rules {
         no_lone_seats: false,
         exempt_edges: false,
     };
     let engine = Arc::new(Engine::new(store, Clock::Database, ttl).with_seat_rules(rules));
     let showtime = app::domain::ShowtimeId::try_from(showtime)?;
-    engine.seat_map(showtime).await?; // warm the layout cache and the pool's first connection
+    engine.get_seat_map(showtime).await?; // warm the layout cache and the pool's first connection
     let deadline = Instant::now() + Duration::from_secs(secs);
     let started = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
@@ -82,7 +82,11 @@ async fn engine_run(
                     .expect("valid");
                 let t = Instant::now();
                 match engine
-                    .hold(showtime, &seats, CustomerId(uuid::Uuid::new_v4()))
+                    .hold_seats(
+                        showtime,
+                        &seats,
+                        Holder::customer(CustomerId(uuid::Uuid::new_v4()), None),
+                    )
                     .await
                 {
                     Ok(_) => ok += 1,

@@ -1,7 +1,7 @@
 //! `pick-bench`: best available on a 1,000-seat hall with 80 % of its seats sold.
 //!
-//! 1. The pick itself (`app::seat_rules::best_available`, no I/O): random sold patterns, 2 to 4
-//!    seats asked for; p50 and p99 of one pick (target: p99 ≤ 1 ms).
+//! 1. The pick itself (`app::domain::seat_rules::best_available`, no I/O): random sold
+//!    patterns, 2 to 4 seats asked for; p50 and p99 of one pick (target: p99 ≤ 1 ms).
 //! 2. The whole hold through the engine on PostgreSQL, `BENCH_CLIENTS` (64) clients at once for
 //!    `BENCH_SECONDS` (10) each: best available for 2 seats (the lone-seat rule on), against the
 //!    plain hold of two free seats side by side (the rule off) in the same run. Each granted
@@ -9,13 +9,13 @@
 //!
 //! Run it with `scripts/bench-picks.sh` (which starts a throwaway PostgreSQL).
 
+use app::domain::seat_rules::{best_available, Rules};
 use app::domain::{
     BestAvailable, CustomerId, Hold, PlacedSeat, PriceCategory, Seat, SeatCode, SeatSelection,
     SeatStatus, ShowtimeId,
 };
-use app::engine::Inventory;
+use app::engine::{Holder, Holds, Showtimes};
 use app::error::InventoryError;
-use app::seat_rules::{best_available, Rules};
 use bench::{env, percentile, replace_db};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -81,7 +81,7 @@ fn pick_alone(placed: &[PlacedSeat], picks: usize) -> (f64, f64) {
         let seats = as_map_seats(placed, &sold_pattern(placed.len()));
         let count = rand::rng().random_range(2..=4);
         let t = Instant::now();
-        let pick = best_available(&seats, count, None, Rules::default(), false);
+        let pick = best_available(&seats, count, None, Rules::default(), false, None);
         latencies.push(t.elapsed().as_secs_f64() * 1000.0);
         assert!(pick.is_some(), "200 seats are free");
     }
@@ -118,7 +118,10 @@ where
                 match outcome {
                     Ok(hold) => {
                         held += 1;
-                        engine.cancel(hold.hold_id, customer).await.expect("cancel");
+                        engine
+                            .cancel_hold(hold.hold_id, customer)
+                            .await
+                            .expect("cancel");
                     }
                     Err(InventoryError::SeatsUnavailable(_) | InventoryError::NoBlock(_)) => {}
                     Err(e) => panic!("hold failed: {e:?}"),
@@ -207,13 +210,17 @@ async fn main() -> anyhow::Result<()> {
     for chunk in taken.chunks(8) {
         let seats = SeatSelection::parse(chunk)?;
         setup
-            .hold(showtime, &seats, CustomerId(uuid::Uuid::new_v4()))
+            .hold_seats(
+                showtime,
+                &seats,
+                Holder::customer(CustomerId(uuid::Uuid::new_v4()), None),
+            )
             .await?;
     }
     // The free pairs side by side, for the plain holds.
     let map = as_map_seats(&placed, &sold);
     let pairs: Arc<Vec<SeatSelection>> = Arc::new(
-        app::seat_rules::runs(&map)
+        app::domain::seat_rules::runs(&map)
             .iter()
             .flat_map(|run| run.windows(2))
             .filter(|w| w.iter().all(|s| s.status == SeatStatus::Available))
@@ -225,24 +232,30 @@ async fn main() -> anyhow::Result<()> {
 
     let ttl = Duration::from_secs(600);
     let plain = Arc::new(Engine::new(store.clone(), Clock::Database, ttl).with_seat_rules(off));
-    plain.seat_map(showtime).await?;
+    plain.get_seat_map(showtime).await?;
     let baseline = run(plain, clients, secs, move |engine, customer| {
         let pairs = pairs.clone();
         async move {
             let seats = pairs[rand::rng().random_range(0..pairs.len())].clone();
-            engine.hold(showtime, &seats, customer).await
+            engine
+                .hold_seats(showtime, &seats, Holder::customer(customer, None))
+                .await
         }
     })
     .await;
     let best = Arc::new(Engine::new(store.clone(), Clock::Database, ttl));
-    best.seat_map(showtime).await?;
+    best.get_seat_map(showtime).await?;
     let request = BestAvailable {
         count: 2,
         category: None,
     };
     let picked = run(best, clients, secs, move |engine, customer| {
         let request = request.clone();
-        async move { engine.hold_best(showtime, &request, customer, None).await }
+        async move {
+            engine
+                .hold_best(showtime, &request, Holder::customer(customer, None))
+                .await
+        }
     })
     .await;
 

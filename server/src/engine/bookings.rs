@@ -3,7 +3,61 @@
 
 use super::*;
 use crate::store::{BookingFilter, BookingRecord, BookingStatus, PaymentStatus};
+use app::domain::Ticket;
 use app::domain::{BookingView, PaymentView};
+use app::engine::Bookings;
+
+#[async_trait::async_trait]
+impl Bookings for Engine {
+    /// A booking as its customer sees it: 404 when unknown, 403 for another customer's.
+    async fn get_booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingView, InventoryError> {
+        let record = self.booking_record(booking).await?;
+        if record.customer != customer {
+            return Err(InventoryError::NotYourBooking);
+        }
+        self.booking_view(record).await
+    }
+
+    /// The ticket of the customer's confirmed booking.
+    async fn get_ticket(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<Ticket, InventoryError> {
+        let view = self.get_booking(booking, customer).await?;
+        if view.status != "CONFIRMED" {
+            return Err(InventoryError::TicketNotReady);
+        }
+        // Issued by the ticket consumer after the confirmation (a moment later).
+        let Some((code, _)) = self.store.issued_ticket(booking).await? else {
+            return Err(InventoryError::TicketNotReady);
+        };
+        let qr_svg = super::tickets::qr_svg(&code, 200)?;
+        let seats = self.seat_tickets(booking, &view.seats, 160)?;
+        Ok(Ticket {
+            code,
+            qr_svg,
+            seats,
+        })
+    }
+
+    /// The customer's bookings, newest first.
+    async fn my_bookings(&self, customer: CustomerId) -> Result<Vec<BookingView>, InventoryError> {
+        let mut out = Vec::new();
+        for record in self
+            .store
+            .bookings(BookingFilter::OfCustomer(customer))
+            .await?
+        {
+            out.push(self.booking_view(record).await?);
+        }
+        Ok(out)
+    }
+}
 
 impl Engine {
     /// A booking as stored: 404 when unknown.
@@ -16,35 +70,6 @@ impl Engine {
             .await?
             .pop()
             .ok_or(InventoryError::BookingNotFound)
-    }
-
-    /// A booking as its customer sees it: 404 when unknown, 403 for another customer's.
-    pub async fn customer_booking(
-        &self,
-        booking: BookingId,
-        customer: CustomerId,
-    ) -> Result<BookingView, InventoryError> {
-        let record = self.booking_record(booking).await?;
-        if record.customer != customer {
-            return Err(InventoryError::NotYourBooking);
-        }
-        self.booking_view(record).await
-    }
-
-    /// The customer's bookings, newest first.
-    pub async fn customer_bookings(
-        &self,
-        customer: CustomerId,
-    ) -> Result<Vec<BookingView>, InventoryError> {
-        let mut out = Vec::new();
-        for record in self
-            .store
-            .bookings(BookingFilter::OfCustomer(customer))
-            .await?
-        {
-            out.push(self.booking_view(record).await?);
-        }
-        Ok(out)
     }
 
     pub(super) async fn booking_view(

@@ -12,6 +12,7 @@ use crate::store::{
     BookingStatus, HoldCheck, LiveHold, NewBooking, PaymentReport, PaymentSessionRow, ReportOutcome,
 };
 use app::domain::{BookingId, Checkout, CustomerId, HoldId};
+use app::engine::Checkouts;
 use app::error::InventoryError;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +36,19 @@ pub struct Payments {
     pub return_url_base: String,
     /// Shared with the gateway; its callbacks are signed with it.
     pub webhook_secret: crate::config::Secret,
+}
+
+#[async_trait::async_trait]
+impl Checkouts for Engine {
+    async fn checkout_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+        client_addr: Option<std::net::IpAddr>,
+    ) -> Result<Checkout, InventoryError> {
+        self.checkout_gate(hold, customer, client_addr).await?;
+        self.payment_session(hold, customer).await
+    }
 }
 
 impl Engine {
@@ -104,8 +118,9 @@ impl Engine {
         self
     }
 
-    /// Starts (or finds again) the payment of a hold's booking.
-    pub async fn open_checkout(
+    /// Starts (or finds again) the payment session of a hold's booking: the step after
+    /// [`Engine::checkout_gate`] (the REST handler keeps its idempotency key in between).
+    pub async fn payment_session(
         &self,
         hold: HoldId,
         customer: CustomerId,

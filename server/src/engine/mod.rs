@@ -4,15 +4,12 @@
 
 mod bookings;
 pub mod box_office;
-mod catalog;
 mod checkout;
+mod console;
 pub mod consumers;
-mod halls;
 mod holds;
-mod inventory;
-pub mod kiosk_lock;
-mod sales;
 pub mod settlement;
+mod showtimes;
 pub mod staff;
 pub mod tickets;
 
@@ -32,7 +29,7 @@ use app::domain::{
     BookingId, CustomerId, Hold, HoldId, LiveMessage, Sales, Seat, SeatChange, SeatMap,
     SeatSelection, SeatStatus, ShowtimeId, ShowtimeSummary,
 };
-use app::engine::Inventory;
+
 use app::error::InventoryError;
 use axum::extract::ws::Utf8Bytes;
 use std::collections::HashMap;
@@ -53,7 +50,7 @@ pub struct Engine {
     /// Serialised seat maps for `GET /showtimes/{id}/seats`.
     snapshots: SeatMapCache,
     /// The newest live-map snapshot per showtime, with the instant its database read started.
-    live_snapshots: Mutex<HashMap<ShowtimeId, Arc<catalog::LiveSlot>>>,
+    live_snapshots: Mutex<HashMap<ShowtimeId, Arc<showtimes::LiveSlot>>>,
     /// Redis's first filter in front of the hold statement (off without Redis).
     gate: SeatGate,
     /// Hold attempts per customer.
@@ -70,7 +67,7 @@ pub struct Engine {
     /// `hold_best_seats`).
     claims: holds::Claims,
     /// The venue's seat-selection rules (lone seats).
-    seat_rules: app::seat_rules::Rules,
+    seat_rules: app::domain::seat_rules::Rules,
     metrics: HoldMetrics,
     /// The payment gateway for checkout (none: checkout answers 503).
     payments: Option<Payments>,
@@ -179,7 +176,7 @@ impl Engine {
                 .map(|_| tokio::sync::Mutex::new(()))
                 .collect(),
             claims: holds::Claims::default(),
-            seat_rules: app::seat_rules::Rules::default(),
+            seat_rules: app::domain::seat_rules::Rules::default(),
             metrics: HoldMetrics::default(),
             payments: None,
             worker_wake: tokio::sync::Notify::new(),

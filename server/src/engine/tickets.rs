@@ -12,7 +12,7 @@
 //! from the session secret; they still verify while that secret is unchanged.
 
 use super::Engine;
-use app::domain::{BookingId, BookingView, CustomerId, SeatTicket, Ticket};
+use app::domain::{BookingId, BookingView, SeatTicket};
 use app::error::InventoryError;
 use hmac::{Hmac, Mac};
 
@@ -229,29 +229,6 @@ impl Engine {
                 })
             })
             .collect()
-    }
-
-    /// The ticket of the customer's confirmed booking.
-    pub async fn customer_ticket(
-        &self,
-        booking: BookingId,
-        customer: CustomerId,
-    ) -> Result<Ticket, InventoryError> {
-        let view = self.customer_booking(booking, customer).await?;
-        if view.status != "CONFIRMED" {
-            return Err(InventoryError::TicketNotReady);
-        }
-        // Issued by the ticket consumer after the confirmation (a moment later).
-        let Some((code, _)) = self.store.issued_ticket(booking).await? else {
-            return Err(InventoryError::TicketNotReady);
-        };
-        let qr_svg = qr_svg(&code, 200)?;
-        let seats = self.seat_tickets(booking, &view.seats, 160)?;
-        Ok(Ticket {
-            code,
-            qr_svg,
-            seats,
-        })
     }
 
     /// What a ticket scanner is told about a code, when the code is ours: the booking, and the

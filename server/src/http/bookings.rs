@@ -5,7 +5,7 @@ use super::error::ApiError;
 use super::json::RawBody;
 use super::AppState;
 use app::domain::{BookingId, CheckInResult, CustomerId, ScanAt, DOOR_ROLES};
-use app::engine::StaffAccess;
+use app::engine::{Actor, Bookings, ClientAddr, Door, StaffAccess};
 use app::error::InventoryError;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -15,10 +15,10 @@ use axum::{Extension, Router};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
-        .route("/bookings", get(bookings))
-        .route("/bookings/{id}", get(booking))
-        .route("/tickets/{code}", get(ticket))
-        .route("/tickets/{code}/check-in", post(check_in))
+        .route("/bookings", get(my_bookings))
+        .route("/bookings/{id}", get(get_booking))
+        .route("/tickets/{code}", get(ticket_booking))
+        .route("/tickets/{code}/check-in", post(check_in_ticket))
 }
 
 /// `POST /tickets/{code}/check-in` (door staff, clerks, supervisors), with an optional JSON body
@@ -26,13 +26,17 @@ pub fn routes() -> Router<AppState> {
 /// let in once. 200 `{"result": "OK", …}`; 409 `ALREADY_CHECKED_IN` (with the first scan's time
 /// and gate), `WRONG_SHOWTIME` or `REFUNDED`; 404 `NOT_FOUND` (not a ticket of ours, or never
 /// sold). Always with the booking's showtime and seats when the ticket is ours.
-async fn check_in(
+async fn check_in_ticket(
     State(state): State<AppState>,
     Extension(access): Extension<StaffAccess>,
+    client: Option<Extension<ClientAddr>>,
     Path(code): Path<String>,
     RawBody(body): RawBody,
 ) -> Result<Response, ApiError> {
-    let member = access.require(&DOOR_ROLES).await?;
+    let by = Actor {
+        member: access.require(&DOOR_ROLES).await?,
+        address: client.map(|c| c.0 .0),
+    };
     let at: ScanAt = if body.iter().all(u8::is_ascii_whitespace) {
         ScanAt::default()
     } else {
@@ -40,7 +44,7 @@ async fn check_in(
             ApiError::BadRequest(format!("the body must be {{gate, showtimeId}}: {e}"))
         })?
     };
-    let answer = state.engine.check_in(&code, &at, Some(member.id)).await?;
+    let answer = state.engine.check_in_ticket(&by, &code, &at).await?;
     let status = match answer.result {
         CheckInResult::Ok => StatusCode::OK,
         CheckInResult::NotFound => StatusCode::NOT_FOUND,
@@ -50,32 +54,29 @@ async fn check_in(
 }
 
 /// `GET /bookings/{id}`: the customer's own booking with its payments.
-async fn booking(
+async fn get_booking(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
     Path(raw): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = uuid::Uuid::try_parse(&raw)
         .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
-    let view = state
-        .engine
-        .customer_booking(BookingId(id), customer)
-        .await?;
+    let view = state.engine.get_booking(BookingId(id), customer).await?;
     Ok(axum::Json(view).into_response())
 }
 
 /// `GET /bookings`: the customer's bookings, newest first.
-async fn bookings(
+async fn my_bookings(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
 ) -> Result<Response, ApiError> {
-    Ok(axum::Json(state.engine.customer_bookings(customer).await?).into_response())
+    Ok(axum::Json(state.engine.my_bookings(customer).await?).into_response())
 }
 
 /// `GET /tickets/{code}`: what a door scanner learns from a ticket's QR code: the booking and
 /// the ticket's state now (`state`: `VALID`, `CHECKED_IN`, `REFUNDED`, `CANCELLED`; `valid`
 /// only for `VALID`). A code this server did not sign is 404 `{valid: false}`.
-async fn ticket(State(state): State<AppState>, Path(code): Path<String>) -> Response {
+async fn ticket_booking(State(state): State<AppState>, Path(code): Path<String>) -> Response {
     match state.engine.ticket_booking(&code).await {
         Ok((view, ticket)) => {
             let mut body = serde_json::to_value(&view).expect("bookings serialise");

@@ -10,7 +10,7 @@ use super::params::Id;
 use super::AppState;
 use crate::store::IdempotencyBegin;
 use app::domain::{CustomerId, HoldId};
-use app::engine::Inventory;
+use app::engine::Holds;
 use app::error::InventoryError;
 use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
 use axum::http::request::Parts;
@@ -25,7 +25,7 @@ pub fn routes() -> Router<AppState> {
         .route("/holds/{hold_id}", delete(cancel_hold))
         .route(
             "/holds/{hold_id}/checkout",
-            post(checkout).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
+            post(checkout_hold).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
         )
 }
 
@@ -35,7 +35,7 @@ async fn cancel_hold(
     Extension(customer): Extension<CustomerId>,
     Id(hold): Id<HoldId>,
 ) -> Result<impl IntoResponse, ApiError> {
-    state.engine.cancel(hold, customer).await?;
+    state.engine.cancel_hold(hold, customer).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -67,7 +67,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     }
 }
 
-async fn checkout(
+async fn checkout_hold(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
     client: Option<Extension<app::engine::ClientAddr>>,
@@ -106,7 +106,7 @@ async fn checkout(
         IdempotencyBegin::InFlight => Err(ApiError::IdempotencyKeyInFlight),
         IdempotencyBegin::Mismatch => Err(ApiError::IdempotencyKeyReused),
         IdempotencyBegin::Started => {
-            let (status, body) = match state.engine.open_checkout(hold, customer).await {
+            let (status, body) = match state.engine.payment_session(hold, customer).await {
                 Ok(checkout) => (
                     StatusCode::CREATED,
                     serde_json::to_string(&checkout).expect("checkouts serialise"),

@@ -63,8 +63,6 @@ pub fn router(state: AppState) -> Router {
     let context = move || {
         let handle: Arc<dyn app::engine::Inventory> = engine.clone();
         leptos::prelude::provide_context(app::engine::InventoryHandle(handle));
-        let desk: Arc<dyn app::engine::BoxOfficeDesk> = engine.clone();
-        leptos::prelude::provide_context(app::engine::BoxOfficeHandle(desk));
     };
     let shell = {
         let options = state.leptos_options.clone();

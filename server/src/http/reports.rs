@@ -4,7 +4,7 @@
 use super::error::ApiError;
 use super::AppState;
 use app::domain::SalesFigure;
-use app::engine::{Inventory, StaffAccess};
+use app::engine::{Console, StaffAccess};
 use app::error::InventoryError;
 use axum::extract::State;
 use axum::http::header::{AUTHORIZATION, CONTENT_DISPOSITION, CONTENT_TYPE, WWW_AUTHENTICATE};
@@ -50,7 +50,7 @@ async fn sales(
     admitted.map_err(refused)?;
     state
         .engine
-        .sales()
+        .sales_figures()
         .await
         .map_err(|e| ApiError::from(e).into_response())
 }

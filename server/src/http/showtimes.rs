@@ -6,7 +6,7 @@ use super::json::{JsonBody, MAX_JSON_BODY};
 use super::params::Id;
 use super::AppState;
 use app::domain::{BestAvailable, CustomerId, SeatSelection, ShowtimeId};
-use app::engine::Inventory;
+use app::engine::{Holder, Holds, Showtimes};
 use app::error::InventoryError;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -21,7 +21,7 @@ pub fn routes() -> Router<AppState> {
         .route("/showtimes/{id}/seats", get(seat_map))
         .route(
             "/showtimes/{id}/holds",
-            post(create_hold).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
+            post(hold_seats_or_best).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
         )
         .route("/showtimes/{id}/live", get(super::live::live))
 }
@@ -95,27 +95,17 @@ impl<S: Send + Sync> FromRequest<S> for HoldBody {
 }
 
 #[tracing::instrument(skip(state, body))]
-async fn create_hold(
+async fn hold_seats_or_best(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
     client: Option<Extension<app::engine::ClientAddr>>,
     Id(showtime): Id<ShowtimeId>,
     body: HoldBody,
 ) -> Result<impl IntoResponse, ApiError> {
-    let client = client.map(|c| c.0 .0);
+    let holder = Holder::customer(customer, client.map(|c| c.0 .0));
     let hold = match body {
-        HoldBody::Seats(seats) => {
-            state
-                .engine
-                .hold_from(showtime, &seats, customer, client)
-                .await?
-        }
-        HoldBody::Best(best) => {
-            state
-                .engine
-                .hold_best(showtime, &best, customer, client)
-                .await?
-        }
+        HoldBody::Seats(seats) => state.engine.hold_seats(showtime, &seats, holder).await?,
+        HoldBody::Best(best) => state.engine.hold_best(showtime, &best, holder).await?,
     };
     let location = format!("/holds/{}", hold.hold_id);
     Ok((

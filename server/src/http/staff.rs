@@ -65,14 +65,14 @@ impl RequestStaff {
 
 #[async_trait::async_trait]
 impl StaffGate for RequestStaff {
-    async fn member(&self) -> Result<StaffMember, InventoryError> {
+    async fn staff_me(&self) -> Result<StaffMember, InventoryError> {
         match &self.secret {
             Some(secret) => self.engine.staff_session(secret).await,
             None => Err(InventoryError::StaffSignInRequired),
         }
     }
 
-    async fn sign_in(
+    async fn staff_sign_in(
         &self,
         name: &str,
         password: &str,
@@ -93,21 +93,21 @@ impl StaffGate for RequestStaff {
         Ok((member, self.cookie(&secret, lifetime)))
     }
 
-    async fn lock(&self) -> Result<(), InventoryError> {
+    async fn staff_lock(&self) -> Result<(), InventoryError> {
         match &self.secret {
             Some(secret) => self.engine.staff_lock(secret, self.addr).await,
             None => Err(InventoryError::StaffSignInRequired),
         }
     }
 
-    async fn unlock(&self, pin: &str) -> Result<(), InventoryError> {
+    async fn staff_unlock(&self, pin: &str) -> Result<(), InventoryError> {
         match &self.secret {
             Some(secret) => self.engine.staff_unlock(secret, pin, self.addr).await,
             None => Err(InventoryError::StaffSignInRequired),
         }
     }
 
-    async fn change_password(&self, current: &str, new: &str) -> Result<(), InventoryError> {
+    async fn staff_change_password(&self, current: &str, new: &str) -> Result<(), InventoryError> {
         match &self.secret {
             Some(secret) => {
                 self.engine
@@ -118,7 +118,7 @@ impl StaffGate for RequestStaff {
         }
     }
 
-    async fn sign_out(&self) -> Result<String, InventoryError> {
+    async fn staff_sign_out(&self) -> Result<String, InventoryError> {
         if let Some(secret) = &self.secret {
             self.engine.staff_sign_out(secret, self.addr).await?;
         }

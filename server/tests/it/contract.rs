@@ -5,7 +5,7 @@
 
 use crate::support::*;
 use app::domain::{BookingId, CustomerId, HoldId, SeatStatus};
-use app::engine::Inventory;
+use app::engine::prelude::*;
 use app::error::InventoryError;
 use rand::seq::IndexedRandom;
 use rand::Rng;
@@ -96,14 +96,22 @@ async fn race_a_release(backend: Backend, later: chrono::Duration) {
     let clock = Clock::manual(t0());
     let engine = engine(&db, clock.clone(), TTL);
     engine
-        .hold(showtime, &sel(&["A1"]), customer())
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     clock.advance(later);
     let release = db.release_in_open_transaction(showtime, "A1").await;
     let y = tokio::spawn({
         let engine = engine.clone();
-        async move { engine.hold(showtime, &sel(&["A1", "A2"]), customer()).await }
+        async move {
+            engine
+                .hold_seats(
+                    showtime,
+                    &sel(&["A1", "A2"]),
+                    Holder::customer(customer(), None),
+                )
+                .await
+        }
     });
     db.until_a_statement_waits_for_a_lock().await;
     release.commit().await;
@@ -162,7 +170,7 @@ select r.seat_code, r.free, h.version, h.hold_expires_at
     let showtime = db.showtime().await;
     let engine = engine(&db, Clock::manual(t0()), TTL);
     engine
-        .hold(showtime, &sel(&["A1"]), customer())
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     let release = db.release_in_open_transaction(showtime, "A1").await;
@@ -205,12 +213,14 @@ async fn no_hold_once_the_showtime_has_started(backend: Backend) {
     let clock = Clock::manual(starts - chrono::Duration::seconds(1));
     let engine = engine(&db, clock.clone(), TTL);
     engine
-        .hold(showtime, &sel(&["A1"]), customer())
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer(), None))
         .await
         .expect("a second before the start, sales are open");
     clock.advance(chrono::Duration::seconds(1));
     assert_eq!(
-        engine.hold(showtime, &sel(&["A2"]), customer()).await,
+        engine
+            .hold_seats(showtime, &sel(&["A2"]), Holder::customer(customer(), None))
+            .await,
         Err(InventoryError::SalesClosed)
     );
     // The statement refuses it too (the engine's early check aside).
@@ -257,7 +267,9 @@ async fn holds_only_within_the_sales_window(backend: Backend) {
     let engine = engine(&db, clock.clone(), TTL);
     let not_open = Err(InventoryError::SalesNotOpen("2026-11-29T13:00:00Z".into()));
     assert_eq!(
-        engine.hold(showtime, &sel(&["A1"]), customer()).await,
+        engine
+            .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer(), None))
+            .await,
         not_open
     );
     let statement = |seat: &str, at| {
@@ -291,7 +303,7 @@ async fn holds_only_within_the_sales_window(backend: Backend) {
         statement("A2", closes).await,
         HoldOutcome::Refused(HoldRefusal::SalesClosed)
     );
-    let map = engine.seat_map(showtime).await.unwrap();
+    let map = engine.get_seat_map(showtime).await.unwrap();
     assert_eq!((map.sales_open, map.sales_opens_at), (false, Some(opens)));
     let listed = db.store.list_showtimes(Some(t0()), t0()).await.unwrap();
     let ours = listed.iter().find(|s| s.id == showtime).unwrap();
@@ -299,10 +311,10 @@ async fn holds_only_within_the_sales_window(backend: Backend) {
 
     clock.advance(chrono::Duration::hours(1));
     engine
-        .hold(showtime, &sel(&["A1"]), customer())
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer(), None))
         .await
         .expect("open from the opening time");
-    let map = engine.seat_map(showtime).await.unwrap();
+    let map = engine.get_seat_map(showtime).await.unwrap();
     assert_eq!((map.sales_open, map.sales_opens_at), (true, None));
     let listed = db.store.list_showtimes(Some(opens), t0()).await.unwrap();
     let ours = listed.iter().find(|s| s.id == showtime).unwrap();
@@ -310,7 +322,9 @@ async fn holds_only_within_the_sales_window(backend: Backend) {
 
     clock.advance(chrono::Duration::hours(4));
     assert_eq!(
-        engine.hold(showtime, &sel(&["A3"]), customer()).await,
+        engine
+            .hold_seats(showtime, &sel(&["A3"]), Holder::customer(customer(), None))
+            .await,
         Err(InventoryError::SalesClosed),
         "closed five hours before the start"
     );
@@ -326,7 +340,7 @@ async fn holds_only_within_the_sales_window(backend: Backend) {
 /// A showtime is cancelled until it ends, not after: a show that was given is not refunded by a
 /// press of a button. Cancelled, it holds nothing, on the engine's and the statement's word.
 async fn a_showtime_is_cancelled_before_it_ends_and_then_holds_nothing(backend: Backend) {
-    use app::engine::Inventory;
+    use app::engine::prelude::*;
     let db = TestDb::new(backend).await;
     let starts = t0() + chrono::Duration::hours(1);
     let showtime = db.showtime_at(starts).await;
@@ -355,7 +369,9 @@ async fn a_showtime_is_cancelled_before_it_ends_and_then_holds_nothing(backend: 
     assert!(!done.already);
     assert!(db.store.is_cancelled(showtime).await.unwrap());
     assert_eq!(
-        engine.hold(showtime, &sel(&["A1"]), customer()).await,
+        engine
+            .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer(), None))
+            .await,
         Err(InventoryError::ShowtimeCancelled)
     );
     db.drop_database().await;
@@ -464,7 +480,9 @@ async fn a_burst_of_holds_by_one_customer_at_once_makes_one_hold(backend: Backen
         tasks.spawn(async move {
             start.wait().await;
             let seat = format!("B{n}");
-            engine.hold(showtime, &sel(&[seat.as_str()]), me).await
+            engine
+                .hold_seats(showtime, &sel(&[seat.as_str()]), Holder::customer(me, None))
+                .await
         });
     }
     let mut granted = 0;
@@ -544,7 +562,7 @@ async fn finished_holds_and_old_idempotency_keys_are_purged_after_their_retentio
     let clock = Clock::manual(t0());
     let engine = engine(&db, clock.clone(), TTL);
     let old = engine
-        .hold(showtime, &sel(&["A1"]), customer())
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     let me = customer();
@@ -554,7 +572,7 @@ async fn finished_holds_and_old_idempotency_keys_are_purged_after_their_retentio
         .unwrap();
     clock.advance(chrono::Duration::hours(25));
     let recent = engine
-        .hold(showtime, &sel(&["A2"]), customer())
+        .hold_seats(showtime, &sel(&["A2"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     db.store
@@ -594,7 +612,13 @@ async fn twenty_customers_on_the_same_two_seats_exactly_one_wins(backend: Backen
         let (engine, start) = (engine.clone(), start.clone());
         tasks.spawn(async move {
             start.wait().await;
-            engine.hold(showtime, &sel(&["F5", "F6"]), customer()).await
+            engine
+                .hold_seats(
+                    showtime,
+                    &sel(&["F5", "F6"]),
+                    Holder::customer(customer(), None),
+                )
+                .await
         });
     }
     let mut wins = Vec::new();
@@ -675,7 +699,7 @@ async fn two_hundred_customers_with_overlapping_random_seats_never_share_one(bac
                 start.wait().await;
                 let selection = app::domain::SeatSelection::parse(&wanted).unwrap();
                 engine
-                    .hold(showtime, &selection, customer())
+                    .hold_seats(showtime, &selection, Holder::customer(customer(), None))
                     .await
                     .map(|h| (h.hold_id.as_uuid(), wanted))
             });
@@ -773,11 +797,15 @@ async fn a_hold_takes_all_seats_or_none(backend: Backend) {
     let showtime = db.showtime().await;
     let engine = engine(&db, Clock::manual(t0()), TTL);
     engine
-        .hold(showtime, &sel(&["F6"]), customer())
+        .hold_seats(showtime, &sel(&["F6"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     let err = engine
-        .hold(showtime, &sel(&["F5", "F6", "F7"]), customer())
+        .hold_seats(
+            showtime,
+            &sel(&["F5", "F6", "F7"]),
+            Holder::customer(customer(), None),
+        )
         .await
         .unwrap_err();
     assert_eq!(err, InventoryError::SeatsUnavailable(vec!["F6".into()]));
@@ -793,12 +821,12 @@ async fn an_expired_hold_reads_as_available_and_can_be_taken_without_a_sweep(bac
     let clock = Clock::manual(t0());
     let engine = engine(&db, clock.clone(), TTL);
     let first = engine
-        .hold(showtime, &sel(&["F5"]), customer())
+        .hold_seats(showtime, &sel(&["F5"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     assert_eq!(first.expires_at, t0() + minutes(10));
     assert!(engine
-        .hold(showtime, &sel(&["F5"]), customer())
+        .hold_seats(showtime, &sel(&["F5"]), Holder::customer(customer(), None))
         .await
         .is_err());
     let status = |map: app::domain::SeatMap| {
@@ -809,18 +837,18 @@ async fn an_expired_hold_reads_as_available_and_can_be_taken_without_a_sweep(bac
             .status
     };
     assert_eq!(
-        status(engine.seat_map(showtime).await.unwrap()),
+        status(engine.get_seat_map(showtime).await.unwrap()),
         SeatStatus::Held
     );
 
     clock.advance(minutes(10)); // exactly at expiry the hold still stands
     assert_eq!(
-        status(engine.seat_map(showtime).await.unwrap()),
+        status(engine.get_seat_map(showtime).await.unwrap()),
         SeatStatus::Held
     );
     clock.advance(chrono::Duration::seconds(1));
     assert_eq!(
-        status(engine.seat_map(showtime).await.unwrap()),
+        status(engine.get_seat_map(showtime).await.unwrap()),
         SeatStatus::Available
     );
     assert_eq!(
@@ -829,7 +857,7 @@ async fn an_expired_hold_reads_as_available_and_can_be_taken_without_a_sweep(bac
         "nothing swept the stored row"
     );
     let second = engine
-        .hold(showtime, &sel(&["F5"]), customer())
+        .hold_seats(showtime, &sel(&["F5"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     assert_eq!(
@@ -845,7 +873,11 @@ async fn confirm_moves_every_seat_of_a_live_hold_and_only_once(backend: Backend)
     let clock = Clock::manual(t0());
     let engine = engine(&db, clock.clone(), TTL);
     let hold = engine
-        .hold(showtime, &sel(&["F5", "F6"]), customer())
+        .hold_seats(
+            showtime,
+            &sel(&["F5", "F6"]),
+            Holder::customer(customer(), None),
+        )
         .await
         .unwrap();
     clock.advance(minutes(9));
@@ -864,7 +896,7 @@ async fn confirm_moves_every_seat_of_a_live_hold_and_only_once(backend: Backend)
     // A booked seat stays taken whatever the clock says.
     clock.advance(minutes(60));
     assert!(engine
-        .hold(showtime, &sel(&["F5"]), customer())
+        .hold_seats(showtime, &sel(&["F5"]), Holder::customer(customer(), None))
         .await
         .is_err());
     assert_eq!(db.stored(showtime).await["F6"].0, "BOOKED");
@@ -877,7 +909,11 @@ async fn confirm_after_expiry_fails(backend: Backend) {
     let clock = Clock::manual(t0());
     let engine = engine(&db, clock.clone(), TTL);
     let hold = engine
-        .hold(showtime, &sel(&["F5", "F6"]), customer())
+        .hold_seats(
+            showtime,
+            &sel(&["F5", "F6"]),
+            Holder::customer(customer(), None),
+        )
         .await
         .unwrap();
     clock.advance(minutes(10) + chrono::Duration::milliseconds(1));
@@ -900,12 +936,16 @@ async fn confirm_after_another_customer_re_held_a_seat_fails_and_leaves_it_their
     let clock = Clock::manual(t0());
     let engine = engine(&db, clock.clone(), TTL);
     let a = engine
-        .hold(showtime, &sel(&["F5", "F6"]), customer())
+        .hold_seats(
+            showtime,
+            &sel(&["F5", "F6"]),
+            Holder::customer(customer(), None),
+        )
         .await
         .unwrap();
     clock.advance(minutes(11));
     let b = engine
-        .hold(showtime, &sel(&["F6"]), customer())
+        .hold_seats(showtime, &sel(&["F6"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     // Even with a clock that would still accept A's time, one of its seats is no longer A's.
@@ -926,13 +966,13 @@ async fn the_sweeper_releases_each_expired_seat_once_even_when_run_concurrently(
     let engine = engine(&db, clock.clone(), TTL);
     for seats in [["A1", "A2"], ["B1", "B2"], ["C1", "C2"], ["D1", "D2"]] {
         engine
-            .hold(showtime, &sel(&seats), customer())
+            .hold_seats(showtime, &sel(&seats), Holder::customer(customer(), None))
             .await
             .unwrap();
     }
     clock.advance(minutes(5));
     let live = engine
-        .hold(showtime, &sel(&["E1"]), customer())
+        .hold_seats(showtime, &sel(&["E1"]), Holder::customer(customer(), None))
         .await
         .unwrap(); // not yet expired below
     assert!(
@@ -974,11 +1014,11 @@ async fn only_the_owner_can_cancel_and_seats_come_back_at_once(backend: Backend)
     let engine = engine(&db, Clock::manual(t0()), TTL);
     let (owner, stranger) = (customer(), customer());
     let hold = engine
-        .hold(showtime, &sel(&["F5", "F6"]), owner)
+        .hold_seats(showtime, &sel(&["F5", "F6"]), Holder::customer(owner, None))
         .await
         .unwrap();
     assert_eq!(
-        engine.cancel(hold.hold_id, stranger).await,
+        engine.cancel_hold(hold.hold_id, stranger).await,
         Err(InventoryError::NotYourHold)
     );
     assert_eq!(
@@ -988,19 +1028,23 @@ async fn only_the_owner_can_cancel_and_seats_come_back_at_once(backend: Backend)
     );
     let unknown = HoldId::new(showtime, rand::random());
     assert_eq!(
-        engine.cancel(unknown, owner).await,
+        engine.cancel_hold(unknown, owner).await,
         Err(InventoryError::HoldNotFound)
     );
-    engine.cancel(hold.hold_id, owner).await.unwrap();
+    engine.cancel_hold(hold.hold_id, owner).await.unwrap();
     let stored = db.stored(showtime).await;
     assert_eq!(stored["F5"], ("AVAILABLE".into(), None));
     assert_eq!(stored["F6"], ("AVAILABLE".into(), None));
     assert_eq!(
-        engine.cancel(hold.hold_id, owner).await,
+        engine.cancel_hold(hold.hold_id, owner).await,
         Err(InventoryError::HoldNotFound)
     );
     engine
-        .hold(showtime, &sel(&["F5", "F6"]), stranger)
+        .hold_seats(
+            showtime,
+            &sel(&["F5", "F6"]),
+            Holder::customer(stranger, None),
+        )
         .await
         .unwrap();
     db.drop_database().await;
@@ -1013,17 +1057,23 @@ async fn unknown_seats_and_showtimes_are_refused_without_change(backend: Backend
     let before = db.stored(showtime).await;
     assert_eq!(
         engine
-            .hold(showtime, &sel(&["F5", "Z99"]), customer())
+            .hold_seats(
+                showtime,
+                &sel(&["F5", "Z99"]),
+                Holder::customer(customer(), None)
+            )
             .await,
         Err(InventoryError::UnknownSeats(vec!["Z99".into()]))
     );
     let missing = showtime_id(showtime.get() + 1000);
     assert_eq!(
-        engine.hold(missing, &sel(&["F5"]), customer()).await,
+        engine
+            .hold_seats(missing, &sel(&["F5"]), Holder::customer(customer(), None))
+            .await,
         Err(InventoryError::ShowtimeNotFound(missing))
     );
     assert_eq!(
-        engine.seat_map(missing).await.unwrap_err(),
+        engine.get_seat_map(missing).await.unwrap_err(),
         InventoryError::ShowtimeNotFound(missing)
     );
     assert_eq!(db.stored(showtime).await, before);
@@ -1042,18 +1092,24 @@ async fn every_change_increments_the_seat_version(backend: Backend) {
             .unwrap()
             .version
     };
-    let v0 = version(engine.seat_map(showtime).await.unwrap());
+    let v0 = version(engine.get_seat_map(showtime).await.unwrap());
     let who = customer();
-    let hold = engine.hold(showtime, &sel(&["F5"]), who).await.unwrap();
-    let v1 = version(engine.seat_map(showtime).await.unwrap());
-    engine.cancel(hold.hold_id, who).await.unwrap();
-    let v2 = version(engine.seat_map(showtime).await.unwrap());
-    let hold = engine.hold(showtime, &sel(&["F5"]), who).await.unwrap();
+    let hold = engine
+        .hold_seats(showtime, &sel(&["F5"]), Holder::customer(who, None))
+        .await
+        .unwrap();
+    let v1 = version(engine.get_seat_map(showtime).await.unwrap());
+    engine.cancel_hold(hold.hold_id, who).await.unwrap();
+    let v2 = version(engine.get_seat_map(showtime).await.unwrap());
+    let hold = engine
+        .hold_seats(showtime, &sel(&["F5"]), Holder::customer(who, None))
+        .await
+        .unwrap();
     engine
         .confirm(hold.hold_id, BookingId(Uuid::new_v4()))
         .await
         .unwrap();
-    let v4 = version(engine.seat_map(showtime).await.unwrap());
+    let v4 = version(engine.get_seat_map(showtime).await.unwrap());
     assert!(v0 < v1 && v1 < v2 && v2 < v4, "{v0} {v1} {v2} {v4}");
     assert_eq!(v4 - v0, 4);
     db.drop_database().await;
@@ -1068,7 +1124,7 @@ async fn a_customer_finds_their_live_hold_again_and_nobody_else_does(backend: Ba
     let (owner, other) = (customer(), customer());
     assert_eq!(engine.current_hold(showtime, owner).await.unwrap(), None);
     let hold = engine
-        .hold(showtime, &sel(&["F6", "F5"]), owner)
+        .hold_seats(showtime, &sel(&["F6", "F5"]), Holder::customer(owner, None))
         .await
         .unwrap();
     assert_eq!(hold.server_time, t0());
@@ -1090,7 +1146,7 @@ async fn a_customer_finds_their_live_hold_again_and_nobody_else_does(backend: Ba
         "an expired hold is gone"
     );
     clock.advance(minutes(-11));
-    engine.cancel(hold.hold_id, owner).await.unwrap();
+    engine.cancel_hold(hold.hold_id, owner).await.unwrap();
     assert_eq!(
         engine.current_hold(showtime, owner).await.unwrap(),
         None,

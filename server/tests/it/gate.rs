@@ -880,10 +880,12 @@ async fn an_abandoned_hold_attempt_releases_its_gate_keys() {
         .unwrap();
     let engine = app.engine.clone();
     let attempt = tokio::spawn(async move {
-        use app::engine::Inventory;
+        use app::engine::prelude::*;
         let customer = app::domain::CustomerId(Uuid::new_v4());
         let seats = app::domain::SeatSelection::parse(&["F7", "F8"]).unwrap();
-        engine.hold(showtime_id(id), &seats, customer).await
+        engine
+            .hold_seats(showtime_id(id), &seats, Holder::customer(customer, None))
+            .await
     });
     db.until_a_statement_waits_for_a_lock().await;
     assert!(

@@ -3,13 +3,13 @@
 //! rule, companion seats and the release of accessible seats, house and killed seats.
 
 use crate::support::*;
+use app::domain::seat_rules::{best_available, Rules};
 use app::domain::{
     BestAvailable, CustomerId, NewShowtime, PlacedSeat, PriceCategory, SeatCode, SeatStatus,
     ShowtimeId,
 };
-use app::engine::Inventory;
+use app::engine::prelude::*;
 use app::error::InventoryError;
-use app::seat_rules::{best_available, Rules};
 use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -115,7 +115,10 @@ async fn drawn_showtime_aiming(
         let setup = engine(db, Clock::Database, TTL);
         let codes: Vec<&str> = taken.iter().map(String::as_str).collect();
         for chunk in codes.chunks(8) {
-            setup.hold(showtime, &sel(chunk), customer()).await.unwrap();
+            setup
+                .hold_seats(showtime, &sel(chunk), Holder::customer(customer(), None))
+                .await
+                .unwrap();
         }
     }
     showtime
@@ -133,7 +136,7 @@ async fn process_engine(db: &TestDb) -> Arc<Engine> {
 
 /// The seats of a showtime that are free now.
 async fn free_seats(engine: &Engine, showtime: ShowtimeId) -> BTreeSet<String> {
-    let map = engine.seat_map(showtime).await.unwrap();
+    let map = engine.get_seat_map(showtime).await.unwrap();
     map.seats
         .iter()
         .filter(|s| s.status == SeatStatus::Available)
@@ -181,7 +184,9 @@ async fn fifty_best_pairs(
         let (engine, start) = (engines[i % engines.len()].clone(), start.clone());
         tasks.spawn(async move {
             start.wait().await;
-            engine.hold_best(showtime, &best(2), customer(), None).await
+            engine
+                .hold_best(showtime, &best(2), Holder::customer(customer(), None))
+                .await
         });
     }
     let (mut wins, mut refusals) = (Vec::new(), Vec::new());
@@ -230,11 +235,13 @@ async fn control_picking_then_holding_in_two_steps_turns_customers_away_while_pa
         let (engine, read, picked) = (engine.clone(), read.clone(), picked.clone());
         tasks.spawn(async move {
             read.wait().await;
-            let map = engine.seat_map(showtime).await.unwrap();
-            let pick = best_available(&map.seats, 2, None, Rules::default(), false).unwrap();
+            let map = engine.get_seat_map(showtime).await.unwrap();
+            let pick = best_available(&map.seats, 2, None, Rules::default(), false, None).unwrap();
             let codes: Vec<&str> = pick.seats.iter().map(String::as_str).collect();
             picked.wait().await;
-            engine.hold(showtime, &sel(&codes), customer()).await
+            engine
+                .hold_seats(showtime, &sel(&codes), Holder::customer(customer(), None))
+                .await
         });
     }
     let (mut wins, mut refusals) = (Vec::new(), Vec::new());
@@ -268,21 +275,35 @@ async fn a_selection_that_leaves_a_seat_alone_is_refused_unless_nothing_else_wou
     // and nothing changes.
     let showtime = drawn_showtime(&db, &["x......x"], None).await;
     let before = db.stored(showtime).await;
-    let refused = engine.hold(showtime, &sel(&["A3", "A4"]), customer()).await;
+    let refused = engine
+        .hold_seats(
+            showtime,
+            &sel(&["A3", "A4"]),
+            Holder::customer(customer(), None),
+        )
+        .await;
     assert_eq!(
         refused.unwrap_err(),
         InventoryError::LoneSeat(vec!["A2".into()])
     );
     assert_eq!(db.stored(showtime).await, before, "nothing changed");
     let held = engine
-        .hold(showtime, &sel(&["A2", "A3"]), customer())
+        .hold_seats(
+            showtime,
+            &sel(&["A2", "A3"]),
+            Holder::customer(customer(), None),
+        )
         .await
         .unwrap();
     assert!(held.lone_seats.is_empty());
     // Three seats between taken ones: any two leave one alone, so it is allowed and said.
     let showtime = drawn_showtime(&db, &["x...x"], None).await;
     let held = engine
-        .hold(showtime, &sel(&["A2", "A3"]), customer())
+        .hold_seats(
+            showtime,
+            &sel(&["A2", "A3"]),
+            Holder::customer(customer(), None),
+        )
         .await
         .unwrap();
     assert_eq!(held.lone_seats, ["A4"]);
@@ -290,7 +311,11 @@ async fn a_selection_that_leaves_a_seat_alone_is_refused_unless_nothing_else_wou
     let showtime = drawn_showtime(&db, &["......"], None).await;
     assert_eq!(
         engine
-            .hold(showtime, &sel(&["A2", "A3"]), customer())
+            .hold_seats(
+                showtime,
+                &sel(&["A2", "A3"]),
+                Holder::customer(customer(), None)
+            )
             .await
             .unwrap_err(),
         InventoryError::LoneSeat(vec!["A1".into()])
@@ -300,14 +325,18 @@ async fn a_selection_that_leaves_a_seat_alone_is_refused_unless_nothing_else_wou
         exempt_edges: true,
     });
     exempt
-        .hold(showtime, &sel(&["A2", "A3"]), customer())
+        .hold_seats(
+            showtime,
+            &sel(&["A2", "A3"]),
+            Holder::customer(customer(), None),
+        )
         .await
         .unwrap();
     // Best available follows the rule too: the published example, seats 4 and 5 of the front
     // row sold, gives two seats of the next row.
     let showtime = drawn_showtime(&db, &["...xx...", "........"], None).await;
     let hold = engine
-        .hold_best(showtime, &best(2), customer(), None)
+        .hold_best(showtime, &best(2), Holder::customer(customer(), None))
         .await
         .unwrap();
     assert_eq!(hold.together, Some(true));
@@ -317,7 +346,7 @@ async fn a_selection_that_leaves_a_seat_alone_is_refused_unless_nothing_else_wou
     let rows = ["........", "........", "........"];
     let aiming = drawn_showtime_aiming(&db, &rows, None, Some("C7")).await;
     let hold = engine
-        .hold_best(aiming, &best(2), customer(), None)
+        .hold_best(aiming, &best(2), Holder::customer(customer(), None))
         .await
         .unwrap();
     let seats: Vec<String> = hold.seats.iter().map(|s| s.to_string()).collect();
@@ -333,37 +362,45 @@ async fn companion_seats_need_a_wheelchair_place_until_accessible_seats_are_rele
     let showtime = drawn_showtime(&db, &["wc....cw"], Some(release)).await;
     let clock = Clock::manual(Utc::now());
     let engine = Engine::new(db.store.clone(), clock.clone(), TTL);
-    let refused = engine.hold(showtime, &sel(&["A2"]), customer()).await;
+    let refused = engine
+        .hold_seats(showtime, &sel(&["A2"]), Holder::customer(customer(), None))
+        .await;
     assert_eq!(
         refused.unwrap_err(),
         InventoryError::CompanionNeedsWheelchair(1)
     );
     // Best available never gives accessible seats to an ordinary request: four are left.
-    let refused = engine.hold_best(showtime, &best(5), customer(), None).await;
+    let refused = engine
+        .hold_best(showtime, &best(5), Holder::customer(customer(), None))
+        .await;
     assert!(
         matches!(refused, Err(InventoryError::NoBlock(_))),
         "{refused:?}"
     );
     let hold = engine
-        .hold_best(showtime, &best(4), customer(), None)
+        .hold_best(showtime, &best(4), Holder::customer(customer(), None))
         .await
         .unwrap();
     let seats: Vec<String> = hold.seats.iter().map(|s| s.to_string()).collect();
     assert_eq!(seats, ["A3", "A4", "A5", "A6"]);
     // A wheelchair place comes with its companion seat.
     engine
-        .hold(showtime, &sel(&["A1", "A2"]), customer())
+        .hold_seats(
+            showtime,
+            &sel(&["A1", "A2"]),
+            Holder::customer(customer(), None),
+        )
         .await
         .unwrap();
     // From the release on, what is left is ordinary: a companion seat alone, or by best
     // available.
     clock.advance(chrono::Duration::hours(3));
     engine
-        .hold(showtime, &sel(&["A7"]), customer())
+        .hold_seats(showtime, &sel(&["A7"]), Holder::customer(customer(), None))
         .await
         .unwrap();
     let hold = engine
-        .hold_best(showtime, &best(1), customer(), None)
+        .hold_best(showtime, &best(1), Holder::customer(customer(), None))
         .await
         .unwrap();
     assert_eq!(hold.seats[0].as_str(), "A8");

@@ -455,7 +455,7 @@ pub fn engine(db: &TestDb, clock: Clock, ttl: Duration) -> Arc<Engine> {
 }
 
 /// The lone-seat rule off.
-pub const NO_SEAT_RULES: app::seat_rules::Rules = app::seat_rules::Rules {
+pub const NO_SEAT_RULES: app::domain::seat_rules::Rules = app::domain::seat_rules::Rules {
     no_lone_seats: false,
     exempt_edges: false,
 };

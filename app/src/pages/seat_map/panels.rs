@@ -2,10 +2,10 @@
 
 use super::picker::{Notice, Picker};
 use super::plan::category_name;
+use crate::domain::seat_rules::Refusal;
 use crate::domain::{PriceCategory, MAX_SEATS_PER_HOLD};
 use crate::format::price;
 use crate::i18n::{error_text, use_lang, Lang};
-use crate::seat_rules::Refusal;
 use crate::seating::countdown;
 use crate::tr;
 use leptos::prelude::*;

@@ -1,11 +1,11 @@
 //! The seat picker's state and actions: what is selected, what the customer holds, the seats'
 //! statuses, the countdown clock, and the calls to the server functions.
 
+use crate::domain::seat_rules::{self, Refusal, Rules};
 use crate::domain::{
     BestAvailable, Hold, Seat, SeatChange, SeatMap, SeatSelection, SeatStatus, ShowtimeId,
 };
 use crate::error::InventoryError;
-use crate::seat_rules::{self, Refusal, Rules};
 use crate::seating::{self, LimitReached};
 use crate::serverfns::{
     cancel_hold, checkout_hold, clerk_hold, clerk_release, get_seat_map, hold_best, hold_seats,

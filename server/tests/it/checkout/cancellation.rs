@@ -152,7 +152,7 @@ async fn a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once(b
 /// showtime holds nothing up.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_settlement_waits_for_a_cancellation_in_flight_and_then_refunds() {
-    use app::engine::Inventory;
+    use app::engine::prelude::*;
     let sandbox = sandbox().await;
     let db = TestDb::new(Backend::Postgres).await;
     let showtime = db.showtime().await;
@@ -163,10 +163,13 @@ async fn a_settlement_waits_for_a_cancellation_in_flight_and_then_refunds() {
         async move {
             let customer = customer_id();
             let hold = engine
-                .hold(showtime, &sel(&[seat]), customer)
+                .hold_seats(showtime, &sel(&[seat]), Holder::customer(customer, None))
                 .await
                 .unwrap();
-            let checkout = engine.checkout(hold.hold_id, customer).await.unwrap();
+            let checkout = engine
+                .checkout_hold(hold.hold_id, customer, None)
+                .await
+                .unwrap();
             let payment = pay_quietly(sandbox, &checkout).await;
             engine
                 .payment_report(&paid_report(&checkout, &payment))

@@ -121,13 +121,16 @@ async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend
     let db = TestDb::new(backend).await;
     let showtime = db.showtime().await;
     let engine = bare_engine(&db, &sandbox);
-    use app::engine::Inventory;
+    use app::engine::prelude::*;
     let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
     let hold = engine
-        .hold(showtime, &sel(&["A1"]), customer)
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer, None))
         .await
         .unwrap();
-    let checkout = engine.checkout(hold.hold_id, customer).await.unwrap();
+    let checkout = engine
+        .checkout_hold(hold.hold_id, customer, None)
+        .await
+        .unwrap();
     let session_id = checkout.payment_url.rsplit('/').next().unwrap().to_string();
     let url = checkout.payment_url.clone();
     let r = reqwest::Client::builder()
@@ -141,7 +144,7 @@ async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     let payment = shop_payment_id(&sandbox, &session_id).await;
     // The lapsed hold: the payment must be refunded.
-    engine.cancel(hold.hold_id, customer).await.unwrap();
+    engine.cancel_hold(hold.hold_id, customer).await.unwrap();
     engine
         .payment_report(&PaymentReport {
             session_id,
@@ -204,7 +207,7 @@ async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend
 }
 
 async fn several_workers_at_once_settle_each_payment_once(backend: Backend) {
-    use app::engine::Inventory;
+    use app::engine::prelude::*;
     use server::store::PaymentReport;
     let sandbox = sandbox().await;
     let db = TestDb::new(backend).await;
@@ -216,10 +219,17 @@ async fn several_workers_at_once_settle_each_payment_once(backend: Backend) {
         let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
         let seat = format!("B{n}");
         let hold = engine
-            .hold(showtime, &sel(&[seat.as_str()]), customer)
+            .hold_seats(
+                showtime,
+                &sel(&[seat.as_str()]),
+                Holder::customer(customer, None),
+            )
             .await
             .unwrap();
-        let checkout = engine.checkout(hold.hold_id, customer).await.unwrap();
+        let checkout = engine
+            .checkout_hold(hold.hold_id, customer, None)
+            .await
+            .unwrap();
         let session_id = checkout.payment_url.rsplit('/').next().unwrap().to_string();
         engine
             .payment_report(&PaymentReport {
@@ -258,7 +268,7 @@ async fn several_workers_at_once_settle_each_payment_once(backend: Backend) {
     );
     for booking in bookings {
         let view = engine
-            .booking(booking, customer_of(&engine, booking).await)
+            .get_booking(booking, customer_of(&engine, booking).await)
             .await
             .unwrap();
         assert_eq!(view.status, "CONFIRMED");
@@ -273,7 +283,7 @@ async fn several_workers_at_once_settle_each_payment_once(backend: Backend) {
 async fn a_second_payment_of_a_booking_is_refunded_and_no_new_session_opens_while_one_is_paid(
     backend: Backend,
 ) {
-    use app::engine::Inventory;
+    use app::engine::prelude::*;
     use server::payments::gateway::PaymentGateway;
     let sandbox = sandbox().await;
     let db = TestDb::new(backend).await;
@@ -281,10 +291,13 @@ async fn a_second_payment_of_a_booking_is_refunded_and_no_new_session_opens_whil
     let engine = bare_engine(&db, &sandbox);
     let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
     let hold = engine
-        .hold(showtime, &sel(&["A1"]), customer)
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer, None))
         .await
         .unwrap();
-    let first = engine.checkout(hold.hold_id, customer).await.unwrap();
+    let first = engine
+        .checkout_hold(hold.hold_id, customer, None)
+        .await
+        .unwrap();
     let first_payment = pay_quietly(&sandbox, &first).await;
     engine
         .payment_report(&paid_report(&first, &first_payment))
@@ -292,7 +305,7 @@ async fn a_second_payment_of_a_booking_is_refunded_and_no_new_session_opens_whil
         .unwrap();
     // Paid but not yet settled: a new checkout opens no second session.
     assert_eq!(
-        engine.checkout(hold.hold_id, customer).await,
+        engine.checkout_hold(hold.hold_id, customer, None).await,
         Err(app::error::InventoryError::PaymentReceived)
     );
     // The race the refusal narrows: a second session, opened before the first payment was
@@ -335,7 +348,10 @@ async fn a_second_payment_of_a_booking_is_refunded_and_no_new_session_opens_whil
     // Settle both, then refund.
     assert_eq!(engine.process_confirmations().await.unwrap(), 2);
     assert_eq!(engine.process_refunds().await.unwrap(), 1);
-    let view = engine.booking(first.booking_id, customer).await.unwrap();
+    let view = engine
+        .get_booking(first.booking_id, customer)
+        .await
+        .unwrap();
     assert_eq!(view.status, "CONFIRMED");
     let statuses: Vec<&str> = view.payments.iter().map(|p| p.status.as_str()).collect();
     assert_eq!(
@@ -405,7 +421,7 @@ async fn refunds_never_hold_up_confirmations(backend: Backend) {
 /// once. An event that keeps failing is parked after `MAX_ATTEMPTS`. Parked events are not
 /// taken again, and `/metrics` counts them.
 async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend: Backend) {
-    use app::engine::Inventory;
+    use app::engine::prelude::*;
     use server::engine::settlement::MAX_ATTEMPTS;
     let sandbox = sandbox().await;
     let db = TestDb::new(backend).await;
@@ -413,10 +429,13 @@ async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend:
     let engine = bare_engine(&db, &sandbox);
     let customer = app::domain::CustomerId(uuid::Uuid::new_v4());
     let hold = engine
-        .hold(showtime, &sel(&["A1"]), customer)
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(customer, None))
         .await
         .unwrap();
-    let checkout = engine.checkout(hold.hold_id, customer).await.unwrap();
+    let checkout = engine
+        .checkout_hold(hold.hold_id, customer, None)
+        .await
+        .unwrap();
     let mut report = paid_report(&checkout, "unused");
     report.payment_id = None;
     engine.payment_report(&report).await.unwrap();
@@ -438,10 +457,16 @@ async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend:
 
     // A refund whose gateway never answers: retried, then parked at the cap.
     let other = app::domain::CustomerId(uuid::Uuid::new_v4());
-    let hold = engine.hold(showtime, &sel(&["A2"]), other).await.unwrap();
-    let checkout = engine.checkout(hold.hold_id, other).await.unwrap();
+    let hold = engine
+        .hold_seats(showtime, &sel(&["A2"]), Holder::customer(other, None))
+        .await
+        .unwrap();
+    let checkout = engine
+        .checkout_hold(hold.hold_id, other, None)
+        .await
+        .unwrap();
     let payment = pay_quietly(&sandbox, &checkout).await;
-    engine.cancel(hold.hold_id, other).await.unwrap();
+    engine.cancel_hold(hold.hold_id, other).await.unwrap();
     engine
         .payment_report(&paid_report(&checkout, &payment))
         .await
@@ -478,7 +503,7 @@ async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend:
 /// Sales close when the showtime starts: no hold, no checkout, no confirmation after it. A
 /// payment that arrives after the start is refunded, and the list shows the showtime closed.
 async fn sales_close_at_the_start_for_holds_checkouts_and_confirmations(backend: Backend) {
-    use app::engine::Inventory;
+    use app::engine::prelude::*;
     use app::error::InventoryError;
     let sandbox = sandbox().await;
     let db = TestDb::new(backend).await;
@@ -490,10 +515,19 @@ async fn sales_close_at_the_start_for_holds_checkouts_and_confirmations(backend:
         app::domain::CustomerId(uuid::Uuid::new_v4()),
         app::domain::CustomerId(uuid::Uuid::new_v4()),
     );
-    let alice_hold = engine.hold(showtime, &sel(&["A1"]), alice).await.unwrap();
-    let bob_hold = engine.hold(showtime, &sel(&["A2"]), bob).await.unwrap();
+    let alice_hold = engine
+        .hold_seats(showtime, &sel(&["A1"]), Holder::customer(alice, None))
+        .await
+        .unwrap();
+    let bob_hold = engine
+        .hold_seats(showtime, &sel(&["A2"]), Holder::customer(bob, None))
+        .await
+        .unwrap();
     // Payment must be done two minutes before the start, as before a hold's end.
-    let checkout = engine.checkout(alice_hold.hold_id, alice).await.unwrap();
+    let checkout = engine
+        .checkout_hold(alice_hold.hold_id, alice, None)
+        .await
+        .unwrap();
     assert!(checkout.pay_before <= start - chrono::Duration::minutes(2));
     let payment = pay_quietly(&sandbox, &checkout).await;
     engine
@@ -503,15 +537,24 @@ async fn sales_close_at_the_start_for_holds_checkouts_and_confirmations(backend:
     // The show starts before the payment is settled.
     clock.advance(chrono::Duration::minutes(5));
     assert_eq!(
-        engine.hold(showtime, &sel(&["A3"]), customer_id()).await,
+        engine
+            .hold_seats(
+                showtime,
+                &sel(&["A3"]),
+                Holder::customer(customer_id(), None)
+            )
+            .await,
         Err(InventoryError::SalesClosed)
     );
     assert_eq!(
-        engine.checkout(bob_hold.hold_id, bob).await,
+        engine.checkout_hold(bob_hold.hold_id, bob, None).await,
         Err(InventoryError::SalesClosed)
     );
     assert_eq!(engine.process_confirmations().await.unwrap(), 1);
-    let view = engine.booking(checkout.booking_id, alice).await.unwrap();
+    let view = engine
+        .get_booking(checkout.booking_id, alice)
+        .await
+        .unwrap();
     assert_eq!(view.status, "FAILED");
     assert_eq!(
         view.failure_reason.as_deref(),

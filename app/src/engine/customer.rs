@@ -1,0 +1,141 @@
+//! The customer's use cases: the programme, holds, checkout and bookings. Each trait is
+//! implemented by the engine module of the same name; each method has the name of the server
+//! function that calls it.
+
+use crate::domain::{
+    BestAvailable, BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, SeatMap,
+    SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
+};
+use crate::error::InventoryError;
+use std::net::IpAddr;
+
+/// Who a hold is for. A customer's hold is counted by the per-customer and per-address limits
+/// and lasts the customers' hold time; a clerk's (the sale at the counter) may take house seats,
+/// is not rate-limited and lasts while the sale is at the counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    Customer {
+        id: CustomerId,
+        /// The request's client address, when it is a client's request.
+        address: Option<IpAddr>,
+    },
+    Clerk {
+        staff_id: i64,
+    },
+}
+
+impl Holder {
+    /// A customer's hold, from `address`.
+    pub fn customer(id: CustomerId, address: Option<IpAddr>) -> Self {
+        Self::Customer { id, address }
+    }
+
+    /// The customer id the hold carries. A clerk's is fixed per staff member and never a
+    /// customer's (customer ids are random v4 UUIDs; these are version 8 with a fixed prefix).
+    pub fn customer_id(&self) -> CustomerId {
+        match *self {
+            Self::Customer { id, .. } => id,
+            Self::Clerk { staff_id } => {
+                let mut bytes = [0u8; 16];
+                bytes[..8].copy_from_slice(b"seatsclk");
+                bytes[8..].copy_from_slice(&staff_id.to_be_bytes());
+                CustomerId(uuid::Builder::from_custom_bytes(bytes).into_uuid())
+            }
+        }
+    }
+
+    /// The client address a customer's hold is counted by (none for a clerk's).
+    pub fn address(&self) -> Option<IpAddr> {
+        match *self {
+            Self::Customer { address, .. } => address,
+            Self::Clerk { .. } => None,
+        }
+    }
+
+    pub fn is_clerk(&self) -> bool {
+        matches!(self, Self::Clerk { .. })
+    }
+}
+
+/// What is on and what is free.
+#[async_trait::async_trait]
+pub trait Showtimes: Send + Sync + 'static {
+    async fn list_showtimes(&self) -> Result<Vec<ShowtimeSummary>, InventoryError>;
+    /// Every seat of the showtime with its effective status.
+    async fn get_seat_map(&self, showtime: ShowtimeId) -> Result<SeatMap, InventoryError>;
+}
+
+/// Holding seats and letting them go.
+#[async_trait::async_trait]
+pub trait Holds: Send + Sync + 'static {
+    /// Holds all the seats or none of them.
+    async fn hold_seats(
+        &self,
+        showtime: ShowtimeId,
+        seats: &SeatSelection,
+        holder: Holder,
+    ) -> Result<Hold, InventoryError>;
+    /// Picks and holds the best seats for the request in one decision (see `seat_rules`).
+    async fn hold_best(
+        &self,
+        showtime: ShowtimeId,
+        request: &BestAvailable,
+        holder: Holder,
+    ) -> Result<Hold, InventoryError>;
+    /// Releases a hold at once; only its customer may.
+    async fn cancel_hold(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError>;
+    /// The customer's live hold in this showtime, if any (the newest when there are several).
+    async fn current_hold(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+    ) -> Result<Option<Hold>, InventoryError>;
+}
+
+/// Paying for a hold.
+#[async_trait::async_trait]
+pub trait Checkouts: Send + Sync + 'static {
+    /// Starts (or finds again) the payment of the hold; only its customer may, within the
+    /// checkout rate limits (per customer, and per `client_addr` when given).
+    async fn checkout_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<Checkout, InventoryError>;
+}
+
+/// The customer's bookings and tickets.
+#[async_trait::async_trait]
+pub trait Bookings: Send + Sync + 'static {
+    /// The customer's own booking.
+    async fn get_booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingView, InventoryError>;
+    /// The ticket of the customer's confirmed booking.
+    async fn get_ticket(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<Ticket, InventoryError>;
+    /// The customer's bookings, newest first.
+    async fn my_bookings(&self, customer: CustomerId) -> Result<Vec<BookingView>, InventoryError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clerk_s_customer_id_is_fixed_per_member_and_unlike_a_customer_id() {
+        let clerk = |staff_id| Holder::Clerk { staff_id }.customer_id();
+        assert_eq!(clerk(7), clerk(7));
+        assert_ne!(clerk(7), clerk(8));
+        assert_ne!(
+            clerk(7).0.get_version_num(),
+            uuid::Uuid::new_v4().get_version_num()
+        );
+    }
+}

@@ -1,0 +1,18 @@
+//! The customer's bookings and tickets (a booking id that is not a UUID names no booking).
+
+mod get_booking;
+mod get_ticket;
+mod my_bookings;
+
+pub use get_booking::*;
+pub use get_ticket::*;
+pub use my_bookings::*;
+
+/// A booking id from the page's address: one that is not a UUID names no booking (404, as the
+/// page of an unknown booking).
+#[cfg(feature = "ssr")]
+fn booking(raw: &str) -> Result<crate::domain::BookingId, crate::error::InventoryError> {
+    uuid::Uuid::try_parse(raw)
+        .map(crate::domain::BookingId)
+        .map_err(|_| crate::error::InventoryError::BookingNotFound)
+}

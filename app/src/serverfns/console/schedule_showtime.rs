@@ -1,0 +1,66 @@
+use crate::domain::ShowtimeId;
+use crate::error::InventoryError;
+use leptos::prelude::*;
+
+/// Schedules a showtime of `title` in a hall, starting at `starts_at`: operators only. Times are
+/// RFC 3339 (e.g. `2026-12-24T19:30:00+09:00`). Optional: `duration_minutes` (running time,
+/// default 120), `sales_open_at` (default: on sale at once), `sales_close_at` (default: the
+/// start), `hot_sale` (default false), `prices` (category code → whole won, for some or all of
+/// the hall's categories; default: the hall's prices), `accessible_release_hours` (hours before
+/// the start from which unsold wheelchair and companion seats are ordinary seats; default:
+/// never).
+#[server(endpoint = "schedule_showtime", input = server_fn::codec::Json)]
+pub async fn schedule_showtime(
+    hall_id: i64,
+    title: String,
+    starts_at: String,
+    duration_minutes: Option<i32>,
+    sales_open_at: Option<String>,
+    sales_close_at: Option<String>,
+    hot_sale: Option<bool>,
+    prices: Option<std::collections::BTreeMap<String, i64>>,
+    accessible_release_hours: Option<u32>,
+) -> Result<ShowtimeId, InventoryError> {
+    use crate::domain::{rfc3339, NewShowtime, DEFAULT_DURATION_MINUTES};
+    use crate::engine::{inventory, require_staff, respond};
+    respond(
+        async {
+            let actor = require_staff(&[]).await?;
+            let time = |name: &str, text: &str| {
+                rfc3339::parse(text.trim()).ok_or_else(|| {
+                    InventoryError::InvalidRequest(format!(
+                        "{name} {text:?} is not an RFC 3339 time such as 2026-12-24T19:30:00+09:00"
+                    ))
+                })
+            };
+            // An empty field of the console's form is "not set".
+            let optional = |name: &str, text: Option<String>| match text {
+                Some(text) if !text.trim().is_empty() => time(name, &text).map(Some),
+                _ => Ok(None),
+            };
+            let starts = time("startsAt", &starts_at)?;
+            let accessible_release_at = match accessible_release_hours {
+                Some(hours) if hours > 24 * 400 => {
+                    return Err(InventoryError::InvalidRequest(
+                        "accessibleReleaseHours is 0 to 9600 (hours before the start)".into(),
+                    ))
+                }
+                Some(hours) => Some(starts - chrono::Duration::hours(i64::from(hours))),
+                None => None,
+            };
+            let showtime = NewShowtime {
+                hall_id,
+                starts_at: starts,
+                accessible_release_at,
+                title,
+                duration_minutes: duration_minutes.unwrap_or(DEFAULT_DURATION_MINUTES),
+                sales_open_at: optional("salesOpenAt", sales_open_at)?,
+                sales_close_at: optional("salesCloseAt", sales_close_at)?,
+                hot_sale: hot_sale.unwrap_or(false),
+                prices: prices.unwrap_or_default(),
+            };
+            inventory()?.schedule_showtime(&showtime, &actor).await
+        }
+        .await,
+    )
+}

@@ -1,0 +1,161 @@
+//! A sale at the counter: the clerk's pick is a hold like a customer's (the web sees it at once)
+//! that lasts while the sale is at the counter and is released on cancel, lock or sign-out; the
+//! sale confirms it with the fenced confirmation and writes `BookingConfirmed` (channel
+//! `box_office`, or `complimentary`) in the same transaction.
+
+use super::*;
+
+#[async_trait::async_trait]
+impl Counter for Engine {
+    /// A clerk's pick: the seats, or the best `best` — held for the sale at the counter.
+    async fn clerk_hold(
+        &self,
+        actor: &Actor,
+        showtime: ShowtimeId,
+        seats: Option<&SeatSelection>,
+        best: Option<&BestAvailable>,
+    ) -> Result<Hold, InventoryError> {
+        self.open_shift_id(actor).await?;
+        let clerk = Holder::Clerk {
+            staff_id: actor.member.id,
+        };
+        // One sale at a time: whatever the clerk picked before and did not sell goes back.
+        self.release_clerk_holds(actor.member.id).await?;
+        match (seats, best) {
+            (Some(seats), None) => self.hold_seats(showtime, seats, clerk).await,
+            (None, Some(best)) => self.hold_best(showtime, best, clerk).await,
+            _ => Err(InventoryError::InvalidRequest(
+                "give either seats or a best-available request".into(),
+            )),
+        }
+    }
+
+    async fn clerk_release(&self, by: &Actor) -> Result<usize, InventoryError> {
+        self.release_clerk_holds(by.member.id).await
+    }
+
+    /// Sells the clerk's hold at the counter.
+    async fn sell_at_counter(
+        &self,
+        actor: &Actor,
+        request: &CounterSaleRequest,
+    ) -> Result<CounterSale, InventoryError> {
+        let clerk = Holder::Clerk {
+            staff_id: actor.member.id,
+        }
+        .customer_id();
+        let showtime = request.hold_id.showtime_id();
+        let shift = self.open_shift_id(actor).await?;
+        let live = self.live_hold(request.hold_id, clerk).await?;
+        let layout = self.layout(showtime).await?;
+        if live.now >= layout.sales_close_at() {
+            return Err(InventoryError::SalesClosed);
+        }
+        let price = layout.price_of(&live.seats);
+        let (amount, tendered, card_reference, approved_by) = match request.tender {
+            Tender::Cash => {
+                let tendered = request.tendered.ok_or_else(|| {
+                    InventoryError::InvalidRequest("cash: say how much was tendered".into())
+                })?;
+                if tendered < price {
+                    return Err(InventoryError::InvalidRequest(format!(
+                        "cash tendered ({tendered} won) is less than the total ({price} won)"
+                    )));
+                }
+                if tendered > MAX_CASH {
+                    return Err(InventoryError::InvalidRequest(format!(
+                        "cash tendered is at most {MAX_CASH} won"
+                    )));
+                }
+                (price, Some(tendered), None, None)
+            }
+            Tender::Card => {
+                let reference = request
+                    .card_reference
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|r| app::domain::name_problem("", r, 64).is_none())
+                    .ok_or_else(|| {
+                        InventoryError::InvalidRequest(
+                            "card: give the terminal's reference of the payment (1 to 64 printable characters)"
+                                .into(),
+                        )
+                    })?;
+                (price, None, Some(reference.to_string()), None)
+            }
+            Tender::Comp => {
+                let approver = self.approver(actor, request.approval.as_ref()).await?;
+                (0, None, None, Some(approver))
+            }
+        };
+        let booking = BookingId(uuid::Uuid::new_v4());
+        let seats: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
+        let approval = approved_by
+            .as_ref()
+            .map_or_else(String::new, |(_, name)| format!(", approved by {name}"));
+        let audit = self.audit_line(
+            actor,
+            "counter_sale",
+            format!(
+                "booking {} showtime {showtime} seats {} {} {amount}{approval}",
+                booking.0,
+                seats.join(" "),
+                request.tender.as_str()
+            ),
+        );
+        let row = CounterSaleRow {
+            booking,
+            hold: request.hold_id,
+            customer: clerk,
+            seats: seats.clone(),
+            amount,
+            shift,
+            tender: request.tender,
+            tendered,
+            card_reference: card_reference.clone(),
+            approved_by: approved_by.map(|(id, _)| id),
+            audit,
+        };
+        let changes = match self
+            .store
+            .sell_at_counter(&row, self.staff_now(), self.clock.now())
+            .await?
+        {
+            CounterSold::Sold(changes) => changes,
+            CounterSold::HoldLapsed => return Err(InventoryError::HoldLapsed),
+            CounterSold::ShiftClosed => return Err(InventoryError::ShiftClosed),
+            CounterSold::SalesClosed => return Err(InventoryError::SalesClosed),
+            CounterSold::Cancelled => return Err(InventoryError::ShowtimeCancelled),
+        };
+        self.relay_wake.notify_one();
+        self.announce_booked(showtime, booking, changes).await;
+        Ok(CounterSale {
+            booking_id: booking,
+            showtime_id: showtime,
+            seats,
+            tender: request.tender,
+            amount,
+            tendered,
+            change: tendered.map(|t| t - amount),
+            card_reference,
+        })
+    }
+}
+
+impl Engine {
+    /// Releases every live hold of the clerk (a cancelled sale, a locked kiosk, signing out, a
+    /// closed shift); how many.
+    pub async fn release_clerk_holds(&self, staff_id: i64) -> Result<usize, InventoryError> {
+        let clerk = Holder::Clerk { staff_id }.customer_id();
+        let holds = self.store.live_holds_of(clerk, self.staff_now()).await?;
+        let mut released = 0;
+        for hold in holds {
+            match self.cancel_hold(hold, clerk).await {
+                Ok(()) => released += 1,
+                Err(InventoryError::HoldNotFound) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(released)
+    }
+}

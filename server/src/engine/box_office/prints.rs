@@ -1,0 +1,104 @@
+//! Printed tickets: the first print of a booking in the clerk's open shift, reprints with a
+//! supervisor's approval; every print recorded and audited.
+
+use super::*;
+
+/// The venue's name on printed tickets.
+pub const VENUE: &str = "Seats Cinema";
+
+#[async_trait::async_trait]
+impl Prints for Engine {
+    /// What a booking's ticket says, to print, in the clerk's open shift; a second print is a
+    /// reprint, a supervisor's. Every print is recorded and audited, online bookings' too.
+    async fn print_ticket(
+        &self,
+        actor: &Actor,
+        reference: &str,
+        approval: Option<&Approval>,
+    ) -> Result<PrintedTicket, InventoryError> {
+        let shift = self.open_shift_id(actor).await?;
+        let booking = self.booking_named(reference).await?;
+        let record = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .filter(|r| r.status == BookingStatus::Confirmed)
+            .ok_or(InventoryError::BookingNotFound)?;
+        if record.refunded_at.is_some() {
+            return Err(InventoryError::NotRefundable(
+                "this booking was refunded: its ticket is not printed".into(),
+            ));
+        }
+        if record.showtime_cancelled {
+            return Err(InventoryError::ShowtimeCancelled);
+        }
+        // Everything the ticket says first: a print is recorded only once it can be given.
+        let layout = self.layout(record.showtime).await?;
+        let code = self.ticket_code(booking);
+        let qr_svg = super::tickets::qr_svg(&code, 160)?;
+        let seats = record
+            .seats
+            .iter()
+            .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
+            .map(|seat| {
+                let category = layout.categories.iter().find(|c| c.code == seat.category);
+                let ticket_code = self.seat_ticket_code(booking, seat.code.as_str());
+                Ok(PrintedSeat {
+                    qr_svg: super::tickets::qr_svg(&ticket_code, 120)?,
+                    ticket_code,
+                    code: seat.code.to_string(),
+                    row: seat.row.clone(),
+                    number: seat.number.to_string(),
+                    category: category.map_or_else(|| seat.category.clone(), |c| c.name.clone()),
+                    price: category.map_or(0, |c| c.price),
+                })
+            })
+            .collect::<Result<Vec<_>, InventoryError>>()?;
+        // Print n: the first needs nobody's approval, a reprint a supervisor's. Two prints at the
+        // same moment cannot both be the first (one row per number).
+        let mut approved_by: Option<(i64, String)> = None;
+        let reprint = loop {
+            let n = self.store.prints(booking).await?;
+            if n > 0 && approved_by.is_none() {
+                approved_by = Some(self.approver(actor, approval).await?);
+            }
+            let audit = match (n, &approved_by) {
+                (0, _) => self.audit_line(
+                    actor,
+                    "ticket_printed",
+                    format!("booking {} in shift {shift}", booking.0),
+                ),
+                (n, approver) => self.audit_line(
+                    actor,
+                    "ticket_reprinted",
+                    format!(
+                        "booking {} reprint {n} in shift {shift}, approved by {}",
+                        booking.0,
+                        approver.as_ref().map_or("", |(_, name)| name.as_str())
+                    ),
+                ),
+            };
+            let approver = approved_by.as_ref().map(|(id, _)| *id);
+            if self
+                .store
+                .record_print(booking, n, approver, &audit)
+                .await?
+            {
+                break n;
+            }
+        };
+        Ok(PrintedTicket {
+            booking_id: booking,
+            code,
+            qr_svg,
+            venue: VENUE.into(),
+            hall_name: layout.hall_name.clone(),
+            movie_title: layout.movie_title.clone(),
+            starts_at: layout.starts_at,
+            seats,
+            amount: record.amount,
+            reprint,
+        })
+    }
+}

@@ -1,0 +1,183 @@
+//! Giving back at the counter, with a supervisor's approval: a refund (all seats, or some), and
+//! an exchange of seats for as many of the same price categories in the same showtime.
+
+use super::*;
+
+#[async_trait::async_trait]
+impl Returns for Engine {
+    /// Refunds a whole booking at the counter, with a supervisor's approval.
+    async fn refund_at_counter(
+        &self,
+        actor: &Actor,
+        request: &CounterRefundRequest,
+    ) -> Result<CounterRefund, InventoryError> {
+        let booking = self.booking_named(&request.booking).await?;
+        let shift = self.open_shift_id(actor).await?;
+        let seats = match &request.seats {
+            Some(seats) => Some(self.seats_of_booking(booking, seats).await?),
+            None => None,
+        };
+        let partial_amount = match &seats {
+            Some((showtime, seats)) => self.price_of(*showtime, seats).await?,
+            None => 0,
+        };
+        let (approved_by, approver) = self.approver(actor, request.approval.as_ref()).await?;
+        let what = match &seats {
+            Some((_, seats)) => format!("seats {}", seats.join(" ")),
+            None => "all seats".into(),
+        };
+        // The amount and method are the store's decision: the line names the booking, the
+        // seats and the approver; the answer and the shift's figures carry the amount.
+        let audit = self.audit_line(
+            actor,
+            "counter_refund",
+            format!("booking {} {what}, approved by {approver}", booking.0),
+        );
+        let row = CounterRefundRow {
+            booking,
+            shift,
+            approved_by,
+            seats: seats.map(|(_, seats)| seats),
+            partial_amount,
+            audit,
+        };
+        match self.store.refund_at_counter(&row, self.staff_now()).await? {
+            CounterRefunded::Refunded {
+                showtime,
+                seats,
+                amount,
+                method,
+            } => {
+                self.relay_wake.notify_one();
+                self.refund_wake.notify_one();
+                let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
+                self.gate.release_booked(showtime, &codes, booking).await;
+                self.announce_released(showtime, seats.clone()).await;
+                Ok(CounterRefund {
+                    booking_id: booking,
+                    showtime_id: showtime,
+                    seats,
+                    amount,
+                    method,
+                })
+            }
+            CounterRefunded::NotFound => Err(InventoryError::BookingNotFound),
+            CounterRefunded::Refused(why) => Err(InventoryError::NotRefundable(why)),
+            CounterRefunded::ShiftClosed => Err(InventoryError::ShiftClosed),
+        }
+    }
+
+    /// Exchanges seats of a booking for the clerk's hold of as many seats of the same price
+    /// categories in the same showtime, with a supervisor's approval (as for refunds: another
+    /// customer's seats are moved); the booking's code stays valid, the seats' own codes follow
+    /// the seats. Writes `SeatsExchanged`.
+    async fn exchange_at_counter(
+        &self,
+        actor: &Actor,
+        request: &CounterExchangeRequest,
+    ) -> Result<CounterExchange, InventoryError> {
+        let booking = self.booking_named(&request.booking).await?;
+        let shift = self.open_shift_id(actor).await?;
+        let clerk = Holder::Clerk {
+            staff_id: actor.member.id,
+        }
+        .customer_id();
+        let (showtime, from) = self.seats_of_booking(booking, &request.seats).await?;
+        if showtime != request.hold_id.showtime_id() {
+            return Err(InventoryError::InvalidRequest(
+                "an exchange is for seats of the same showtime; anything else is a refund and a new sale"
+                    .into(),
+            ));
+        }
+        let live = self.live_hold(request.hold_id, clerk).await?;
+        let to: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
+        let layout = self.layout(showtime).await?;
+        let categories = |seats: &[String]| {
+            let mut list: Vec<String> = seats
+                .iter()
+                .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
+                .map(|s| s.category.clone())
+                .collect();
+            list.sort();
+            list
+        };
+        if categories(&from) != categories(&to) {
+            return Err(InventoryError::InvalidRequest(format!(
+                "an exchange is for as many seats of the same price categories ({} for {}); anything else is a refund and a new sale",
+                from.join(", "),
+                to.join(", ")
+            )));
+        }
+        let (_, approver) = self.approver(actor, request.approval.as_ref()).await?;
+        let audit = self.audit_line(
+            actor,
+            "counter_exchange",
+            format!(
+                "booking {} showtime {showtime}: {} for {}, approved by {approver}",
+                booking.0,
+                from.join(" "),
+                to.join(" ")
+            ),
+        );
+        let row = CounterExchangeRow {
+            booking,
+            shift,
+            from: from.clone(),
+            hold: request.hold_id,
+            to: to.clone(),
+            audit,
+        };
+        match self
+            .store
+            .exchange_at_counter(&row, self.staff_now(), self.clock.now())
+            .await?
+        {
+            CounterExchanged::Exchanged { released, booked } => {
+                let freed: Vec<_> = released.iter().map(|s| s.code.clone()).collect();
+                self.gate.release_booked(showtime, &freed, booking).await;
+                self.announce_released(showtime, released).await;
+                self.announce_booked(showtime, booking, booked).await;
+                self.relay_wake.notify_one();
+                Ok(CounterExchange {
+                    booking_id: booking,
+                    showtime_id: showtime,
+                    released: from,
+                    booked: to,
+                })
+            }
+            CounterExchanged::NotFound => Err(InventoryError::BookingNotFound),
+            CounterExchanged::Refused(why) => Err(InventoryError::NotRefundable(why)),
+            CounterExchanged::HoldLapsed => Err(InventoryError::HoldLapsed),
+            CounterExchanged::ShiftClosed => Err(InventoryError::ShiftClosed),
+        }
+    }
+}
+
+impl Engine {
+    /// The showtime of `booking` and `seats` (distinct, 1 to 8, seat codes), checked.
+    async fn seats_of_booking(
+        &self,
+        booking: BookingId,
+        seats: &[String],
+    ) -> Result<(ShowtimeId, Vec<String>), InventoryError> {
+        let selection = SeatSelection::parse(seats)?;
+        let record = self.booking_record(booking).await?;
+        let seats: Vec<String> = selection.seats().iter().map(|c| c.to_string()).collect();
+        if let Some(seat) = seats.iter().find(|s| !record.seats.contains(s)) {
+            return Err(InventoryError::InvalidRequest(format!(
+                "seat {seat} is not in this booking (it has {})",
+                record.seats.join(", ")
+            )));
+        }
+        Ok((record.showtime, seats))
+    }
+
+    /// What `seats` of the showtime cost at its prices.
+    async fn price_of(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+    ) -> Result<i64, InventoryError> {
+        Ok(self.layout(showtime).await?.price_of(seats))
+    }
+}

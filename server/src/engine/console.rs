@@ -1,0 +1,263 @@
+//! The operator's console: halls and the schedule — importing a hall from its plan (JSON), listing and
+//! exporting halls, scheduling a showtime in a hall, cancelling one, taking some of its seats off
+//! public sale — and the sales figures (kept by the sales consumer). A hall's layout never changes once made
+//! (a changed layout is a new hall), so a showtime's seats never change under its sales.
+
+use super::*;
+use crate::store::{BlockOutcome, NewHall};
+use app::domain::{
+    HallPlan, HallSummary, NewShowtime, SeatBlock, SeatCode, ShowtimeCancelled, ShowtimeCounts,
+};
+use app::engine::{Actor, Console};
+use chrono::Utc;
+
+#[async_trait::async_trait]
+impl Console for Engine {
+    async fn import_hall(
+        &self,
+        plan: &HallPlan,
+        by: &Actor,
+    ) -> Result<HallSummary, InventoryError> {
+        let seats = plan
+            .check()
+            .map_err(|problems| InventoryError::InvalidRequest(problems.join("; ")))?;
+        let hall = NewHall {
+            name: plan.name.trim().to_string(),
+            categories: plan.categories.clone(),
+            seats,
+            best_seat: plan.best_seat.as_ref().map(|s| s.trim().to_string()),
+        };
+        let Some(id) = self.store.create_hall(&hall).await? else {
+            return Err(InventoryError::HallNameTaken(hall.name));
+        };
+        let count = hall.seats.len() as i64;
+        self.audit(
+            by,
+            "hall_created",
+            format!("hall {id} ({}, {count} seats)", hall.name),
+        )
+        .await;
+        Ok(HallSummary {
+            id,
+            name: hall.name,
+            seats: count,
+        })
+    }
+
+    async fn halls(&self) -> Result<Vec<HallSummary>, InventoryError> {
+        Ok(self.store.halls().await?)
+    }
+
+    async fn export_hall(&self, hall_id: i64) -> Result<HallPlan, InventoryError> {
+        let hall = self
+            .store
+            .stored_hall(hall_id)
+            .await?
+            .ok_or(InventoryError::HallNotFound)?;
+        let mut plan = HallPlan::from_seats(hall.name, hall.categories, hall.seats);
+        plan.best_seat = hall.best_seat;
+        Ok(plan)
+    }
+
+    /// Showtimes from the start of today (venue time) on, with their counts.
+    async fn showtime_figures(&self) -> Result<Vec<ShowtimeCounts>, InventoryError> {
+        let now = crate::store::At::or_now(self.clock.now());
+        let since = crate::store::At(now.0 - chrono::Duration::hours(24));
+        Ok(self.store.showtime_counts(now, since).await?)
+    }
+
+    async fn schedule_showtime(
+        &self,
+        showtime: &NewShowtime,
+        by: &Actor,
+    ) -> Result<ShowtimeId, InventoryError> {
+        let now = self.clock.now().unwrap_or_else(Utc::now);
+        let problems = showtime.problems(now);
+        if !problems.is_empty() {
+            return Err(InventoryError::InvalidRequest(problems.join("; ")));
+        }
+        let hall_id = showtime.hall_id;
+        let Some(hall) = self.store.stored_hall(hall_id).await? else {
+            return Err(InventoryError::HallNotFound);
+        };
+        let strangers: Vec<&str> = showtime
+            .prices
+            .keys()
+            .filter(|code| !hall.categories.iter().any(|c| &c.code == *code))
+            .map(String::as_str)
+            .collect();
+        if !strangers.is_empty() {
+            return Err(InventoryError::InvalidRequest(format!(
+                "no price category {} in this hall",
+                strangers.join(", ")
+            )));
+        }
+        let id = self.store.add_showtime(showtime).await?;
+        let sales = showtime.sales();
+        let detail = format!(
+            "showtime {id}: {} in hall {hall_id} at {} for {} min, on sale {} to {}{}",
+            showtime.title.trim(),
+            showtime.starts_at.to_rfc3339(),
+            showtime.duration_minutes,
+            sales.opens_at.map_or("now".into(), |at| at.to_rfc3339()),
+            sales.closes_at.to_rfc3339(),
+            if showtime.hot_sale { ", hot sale" } else { "" },
+        );
+        let prices: Vec<String> = showtime
+            .prices
+            .iter()
+            .map(|(c, p)| format!("{c} {p}"))
+            .collect();
+        let detail = if prices.is_empty() {
+            detail
+        } else {
+            format!("{detail}; prices {}", prices.join(", "))
+        };
+        self.audit(by, "showtime_scheduled", detail).await;
+        Ok(id)
+    }
+
+    /// Cancels a showtime: nothing of it is held, checked out or confirmed any more; its live
+    /// holds' seats are free (live maps are told); each paid booking is refunded through the
+    /// gateway by the refund worker, once. Cancelling again changes nothing.
+    async fn cancel_showtime(
+        &self,
+        showtime: ShowtimeId,
+        by: &Actor,
+    ) -> Result<ShowtimeCancelled, InventoryError> {
+        let now = self.clock.now().unwrap_or_else(Utc::now);
+        // A show that has been given is not refunded by a press of a button.
+        let layout = self.layout(showtime).await?;
+        let ends = layout.starts_at + chrono::Duration::minutes(i64::from(layout.duration_minutes));
+        if now >= ends {
+            return Err(InventoryError::InvalidRequest(format!(
+                "showtime {showtime} ended at {}; a showtime is cancelled before it ends",
+                ends.to_rfc3339()
+            )));
+        }
+        let done = self
+            .store
+            .cancel_showtime(showtime, now)
+            .await?
+            .ok_or(InventoryError::ShowtimeNotFound(showtime))?;
+        // A hold statement that read the showtime before this committed may still commit a
+        // hold after it: the sweeper releases the held seats of cancelled showtimes, and is
+        // woken once such a hold can have finished (statements take milliseconds).
+        let sweep = self.sweep_soon.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            sweep.notify_one();
+        });
+        if done.cancelled_now {
+            self.refund_wake.notify_one();
+            self.relay_wake.notify_one();
+            let detail = format!(
+                "showtime {showtime}: seats of live holds released {}, online refunds due {}, counter sales owed back {}",
+                done.released.len(),
+                done.refunds,
+                done.owed_at_counter
+            );
+            if !done.released.is_empty() {
+                self.announce_released(showtime, done.released.clone())
+                    .await;
+            }
+            let cancelled = LiveMessage::ShowtimeCancelled {
+                showtime_id: showtime,
+            };
+            self.announce(showtime, cancelled).await;
+            self.audit(by, "showtime_cancelled", detail).await;
+        }
+        Ok(ShowtimeCancelled {
+            already: !done.cancelled_now,
+            released: done.released.len(),
+            refunds: done.refunds + done.owed_at_counter,
+            owed_at_counter: done.owed_at_counter,
+        })
+    }
+
+    /// Takes free seats of a showtime off public sale (house or killed), or puts them back:
+    /// all of them or none (409 naming the seats held or sold). Live maps are told; audited.
+    async fn block_seats(
+        &self,
+        showtime: ShowtimeId,
+        seats: &[String],
+        block: SeatBlock,
+        by: &Actor,
+    ) -> Result<Vec<SeatChange>, InventoryError> {
+        const MOST: usize = 500;
+        if seats.is_empty() || seats.len() > MOST {
+            return Err(InventoryError::InvalidRequest(format!(
+                "name 1 to {MOST} seats"
+            )));
+        }
+        let layout = self.layout(showtime).await?;
+        let mut codes = Vec::with_capacity(seats.len());
+        let mut unknown = Vec::new();
+        for seat in seats {
+            match SeatCode::parse(seat.trim()) {
+                Ok(code) if layout.seats.iter().any(|s| s.code == code) => {
+                    codes.push(code.to_string())
+                }
+                _ => unknown.push(seat.clone()),
+            }
+        }
+        if !unknown.is_empty() {
+            return Err(InventoryError::UnknownSeats(unknown));
+        }
+        codes.sort();
+        codes.dedup();
+        let blocked = block.status().map(SeatStatus::as_str);
+        let changed = match self
+            .store
+            .block_seats(showtime, &codes, blocked, self.clock.now())
+            .await?
+        {
+            BlockOutcome::Changed(changed) => changed,
+            BlockOutcome::NotFree(taken) => return Err(InventoryError::SeatsUnavailable(taken)),
+        };
+        let status = block.status().unwrap_or(SeatStatus::Available);
+        let changes: Vec<SeatChange> = changed
+            .into_iter()
+            .filter_map(|(code, version)| {
+                Some(SeatChange {
+                    code: SeatCode::parse(&code).ok()?,
+                    status,
+                    version,
+                })
+            })
+            .collect();
+        let message = LiveMessage::SeatsBlocked {
+            showtime_id: showtime,
+            seats: changes.clone(),
+        };
+        self.announce(showtime, message).await;
+        let detail = format!(
+            "showtime {showtime}: {} {}",
+            status.as_str(),
+            codes.join(" ")
+        );
+        self.audit(by, "seats_blocked", detail).await;
+        Ok(changes)
+    }
+
+    async fn sales_figures(&self) -> Result<Vec<app::domain::SalesFigure>, InventoryError> {
+        Ok(self
+            .store
+            .sales()
+            .await?
+            .into_iter()
+            .map(|r| app::domain::SalesFigure {
+                day: r.day.format("%Y-%m-%d").to_string(),
+                channel: r.channel,
+                showtime_id: r.showtime,
+                movie_title: r.movie_title,
+                starts_at: r.starts_at,
+                bookings: r.bookings,
+                seats: r.seats,
+                revenue: r.revenue,
+                refunds: r.refunds,
+                refunded: r.refunded,
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,184 @@
+//! Staff accounts and their PINs, API tokens, and the audit log every staff action writes to.
+
+use super::*;
+use app::engine::StaffAccounts;
+
+#[async_trait::async_trait]
+impl StaffAccounts for Engine {
+    /// Every staff account, for the operator's console.
+    async fn staff_accounts(&self) -> Result<Vec<app::domain::StaffAccountView>, InventoryError> {
+        Ok(self
+            .store
+            .staff_list()
+            .await?
+            .into_iter()
+            .map(|a| app::domain::StaffAccountView {
+                name: a.name,
+                role: a.role,
+                has_pin: a.pin_hash.is_some(),
+                disabled: a.disabled_at.is_some(),
+            })
+            .collect())
+    }
+
+    /// Sets the signed-in member's PIN, after checking their password (counted and slowed like
+    /// a sign-in from the member's address).
+    async fn staff_set_pin(
+        &self,
+        actor: &Actor,
+        password: &str,
+        pin: &str,
+    ) -> Result<(), InventoryError> {
+        if !valid_pin(pin) {
+            return Err(InventoryError::InvalidRequest(
+                "a PIN is 4 to 8 digits".into(),
+            ));
+        }
+        let account = self
+            .store
+            .staff_named(&actor.member.name)
+            .await?
+            .ok_or(InventoryError::StaffSignInRequired)?;
+        if !self
+            .password_matches(&account.name, Some(&account), password, actor.address)
+            .await?
+        {
+            self.audit(actor, "pin_set_failed", "wrong password".into())
+                .await;
+            return Err(InventoryError::SignInFailed);
+        }
+        let pin_hash = Hasher::global()
+            .hash(pin.to_string())
+            .await
+            .map_err(|Busy| InventoryError::RateLimited(1))?;
+        self.store
+            .set_staff_pin(account.id, Some(&pin_hash))
+            .await?;
+        self.audit(actor, "pin_set", String::new()).await;
+        Ok(())
+    }
+
+    /// An operator sets (or removes) `member`'s PIN, e.g. for a supervisor who forgot hers;
+    /// the member's failed PIN tries are forgotten.
+    async fn staff_reset_pin(
+        &self,
+        member: &str,
+        pin: Option<&str>,
+        by: &Actor,
+    ) -> Result<(), InventoryError> {
+        if pin.is_some_and(|p| !valid_pin(p)) {
+            return Err(InventoryError::InvalidRequest(
+                "a PIN is 4 to 8 digits".into(),
+            ));
+        }
+        let unknown = || InventoryError::InvalidRequest(format!("no staff member {member:?}"));
+        let name = crate::staff::StaffName::parse(member).map_err(|_| unknown())?;
+        let account = self
+            .store
+            .staff_named(name.as_str())
+            .await?
+            .ok_or_else(unknown)?;
+        let pin_hash = match pin {
+            Some(pin) => Some(
+                Hasher::global()
+                    .hash(pin.to_string())
+                    .await
+                    .map_err(|Busy| InventoryError::RateLimited(1))?,
+            ),
+            None => None,
+        };
+        self.store
+            .set_staff_pin(account.id, pin_hash.as_deref())
+            .await?;
+        let prefix = format!("pin:{}@", account.name);
+        self.store.throttle_clear(&[prefix]).await?;
+        let what = if pin.is_some() { "set" } else { "removed" };
+        self.audit(
+            by,
+            "pin_reset",
+            format!("{what} the PIN of {}", account.name),
+        )
+        .await;
+        Ok(())
+    }
+
+    async fn audit_log(&self) -> Result<Vec<AuditEntry>, InventoryError> {
+        Ok(self.store.staff_audit(AUDIT_PAGE).await?)
+    }
+
+    async fn api_tokens(&self) -> Result<Vec<ApiToken>, InventoryError> {
+        Ok(self.store.api_tokens().await?)
+    }
+
+    async fn create_api_token(
+        &self,
+        name: &str,
+        by: &Actor,
+    ) -> Result<NewApiToken, InventoryError> {
+        let name = name.trim();
+        if app::domain::name_problem("a token's name", name, 80).is_some() {
+            return Err(InventoryError::InvalidRequest(
+                "a token's name is 1 to 80 characters (what or who it is for)".into(),
+            ));
+        }
+        let secret = new_secret();
+        let now = self.staff_now();
+        let id = self
+            .store
+            .add_api_token(name, &secret_hash(&secret), by.member.id, now)
+            .await?;
+        self.audit(by, "api_token_created", format!("token {id} ({name})"))
+            .await;
+        let token = ApiToken {
+            id,
+            name: name.to_string(),
+            created_by: by.member.name.clone(),
+            created_at: now.0,
+            last_used_at: None,
+            revoked_at: None,
+        };
+        Ok(NewApiToken { token, secret })
+    }
+
+    async fn revoke_api_token(&self, id: i64, by: &Actor) -> Result<(), InventoryError> {
+        if !self.store.revoke_api_token(id, self.staff_now()).await? {
+            return Err(InventoryError::ApiTokenNotFound);
+        }
+        self.audit(by, "api_token_revoked", format!("token {id}"))
+            .await;
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// Adds a line to the audit log for `actor`'s action. A failure to write it is logged, not
+    /// returned: the action itself has happened.
+    pub async fn audit(&self, actor: &Actor, action: &str, detail: String) {
+        let address = actor.address.map(|a| a.to_string());
+        self.record(NewAuditEntry {
+            at: self.staff_now(),
+            staff_id: Some(actor.member.id),
+            staff_name: &actor.member.name,
+            action,
+            detail: &detail,
+            address: address.as_deref(),
+        })
+        .await;
+    }
+
+    pub(super) async fn record(&self, entry: NewAuditEntry<'_>) {
+        if let Err(e) = self.store.record_staff_action(&entry).await {
+            tracing::error!(error = %e, action = entry.action, "could not write the audit log");
+        }
+    }
+
+    /// Whether `secret` is a live API token (and marks it used).
+    pub async fn api_token_admits(&self, secret: &str) -> Result<bool, InventoryError> {
+        let now = self.staff_now();
+        Ok(self
+            .store
+            .use_api_token(&secret_hash(secret), now)
+            .await?
+            .is_some())
+    }
+}
