@@ -21,17 +21,17 @@ use tokio::net::TcpListener;
 
 /// Opens the configured store and brings its schema up to date.
 pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
-    let store: Arc<dyn Store> = match &config.database {
+    let store: Arc<dyn Store> = match &config.store.database {
         Database::Postgres(url) => Arc::new(
-            PgStore::connect(url, config.db_max_connections)
+            PgStore::connect(url, config.store.db_max_connections)
                 .await
                 .context("failed to connect to PostgreSQL (DATABASE_URL)")?,
         ),
         Database::Sqlite(url) => {
-            std::fs::create_dir_all(&config.data_dir).with_context(|| {
+            std::fs::create_dir_all(&config.store.data_dir).with_context(|| {
                 format!(
                     "failed to create the data folder {}",
-                    config.data_dir.display()
+                    config.store.data_dir.display()
                 )
             })?;
             Arc::new(
@@ -50,16 +50,16 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
 
 /// The session key from `SESSION_SECRET`, or a random one kept in the data folder.
 fn session_key(config: &Config) -> anyhow::Result<SessionKey> {
-    if let Some(secret) = &config.session_secret {
+    if let Some(secret) = &config.http.session_secret {
         return Ok(SessionKey::new(secret.clone()));
     }
-    let path = config.data_dir.join("session.key");
+    let path = config.store.data_dir.join("session.key");
     if let Ok(hex_key) = std::fs::read_to_string(&path) {
         if let Ok(bytes) = hex::decode(hex_key.trim()) {
             return Ok(SessionKey::new(Secret::new(bytes)));
         }
     }
-    std::fs::create_dir_all(&config.data_dir)?;
+    std::fs::create_dir_all(&config.store.data_dir)?;
     let bytes: [u8; 32] = rand::random();
     std::fs::write(&path, hex::encode(bytes))
         .with_context(|| format!("failed to write {}", path.display()))?;
@@ -70,16 +70,17 @@ fn session_key(config: &Config) -> anyhow::Result<SessionKey> {
 /// random key kept in the data folder.
 fn ticket_keys(config: &Config) -> anyhow::Result<crate::engine::tickets::TicketKeys> {
     use crate::engine::tickets::TicketKeys;
-    if !config.ticket_keys.is_empty() {
+    if !config.sales.ticket_keys.is_empty() {
         return Ok(TicketKeys::new(
             config
+                .sales
                 .ticket_keys
                 .iter()
                 .map(|(id, secret)| (id.clone(), secret.expose().to_vec()))
                 .collect(),
         ));
     }
-    let path = config.data_dir.join("ticket.keys");
+    let path = config.store.data_dir.join("ticket.keys");
     if let Ok(text) = std::fs::read_to_string(&path) {
         let keys = crate::config::parse_ticket_keys(text.trim())
             .with_context(|| format!("{} is not a list of ticket keys", path.display()))?;
@@ -89,7 +90,7 @@ fn ticket_keys(config: &Config) -> anyhow::Result<crate::engine::tickets::Ticket
                 .collect(),
         ));
     }
-    std::fs::create_dir_all(&config.data_dir)?;
+    std::fs::create_dir_all(&config.store.data_dir)?;
     let secret = hex::encode(rand::random::<[u8; 32]>());
     std::fs::write(&path, format!("k1:{secret}"))
         .with_context(|| format!("failed to write {}", path.display()))?;
@@ -99,19 +100,19 @@ fn ticket_keys(config: &Config) -> anyhow::Result<crate::engine::tickets::Ticket
 /// The first operator's password: `OPERATOR_PASSWORD`, else (embedded mode) a random one kept
 /// in the data folder, else none.
 fn operator_password(config: &Config) -> anyhow::Result<Option<Secret>> {
-    if let Some(password) = &config.operator_password {
+    if let Some(password) = &config.staff.operator_password {
         return Ok(Some(password.clone()));
     }
-    if matches!(config.database, Database::Postgres(_)) {
+    if matches!(config.store.database, Database::Postgres(_)) {
         return Ok(None);
     }
-    let path = config.data_dir.join("operator.password");
+    let path = config.store.data_dir.join("operator.password");
     let password = match std::fs::read_to_string(&path) {
         Ok(text) if crate::staff::password_problem(text.trim()).is_none() => {
             text.trim().to_string()
         }
         _ => {
-            std::fs::create_dir_all(&config.data_dir)?;
+            std::fs::create_dir_all(&config.store.data_dir)?;
             let password = hex::encode(rand::random::<[u8; 12]>());
             std::fs::write(&path, &password)
                 .with_context(|| format!("failed to write {}", path.display()))?;
@@ -153,9 +154,9 @@ impl Application {
         options: LeptosOptions,
     ) -> anyhow::Result<Self> {
         // The venue's clock, for everything this process shows and counts by day.
-        app::format::set_venue_offset(&config.venue_utc_offset);
+        app::format::set_venue_offset(&config.sales.venue_utc_offset);
         let store = open_store(&config).await?;
-        if config.demo_data {
+        if config.store.demo_data {
             let created = crate::seed::seed_demo(store.as_ref(), chrono::Utc::now(), 4).await?;
             if !created.is_empty() {
                 tracing::info!(
@@ -175,58 +176,66 @@ impl Application {
             ),
             None => {}
         }
-        let prefix = &config.redis_key_prefix;
-        let live = match &config.redis {
+        let prefix = &config.redis.key_prefix;
+        let live = match &config.redis.target {
             Some(target) => LiveBus::with_redis(target, prefix)
                 .context("REDIS_URL is not a usable Redis address")?,
             None => LiveBus::default(),
         };
-        let link = config
-            .redis
-            .clone()
-            .map(|target| Arc::new(RedisLink::with_prefix(target, config.redis_timeout, prefix)));
+        let link =
+            config.redis.target.clone().map(|target| {
+                Arc::new(RedisLink::with_prefix(target, config.redis.timeout, prefix))
+            });
         if let Some(link) = &link {
             crate::gate::load_scripts(link).await;
         }
         let cap = |n: u32| (n > 0).then_some(n);
-        let mut engine = Engine::with_live_bus(store, clock, config.hold_ttl, live)
-            .with_rate_limit(RateLimiter::new(config.hold_rate_per_minute, link.clone()))
+        let mut engine = Engine::with_live_bus(store, clock, config.sales.hold_ttl, live)
+            .with_rate_limit(RateLimiter::new(
+                config.limits.hold_rate_per_minute,
+                link.clone(),
+            ))
             .with_address_rate_limit(RateLimiter::keyed(
                 "address",
-                config.hold_rate_per_address,
+                config.limits.hold_rate_per_address,
                 link.clone(),
             ))
             .with_checkout_rate_limits(
-                RateLimiter::keyed("checkout", config.checkout_rate_per_minute, link.clone()),
+                RateLimiter::keyed(
+                    "checkout",
+                    config.limits.checkout_rate_per_minute,
+                    link.clone(),
+                ),
                 RateLimiter::keyed(
                     "checkout-address",
-                    config.checkout_rate_per_address,
+                    config.limits.checkout_rate_per_address,
                     link.clone(),
                 ),
             )
-            .with_staff_policy(config.staff.clone())
-            .with_seat_rules(config.seat_rules)
+            .with_staff_policy(config.staff.policy.clone())
+            .with_seat_rules(config.sales.seat_rules)
             .with_hold_limits(HoldLimits {
-                holds_per_customer: cap(config.holds_per_customer),
-                seats_per_address: cap(config.held_seats_per_address),
-                cooldown: (!config.hold_cooldown.is_zero()).then_some(config.hold_cooldown),
+                holds_per_customer: cap(config.limits.holds_per_customer),
+                seats_per_address: cap(config.limits.held_seats_per_address),
+                cooldown: (!config.limits.hold_cooldown.is_zero())
+                    .then_some(config.limits.hold_cooldown),
             });
         if let Some(link) = link.clone() {
-            engine = engine.with_gate(SeatGate::new(link, config.hold_ttl));
+            engine = engine.with_gate(SeatGate::new(link, config.sales.hold_ttl));
         }
         let listener = TcpListener::bind(options.site_addr)
             .await
             .with_context(|| format!("failed to listen on {}", options.site_addr))?;
-        let public_url = config.public_url.clone().unwrap_or_else(|| {
+        let public_url = config.http.public_url.clone().unwrap_or_else(|| {
             format!("http://{}", listener.local_addr().expect("bound listener"))
         });
         engine = engine.with_payments(Payments {
-            gateway: Arc::new(HttpGateway::new(&config.payment_gateway_url)),
+            gateway: Arc::new(HttpGateway::new(&config.payments.gateway_url)),
             provider: "sandbox".into(),
             callback_url: format!("{public_url}/payments/callback"),
             // The customer's booking page; the REST view is /bookings/{id}.
             return_url_base: format!("{public_url}/my-bookings/"),
-            webhook_secret: config.payment_webhook_secret.clone(),
+            webhook_secret: config.payments.webhook_secret.clone(),
         });
         let secure = public_url.starts_with("https://");
         let session = session_key(&config)?.secure(secure);
@@ -240,19 +249,23 @@ impl Application {
             session,
             staff: crate::http::staff::StaffDoor::new(secure, link.clone()),
             web: Arc::new(Web {
-                trusted_proxies: config.trusted_proxies.clone(),
-                metrics_allow: config.metrics_allow.clone(),
+                trusted_proxies: config.http.trusted_proxies.clone(),
+                metrics_allow: config.http.metrics_allow.clone(),
                 // The public address is this site, whatever Host a proxy passes on.
                 allowed_origins: config
+                    .http
                     .allowed_origins
                     .iter()
                     .cloned()
-                    .chain(config.public_url.iter().map(|u| origin_of(u)))
+                    .chain(config.http.public_url.iter().map(|u| origin_of(u)))
                     .collect(),
-                body_timeout: config.body_timeout,
-                request_timeout: config.request_timeout,
-                viewers: Viewers::new(config.max_live_viewers, config.max_live_viewers_per_address)
-                    .into(),
+                body_timeout: config.http.body_timeout,
+                request_timeout: config.http.request_timeout,
+                viewers: Viewers::new(
+                    config.http.max_live_viewers,
+                    config.http.max_live_viewers_per_address,
+                )
+                .into(),
                 connections: connections.clone(),
             }),
         };
@@ -262,10 +275,10 @@ impl Application {
             workers,
             state,
             limits: ConnLimits {
-                max: config.max_connections,
-                per_address: config.max_connections_per_address,
-                header_timeout: config.header_timeout,
-                trusted_proxies: config.trusted_proxies.clone(),
+                max: config.http.max_connections,
+                per_address: config.http.max_connections_per_address,
+                header_timeout: config.http.header_timeout,
+                trusted_proxies: config.http.trusted_proxies.clone(),
             },
             connections,
         })

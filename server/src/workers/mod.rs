@@ -34,15 +34,15 @@ impl Workers {
         };
         workers.run(Box::pin(sweeper::sweeper(
             engine.clone(),
-            config.sweep_interval,
+            config.sales.sweep_interval,
         )));
         workers.run(Box::pin(sweeper::housekeeping(engine.clone())));
         workers.run(Box::pin(payments::confirmations(engine.clone())));
         workers.run(Box::pin(payments::refunds(engine.clone())));
         workers.run(Box::pin(payments::reconciliation(
             engine.clone(),
-            config.reconcile_interval,
-            config.reconcile_after,
+            config.payments.reconcile_interval,
+            config.payments.reconcile_after,
         )));
         for work in relay_work {
             workers.run(work);

@@ -1,12 +1,14 @@
-//! The staff's pages: signing in (`/staff/sign-in`) and the operator console under `/admin`
-//! (home, halls and schedule, sales, audit log, API tokens). Each page's data comes from a staff server function
+//! The staff's pages: signing in (`/staff/sign-in`), the operator console under `/admin`
+//! (home, halls and schedule, sales, audit log, API tokens), the box office kiosk (`box_office/`, by task) and the door. Each page's data comes from a staff server function
 //! that checks the member's role itself; a page only shows what the server answered, and
 //! without a session a link to sign in that comes back here.
 
 mod account;
 mod admin;
 mod audit;
+mod box_office;
 mod chart;
+mod door;
 mod editor;
 mod halls;
 mod sales;
@@ -15,6 +17,8 @@ mod tokens;
 
 pub use admin::AdminPage;
 pub use audit::AuditPage;
+pub use box_office::BoxOfficePage;
+pub use door::DoorPage;
 pub use halls::HallsPage;
 pub use sales::SalesPage;
 pub use sign_in::SignInPage;

@@ -210,24 +210,25 @@ pub async fn start(
 ) -> anyhow::Result<(Arc<Relay>, Vec<Work>)> {
     let mut work: Vec<Work> = Vec::new();
     use anyhow::Context;
-    let sink: Arc<dyn EventSink> = match &config.kafka_brokers {
+    let sink: Arc<dyn EventSink> = match &config.events.kafka_brokers {
         Some(brokers) => {
-            let sink = KafkaSink::new(brokers, &config.kafka_topic)
+            let sink = KafkaSink::new(brokers, &config.events.kafka_topic)
                 .context("KAFKA_BROKERS is not usable")?;
             // Start-up does not wait for the broker: a broker that is down now is retried by
             // the relay after its first failed delivery.
-            let (brokers_, topic) = (brokers.clone(), config.kafka_topic.clone());
+            let (brokers_, topic) = (brokers.clone(), config.events.kafka_topic.clone());
             work.push(Box::pin(async move {
                 if let Err(e) = ensure_topic(&brokers_, &topic).await {
                     tracing::warn!(error = %e, %topic, "topic not checked; the relay tries again");
                 }
             }));
             for name in CONSUMERS {
-                let consumer = kafka_consumer(engine.clone(), brokers, &config.kafka_topic, name)
-                    .context("Kafka consumer not started")?;
+                let consumer =
+                    kafka_consumer(engine.clone(), brokers, &config.events.kafka_topic, name)
+                        .context("Kafka consumer not started")?;
                 work.push(Box::pin(consumer));
             }
-            tracing::info!(brokers = %brokers, topic = %config.kafka_topic, "booking events go through Kafka");
+            tracing::info!(brokers = %brokers, topic = %config.events.kafka_topic, "booking events go through Kafka");
             Arc::new(sink)
         }
         None => Arc::new(LocalSink {
@@ -235,10 +236,11 @@ pub async fn start(
         }),
     };
     let relay = Arc::new(
-        Relay::new(engine.store().clone(), sink, config.relay_batch).with_poll(config.relay_poll),
+        Relay::new(engine.store().clone(), sink, config.events.relay_batch)
+            .with_poll(config.events.relay_poll),
     );
     let wake = engine.relay_wake.clone();
-    if let crate::config::Database::Postgres(url) = &config.database {
+    if let crate::config::Database::Postgres(url) = &config.store.database {
         work.push(Box::pin(listener(url.clone(), wake.clone())));
     }
     work.push(Box::pin(relay.clone().run(wake)));

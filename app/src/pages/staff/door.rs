@@ -8,7 +8,7 @@
 //! On a phone whose browser reads QR codes (the `BarcodeDetector` API: Chrome on Android, Safari
 //! on iOS 17+, Chrome on macOS), "Scan with the camera" reads tickets from the back camera.
 
-use super::staff::StaffRefusal;
+use super::StaffRefusal;
 use crate::domain::{CheckIn, CheckInResult, ScanAt, ShowtimeId, DOOR_ROLES};
 use crate::error::InventoryError;
 use crate::format::{clock_time, showtime_when};

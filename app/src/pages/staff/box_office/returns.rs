@@ -1,0 +1,86 @@
+//! Refunds at the counter, with a supervisor's PIN.
+
+use super::*;
+
+/// Seat codes typed as `H9, H10` (none: `None`, the whole booking).
+pub(super) fn seat_list(text: &str) -> Option<Vec<String>> {
+    let seats: Vec<String> = text
+        .split([',', ' '])
+        .map(|s| s.trim().to_uppercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!seats.is_empty()).then_some(seats)
+}
+
+/// A booking found by its ticket or reference: refund it (whole, or some seats) or reprint it,
+/// with a supervisor's approval.
+#[component]
+pub(super) fn Refund() -> impl IntoView {
+    let lang = use_lang();
+    let reference = RwSignal::new(String::new());
+    let seats = RwSignal::new(String::new());
+    let supervisor = RwSignal::new(String::new());
+    let pin = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<InventoryError>);
+    let done = RwSignal::new(None::<crate::domain::CounterRefund>);
+    let reprinted = RwSignal::new(None::<PrintedTicket>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let request = crate::domain::CounterRefundRequest {
+            booking: reference.get_untracked(),
+            seats: seat_list(&seats.get_untracked()),
+            approval: approval(supervisor, pin),
+        };
+        spawn_local(async move {
+            match refund_at_counter(request).await {
+                Ok(r) => {
+                    error.set(None);
+                    pin.set(String::new());
+                    done.set(Some(r));
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    let reprint = move |_| {
+        let (booking, given) = (reference.get_untracked(), approval(supervisor, pin));
+        spawn_local(async move {
+            match print_ticket(booking, given).await {
+                Ok(t) => {
+                    error.set(None);
+                    pin.set(String::new());
+                    reprinted.set(Some(t));
+                    set_timeout(
+                        || {
+                            let _ = window().print();
+                        },
+                        std::time::Duration::from_millis(50),
+                    );
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    view! {
+        <form class="kiosk-card" on:submit=submit data-test="refund-form">
+            <h1>{move || tr!(lang.get(), "kiosk.refund")}</h1>
+            <label for="refund-ref">{move || tr!(lang.get(), "kiosk.scan_or_reference")}</label>
+            <input id="refund-ref" autocomplete="off" autocapitalize="none" bind:value=reference data-test="refund-reference" />
+            <label for="refund-seats">{move || tr!(lang.get(), "kiosk.refund_seats")}</label>
+            <input id="refund-seats" autocomplete="off" autocapitalize="characters" bind:value=seats data-test="refund-seats" />
+            <ApprovalFields name=supervisor pin id="refund" />
+            <button type="submit" class="primary" data-test="refund-button">{move || tr!(lang.get(), "kiosk.refund")}</button>
+            <button type="button" on:click=reprint data-test="reprint-button">{move || tr!(lang.get(), "kiosk.reprint")}</button>
+            {error_line(lang, error)}
+            {move || done.get().map(|r| {
+                let seats: Vec<String> = r.seats.iter().map(|s| s.code.to_string()).collect();
+                view! {
+                    <p class="notice ok" role="status" data-test="refund-done">
+                        {tr!(lang.get(), "kiosk.refunded", seats = seats.join(", "), amount = price(lang.get(), r.amount), method = r.method.clone())}
+                    </p>
+                }
+            })}
+        </form>
+        <div class="kiosk-side">{move || reprinted.get().map(|t| view! { <PrintView ticket=t /> })}</div>
+    }
+}

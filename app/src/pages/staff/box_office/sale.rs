@@ -1,0 +1,158 @@
+//! Selling: the showtimes, the live map of the one chosen, the clerk's pick.
+
+use super::*;
+
+/// Showtimes a counter sells now: not started, not cancelled, the next ones first.
+pub(super) fn upcoming(mut list: Vec<ShowtimeSummary>) -> Vec<ShowtimeSummary> {
+    list.retain(|s| s.sales_open && !s.cancelled);
+    list.sort_by_key(|s| s.starts_at);
+    list.truncate(SHOWTIMES_SHOWN);
+    list
+}
+
+#[component]
+pub(super) fn Sell(browser_online: RwSignal<bool>, sale_round: RwSignal<u32>) -> impl IntoView {
+    let lang = use_lang();
+    let showtimes = Resource::new(|| (), |_| list_showtimes());
+    let chosen = RwSignal::new(None::<ShowtimeId>);
+    view! {
+        <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+            {move || Suspend::new(async move {
+                match showtimes.await {
+                    Ok(list) => {
+                        let list = upcoming(list);
+                        view! {
+                            <div class="kiosk-showtimes" role="group" aria-label=move || tr!(lang.get(), "kiosk.showtimes") data-test="kiosk-showtimes">
+                                {list.into_iter().map(|s| {
+                                    let id = s.id;
+                                    let when = s.starts_at;
+                                    // Once one is chosen, the others step aside for the map.
+                                    let hidden = move || chosen.get().is_some_and(|c| c != id);
+                                    view! {
+                                        <button type="button" class="showtime-tile" aria-pressed=move || (chosen.get() == Some(id)).to_string()
+                                            class:hidden=hidden on:click=move |_| chosen.set(Some(id)) data-test="kiosk-showtime" data-id=id.to_string()>
+                                            <strong>{s.movie_title.clone()}</strong>
+                                            <span>{move || showtime_when(lang.get(), when)}</span>
+                                            <span>{s.hall_name.clone()} " · " {s.seats_available} " / " {s.seats_total}</span>
+                                        </button>
+                                    }
+                                }).collect_view()}
+                                <Show when=move || chosen.with(Option::is_some)>
+                                    <button type="button" on:click=move |_| chosen.set(None) data-test="change-showtime">
+                                        {move || tr!(lang.get(), "kiosk.change_showtime")}
+                                    </button>
+                                </Show>
+                            </div>
+                        }.into_any()
+                    }
+                    Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+        {move || chosen.get().map(|id| view! { <SaleMap showtime=id browser_online sale_round /> })}
+    }
+}
+
+#[component]
+pub(super) fn SaleMap(
+    showtime: ShowtimeId,
+    browser_online: RwSignal<bool>,
+    sale_round: RwSignal<u32>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let map = Resource::new(move || showtime, get_seat_map);
+    view! {
+        <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+            {move || Suspend::new(async move {
+                match map.await {
+                    Ok(map) => view! { <Sale map browser_online sale_round /> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+pub(super) fn Sale(
+    map: SeatMap,
+    browser_online: RwSignal<bool>,
+    sale_round: RwSignal<u32>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let picker = Picker::for_kiosk(&map);
+    live::run(picker);
+    // Back online: read the map again (the live feed resyncs by itself when it reconnects).
+    Effect::new(move |was_online: Option<bool>| {
+        let now = browser_online.get();
+        if now && was_online == Some(false) {
+            picker.refresh();
+        }
+        now
+    });
+    let online = Memo::new(move |_| picker.online.get() && browser_online.get());
+    let sold = RwSignal::new(None::<CounterSale>);
+    let exchanged = RwSignal::new(None::<crate::domain::CounterExchange>);
+    let when = map.starts_at;
+    let best = move |count: usize| {
+        view! {
+            <button type="button" class="best" disabled=move || !online.get() || picker.pending.get() || picker.hold.with(Option::is_some)
+                on:click=move |_| picker.hold_best(count) data-test=format!("best-{count}")>
+                {move || tr!(lang.get(), "kiosk.best", count = count)}
+            </button>
+        }
+    };
+    view! {
+        <Show when=move || !picker.online.get() && browser_online.get()>
+            <p class="offline-banner" role="alert" data-test="offline-banner">{move || tr!(lang.get(), "kiosk.offline")}</p>
+        </Show>
+        <div class="kiosk-sale" data-test="kiosk-sale" data-online=move || online.get().to_string()>
+            <div class="kiosk-map">
+                <h2>{map.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</h2>
+                <Legend categories=map.categories.clone() />
+                <NoticeBar picker />
+                <div class="stage">
+                    <div class="screen" aria-hidden="true">{move || tr!(lang.get(), "map.screen")}</div>
+                    <Plan picker />
+                </div>
+            </div>
+            <aside class="kiosk-side">
+                {move || match sold.get() {
+                    Some(sale) => view! { <Receipt sale sold sale_round /> }.into_any(),
+                    None => view! {
+                        <div class="best-row" role="group" aria-label=move || tr!(lang.get(), "kiosk.best_label")>
+                            {(1..=6).map(best).collect_view()}
+                        </div>
+                        <Show when=move || picker.hold.with(Option::is_none)>
+                            <button type="button" class="primary" data-test="hold-selected"
+                                disabled=move || !online.get() || picker.pending.get() || picker.selected.with(|s| s.is_empty())
+                                on:click=move |_| picker.hold_selected()>
+                                {move || tr!(lang.get(), "kiosk.hold_selected", count = picker.selected.with(|s| s.len()))}
+                            </button>
+                        </Show>
+                        {move || exchanged.get().map(|x| view! {
+                            <p class="notice ok" role="status" data-test="exchange-done">
+                                {tr!(lang.get(), "kiosk.exchanged", from = x.released.join(", "), to = x.booked.join(", "))}
+                            </p>
+                        })}
+                        <Show when=move || picker.hold.with(Option::is_some)>
+                            <Tender picker online sold exchanged />
+                        </Show>
+                    }.into_any(),
+                }}
+            </aside>
+        </div>
+    }
+}
+
+/// The total of the clerk's held seats.
+pub(super) fn held_total(picker: Picker) -> i64 {
+    let held: std::collections::BTreeSet<String> = picker.hold.with(|h| {
+        h.as_ref()
+            .map(|h| h.hold.seats.iter().map(|s| s.to_string()).collect())
+            .unwrap_or_default()
+    });
+    picker
+        .seats
+        .with_value(|seats| crate::seating::total(seats, &held))
+}
