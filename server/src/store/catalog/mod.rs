@@ -173,332 +173,17 @@ macro_rules! cancel_showtime {
 
 mod halls;
 mod postgres;
+mod rows;
 mod sqlite;
+mod statements;
+
+pub use rows::*;
+use statements::*;
 
 pub use halls::*;
 
 use super::*;
 use app::domain::{NewShowtime, PlacedSeat, SalesWindow, DEFAULT_DURATION_MINUTES};
-
-/// A showtime's fixed facts: its hall drawing, prices and title. Never changes once created, so
-/// the engine caches it.
-#[derive(Debug, Clone)]
-pub struct Layout {
-    pub showtime_id: ShowtimeId,
-    pub movie_title: String,
-    pub hall_name: String,
-    pub starts_at: DateTime<Utc>,
-    /// Its running time.
-    pub duration_minutes: i32,
-    /// When its seats are on sale (fixed when it is scheduled).
-    pub sales: SalesWindow,
-    /// From then on its unsold wheelchair places and companion seats are ordinary seats.
-    pub accessible_release_at: Option<DateTime<Utc>>,
-    /// Where best available aims (its hall's best seat; none: the middle of the hall).
-    pub best_seat: Option<String>,
-    pub categories: Vec<PriceCategory>,
-    pub seats: Vec<LayoutSeat>,
-}
-
-impl Layout {
-    /// When sales end: holds, checkouts and confirmations are refused from then on (the start,
-    /// unless the showtime was scheduled to close earlier).
-    pub fn sales_close_at(&self) -> DateTime<Utc> {
-        self.sales.closes_at
-    }
-
-    /// What these seats cost at the showtime's prices (codes it does not have cost nothing).
-    pub fn price_of<S: AsRef<str>>(&self, codes: &[S]) -> i64 {
-        codes
-            .iter()
-            .filter_map(|code| self.seats.iter().find(|s| s.code.as_str() == code.as_ref()))
-            .filter_map(|seat| self.categories.iter().find(|c| c.code == seat.category))
-            .map(|c| c.price)
-            .sum()
-    }
-}
-
-/// A seat of a hall's layout, placed on its grid (the same type a hall's JSON plan places).
-pub type LayoutSeat = PlacedSeat;
-
-/// A seat's current state as stored, with lazy expiry applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SeatState {
-    pub code: String,
-    pub status: SeatStatus,
-    pub version: i64,
-}
-
-/// A hall to create (demo data, admin tools).
-#[derive(Debug, Clone)]
-pub struct NewHall {
-    pub name: String,
-    pub categories: Vec<PriceCategory>,
-    pub seats: Vec<LayoutSeat>,
-    /// The seat best available aims for (none: the middle of the hall).
-    pub best_seat: Option<String>,
-}
-
-// Statements that read the same in both dialects.
-const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at,
-                                      st.sales_open_at, st.duration_minutes,
-                                      coalesce(st.sales_close_at, st.starts_at) as sales_close_at,
-                                      st.accessible_release_at, h.best_seat
-                               from showtime st join hall h on h.id = st.hall_id where st.id = $1";
-const CATEGORIES: &str =
-    "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code";
-const HALL_SEATS: &str =
-    "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible, companion
-                            from hall_seat where hall_id = $1 order by grid_y, grid_x";
-/// A showtime's categories at its own prices (the hall's where it has none).
-const SHOWTIME_CATEGORIES: &str =
-    "select c.code, c.name, coalesce(p.price_krw, c.price_krw) as price_krw
-       from showtime st join price_category c on c.hall_id = st.hall_id
-       left join showtime_price p on p.showtime_id = st.id and p.category = c.code
-      where st.id = $1 order by price_krw, c.code";
-const NEW_PRICE: &str =
-    "insert into showtime_price (showtime_id, category, price_krw) values ($1, $2, $3)";
-const NEW_CATEGORY: &str =
-    "insert into price_category (hall_id, code, name, price_krw) values ($1, $2, $3, $4)";
-const NEW_SHOWTIME: &str =
-    "insert into showtime (hall_id, movie_title, starts_at, duration_minutes,
-                                                 sales_open_at, sales_close_at, hot_sale,
-                                                 accessible_release_at)
-                           values ($1, $2, $3, $4, $5, $6, $7, $8) returning id";
-const NEW_SHOW_SEATS: &str = "insert into show_seat (showtime_id, seat_code)
-                              select $1, seat_code from hall_seat where hall_id = $2";
-
-const IS_CANCELLED: &str =
-    "select count(*) > 0 from showtime where id = $1 and cancelled_at is not null";
-const MARK_CANCELLED: &str =
-    "update showtime set cancelled_at = $2 where id = $1 and cancelled_at is null returning id";
-const RELEASE_HELD: &str = "update show_seat
-        set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
-            version = version + 1
-      where showtime_id = $1 and status = 'HELD'
-  returning seat_code, version, blocked";
-/// The payments that paid for the showtime's confirmed bookings (a payment refunded or due to
-/// be has another outcome).
-const PAID_SALES: &str = "select p.provider_payment_id, p.booking_id,
-            coalesce(p.paid_amount, p.amount_krw) as paid
-       from payment p join booking b on b.id = p.booking_id
-      where b.showtime_id = $1 and p.status = 'PAID' and p.outcome = 'CONFIRMED'
-      order by p.provider_payment_id";
-const OUTCOME_REFUND: &str = "update payment set outcome = 'REFUND'
-     where provider_payment_id = $1 and outcome = 'CONFIRMED'";
-const OWE_REFUND: &str =
-    "insert into counter_refund_owed (booking_id, showtime_id, sale_shift, method,
-                                                      amount_krw, owed_at)
-     values ($1, $2, $3, $4, $5, $6) on conflict (booking_id) do nothing";
-
-/// What taking seats off public sale (or putting them back) did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlockOutcome {
-    /// Every seat changed: its code and new version.
-    Changed(Vec<(String, i64)>),
-    /// Nothing changed: these seats are held or sold.
-    NotFree(Vec<String>),
-}
-
-/// What cancelling a showtime did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Cancellation {
-    /// False when it was cancelled already (nothing more was done).
-    pub cancelled_now: bool,
-    /// Seats of live holds, free again.
-    pub released: Vec<SeatChange>,
-    /// Refunds asked for: one `RefundDue` per payment of a confirmed booking.
-    pub refunds: usize,
-    /// Counter sales (cash, card) now owed back at the counter.
-    pub owed_at_counter: usize,
-}
-
-/// A counter sale a cancellation owes back.
-#[derive(sqlx::FromRow)]
-struct OwedSale {
-    booking_id: uuid::Uuid,
-    method: String,
-    amount: i64,
-    shift_id: i64,
-}
-
-impl OwedSale {
-    fn refund_owed(&self, showtime: ShowtimeId) -> Envelope {
-        Envelope::new(
-            self.booking_id,
-            BookingEvent::RefundOwed {
-                showtime_id: showtime,
-                method: self.method.clone(),
-                amount: self.amount,
-            },
-        )
-    }
-}
-
-/// `PAID_SALES`.
-#[derive(sqlx::FromRow)]
-struct PaidSale {
-    provider_payment_id: String,
-    booking_id: uuid::Uuid,
-    paid: i64,
-}
-
-impl PaidSale {
-    fn refund_due(&self, showtime: ShowtimeId) -> Envelope {
-        Envelope::new(
-            self.booking_id,
-            BookingEvent::RefundDue {
-                showtime_id: showtime,
-                payment_id: self.provider_payment_id.clone(),
-                amount: self.paid,
-                reason: "the showtime was cancelled".into(),
-            },
-        )
-    }
-}
-
-/// A showtime in the list, as both dialects select it.
-#[derive(sqlx::FromRow)]
-struct ListedShowtime {
-    #[sqlx(try_from = "i64")]
-    id: ShowtimeId,
-    movie_title: String,
-    hall_id: i64,
-    hall_name: String,
-    starts_at: At,
-    sales_open: bool,
-    sales_opens_at: Option<At>,
-    cancelled: bool,
-    seats_total: i64,
-    seats_available: i64,
-}
-
-impl From<ListedShowtime> for ShowtimeSummary {
-    fn from(row: ListedShowtime) -> Self {
-        Self {
-            id: row.id,
-            movie_title: row.movie_title,
-            hall_id: row.hall_id,
-            hall_name: row.hall_name,
-            starts_at: row.starts_at.0,
-            seats_total: row.seats_total,
-            seats_available: row.seats_available,
-            sales_open: row.sales_open,
-            sales_opens_at: row.sales_opens_at.map(|at| at.0),
-            cancelled: row.cancelled,
-        }
-    }
-}
-
-/// `SHOWTIME_HEAD`.
-#[derive(sqlx::FromRow)]
-struct ShowtimeHead {
-    hall_id: i64,
-    movie_title: String,
-    hall_name: String,
-    starts_at: At,
-    sales_open_at: Option<At>,
-    duration_minutes: i32,
-    sales_close_at: At,
-    accessible_release_at: Option<At>,
-    best_seat: Option<String>,
-}
-
-/// `CATEGORIES`.
-#[derive(sqlx::FromRow)]
-struct CategoryRow {
-    code: String,
-    name: String,
-    price_krw: i64,
-}
-
-impl CategoryRow {
-    fn category(self) -> PriceCategory {
-        PriceCategory {
-            code: self.code,
-            name: self.name,
-            price: self.price_krw,
-        }
-    }
-}
-
-/// `HALL_SEATS`.
-#[derive(sqlx::FromRow)]
-struct SeatRow {
-    seat_code: String,
-    row_label: String,
-    seat_number: i32,
-    grid_x: i32,
-    grid_y: i32,
-    category: String,
-    accessible: bool,
-    companion: bool,
-}
-
-impl ShowtimeHead {
-    fn layout(
-        self,
-        showtime: ShowtimeId,
-        categories: Vec<CategoryRow>,
-        seats: Vec<SeatRow>,
-    ) -> Result<Layout, StoreError> {
-        Ok(Layout {
-            showtime_id: showtime,
-            movie_title: self.movie_title,
-            hall_name: self.hall_name,
-            starts_at: self.starts_at.0,
-            duration_minutes: self.duration_minutes,
-            sales: SalesWindow {
-                opens_at: self.sales_open_at.map(|at| at.0),
-                closes_at: self.sales_close_at.0,
-            },
-            accessible_release_at: self.accessible_release_at.map(|at| at.0),
-            best_seat: self.best_seat,
-            categories: categories.into_iter().map(CategoryRow::category).collect(),
-            seats: seats
-                .into_iter()
-                .map(PlacedSeat::try_from)
-                .collect::<Result<_, StoreError>>()?,
-        })
-    }
-}
-
-impl TryFrom<SeatRow> for PlacedSeat {
-    type Error = StoreError;
-
-    fn try_from(s: SeatRow) -> Result<Self, StoreError> {
-        Ok(PlacedSeat {
-            code: SeatCode::parse(&s.seat_code).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            row: s.row_label,
-            number: s.seat_number,
-            x: s.grid_x,
-            y: s.grid_y,
-            category: s.category,
-            wheelchair: s.accessible,
-            companion: s.companion,
-        })
-    }
-}
-
-/// A seat's state with lazy expiry applied, as both dialects select it.
-#[derive(sqlx::FromRow)]
-struct StateRow {
-    seat_code: String,
-    status: String,
-    version: i64,
-}
-
-fn seat_states(rows: Vec<StateRow>) -> Result<Vec<SeatState>, StoreError> {
-    rows.into_iter()
-        .map(|r| {
-            Ok(SeatState {
-                code: r.seat_code,
-                status: parse_status(&r.status)?,
-                version: r.version,
-            })
-        })
-        .collect()
-}
 
 #[async_trait::async_trait]
 pub trait Catalog: Send + Sync {
@@ -570,3 +255,64 @@ pub trait Catalog: Send + Sync {
         at: DateTime<Utc>,
     ) -> Result<Option<Cancellation>, StoreError>;
 }
+
+/// A showtime's fixed facts: its hall drawing, prices and title. Never changes once created, so
+/// the engine caches it.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub showtime_id: ShowtimeId,
+    pub movie_title: String,
+    pub hall_name: String,
+    pub starts_at: DateTime<Utc>,
+    /// Its running time.
+    pub duration_minutes: i32,
+    /// When its seats are on sale (fixed when it is scheduled).
+    pub sales: SalesWindow,
+    /// From then on its unsold wheelchair places and companion seats are ordinary seats.
+    pub accessible_release_at: Option<DateTime<Utc>>,
+    /// Where best available aims (its hall's best seat; none: the middle of the hall).
+    pub best_seat: Option<String>,
+    pub categories: Vec<PriceCategory>,
+    pub seats: Vec<LayoutSeat>,
+}
+
+impl Layout {
+    /// When sales end: holds, checkouts and confirmations are refused from then on (the start,
+    /// unless the showtime was scheduled to close earlier).
+    pub fn sales_close_at(&self) -> DateTime<Utc> {
+        self.sales.closes_at
+    }
+
+    /// What these seats cost at the showtime's prices (codes it does not have cost nothing).
+    pub fn price_of<S: AsRef<str>>(&self, codes: &[S]) -> i64 {
+        codes
+            .iter()
+            .filter_map(|code| self.seats.iter().find(|s| s.code.as_str() == code.as_ref()))
+            .filter_map(|seat| self.categories.iter().find(|c| c.code == seat.category))
+            .map(|c| c.price)
+            .sum()
+    }
+}
+
+/// A seat of a hall's layout, placed on its grid (the same type a hall's JSON plan places).
+pub type LayoutSeat = PlacedSeat;
+
+/// A seat's current state as stored, with lazy expiry applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatState {
+    pub code: String,
+    pub status: SeatStatus,
+    pub version: i64,
+}
+
+/// A hall to create (demo data, admin tools).
+#[derive(Debug, Clone)]
+pub struct NewHall {
+    pub name: String,
+    pub categories: Vec<PriceCategory>,
+    pub seats: Vec<LayoutSeat>,
+    /// The seat best available aims for (none: the middle of the hall).
+    pub best_seat: Option<String>,
+}
+
+// Statements that read the same in both dialects.

@@ -1,6 +1,11 @@
 //! The seat picker's state and actions: what is selected, what the customer holds, the seats'
 //! statuses, the countdown clock, and the calls to the server functions.
 
+mod actions;
+mod view;
+
+pub use view::{Notice, SeatView};
+
 use crate::domain::seat_rules::{self, Refusal, Rules};
 use crate::domain::{
     BestAvailable, Hold, Seat, SeatChange, SeatMap, SeatSelection, SeatStatus, ShowtimeId,
@@ -13,73 +18,6 @@ use crate::serverfns::{
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::collections::{BTreeSet, HashMap};
-
-/// Something to tell the customer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Notice {
-    Limit,
-    Conflict(Vec<String>),
-    /// Seats this customer had selected that someone else just took (live map).
-    TakenLive(Vec<String>),
-    NotAvailable(String),
-    HoldFirst,
-    Expired,
-    Cancelled,
-    /// Too many hold attempts: the customer may try again at `Picker::retry_at_ms`.
-    RateLimited,
-    /// Back from the payment page without paying; the hold is still there.
-    PaymentDeclined,
-    Error(InventoryError),
-}
-
-/// How one seat looks to this customer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeatView {
-    Free,
-    Selected,
-    Mine,
-    Taken,
-    Booked,
-    /// Off sale for this showtime (house or killed).
-    Blocked,
-    /// Free, but the current selection would leave it alone.
-    Stranded,
-}
-
-impl SeatView {
-    /// Its name (the `data-view` of the seat's button).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Stranded => "stranded",
-            other => other.class(),
-        }
-    }
-
-    pub fn class(self) -> &'static str {
-        match self {
-            Self::Free => "free",
-            Self::Selected => "selected",
-            Self::Mine => "mine",
-            Self::Taken => "taken",
-            Self::Booked => "booked",
-            Self::Blocked => "blocked",
-            Self::Stranded => "free stranded",
-        }
-    }
-
-    /// A mark besides colour, so status never depends on colour alone.
-    pub fn mark(self) -> &'static str {
-        match self {
-            Self::Free => "",
-            Self::Selected => "✓",
-            Self::Mine => "★",
-            Self::Taken => "…",
-            Self::Booked => "✕",
-            Self::Blocked => "—",
-            Self::Stranded => "!",
-        }
-    }
-}
 
 /// A hold as the page keeps it: `received_ms` is the browser clock when it arrived, so the
 /// countdown runs on server time plus elapsed local time.
@@ -325,124 +263,6 @@ impl Picker {
                     .collect();
                 self.apply(&seats, true);
             }
-        });
-    }
-
-    pub fn hold_selected(self) {
-        let codes: Vec<String> = self.selected.get_untracked().into_iter().collect();
-        if codes.is_empty() || self.pending.get_untracked() {
-            return;
-        }
-        let selection = match SeatSelection::parse(&codes) {
-            Ok(selection) => selection,
-            Err(e) => {
-                self.notice.set(Some(Notice::Error(e.into())));
-                return;
-            }
-        };
-        self.pending.set(true);
-        let showtime = self.showtime;
-        let kiosk = self.kiosk;
-        spawn_local(async move {
-            let outcome = match kiosk {
-                true => clerk_hold(showtime, Some(selection), None).await,
-                false => hold_seats(showtime, selection).await,
-            };
-            self.held(outcome);
-            self.pending.set(false);
-            self.refresh();
-        });
-    }
-
-    /// Asks the server for the best `count` seats and holds them in one step.
-    pub fn hold_best(self, count: usize) {
-        if self.pending.get_untracked() {
-            return;
-        }
-        self.pending.set(true);
-        let (showtime, kiosk) = (self.showtime, self.kiosk);
-        spawn_local(async move {
-            let request = BestAvailable {
-                count,
-                category: None,
-            };
-            let outcome = match kiosk {
-                true => clerk_hold(showtime, None, Some(request)).await,
-                false => hold_best(showtime, request).await,
-            };
-            self.held(outcome);
-            self.pending.set(false);
-            self.refresh();
-        });
-    }
-
-    /// Shows the outcome of a hold.
-    fn held(self, outcome: Result<Hold, InventoryError>) {
-        match outcome {
-            Ok(hold) => {
-                self.hold.set(Some(HeldSeats {
-                    hold,
-                    received_ms: Some(browser_now()),
-                }));
-                self.selected.set(BTreeSet::new());
-                self.conflicted.set(BTreeSet::new());
-                self.notice.set(None);
-            }
-            Err(InventoryError::RateLimited(seconds)) => {
-                self.retry_at_ms
-                    .set(Some(browser_now() + seconds as f64 * 1000.0));
-                self.notice.set(Some(Notice::RateLimited));
-            }
-            Err(InventoryError::SeatsUnavailable(taken)) => {
-                // Point out what was taken, keep the rest selected, ask to pick again.
-                self.selected.update(|s| s.retain(|c| !taken.contains(c)));
-                self.conflicted.set(taken.iter().cloned().collect());
-                self.notice.set(Some(Notice::Conflict(taken)));
-            }
-            Err(e) => self.notice.set(Some(Notice::Error(e))),
-        }
-    }
-
-    /// Starts the payment of the hold and sends the browser to the gateway's payment page.
-    pub fn pay(self) {
-        let Some(held) = self.hold.get_untracked() else {
-            return;
-        };
-        self.pending.set(true);
-        spawn_local(async move {
-            match checkout_hold(held.hold.hold_id.as_uuid()).await {
-                Ok(checkout) => {
-                    // The page stays pending until the browser has left it.
-                    let _ = window().location().set_href(&checkout.payment_url);
-                }
-                Err(e) => {
-                    self.notice.set(Some(Notice::Error(e)));
-                    self.pending.set(false);
-                }
-            }
-        });
-    }
-
-    pub fn cancel(self) {
-        let Some(held) = self.hold.get_untracked() else {
-            return;
-        };
-        self.pending.set(true);
-        let kiosk = self.kiosk;
-        spawn_local(async move {
-            let outcome = match kiosk {
-                true => clerk_release().await.map(drop),
-                false => cancel_hold(held.hold.hold_id.as_uuid()).await,
-            };
-            match outcome {
-                Ok(()) | Err(InventoryError::HoldNotFound) => {
-                    self.hold.set(None);
-                    self.notice.set(Some(Notice::Cancelled));
-                }
-                Err(e) => self.notice.set(Some(Notice::Error(e))),
-            }
-            self.pending.set(false);
-            self.refresh();
         });
     }
 

@@ -1,0 +1,100 @@
+#[test]
+fn a_misspelt_field_of_a_seat_is_refused_not_dropped() {
+    let seat: Result<SeatPlan, _> =
+        serde_json::from_str(r#"{"number": 1, "category": "STANDARD", "wheelchiar": true}"#);
+    assert!(seat.is_err(), "{seat:?}");
+    let gap: Result<SeatPlan, _> = serde_json::from_str(r#"{"gap": 1, "wide": true}"#);
+    assert!(gap.is_err(), "{gap:?}");
+    let seat: SeatPlan =
+        serde_json::from_str(r#"{"number": 1, "category": "STANDARD", "wheelchair": true}"#)
+            .unwrap();
+    assert!(matches!(
+        seat,
+        SeatPlan::Seat {
+            wheelchair: true,
+            ..
+        }
+    ));
+}
+
+use super::*;
+
+fn plan(json: &str) -> HallPlan {
+    serde_json::from_str(json).unwrap()
+}
+
+const SMALL: &str = r#"{ "name": "Hall 3",
+    "categories": [ { "code": "STANDARD", "name": "Standard", "price": 12000 },
+                    { "code": "PREMIUM", "name": "Premium", "price": 15000 } ],
+    "rows": [ { "label": "A", "seats": [ { "number": 1, "category": "STANDARD" }, { "gap": 2 },
+                                         { "number": 2, "category": "STANDARD", "wheelchair": true } ] },
+              { "label": "", "seats": [] },
+              { "label": "b", "seats": [ { "number": 1, "category": "PREMIUM" },
+                                         { "number": 2, "category": "PREMIUM", "companion": true } ] } ] }"#;
+
+#[test]
+fn a_plan_places_seats_with_gaps_and_empty_rows_and_round_trips() {
+    let plan = plan(SMALL);
+    let seats = plan.check().unwrap();
+    let placed: Vec<(&str, i32, i32, bool, bool)> = seats
+        .iter()
+        .map(|s| (s.code.as_str(), s.x, s.y, s.wheelchair, s.companion))
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            ("A1", 1, 1, false, false),
+            ("A2", 4, 1, true, false),
+            ("B1", 1, 3, false, false),
+            ("B2", 2, 3, false, true)
+        ]
+    );
+    let again = HallPlan::from_seats(plan.name.clone(), plan.categories.clone(), seats.clone());
+    assert_eq!(
+        again.check().unwrap(),
+        seats,
+        "export then import places every seat alike"
+    );
+    assert_eq!(
+        again.rows[1],
+        RowPlan {
+            label: String::new(),
+            seats: Vec::new()
+        }
+    );
+}
+
+#[test]
+fn everything_wrong_with_a_plan_is_said_at_once() {
+    let bad = plan(
+        r#"{ "name": " ", "categories": [ { "code": "std", "name": "", "price": -1 } ],
+             "rows": [ { "label": "A1", "seats": [] },
+                       { "label": "B", "seats": [ { "number": 0, "category": "std" },
+                                                  { "number": 3, "category": "VIP" },
+                                                  { "number": 3, "category": "std" },
+                                                  { "number": 4, "category": "std", "wheelchair": true, "companion": true },
+                                                  { "gap": 0 } ] } ] }"#,
+    );
+    let problems = bad.check().unwrap_err().join("\n");
+    for says in [
+        "B4 is a wheelchair place or a companion seat, not both",
+        "name is 1 to 80",
+        "\"std\" is not 1 to 16",
+        "std's name",
+        "std's price",
+        "row label \"A1\"",
+        "seat number 0 in row B",
+        "B3's category VIP",
+        "seat B3 is there twice",
+        "a gap in row B",
+    ] {
+        assert!(
+            problems.contains(says),
+            "{says:?} missing from:\n{problems}"
+        );
+    }
+    assert!(serde_json::from_str::<HallPlan>(
+        r#"{"name":"x","categories":[],"rows":[],"extra":1}"#
+    )
+    .is_err());
+}

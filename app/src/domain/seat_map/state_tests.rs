@@ -1,0 +1,56 @@
+use super::*;
+
+fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
+    let at = chrono::DateTime::from_timestamp(1_900_000_000, 0).unwrap();
+    BookingView {
+        booking_id: BookingId(uuid::Uuid::nil()),
+        status: status.into(),
+        showtime_id: ShowtimeId::parse("1").unwrap(),
+        movie_title: String::new(),
+        hall_name: String::new(),
+        starts_at: at,
+        seats: vec!["A1".into()],
+        amount: 1,
+        currency: "KRW".into(),
+        failure_reason: None,
+        created_at: at,
+        updated_at: at,
+        payments: (!payment.is_empty())
+            .then(|| PaymentView {
+                status: payment.into(),
+                amount: 1,
+                payment_url: None,
+                pay_before: at,
+                updated_at: at,
+            })
+            .into_iter()
+            .collect(),
+        ticket_issued_at: Some(at),
+        showtime_cancelled: cancelled,
+        refunded_at: None,
+    }
+}
+
+#[test]
+fn a_cancelled_showtime_s_booking_is_cancelled_not_confirmed() {
+    assert_eq!(
+        booking("CONFIRMED", "PAID", false).state(),
+        BookingState::Confirmed
+    );
+    assert_eq!(
+        booking("CONFIRMED", "PAID", true).state(),
+        BookingState::CancelledRefunding
+    );
+    assert_eq!(
+        booking("CONFIRMED", "REFUNDED", true).state(),
+        BookingState::CancelledRefunded
+    );
+    assert_eq!(
+        booking("CONFIRMED", "", true).state(),
+        BookingState::Cancelled
+    );
+    assert_eq!(booking("FAILED", "", true).state(), BookingState::Failed);
+    let mut counter = booking("CONFIRMED", "", false);
+    counter.refunded_at = counter.ticket_issued_at;
+    assert_eq!(counter.state(), BookingState::Refunded);
+}

@@ -1,0 +1,212 @@
+//! The catalog's rows and outcomes, and how rows become the domain's values.
+
+use super::*;
+
+/// What taking seats off public sale (or putting them back) did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockOutcome {
+    /// Every seat changed: its code and new version.
+    Changed(Vec<(String, i64)>),
+    /// Nothing changed: these seats are held or sold.
+    NotFree(Vec<String>),
+}
+
+/// What cancelling a showtime did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cancellation {
+    /// False when it was cancelled already (nothing more was done).
+    pub cancelled_now: bool,
+    /// Seats of live holds, free again.
+    pub released: Vec<SeatChange>,
+    /// Refunds asked for: one `RefundDue` per payment of a confirmed booking.
+    pub refunds: usize,
+    /// Counter sales (cash, card) now owed back at the counter.
+    pub owed_at_counter: usize,
+}
+
+/// A counter sale a cancellation owes back.
+#[derive(sqlx::FromRow)]
+pub(super) struct OwedSale {
+    pub(super) booking_id: uuid::Uuid,
+    pub(super) method: String,
+    pub(super) amount: i64,
+    pub(super) shift_id: i64,
+}
+
+impl OwedSale {
+    pub(super) fn refund_owed(&self, showtime: ShowtimeId) -> Envelope {
+        Envelope::new(
+            self.booking_id,
+            BookingEvent::RefundOwed {
+                showtime_id: showtime,
+                method: self.method.clone(),
+                amount: self.amount,
+            },
+        )
+    }
+}
+
+/// `PAID_SALES`.
+#[derive(sqlx::FromRow)]
+pub(super) struct PaidSale {
+    pub(super) provider_payment_id: String,
+    pub(super) booking_id: uuid::Uuid,
+    pub(super) paid: i64,
+}
+
+impl PaidSale {
+    pub(super) fn refund_due(&self, showtime: ShowtimeId) -> Envelope {
+        Envelope::new(
+            self.booking_id,
+            BookingEvent::RefundDue {
+                showtime_id: showtime,
+                payment_id: self.provider_payment_id.clone(),
+                amount: self.paid,
+                reason: "the showtime was cancelled".into(),
+            },
+        )
+    }
+}
+
+/// A showtime in the list, as both dialects select it.
+#[derive(sqlx::FromRow)]
+pub(super) struct ListedShowtime {
+    #[sqlx(try_from = "i64")]
+    pub(super) id: ShowtimeId,
+    pub(super) movie_title: String,
+    pub(super) hall_id: i64,
+    pub(super) hall_name: String,
+    pub(super) starts_at: At,
+    pub(super) sales_open: bool,
+    pub(super) sales_opens_at: Option<At>,
+    pub(super) cancelled: bool,
+    pub(super) seats_total: i64,
+    pub(super) seats_available: i64,
+}
+
+impl From<ListedShowtime> for ShowtimeSummary {
+    fn from(row: ListedShowtime) -> Self {
+        Self {
+            id: row.id,
+            movie_title: row.movie_title,
+            hall_id: row.hall_id,
+            hall_name: row.hall_name,
+            starts_at: row.starts_at.0,
+            seats_total: row.seats_total,
+            seats_available: row.seats_available,
+            sales_open: row.sales_open,
+            sales_opens_at: row.sales_opens_at.map(|at| at.0),
+            cancelled: row.cancelled,
+        }
+    }
+}
+
+/// `SHOWTIME_HEAD`.
+#[derive(sqlx::FromRow)]
+pub(super) struct ShowtimeHead {
+    pub(super) hall_id: i64,
+    pub(super) movie_title: String,
+    pub(super) hall_name: String,
+    pub(super) starts_at: At,
+    pub(super) sales_open_at: Option<At>,
+    pub(super) duration_minutes: i32,
+    pub(super) sales_close_at: At,
+    pub(super) accessible_release_at: Option<At>,
+    pub(super) best_seat: Option<String>,
+}
+
+/// `CATEGORIES`.
+#[derive(sqlx::FromRow)]
+pub(super) struct CategoryRow {
+    pub(super) code: String,
+    pub(super) name: String,
+    pub(super) price_krw: i64,
+}
+
+impl CategoryRow {
+    pub(super) fn category(self) -> PriceCategory {
+        PriceCategory {
+            code: self.code,
+            name: self.name,
+            price: self.price_krw,
+        }
+    }
+}
+
+/// `HALL_SEATS`.
+#[derive(sqlx::FromRow)]
+pub(super) struct SeatRow {
+    pub(super) seat_code: String,
+    pub(super) row_label: String,
+    pub(super) seat_number: i32,
+    pub(super) grid_x: i32,
+    pub(super) grid_y: i32,
+    pub(super) category: String,
+    pub(super) accessible: bool,
+    pub(super) companion: bool,
+}
+
+impl ShowtimeHead {
+    pub(super) fn layout(
+        self,
+        showtime: ShowtimeId,
+        categories: Vec<CategoryRow>,
+        seats: Vec<SeatRow>,
+    ) -> Result<Layout, StoreError> {
+        Ok(Layout {
+            showtime_id: showtime,
+            movie_title: self.movie_title,
+            hall_name: self.hall_name,
+            starts_at: self.starts_at.0,
+            duration_minutes: self.duration_minutes,
+            sales: SalesWindow {
+                opens_at: self.sales_open_at.map(|at| at.0),
+                closes_at: self.sales_close_at.0,
+            },
+            accessible_release_at: self.accessible_release_at.map(|at| at.0),
+            best_seat: self.best_seat,
+            categories: categories.into_iter().map(CategoryRow::category).collect(),
+            seats: seats
+                .into_iter()
+                .map(PlacedSeat::try_from)
+                .collect::<Result<_, StoreError>>()?,
+        })
+    }
+}
+
+impl TryFrom<SeatRow> for PlacedSeat {
+    type Error = StoreError;
+
+    fn try_from(s: SeatRow) -> Result<Self, StoreError> {
+        Ok(PlacedSeat {
+            code: SeatCode::parse(&s.seat_code).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            row: s.row_label,
+            number: s.seat_number,
+            x: s.grid_x,
+            y: s.grid_y,
+            category: s.category,
+            wheelchair: s.accessible,
+            companion: s.companion,
+        })
+    }
+}
+
+/// A seat's state with lazy expiry applied, as both dialects select it.
+#[derive(sqlx::FromRow)]
+pub(super) struct StateRow {
+    pub(super) seat_code: String,
+    pub(super) status: String,
+    pub(super) version: i64,
+}
+
+pub(super) fn seat_states(rows: Vec<StateRow>) -> Result<Vec<SeatState>, StoreError> {
+    rows.into_iter()
+        .map(|r| {
+            Ok(SeatState {
+                code: r.seat_code,
+                status: parse_status(&r.status)?,
+                version: r.version,
+            })
+        })
+        .collect()
+}
