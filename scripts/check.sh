@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The gate against drift: formatting, and clippy with warnings as errors for each feature set
-# separately — the server side (`app` with `ssr`, `server`, their tests and binaries) and the
+# The gate against drift: the layout map against the tree, formatting, and clippy with
+# warnings as errors for each feature set separately — the server side (`app` with `ssr`, `server`, their tests and binaries) and the
 # browser side (`frontend`, which turns on `app`'s `hydrate`, for wasm32). The two sets never
 # build together. Run by scripts/test.sh (so by CI); run it before committing.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
+log "layout map (docs/architecture.md)"
+"$ROOT/scripts/check_layout.sh"
 log "cargo fmt --check"
 cargo fmt --all -- --check
 log "clippy, server side (ssr)"

@@ -1,6 +1,6 @@
 //! The payment gateway as the server sees it: a [`PaymentGateway`] trait in the terms every card
 //! provider offers (a hosted payment session, its status, refunds), the wire types of the small
-//! HTTP API the sandbox speaks (documented in README, "Payment gateway sandbox"), and
+//! HTTP API the sandbox speaks (documented in docs/operating.md, "Payment gateway sandbox"), and
 //! [`HttpGateway`], the adapter for that API. A real provider gets its own adapter behind the same
 //! trait; nothing else in the server talks to a gateway.
 

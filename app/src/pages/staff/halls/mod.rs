@@ -1,6 +1,6 @@
 //! `/admin/halls`: the venue's halls and schedule (operators only). A hall is imported from its
 //! plan (JSON: rows, seat numbers, gaps, price categories, wheelchair places; the schema is in
-//! `domain::HallPlan` and the README) and exported the same way; a showtime is scheduled in a
+//! `domain::HallPlan` and docs/operating.md, "Seat plans") and exported the same way; a showtime is scheduled in a
 //! hall at a venue-time date and time, with its running time, its sales window (on sale at once
 //! and until the start unless set) and the hot-sale flag.
 
