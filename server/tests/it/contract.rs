@@ -647,15 +647,22 @@ async fn control_read_then_write_is_caught_by_the_same_check(backend: Backend) {
     let db = Arc::new(TestDb::new(backend).await);
     let showtime = db.showtime().await;
     let start = Arc::new(Barrier::new(20));
+    let read_together = Arc::new(Barrier::new(20));
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..20 {
-        let (db, start) = (db.clone(), start.clone());
+        let (db, start, read_together) = (db.clone(), start.clone(), read_together.clone());
         tasks.spawn(async move {
             start.wait().await;
             let hold = Uuid::new_v4();
-            db.read_then_write_hold(showtime, &["F5", "F6"], hold, Uuid::new_v4())
-                .await
-                .then(|| (hold, vec!["F5".to_string(), "F6".to_string()]))
+            db.read_then_write_hold(
+                showtime,
+                &["F5", "F6"],
+                hold,
+                Uuid::new_v4(),
+                &read_together,
+            )
+            .await
+            .then(|| (hold, vec!["F5".to_string(), "F6".to_string()]))
         });
     }
     let mut wins = Vec::new();

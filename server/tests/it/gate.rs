@@ -553,9 +553,10 @@ async fn control_a_gate_with_lost_keys_in_front_of_a_blind_write_double_sells() 
         server::gate::GateVerdict::Passed
     );
     let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    let read_together = tokio::sync::Barrier::new(2);
     let (won_a, won_b) = tokio::join!(
-        db.read_then_write_hold(showtime, &["F5"], a, Uuid::new_v4()),
-        db.read_then_write_hold(showtime, &["F5"], b, Uuid::new_v4()),
+        db.read_then_write_hold(showtime, &["F5"], a, Uuid::new_v4(), &read_together),
+        db.read_then_write_hold(showtime, &["F5"], b, Uuid::new_v4(), &read_together),
     );
     assert!(won_a && won_b, "both blind writes 'succeed'");
     let wins = vec![(a, vec!["F5".to_string()]), (b, vec!["F5".to_string()])];

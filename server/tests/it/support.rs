@@ -286,12 +286,16 @@ impl TestDb {
 
     /// A deliberately wrong hold (read, then write without re-checking), for the control tests:
     /// it proves the concurrency tests would catch an oversell. Returns whether it "succeeded".
+    /// A hold as a store trusting a read would make it: a read of the seats, then a blind
+    /// write. `read_together` is waited on between the two by every racer, so that all of them
+    /// have read before any writes (the window a real request has, made certain).
     pub async fn read_then_write_hold(
         &self,
         showtime: ShowtimeId,
         seats: &[&str],
         hold: Uuid,
         customer: Uuid,
+        read_together: &tokio::sync::Barrier,
     ) -> bool {
         let seats: Vec<String> = seats.iter().map(|s| s.to_string()).collect();
         let free: i64 = match self.backend {
@@ -312,11 +316,10 @@ impl TestDb {
             .await
             .unwrap(),
         };
+        read_together.wait().await;
         if free as usize != seats.len() {
             return false;
         }
-        // The window between the read and the write that a real request would also have.
-        tokio::time::sleep(Duration::from_millis(20)).await;
         let far = Utc::now() + chrono::Duration::hours(1);
         match self.backend {
             Backend::Postgres => sqlx::query(
