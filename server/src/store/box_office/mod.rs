@@ -3,56 +3,31 @@
 //! `BookingConfirmed`), refunds at the counter, and check-in (one row per ticket, so a second
 //! scan never checks in twice, from any door).
 //!
-//! Times are passed in as [`At`] in both dialects (the engine's clock), so every statement but
-//! the locks and the confirm reads the same in both.
+//! Each transaction is written once (`counter.rs`, `returns.rs`, `door.rs`) over the steps of
+//! `steps.rs`, which each dialect implements with its own locks and fenced confirm; what they
+//! decide is in `decision.rs`, as pure functions. Times are passed in as [`At`] in both dialects
+//! (the engine's clock), so every statement but the locks and the confirm reads the same in
+//! both.
 
-/// Writes audit line `$line` in `$tx` (the transaction of the action it records).
-macro_rules! record_audit {
-    ($tx:ident, $line:expr) => {{
-        let line: &AuditLine = $line;
-        sqlx::query(RECORD_ACTION)
-            .bind(line.at)
-            .bind(line.staff_id)
-            .bind(&line.staff_name)
-            .bind(line.action)
-            .bind(&line.detail)
-            .bind(line.address.as_deref())
-            .execute(&mut *$tx)
-            .await?;
-    }};
-}
-
-/// Whether showtime `$1` is cancelled, and whether its sales are open at `$2` (the dialect's
-/// `FENCE_NOW`); its row is taken shared in PostgreSQL (the dialect's `LOCK_SHOWTIME`).
-macro_rules! showtime_state {
-    () => {
-        format!(
-            "select cancelled_at is not null, coalesce(sales_close_at, starts_at) > {FENCE_NOW}
-               from showtime where id = $1{LOCK_SHOWTIME}"
-        )
-    };
-}
-
-// The transactions both dialects run, as macros over the dialect's transaction (declared
-// before the dialects, which expand them).
+// The statements both dialects run alike (`counter_steps!`, `box_office_books!`), declared
+// before the dialects, which expand them.
 #[macro_use]
-mod tx_counter;
-#[macro_use]
-mod tx_returns;
-#[macro_use]
-mod tx_door;
+mod steps;
 #[macro_use]
 mod tx_books;
 
+mod counter;
+mod decision;
 mod door;
 mod postgres;
 mod returns;
 mod sqlite;
 mod statements;
 
-use door::*;
+use decision::*;
 use returns::*;
 use statements::*;
+use steps::CounterSteps;
 
 use super::*;
 use app::domain::{SalesChannel, Tender};
@@ -104,6 +79,16 @@ pub trait BoxOffice: Send + Sync {
         at: At,
         now: Now,
     ) -> Result<CounterExchanged, StoreError>;
+    /// Records print `n` of a booking's ticket (0: the first) by `audit`'s member with its
+    /// audit line, in one transaction; `false` (nothing written) when another print took that
+    /// number first.
+    async fn record_print(
+        &self,
+        booking: BookingId,
+        n: i64,
+        approved_by: Option<i64>,
+        audit: &AuditLine,
+    ) -> Result<bool, StoreError>;
 }
 
 #[async_trait::async_trait]
@@ -144,17 +129,6 @@ pub trait BoxOfficeBooks: Send + Sync {
 
     /// Tickets checked in per showtime.
     async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError>;
-
-    /// Records print `n` of a booking's ticket (0: the first) by `audit`'s member with its
-    /// audit line, in one transaction; `false` (nothing written) when another print took that
-    /// number first.
-    async fn record_print(
-        &self,
-        booking: BookingId,
-        n: i64,
-        approved_by: Option<i64>,
-        audit: &AuditLine,
-    ) -> Result<bool, StoreError>;
 
     /// How many times a booking's ticket was printed.
     async fn prints(&self, booking: BookingId) -> Result<i64, StoreError>;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::store::holds::postgres::CONFIRM_SQL;
+use crate::store::holds::postgres::confirm_in;
 use crate::store::postgres::append_event;
 
 /// A sale or refund holds its shift's row (shared) until it commits: closing the shift waits for
@@ -16,20 +16,33 @@ const LOCK_PAYMENT: &str = " for update";
 /// The time a sale is judged at: the injected clock, else the database's.
 const FENCE_NOW: &str = "coalesce($2::timestamptz, now())";
 
-/// The fenced confirm of `hold` for `booking` (see `CONFIRM_SQL`).
-async fn confirm(
-    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
-    hold: HoldId,
-    booking: BookingId,
-    now: Now,
-) -> Result<Vec<(String, i64)>, StoreError> {
-    Ok(sqlx::query_as(CONFIRM_SQL)
-        .bind(hold.showtime_id().get())
-        .bind(hold.as_uuid())
-        .bind(booking.0)
-        .bind(now)
-        .fetch_all(&mut **tx)
-        .await?)
+/// A box-office transaction on PostgreSQL.
+struct PgCounter<'a>(sqlx::Transaction<'a, sqlx::Postgres>);
+
+impl CounterSteps for PgCounter<'_> {
+    type Fence = Now;
+
+    counter_steps!(seat_in: "= any($3)");
+
+    async fn confirm(
+        &mut self,
+        hold: HoldId,
+        booking: BookingId,
+        fence: Now,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        confirm_in(
+            &mut *self.0,
+            hold.showtime_id(),
+            hold.as_uuid(),
+            booking,
+            fence,
+        )
+        .await
+    }
+
+    async fn append_event(&mut self, event: &Envelope) -> Result<(), StoreError> {
+        append_event(&mut self.0, event).await
+    }
 }
 
 #[async_trait::async_trait]
@@ -50,9 +63,8 @@ impl BoxOffice for PgStore {
         at: At,
         now: Now,
     ) -> Result<CounterSold, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sell_at_counter!(tx, sale, at, fence: now,
-            confirm(&mut tx, sale.hold, sale.booking, now).await?)
+        let tx = PgCounter(self.pool.begin().await?);
+        counter::sell_at_counter(tx, sale, at, now).await
     }
 
     async fn exchange_at_counter(
@@ -61,9 +73,8 @@ impl BoxOffice for PgStore {
         at: At,
         now: Now,
     ) -> Result<CounterExchanged, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        exchange_at_counter!(tx, exchange, at, fence: now, seat_in: "= any($3)",
-            confirm(&mut tx, exchange.hold, exchange.booking, now).await?)
+        let tx = PgCounter(self.pool.begin().await?);
+        returns::exchange_at_counter(tx, exchange, at, now).await
     }
 
     async fn check_in(
@@ -75,8 +86,25 @@ impl BoxOffice for PgStore {
         staff: Option<i64>,
         at: At,
     ) -> Result<Scanned, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        check_in!(tx, booking, showtime, seats, gate, staff, at)
+        let tx = PgCounter(self.pool.begin().await?);
+        door::check_in(tx, booking, showtime, seats, gate, staff, at).await
+    }
+
+    async fn record_print(
+        &self,
+        booking: BookingId,
+        n: i64,
+        approved_by: Option<i64>,
+        audit: &AuditLine,
+    ) -> Result<bool, StoreError> {
+        counter::record_print(
+            PgCounter(self.pool.begin().await?),
+            booking,
+            n,
+            approved_by,
+            audit,
+        )
+        .await
     }
 
     async fn refund_at_counter(
@@ -84,8 +112,8 @@ impl BoxOffice for PgStore {
         refund: &CounterRefundRow,
         at: At,
     ) -> Result<CounterRefunded, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        refund_at_counter!(tx, refund, at, seat_in: "= any($3)")
+        let tx = PgCounter(self.pool.begin().await?);
+        returns::refund_at_counter(tx, refund, at).await
     }
 }
 

@@ -1,8 +1,9 @@
-//! What a booking may have given back at the counter, and how a refund splits it.
+//! Refunds and exchanges at the counter: what a booking may have given back and how a refund
+//! splits it (`RefundFacts`), and the two transactions, written once for both dialects.
 
 use super::*;
 
-/// Why a booking is not refunded or exchanged at the counter (see `booking_at_counter!`).
+/// Why a booking is not refunded or exchanged at the counter (see `booking_at_counter`).
 pub(super) enum AtCounter {
     ShiftClosed,
     NotFound,
@@ -88,4 +89,184 @@ impl RefundFacts {
             None
         }
     }
+}
+
+/// In `tx`: the shift still open (its row shared in PostgreSQL), then the booking's row locked
+/// and read, then (a statement of its own, after the lock: a check-in committed before it is
+/// seen, and a check-in takes the booking's row too, so none commits in between) whether it was
+/// checked in; its facts if it may be `what` at the counter.
+async fn booking_at_counter<T: CounterSteps>(
+    tx: &mut T,
+    shift: i64,
+    booking: BookingId,
+    what: &str,
+) -> Result<Result<RefundFacts, AtCounter>, StoreError> {
+    let open = tx.shift_open(shift).await?;
+    let mut facts = match open {
+        true => tx.refund_facts(booking).await?,
+        false => None,
+    };
+    if let Some(facts) = facts.as_mut() {
+        facts.checked_in = tx.checked_in(booking).await?;
+    }
+    Ok(at_counter(open, facts, what))
+}
+
+/// Refunds seats of a booking at the counter (see [`BoxOffice::refund_at_counter`]): what it
+/// gives back and the amount are the booking's facts' (`RefundFacts::split`), how is
+/// `refund_method`'s; the seats freed, the booking's seats and amount now, the refund's row,
+/// then either the owed refund paid (a cancelled showtime's sale, already counted) or the
+/// refund's event (`RefundDue` for an online payment, which the refund worker pays back, else
+/// `RefundIssued`), and the audit line.
+pub(super) async fn refund_at_counter<T: CounterSteps>(
+    mut tx: T,
+    refund: &CounterRefundRow,
+    at: At,
+) -> Result<CounterRefunded, StoreError> {
+    let booking =
+        match booking_at_counter(&mut tx, refund.shift, refund.booking, "refunded").await? {
+            Ok(booking) => booking,
+            Err(refusal) => return Ok(refusal.into()),
+        };
+    let (giving, keeping, amount) = match booking.split(refund) {
+        Ok(split) => split,
+        Err(why) => return Ok(CounterRefunded::Refused(why)),
+    };
+    // A cancelled showtime's counter sale: owed back whole, and already counted as refunded in
+    // the figures (its `RefundOwed`): paying it out writes no second refund event.
+    let owed = booking.owed;
+    if owed && !keeping.is_empty() {
+        return Ok(CounterRefunded::Refused(
+            "its showtime was cancelled: the whole booking is given back".into(),
+        ));
+    }
+    let paid = tx.paid_online(refund.booking).await?;
+    let method = match refund_method(
+        booking.tender.as_deref(),
+        paid.is_some(),
+        keeping.is_empty(),
+    ) {
+        Ok(method) => method,
+        Err(why) => return Ok(CounterRefunded::Refused(why)),
+    };
+    let released = tx
+        .release_booked(booking.showtime_id, refund.booking, &giving)
+        .await?;
+    if released.len() != giving.len() {
+        tx.rollback().await?;
+        return Ok(CounterRefunded::Refused(
+            "the booking's seats changed meanwhile; try again".into(),
+        ));
+    }
+    tx.set_booking_seats(refund.booking, &keeping, amount, keeping.is_empty(), at)
+        .await?;
+    tx.insert_refund(refund, &giving, &method, amount, at)
+        .await?;
+    let showtime = stored_showtime(booking.showtime_id)?;
+    let detail = match owed {
+        true => {
+            tx.pay_owed(refund.booking, at, refund.shift).await?;
+            format!(
+                "{}: {method} {amount} (owed back: its showtime was cancelled)",
+                refund.audit.detail
+            )
+        }
+        false => {
+            let event = match &paid {
+                Some((payment_id, paid_amount)) if booking.tender.is_none() => {
+                    if !tx.mark_payment_refund(payment_id).await? {
+                        tx.rollback().await?;
+                        return Ok(CounterRefunded::Refused(
+                            "its payment is being refunded already".into(),
+                        ));
+                    }
+                    BookingEvent::RefundDue {
+                        showtime_id: showtime,
+                        payment_id: payment_id.clone(),
+                        amount: *paid_amount,
+                        reason: "refunded at the box office".into(),
+                    }
+                }
+                _ => BookingEvent::RefundIssued {
+                    showtime_id: showtime,
+                    payment_id: format!("{method}:{}", refund.booking.0),
+                    refund_id: format!("counter:{}", uuid::Uuid::new_v4()),
+                    amount,
+                    channel: refund_channel(&method),
+                },
+            };
+            tx.append_event(&Envelope::new(refund.booking.0, event))
+                .await?;
+            // The amount and method are decided here: the line says them.
+            format!("{}: {method} {amount}", refund.audit.detail)
+        }
+    };
+    let line = AuditLine {
+        detail,
+        ..refund.audit.clone()
+    };
+    tx.record_audit(&line).await?;
+    tx.commit().await?;
+    Ok(CounterRefunded::Refunded {
+        showtime,
+        seats: crate::store::released(released)?,
+        amount,
+        method,
+    })
+}
+
+/// Exchanges seats of a booking for the clerk's hold (see [`BoxOffice::exchange_at_counter`]):
+/// the showtime's row (shared, in PostgreSQL) before the booking's, in the order a cancellation
+/// takes them (showtime, then its counter bookings): never a deadlock. The booking's seats
+/// freed, the hold's booked for it by the fenced confirm — both whole or nothing — the hold used
+/// up, `SeatsExchanged` and the audit line.
+pub(super) async fn exchange_at_counter<T: CounterSteps>(
+    mut tx: T,
+    exchange: &CounterExchangeRow,
+    at: At,
+    fence: T::Fence,
+) -> Result<CounterExchanged, StoreError> {
+    let state = tx
+        .showtime_state(exchange.hold.showtime_id().get(), fence)
+        .await?;
+    if state != Some((false, true)) {
+        return Ok(CounterExchanged::Refused(
+            "this showtime's sales have closed (or it was cancelled)".into(),
+        ));
+    }
+    let booking =
+        match booking_at_counter(&mut tx, exchange.shift, exchange.booking, "exchanged").await? {
+            Ok(booking) => booking,
+            Err(refusal) => return Ok(refusal.into()),
+        };
+    if let Some(why) = exchange_refusal(&booking, exchange) {
+        return Ok(CounterExchanged::Refused(why));
+    }
+    let released = tx
+        .release_booked(booking.showtime_id, exchange.booking, &exchange.from)
+        .await?;
+    let booked = tx.confirm(exchange.hold, exchange.booking, fence).await?;
+    if released.len() != exchange.from.len() || booked.len() != exchange.to.len() {
+        tx.rollback().await?;
+        return Ok(CounterExchanged::HoldLapsed);
+    }
+    let seats = seats_after_exchange(&booking.seats.0, exchange);
+    tx.set_booking_seats(exchange.booking, &seats, 0, false, at)
+        .await?;
+    // The hold is used up: nothing else confirms it.
+    tx.delete_hold(exchange.hold).await?;
+    let exchanged = BookingEvent::SeatsExchanged {
+        showtime_id: stored_showtime(booking.showtime_id)?,
+        released: exchange.from.clone(),
+        booked: exchange.to.clone(),
+        seats,
+    };
+    tx.append_event(&Envelope::new(exchange.booking.0, exchanged))
+        .await?;
+    tx.record_audit(&exchange.audit).await?;
+    tx.commit().await?;
+    Ok(CounterExchanged::Exchanged {
+        released: crate::store::released(released)?,
+        booked: changes(booked, SeatStatus::Booked)?,
+    })
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::store::holds::sqlite::confirm_in;
 use crate::store::sqlite::append_event;
 
 // The single writer runs one transaction at a time: nothing to lock.
@@ -10,26 +11,41 @@ const LOCK_PAYMENT: &str = "";
 /// The time a sale is judged at (the injected clock, else this process's).
 const FENCE_NOW: &str = "$2";
 
-/// The fenced confirm of `hold` for `booking`: every seat still held by it and not expired, or
-/// none (the caller compares the count with the hold's seats; nothing else writes meanwhile).
-async fn confirm(
-    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    hold: HoldId,
-    booking: BookingId,
-    at: At,
-) -> Result<Vec<(String, i64)>, StoreError> {
-    Ok(sqlx::query_as(
-        "update show_seat
-            set status = 'BOOKED', booking_id = $3, hold_expires_at = null, version = version + 1
-          where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
-         returning seat_code, version",
-    )
-    .bind(hold.showtime_id().get())
-    .bind(hold.as_uuid())
-    .bind(booking.0)
-    .bind(at)
-    .fetch_all(&mut **tx)
-    .await?)
+/// A box-office transaction on SQLite (`BEGIN IMMEDIATE`: the one writer).
+struct SqliteCounter<'a>(sqlx::Transaction<'a, sqlx::Sqlite>);
+
+impl CounterSteps for SqliteCounter<'_> {
+    type Fence = At;
+
+    counter_steps!(seat_in: "in (select value from json_each($3))");
+
+    async fn confirm(
+        &mut self,
+        hold: HoldId,
+        booking: BookingId,
+        fence: At,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        confirm_in(
+            &mut self.0,
+            hold.showtime_id(),
+            hold.as_uuid(),
+            booking,
+            fence,
+        )
+        .await
+    }
+
+    async fn append_event(&mut self, event: &Envelope) -> Result<(), StoreError> {
+        append_event(&mut self.0, event).await
+    }
+}
+
+impl SqliteStore {
+    async fn counter_tx(&self) -> Result<SqliteCounter<'_>, StoreError> {
+        Ok(SqliteCounter(
+            self.write.begin_with("BEGIN IMMEDIATE").await?,
+        ))
+    }
 }
 
 #[async_trait::async_trait]
@@ -51,10 +67,7 @@ impl BoxOffice for SqliteStore {
         at: At,
         now: Now,
     ) -> Result<CounterSold, StoreError> {
-        let fence = At::or_now(now);
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        sell_at_counter!(tx, sale, at, fence: fence,
-            confirm(&mut tx, sale.hold, sale.booking, fence).await?)
+        counter::sell_at_counter(self.counter_tx().await?, sale, at, At::or_now(now)).await
     }
 
     async fn exchange_at_counter(
@@ -63,11 +76,8 @@ impl BoxOffice for SqliteStore {
         at: At,
         now: Now,
     ) -> Result<CounterExchanged, StoreError> {
-        let fence = At::or_now(now);
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        exchange_at_counter!(tx, exchange, at, fence: fence,
-            seat_in: "in (select value from json_each($3))",
-            confirm(&mut tx, exchange.hold, exchange.booking, fence).await?)
+        let tx = self.counter_tx().await?;
+        returns::exchange_at_counter(tx, exchange, at, At::or_now(now)).await
     }
 
     async fn check_in(
@@ -79,8 +89,18 @@ impl BoxOffice for SqliteStore {
         staff: Option<i64>,
         at: At,
     ) -> Result<Scanned, StoreError> {
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        check_in!(tx, booking, showtime, seats, gate, staff, at)
+        let tx = self.counter_tx().await?;
+        door::check_in(tx, booking, showtime, seats, gate, staff, at).await
+    }
+
+    async fn record_print(
+        &self,
+        booking: BookingId,
+        n: i64,
+        approved_by: Option<i64>,
+        audit: &AuditLine,
+    ) -> Result<bool, StoreError> {
+        counter::record_print(self.counter_tx().await?, booking, n, approved_by, audit).await
     }
 
     async fn refund_at_counter(
@@ -88,8 +108,7 @@ impl BoxOffice for SqliteStore {
         refund: &CounterRefundRow,
         at: At,
     ) -> Result<CounterRefunded, StoreError> {
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        refund_at_counter!(tx, refund, at, seat_in: "in (select value from json_each($3))")
+        returns::refund_at_counter(self.counter_tx().await?, refund, at).await
     }
 }
 

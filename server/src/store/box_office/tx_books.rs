@@ -89,30 +89,6 @@ macro_rules! box_office_books {
                     .await?)
             }
 
-            async fn record_print(
-                &self,
-                booking: BookingId,
-                n: i64,
-                approved_by: Option<i64>,
-                audit: &AuditLine,
-            ) -> Result<bool, StoreError> {
-                let mut tx = self.$write.begin().await?;
-                let inserted: Option<i32> = sqlx::query_scalar(RECORD_PRINT)
-                    .bind(booking.0)
-                    .bind(i32::try_from(n).unwrap_or(i32::MAX))
-                    .bind(audit.staff_id)
-                    .bind(approved_by)
-                    .bind(audit.at)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                if inserted.is_none() {
-                    return Ok(false);
-                }
-                record_audit!(tx, audit);
-                tx.commit().await?;
-                Ok(true)
-            }
-
             async fn prints(&self, booking: BookingId) -> Result<i64, StoreError> {
                 Ok(sqlx::query_scalar(PRINTS)
                     .bind(booking.0)

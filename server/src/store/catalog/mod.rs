@@ -23,54 +23,6 @@ macro_rules! read_layout {
     }};
 }
 
-/// Takes seats off public sale (or puts them back) in `$tx` and commits, if every one is free:
-/// the same statements in both dialects (`$lock`: PostgreSQL's row lock; SQLite's transaction
-/// holds the one writer already).
-macro_rules! block_seats {
-    ($tx:ident, $showtime:expr, $seats:expr, $blocked:expr, $now:expr, $lock:literal) => {{
-        let (showtime, seats, blocked, now): (ShowtimeId, &[String], Option<&str>, At) =
-            ($showtime, $seats, $blocked, $now);
-        let mut taken = Vec::new();
-        for code in seats {
-            let free: Option<bool> = sqlx::query_scalar(concat!(
-                "select status = 'AVAILABLE' or (status = 'HELD' and hold_expires_at < $3)
-                   from show_seat where showtime_id = $1 and seat_code = $2 ",
-                $lock
-            ))
-            .bind(showtime.get())
-            .bind(code)
-            .bind(now)
-            .fetch_optional(&mut *$tx)
-            .await?;
-            if free != Some(true) {
-                taken.push(code.clone());
-            }
-        }
-        if !taken.is_empty() {
-            $tx.rollback().await?;
-            return Ok(BlockOutcome::NotFree(taken));
-        }
-        let mut changes = Vec::with_capacity(seats.len());
-        for code in seats {
-            let version: i64 = sqlx::query_scalar(
-                "update show_seat
-                    set status = 'AVAILABLE', hold_id = null, customer_id = null,
-                        hold_expires_at = null, blocked = $3, version = version + 1
-                  where showtime_id = $1 and seat_code = $2
-              returning version",
-            )
-            .bind(showtime.get())
-            .bind(code)
-            .bind(blocked)
-            .fetch_one(&mut *$tx)
-            .await?;
-            changes.push((code.clone(), version));
-        }
-        $tx.commit().await?;
-        Ok(BlockOutcome::Changed(changes))
-    }};
-}
-
 /// Creates a showtime and its seats in `$tx` and commits: the same statements in both dialects.
 macro_rules! insert_showtime {
     ($tx:ident, $new:expr) => {{
@@ -97,85 +49,17 @@ macro_rules! insert_showtime {
     }};
 }
 
-/// Cancels a showtime in `$tx` at `$at` and commits (see [`Catalog::cancel_showtime`]): the
-/// same statements in both dialects, each dialect's `append_event`.
-macro_rules! cancel_showtime {
-    ($tx:ident, $showtime:expr, $at:expr, lock: $lock:literal) => {{
-        let showtime: ShowtimeId = $showtime;
-        // Taking the showtime's row first: settlements of its payments wait for this, or this
-        // for them (see `settle_payment`).
-        let marked: Option<i64> = sqlx::query_scalar(MARK_CANCELLED)
-            .bind(showtime.get())
-            .bind($at)
-            .fetch_optional(&mut *$tx)
-            .await?;
-        if marked.is_none() {
-            let known: Option<i64> = sqlx::query_scalar("select id from showtime where id = $1")
-                .bind(showtime.get())
-                .fetch_optional(&mut *$tx)
-                .await?;
-            return Ok(known.map(|_| Cancellation::default()));
-        }
-        let freed: Vec<(String, i64, Option<String>)> = sqlx::query_as(RELEASE_HELD)
-            .bind(showtime.get())
-            .fetch_all(&mut *$tx)
-            .await?;
-        let paid: Vec<PaidSale> = sqlx::query_as(PAID_SALES)
-            .bind(showtime.get())
-            .fetch_all(&mut *$tx)
-            .await?;
-        let mut refunds = 0;
-        for sale in &paid {
-            // Only from CONFIRMED: a counter refund of the same payment (it locks the payment
-            // and refunds only from CONFIRMED too) may have taken it first; then nothing more
-            // is owed, and no second `RefundDue` is written.
-            let outcome = sqlx::query(OUTCOME_REFUND).bind(&sale.provider_payment_id);
-            if outcome.execute(&mut *$tx).await?.rows_affected() == 1 {
-                append_event(&mut $tx, &sale.refund_due(showtime)).await?;
-                refunds += 1;
-            }
-        }
-        // Cash and card sales at the counter are owed back there (their bookings locked: a
-        // counter refund of one goes before or after this, never both).
-        let owed: Vec<OwedSale> = sqlx::query_as(concat!(
-            "select b.id as booking_id, cs.tender as method, b.amount_krw as amount,
-                    cs.shift_id
-               from booking b join counter_sale cs on cs.booking_id = b.id
-              where b.showtime_id = $1 and b.status = 'CONFIRMED' and b.refunded_at is null
-                and cs.tender in ('cash', 'card') and b.amount_krw > 0
-              order by b.id ",
-            $lock
-        ))
-        .bind(showtime.get())
-        .fetch_all(&mut *$tx)
-        .await?;
-        for sale in &owed {
-            sqlx::query(OWE_REFUND)
-                .bind(sale.booking_id)
-                .bind(showtime.get())
-                .bind(sale.shift_id)
-                .bind(&sale.method)
-                .bind(sale.amount)
-                .bind($at)
-                .execute(&mut *$tx)
-                .await?;
-            append_event(&mut $tx, &sale.refund_owed(showtime)).await?;
-        }
-        $tx.commit().await?;
-        Ok(Some(Cancellation {
-            cancelled_now: true,
-            released: released(freed)?,
-            owed_at_counter: owed.len(),
-            refunds,
-        }))
-    }};
-}
+#[macro_use]
+mod steps;
 
+mod changes;
 mod halls;
 mod postgres;
 mod rows;
 mod sqlite;
 mod statements;
+
+use steps::CatalogSteps;
 
 pub use rows::*;
 use statements::*;

@@ -1,6 +1,13 @@
 use super::*;
 use crate::store::postgres::append_event;
 
+/// A catalog transaction on PostgreSQL.
+struct PgCatalog<'a>(sqlx::Transaction<'a, sqlx::Postgres>);
+
+impl CatalogSteps for PgCatalog<'_> {
+    catalog_steps!(seat_lock: "for update", booking_lock: "for update of b");
+}
+
 #[async_trait::async_trait]
 impl Catalog for PgStore {
     async fn list_showtimes(
@@ -114,8 +121,8 @@ impl Catalog for PgStore {
         blocked: Option<&str>,
         now: Now,
     ) -> Result<BlockOutcome, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        block_seats!(tx, showtime, seats, blocked, At::or_now(now), "for update")
+        let tx = PgCatalog(self.pool.begin().await?);
+        changes::block_seats(tx, showtime, seats, blocked, At::or_now(now)).await
     }
 
     async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError> {
@@ -128,8 +135,8 @@ impl Catalog for PgStore {
         showtime: ShowtimeId,
         at: DateTime<Utc>,
     ) -> Result<Option<Cancellation>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        cancel_showtime!(tx, showtime, At(at), lock: "for update of b")
+        let tx = PgCatalog(self.pool.begin().await?);
+        changes::cancel_showtime(tx, showtime, At(at)).await
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

@@ -1,6 +1,13 @@
 use super::*;
 use crate::store::sqlite::append_event;
 
+/// A catalog transaction on SQLite.
+struct SqliteCatalog<'a>(sqlx::Transaction<'a, sqlx::Sqlite>);
+
+impl CatalogSteps for SqliteCatalog<'_> {
+    catalog_steps!(seat_lock: "", booking_lock: "");
+}
+
 #[async_trait::async_trait]
 impl Catalog for SqliteStore {
     async fn list_showtimes(
@@ -110,8 +117,8 @@ impl Catalog for SqliteStore {
         blocked: Option<&str>,
         now: Now,
     ) -> Result<BlockOutcome, StoreError> {
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        block_seats!(tx, showtime, seats, blocked, At::or_now(now), "")
+        let tx = SqliteCatalog(self.write.begin_with("BEGIN IMMEDIATE").await?);
+        changes::block_seats(tx, showtime, seats, blocked, At::or_now(now)).await
     }
 
     async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError> {
@@ -124,8 +131,8 @@ impl Catalog for SqliteStore {
         showtime: ShowtimeId,
         at: DateTime<Utc>,
     ) -> Result<Option<Cancellation>, StoreError> {
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        cancel_showtime!(tx, showtime, At(at), lock: "")
+        let tx = SqliteCatalog(self.write.begin_with("BEGIN IMMEDIATE").await?);
+        changes::cancel_showtime(tx, showtime, At(at)).await
     }
 
     async fn hall_count(&self) -> Result<i64, StoreError> {

@@ -3,7 +3,7 @@
 //! showtime (the shard key).
 
 pub(in crate::store) mod postgres;
-mod sqlite;
+pub(in crate::store) mod sqlite;
 
 use super::*;
 

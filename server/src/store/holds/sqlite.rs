@@ -1,5 +1,44 @@
 use super::*;
 
+/// The fenced confirm, SQLite's one: every seat of hold `hold` of `showtime` still held by it
+/// and unexpired at `at` booked for `booking`, or none (empty: nothing written). In the caller's
+/// write transaction: nothing else writes between the count and the update.
+pub(crate) async fn confirm_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    showtime: ShowtimeId,
+    hold: uuid::Uuid,
+    booking: BookingId,
+    at: At,
+) -> Result<Vec<(String, i64)>, StoreError> {
+    let whole: bool = sqlx::query_scalar(
+        "select (select count(*) from show_seat
+                  where showtime_id = $1 and hold_id = $2 and status = 'HELD'
+                    and hold_expires_at >= $3)
+                = coalesce((select seat_count from seat_hold
+                             where showtime_id = $1 and hold_id = $2), -1)",
+    )
+    .bind(showtime.get())
+    .bind(hold)
+    .bind(at)
+    .fetch_one(&mut **tx)
+    .await?;
+    if !whole {
+        return Ok(Vec::new());
+    }
+    Ok(sqlx::query_as(
+        "update show_seat
+            set status = 'BOOKED', booking_id = $3, hold_expires_at = null, version = version + 1
+          where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
+         returning seat_code, version",
+    )
+    .bind(showtime.get())
+    .bind(hold)
+    .bind(booking.0)
+    .bind(at)
+    .fetch_all(&mut **tx)
+    .await?)
+}
+
 /// Why a hold must be refused before its seats are looked at: the showtime is cancelled, its
 /// sales have closed or not yet opened, or the customer's or the address's live holds are at their cap (see `HoldLimits`).
 async fn hold_refusal(
@@ -245,32 +284,16 @@ impl Holds for SqliteStore {
         booking: BookingId,
         now: Now,
     ) -> Result<Option<Vec<SeatChange>>, StoreError> {
-        let showtime = hold.showtime_id();
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        let expected: Option<i64> = sqlx::query_scalar(
-            "select seat_count from seat_hold where showtime_id = $1 and hold_id = $2",
+        let booked = confirm_in(
+            &mut tx,
+            hold.showtime_id(),
+            hold.as_uuid(),
+            booking,
+            At::or_now(now),
         )
-        .bind(showtime.get())
-        .bind(hold.as_uuid())
-        .fetch_optional(&mut *tx)
         .await?;
-        let Some(expected) = expected else {
-            return Ok(None);
-        };
-        let booked = sqlx::query_as::<_, (String, i64)>(
-            "update show_seat
-                set status = 'BOOKED', booking_id = $3, hold_expires_at = null, version = version + 1
-              where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
-             returning seat_code, version",
-        )
-        .bind(showtime.get())
-        .bind(hold.as_uuid())
-        .bind(booking.0)
-        .bind(At::or_now(now))
-        .fetch_all(&mut *tx)
-        .await?;
-        if booked.len() as i64 != expected {
-            tx.rollback().await?;
+        if booked.is_empty() {
             return Ok(None);
         }
         tx.commit().await?;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::store::holds::postgres::CONFIRM_SQL;
+use crate::store::holds::postgres::confirm_in;
 use crate::store::postgres::append_event;
 
 /// A settled booking's new status and failure reason.
@@ -114,13 +114,8 @@ impl Settlements for PgStore {
         let writes = match next_step(booking, payment_id, facts, payment) {
             NextStep::Write(writes) => writes,
             NextStep::Confirm(facts, paid) => {
-                let booked: Vec<(String, i64)> = sqlx::query_as(CONFIRM_SQL)
-                    .bind(facts.showtime_id.get())
-                    .bind(facts.hold_id)
-                    .bind(booking.0)
-                    .bind(now)
-                    .fetch_all(&mut *tx)
-                    .await?;
+                let booked =
+                    confirm_in(&mut *tx, facts.showtime_id, facts.hold_id, booking, now).await?;
                 Some(Writes::after_confirm(
                     booking, facts, payment_id, paid, booked,
                 )?)

@@ -1,4 +1,5 @@
 use super::*;
+use crate::store::holds::sqlite::confirm_in;
 use crate::store::sqlite::append_event;
 
 /// A settled booking's new status and failure reason.
@@ -100,38 +101,8 @@ impl Settlements for SqliteStore {
         let writes = match next_step(booking, payment_id, facts, payment) {
             NextStep::Write(writes) => writes,
             NextStep::Confirm(facts, paid) => {
-                // The fenced confirm: every seat of the hold still held by it and not
-                // expired, or none (nothing else writes meanwhile).
-                let whole: bool = sqlx::query_scalar(
-                    "select (select count(*) from show_seat
-                              where showtime_id = $1 and hold_id = $2 and status = 'HELD'
-                                and hold_expires_at >= $3)
-                            = coalesce((select seat_count from seat_hold
-                                         where showtime_id = $1 and hold_id = $2), -1)",
-                )
-                .bind(facts.showtime_id.get())
-                .bind(facts.hold_id)
-                .bind(at)
-                .fetch_one(&mut *tx)
-                .await?;
-                let booked: Vec<(String, i64)> = if whole {
-                    sqlx::query_as(
-                        "update show_seat
-                            set status = 'BOOKED', booking_id = $3, hold_expires_at = null,
-                                version = version + 1
-                          where showtime_id = $1 and hold_id = $2 and status = 'HELD'
-                            and hold_expires_at >= $4
-                         returning seat_code, version",
-                    )
-                    .bind(facts.showtime_id.get())
-                    .bind(facts.hold_id)
-                    .bind(booking.0)
-                    .bind(at)
-                    .fetch_all(&mut *tx)
-                    .await?
-                } else {
-                    Vec::new()
-                };
+                let booked =
+                    confirm_in(&mut tx, facts.showtime_id, facts.hold_id, booking, at).await?;
                 Some(Writes::after_confirm(
                     booking, facts, payment_id, paid, booked,
                 )?)

@@ -4,6 +4,25 @@ mod statements;
 
 pub use statements::*;
 
+/// The fenced confirm, PostgreSQL's one (`CONFIRM_SQL`): the seats of hold `hold` of
+/// `showtime` booked for `booking`, all of them or none (empty), on `executor` (the pool, or
+/// the caller's transaction).
+pub(crate) async fn confirm_in<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    showtime: ShowtimeId,
+    hold: uuid::Uuid,
+    booking: BookingId,
+    now: Now,
+) -> Result<Vec<(String, i64)>, StoreError> {
+    Ok(sqlx::query_as(CONFIRM_SQL)
+        .bind(showtime.get())
+        .bind(hold)
+        .bind(booking.0)
+        .bind(now)
+        .fetch_all(executor)
+        .await?)
+}
+
 #[async_trait::async_trait]
 impl Holds for PgStore {
     async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
@@ -132,13 +151,8 @@ impl Holds for PgStore {
         booking: BookingId,
         now: Now,
     ) -> Result<Option<Vec<SeatChange>>, StoreError> {
-        let booked = sqlx::query_as::<_, (String, i64)>(CONFIRM_SQL)
-            .bind(hold.showtime_id().get())
-            .bind(hold.as_uuid())
-            .bind(booking.0)
-            .bind(now)
-            .fetch_all(&self.pool)
-            .await?;
+        let booked =
+            confirm_in(&self.pool, hold.showtime_id(), hold.as_uuid(), booking, now).await?;
         Ok((!booked.is_empty())
             .then(|| changes(booked, SeatStatus::Booked))
             .transpose()?)
