@@ -2,12 +2,15 @@
 //! embedded default), split by capability. Each capability is a folder with its contract (a
 //! trait and its types, `mod.rs`) and its two dialects side by side (`postgres.rs`,
 //! `sqlite.rs`), so the differences between the dialects are the real ones (row locks against
-//! `BEGIN IMMEDIATE`, arrays against JSON). What both dialects run the same way is written once
-//! in the capability's `mod.rs`: statements as constants, and a sequence of statements that only
-//! differs by the transaction it runs in and how it stamps the time as a `macro_rules!` that
-//! each dialect expands (not a layer generic over the database). Each implementation keeps the
-//! same guarantees (README, "The guarantees") with its own database's tools; the contract suite
-//! in `tests/it/contract.rs` runs against both.
+//! `BEGIN IMMEDIATE`, arrays against JSON). What both dialects run the same way is written once:
+//! statements as constants; a transaction that decides as a plain function over the dialect's
+//! *steps* (a trait such as `box_office::CounterSteps`, one method per statement, implemented
+//! by each dialect for a newtype over its transaction), with its decisions as pure functions
+//! beside it (`settlement/decision.rs`, `box_office/decision.rs`); a macro only for statement
+//! syntax that reads the same in both (the steps' bodies, read-only impls over a pool). Each
+//! dialect has one fenced confirm (`holds::postgres::confirm_in`, `holds::sqlite::confirm_in`).
+//! Each implementation keeps the same guarantees (README, "The guarantees") with its own
+//! database's tools; the contract suite in `tests/it/contract.rs` runs against both.
 //!
 //! - `catalog`: halls, layouts, showtimes, seat states;
 //! - `holds`: hold, cancel, confirm, sweep, the checks checkout makes;

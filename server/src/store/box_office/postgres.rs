@@ -117,4 +117,5 @@ impl BoxOffice for PgStore {
     }
 }
 
+// impl BoxOfficeBooks for PgStore:
 box_office_books!(PgStore, write: pool, read: pool);

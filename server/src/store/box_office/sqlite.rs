@@ -112,4 +112,5 @@ impl BoxOffice for SqliteStore {
     }
 }
 
+// impl BoxOfficeBooks for SqliteStore:
 box_office_books!(SqliteStore, write: write, read: read);

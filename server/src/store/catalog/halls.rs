@@ -161,5 +161,6 @@ macro_rules! hall_plans {
     };
 }
 
+// impl HallPlans for PgStore, and for SqliteStore:
 hall_plans!(PgStore, pool);
 hall_plans!(SqliteStore, read);

@@ -1,35 +1,8 @@
 //! Bookings and their payments at the gateway: one booking per hold, payment sessions, what the
 //! gateway reports (recorded once, checked against what was asked), and the booking views.
 
-/// The rest of recording a payment report once the dialect's own update has run, the same
-/// statements in both dialects: `$recorded` is what that update returned (`None`: the report
-/// changed nothing), `$tx` the transaction it ran in, which this commits.
-macro_rules! finish_report {
-    ($tx:ident, $report:expr, $recorded:expr) => {{
-        let report: &PaymentReport = $report;
-        let Some(recorded) = $recorded else {
-            let known: Option<i32> = sqlx::query_scalar(PAYMENT_KNOWN)
-                .bind(&report.session_id)
-                .fetch_optional(&mut *$tx)
-                .await?;
-            return Ok(ReportOutcome::unrecorded(known.is_some()));
-        };
-        let mismatch = recorded.mismatch(report);
-        if let Some(mismatch) = &mismatch {
-            sqlx::query(SET_MISMATCH)
-                .bind(&report.session_id)
-                .bind(mismatch)
-                .execute(&mut *$tx)
-                .await?;
-        }
-        if report.paid {
-            let event = payment_succeeded(report, recorded.booking_id, mismatch.clone());
-            append_event(&mut $tx, &event).await?;
-        }
-        $tx.commit().await?;
-        Ok(ReportOutcome::recorded(mismatch.is_some()))
-    }};
-}
+#[macro_use]
+mod report;
 
 mod postgres;
 mod rows;

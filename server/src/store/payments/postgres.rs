@@ -1,6 +1,13 @@
 use super::*;
 use crate::store::postgres::append_event;
 
+/// A payment-report transaction on PostgreSQL.
+struct PgReport<'a>(sqlx::Transaction<'a, sqlx::Postgres>);
+
+impl report::ReportSteps for PgReport<'_> {
+    report_steps!();
+}
+
 #[async_trait::async_trait]
 impl Payments for PgStore {
     async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError> {
@@ -65,7 +72,7 @@ impl Payments for PgStore {
         report: &PaymentReport,
     ) -> Result<ReportOutcome, StoreError> {
         let (status, paid_amount) = reported(report);
-        let mut tx = self.pool.begin().await?;
+        let mut tx = PgReport(self.pool.begin().await?);
         let recorded: Option<Recorded> = sqlx::query_as(
             "update payment set status = $2, provider_payment_id = $3, paid_amount = $4,
                                 updated_at = now()
@@ -78,9 +85,9 @@ impl Payments for PgStore {
         .bind(status)
         .bind(&report.payment_id)
         .bind(paid_amount)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *tx.0)
         .await?;
-        finish_report!(tx, report, recorded)
+        report::finish_report(tx, report, recorded).await
     }
 
     async fn bookings(&self, filter: BookingFilter) -> Result<Vec<BookingRecord>, StoreError> {

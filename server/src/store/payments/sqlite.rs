@@ -1,6 +1,13 @@
 use super::*;
 use crate::store::sqlite::append_event;
 
+/// A payment-report transaction on SQLite.
+struct SqliteReport<'a>(sqlx::Transaction<'a, sqlx::Sqlite>);
+
+impl report::ReportSteps for SqliteReport<'_> {
+    report_steps!();
+}
+
 #[async_trait::async_trait]
 impl Payments for SqliteStore {
     async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError> {
@@ -68,7 +75,7 @@ impl Payments for SqliteStore {
     ) -> Result<ReportOutcome, StoreError> {
         let (status, paid_amount) = reported(report);
         let now = At::or_now(None);
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = SqliteReport(self.write.begin_with("BEGIN IMMEDIATE").await?);
         let recorded: Option<Recorded> = sqlx::query_as(
             "update payment set status = $2, provider_payment_id = $3, paid_amount = $4,
                                 updated_at = $5
@@ -83,9 +90,9 @@ impl Payments for SqliteStore {
         .bind(&report.payment_id)
         .bind(paid_amount)
         .bind(now)
-        .fetch_optional(&mut *tx)
+        .fetch_optional(&mut *tx.0)
         .await?;
-        finish_report!(tx, report, recorded)
+        report::finish_report(tx, report, recorded).await
     }
 
     async fn bookings(&self, filter: BookingFilter) -> Result<Vec<BookingRecord>, StoreError> {

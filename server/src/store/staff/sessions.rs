@@ -383,5 +383,6 @@ macro_rules! staff_sessions {
     };
 }
 
+// impl StaffSessions for PgStore, and for SqliteStore:
 staff_sessions!(PgStore, pool, pool);
 staff_sessions!(SqliteStore, read, write);
