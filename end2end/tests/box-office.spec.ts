@@ -195,16 +195,19 @@ test("an exchange at the counter, approved by a supervisor: a booking's seat for
   await kiosk.locator(`[data-test="seat-${other}"]`).tap();
   await kiosk.locator('[data-test="hold-selected"]').tap();
   await expect(kiosk.locator('[data-test="tender"]')).toBeVisible();
-  await kiosk.locator('[data-test="exchange-toggle"]').check();
+  // The exchange has its own panel, in place of the tender.
+  await kiosk.locator('[data-test="exchange-toggle"]').tap();
+  await expect(kiosk.locator('[data-test="exchange-panel"]')).toBeVisible();
+  await expect(kiosk.locator('[data-test="tender"]')).toHaveCount(0);
   await kiosk.locator('[data-test="exchange-booking"]').fill(booking);
   await kiosk.locator('[data-test="exchange-seats"]').fill(sold);
   await touchTargetsAreLarge(kiosk);
   // A clerk alone moves no customer's seats.
-  await kiosk.locator('[data-test="sell"]').tap();
+  await kiosk.locator('[data-test="exchange-confirm"]').tap();
   await expect(kiosk.locator('[data-test="kiosk-error"]')).toContainText("supervisor");
   await kiosk.locator('[data-test="exchange-supervisor"]').fill(`super-g-${stamp}`);
   await kiosk.locator('[data-test="exchange-pin"]').fill("9184");
-  await kiosk.locator('[data-test="sell"]').tap();
+  await kiosk.locator('[data-test="exchange-confirm"]').tap();
   await expect(kiosk.locator('[data-test="exchange-done"]')).toContainText(other);
   await expect(customer.seat(sold)).toHaveAttribute("data-view", /free|stranded/);
   await expect(customer.seat(other)).toHaveAttribute("data-view", "booked");

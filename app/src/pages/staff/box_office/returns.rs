@@ -1,4 +1,5 @@
-//! Refunds at the counter, with a supervisor's PIN.
+//! Giving back at the counter, with a supervisor's PIN: a refund, and an exchange of a
+//! booking's seats for the clerk's pick (its own panel, in place of the tender).
 
 use super::*;
 
@@ -82,5 +83,80 @@ pub(super) fn Refund() -> impl IntoView {
             })}
         </form>
         <div class="kiosk-side">{move || reprinted.get().map(|t| view! { <PrintView ticket=t /> })}</div>
+    }
+}
+
+/// An exchange: the booking (scanned or typed), the seats it gives back, a supervisor's approval
+/// — for the seats the clerk holds now. `back` goes back to the tender.
+#[component]
+pub(super) fn ExchangePanel(
+    picker: Picker,
+    online: Memo<bool>,
+    exchanged: RwSignal<Option<crate::domain::CounterExchange>>,
+    back: RwSignal<bool>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let booking = RwSignal::new(String::new());
+    let seats = RwSignal::new(String::new());
+    let supervisor = RwSignal::new(String::new());
+    let pin = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<InventoryError>);
+    let busy = RwSignal::new(false);
+    let held = move || {
+        picker.hold.with(|h| {
+            h.as_ref()
+                .map(|h| {
+                    crate::seating::reading_order(h.hold.seats.iter().map(|s| s.to_string()))
+                        .join(", ")
+                })
+                .unwrap_or_default()
+        })
+    };
+    let exchange = move |_| {
+        let Some(hold) = picker.hold.get_untracked() else {
+            return;
+        };
+        if !online.get_untracked() {
+            return;
+        }
+        let request = crate::domain::CounterExchangeRequest {
+            booking: booking.get_untracked(),
+            seats: seat_list(&seats.get_untracked()).unwrap_or_default(),
+            hold_id: hold.hold.hold_id,
+            approval: approval(supervisor, pin),
+        };
+        busy.set(true);
+        spawn_local(async move {
+            match exchange_at_counter(request).await {
+                Ok(done) => {
+                    picker.hold.set(None);
+                    picker.refresh();
+                    error.set(None);
+                    exchanged.set(Some(done));
+                }
+                Err(e) => error.set(Some(e)),
+            }
+            busy.set(false);
+        });
+    };
+    view! {
+        <section class="tender exchange" data-test="exchange-panel">
+            <h2>{move || tr!(lang.get(), "kiosk.exchange")}</h2>
+            <p class="held-seats" data-test="held-seats">{held}</p>
+            <label for="exchange-booking">{move || tr!(lang.get(), "kiosk.scan_or_reference")}</label>
+            <input id="exchange-booking" autocomplete="off" autocapitalize="none" bind:value=booking data-test="exchange-booking" />
+            <label for="exchange-seats">{move || tr!(lang.get(), "kiosk.exchange_seats")}</label>
+            <input id="exchange-seats" autocomplete="off" autocapitalize="characters" bind:value=seats data-test="exchange-seats" />
+            <ApprovalFields name=supervisor pin id="exchange" />
+            <button type="button" class="primary sell" data-test="exchange-confirm"
+                disabled=move || busy.get() || !online.get() on:click=exchange>
+                {move || tr!(lang.get(), "kiosk.exchange")}
+            </button>
+            <button type="button" data-test="exchange-back" disabled=move || busy.get()
+                on:click=move |_| back.set(false)>
+                {move || tr!(lang.get(), "kiosk.back_to_payment")}
+            </button>
+            {error_line(lang, error)}
+        </section>
     }
 }

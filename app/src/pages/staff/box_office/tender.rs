@@ -16,8 +16,6 @@ pub(super) fn Tender(
     let supervisor = RwSignal::new(String::new());
     let pin = RwSignal::new(String::new());
     let exchanging = RwSignal::new(false);
-    let exchange_booking = RwSignal::new(String::new());
-    let exchange_seats = RwSignal::new(String::new());
     let error = RwSignal::new(None::<InventoryError>);
     let busy = RwSignal::new(false);
     let total = Memo::new(move |_| held_total(picker));
@@ -33,39 +31,11 @@ pub(super) fn Tender(
                 .unwrap_or_default()
         })
     };
-    let exchange = move || {
-        let Some(hold) = picker.hold.get_untracked() else {
-            return;
-        };
-        let request = crate::domain::CounterExchangeRequest {
-            booking: exchange_booking.get_untracked(),
-            seats: seat_list(&exchange_seats.get_untracked()).unwrap_or_default(),
-            hold_id: hold.hold.hold_id,
-            approval: approval(supervisor, pin),
-        };
-        busy.set(true);
-        spawn_local(async move {
-            match exchange_at_counter(request).await {
-                Ok(done) => {
-                    picker.hold.set(None);
-                    picker.refresh();
-                    error.set(None);
-                    exchanged.set(Some(done));
-                }
-                Err(e) => error.set(Some(e)),
-            }
-            busy.set(false);
-        });
-    };
     let sell = move |_| {
         let Some(hold) = picker.hold.get_untracked() else {
             return;
         };
         if !online.get_untracked() {
-            return;
-        }
-        if exchanging.get_untracked() {
-            exchange();
             return;
         }
         let which = tender.get_untracked();
@@ -101,6 +71,9 @@ pub(super) fn Tender(
         }
     };
     view! {
+        <Show when=move || !exchanging.get() fallback=move || view! {
+            <ExchangePanel picker online exchanged back=exchanging />
+        }>
         <section class="tender" data-test="tender">
             <p class="held-seats" data-test="held-seats">{seats}</p>
             <p class="total">{move || tr!(lang.get(), "kiosk.total")} " " <strong data-test="sale-total">{move || price(lang.get(), total.get())}</strong></p>
@@ -127,30 +100,22 @@ pub(super) fn Tender(
                 }.into_any(),
                 Tender::Comp => view! { <ApprovalFields name=supervisor pin id="comp" /> }.into_any(),
             }}
-            <label class="check">
-                <input type="checkbox" bind:checked=exchanging data-test="exchange-toggle" />
-                {move || tr!(lang.get(), "kiosk.exchange")}
-            </label>
-            <Show when=move || exchanging.get()>
-                <label for="exchange-booking">{move || tr!(lang.get(), "kiosk.scan_or_reference")}</label>
-                <input id="exchange-booking" autocomplete="off" autocapitalize="none" bind:value=exchange_booking data-test="exchange-booking" />
-                <label for="exchange-seats">{move || tr!(lang.get(), "kiosk.exchange_seats")}</label>
-                <input id="exchange-seats" autocomplete="off" autocapitalize="characters" bind:value=exchange_seats data-test="exchange-seats" />
-                <Show when=move || tender.get() != Tender::Comp>
-                    <ApprovalFields name=supervisor pin id="exchange" />
-                </Show>
-            </Show>
-
             <button type="button" class="primary sell" data-test="sell"
-                disabled=move || busy.get() || !online.get() || (!exchanging.get() && tender.get() == Tender::Cash && change().is_none_or(|c| c < 0))
+                disabled=move || busy.get() || !online.get() || (tender.get() == Tender::Cash && change().is_none_or(|c| c < 0))
                 on:click=sell>
                 {move || tr!(lang.get(), "kiosk.complete_sale")}
             </button>
             <button type="button" data-test="cancel-sale" disabled=move || busy.get() on:click=move |_| picker.cancel()>
                 {move || tr!(lang.get(), "kiosk.cancel_sale")}
             </button>
+            // Seats of an earlier booking given back for these: its own panel.
+            <button type="button" data-test="exchange-toggle" disabled=move || busy.get()
+                on:click=move |_| exchanging.set(true)>
+                {move || tr!(lang.get(), "kiosk.exchange")}
+            </button>
             {error_line(lang, error)}
         </section>
+        </Show>
     }
 }
 
