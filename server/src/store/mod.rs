@@ -97,6 +97,7 @@ pub trait Store:
     + Payments
     + Settlements
     + Idempotency
+    + IdempotencyOutcome
     + Relay
     + Consumers
     + StaffAccounts

@@ -1,7 +1,39 @@
-//! The catalog's transactions that change what is on sale — taking seats off public sale,
-//! cancelling a showtime — written once over the dialect's steps (`CatalogSteps`).
+//! The catalog's transactions — making a hall, scheduling a showtime, taking seats off public
+//! sale, cancelling a showtime — written once over the dialect's steps (`CatalogSteps`).
 
 use super::*;
+
+/// Makes a hall with its categories and seats, and commits (see [`Catalog::create_hall`]);
+/// `None` when a hall has its name already.
+pub(super) async fn create_hall<T: CatalogSteps>(
+    mut tx: T,
+    hall: &NewHall,
+) -> Result<Option<i64>, StoreError> {
+    let Some(id) = tx.insert_hall(hall).await? else {
+        return Ok(None);
+    };
+    for category in &hall.categories {
+        tx.insert_category(id, category).await?;
+    }
+    tx.insert_hall_seats(id, &hall.seats).await?;
+    tx.commit().await?;
+    Ok(Some(id))
+}
+
+/// Schedules a showtime with its prices and one seat per seat of its hall, and commits (see
+/// [`Catalog::add_showtime`]).
+pub(super) async fn add_showtime<T: CatalogSteps>(
+    mut tx: T,
+    new: &NewShowtime,
+) -> Result<ShowtimeId, StoreError> {
+    let id = tx.insert_showtime(new).await?;
+    for (category, price) in &new.prices {
+        tx.insert_price(id, category, *price).await?;
+    }
+    tx.insert_show_seats(id, new.hall_id).await?;
+    tx.commit().await?;
+    stored_showtime(id)
+}
 
 /// Takes seats off public sale (or puts them back) if every one is free, and commits
 /// (see [`Catalog::block_seats`]).

@@ -15,6 +15,8 @@ pub struct StoredHall {
 
 #[async_trait::async_trait]
 pub trait HallPlans: Send + Sync {
+    /// A showtime's hall layout (`None`: no such showtime).
+    async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError>;
     /// Every hall with its number of seats, by name.
     async fn halls(&self) -> Result<Vec<HallSummary>, StoreError>;
     /// The hall's name, categories and seats; `None` when there is no such hall.
@@ -93,11 +95,27 @@ pub(super) fn stored_hall(
     })
 }
 
-/// `impl HallPlans for $store`, reading through `self.$read`.
+/// `impl HallPlans for $store`, reading through `self.$read`: the same statements in both
+/// dialects.
 macro_rules! hall_plans {
     ($store:ty, $read:ident) => {
         #[async_trait::async_trait]
         impl HallPlans for $store {
+            async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
+                let head: Option<ShowtimeHead> = sqlx::query_as(SHOWTIME_HEAD)
+                    .bind(showtime.get())
+                    .fetch_optional(&self.$read)
+                    .await?;
+                let Some(head) = head else {
+                    return Ok(None);
+                };
+                let categories = sqlx::query_as(SHOWTIME_CATEGORIES).bind(showtime.get());
+                let categories = categories.fetch_all(&self.$read).await?;
+                let seats = sqlx::query_as(HALL_SEATS).bind(head.hall_id);
+                let seats = seats.fetch_all(&self.$read).await?;
+                head.layout(showtime, categories, seats).map(Some)
+            }
+
             async fn halls(&self) -> Result<Vec<HallSummary>, StoreError> {
                 let rows: Vec<HallRow> = sqlx::query_as(HALLS).fetch_all(&self.$read).await?;
                 Ok(rows

@@ -1,54 +1,6 @@
 //! Catalog: halls with their seat layouts, showtimes, and what the seat map and the showtime
 //! list read (seats' effective states, with lazy expiry).
 
-/// A showtime's hall layout read through `$pool` (`None`: no such showtime): the same three
-/// statements in both dialects.
-macro_rules! read_layout {
-    ($pool:expr, $showtime:expr) => {{
-        let showtime: ShowtimeId = $showtime;
-        let head: Option<ShowtimeHead> = sqlx::query_as(SHOWTIME_HEAD)
-            .bind(showtime.get())
-            .fetch_optional($pool)
-            .await?;
-        match head {
-            None => Ok(None),
-            Some(head) => {
-                let categories = sqlx::query_as(SHOWTIME_CATEGORIES).bind(showtime.get());
-                let categories = categories.fetch_all($pool).await?;
-                let seats = sqlx::query_as(HALL_SEATS).bind(head.hall_id);
-                let seats = seats.fetch_all($pool).await?;
-                head.layout(showtime, categories, seats).map(Some)
-            }
-        }
-    }};
-}
-
-/// Creates a showtime and its seats in `$tx` and commits: the same statements in both dialects.
-macro_rules! insert_showtime {
-    ($tx:ident, $new:expr) => {{
-        let new: &NewShowtime = $new;
-        let id: i64 = sqlx::query_scalar(NEW_SHOWTIME)
-            .bind(new.hall_id)
-            .bind(new.title.trim())
-            .bind(At(new.starts_at))
-            .bind(new.duration_minutes)
-            .bind(new.sales_open_at.map(At))
-            .bind(new.sales_close_at.map(At))
-            .bind(new.hot_sale)
-            .bind(new.accessible_release_at.map(At))
-            .fetch_one(&mut *$tx)
-            .await?;
-        for (category, price) in &new.prices {
-            let price_row = sqlx::query(NEW_PRICE).bind(id).bind(category).bind(*price);
-            price_row.execute(&mut *$tx).await?;
-        }
-        let seats = sqlx::query(NEW_SHOW_SEATS).bind(id).bind(new.hall_id);
-        seats.execute(&mut *$tx).await?;
-        $tx.commit().await?;
-        stored_showtime(id)
-    }};
-}
-
 #[macro_use]
 mod steps;
 
@@ -78,8 +30,6 @@ pub trait Catalog: Send + Sync {
         now: Now,
         since: DateTime<Utc>,
     ) -> Result<Vec<ShowtimeSummary>, StoreError>;
-
-    async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError>;
 
     async fn seat_states(
         &self,

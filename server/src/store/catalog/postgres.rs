@@ -5,6 +5,30 @@ use crate::store::postgres::append_event;
 struct PgCatalog<'a>(sqlx::Transaction<'a, sqlx::Postgres>);
 
 impl CatalogSteps for PgCatalog<'_> {
+    async fn insert_hall_seats(&mut self, id: i64, seats: &[LayoutSeat]) -> Result<(), StoreError> {
+        // All seats in one statement, from arrays.
+        let col = |f: fn(&LayoutSeat) -> String| seats.iter().map(f).collect::<Vec<_>>();
+        let num = |f: fn(&LayoutSeat) -> i32| seats.iter().map(f).collect::<Vec<_>>();
+        sqlx::query(
+        "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category,
+                                accessible, companion)
+         select $1, * from unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[],
+                                  $8::bool[], $9::bool[])",
+    )
+    .bind(id)
+    .bind(col(|s| s.code.to_string()))
+    .bind(col(|s| s.row.clone()))
+    .bind(num(|s| s.number))
+    .bind(num(|s| s.x))
+    .bind(num(|s| s.y))
+    .bind(col(|s| s.category.clone()))
+    .bind(seats.iter().map(|s| s.wheelchair).collect::<Vec<_>>())
+    .bind(seats.iter().map(|s| s.companion).collect::<Vec<_>>())
+    .execute(&mut *self.0)
+    .await?;
+        Ok(())
+    }
+
     catalog_steps!(seat_lock: "for update", booking_lock: "for update of b");
 }
 
@@ -42,10 +66,6 @@ impl Catalog for PgStore {
         Ok(rows.into_iter().map(ShowtimeSummary::from).collect())
     }
 
-    async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
-        read_layout!(&self.pool, showtime)
-    }
-
     async fn seat_states(
         &self,
         showtime: ShowtimeId,
@@ -67,51 +87,11 @@ impl Catalog for PgStore {
     }
 
     async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let id: Option<i64> = sqlx::query_scalar(
-            "insert into hall (name, best_seat) values ($1, $2)
-             on conflict (name) do nothing returning id",
-        )
-        .bind(&hall.name)
-        .bind(&hall.best_seat)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(id) = id else { return Ok(None) };
-        for c in &hall.categories {
-            let category = sqlx::query(NEW_CATEGORY).bind(id).bind(&c.code);
-            category
-                .bind(&c.name)
-                .bind(c.price)
-                .execute(&mut *tx)
-                .await?;
-        }
-        // All seats in one statement, from arrays.
-        let col = |f: fn(&LayoutSeat) -> String| hall.seats.iter().map(f).collect::<Vec<_>>();
-        let num = |f: fn(&LayoutSeat) -> i32| hall.seats.iter().map(f).collect::<Vec<_>>();
-        sqlx::query(
-            "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category,
-                                    accessible, companion)
-             select $1, * from unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[],
-                                      $8::bool[], $9::bool[])",
-        )
-        .bind(id)
-        .bind(col(|s| s.code.to_string()))
-        .bind(col(|s| s.row.clone()))
-        .bind(num(|s| s.number))
-        .bind(num(|s| s.x))
-        .bind(num(|s| s.y))
-        .bind(col(|s| s.category.clone()))
-        .bind(hall.seats.iter().map(|s| s.wheelchair).collect::<Vec<_>>())
-        .bind(hall.seats.iter().map(|s| s.companion).collect::<Vec<_>>())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Some(id))
+        changes::create_hall(PgCatalog(self.pool.begin().await?), hall).await
     }
 
     async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        insert_showtime!(tx, showtime)
+        changes::add_showtime(PgCatalog(self.pool.begin().await?), showtime).await
     }
 
     async fn block_seats(

@@ -5,6 +5,29 @@ use crate::store::sqlite::append_event;
 struct SqliteCatalog<'a>(sqlx::Transaction<'a, sqlx::Sqlite>);
 
 impl CatalogSteps for SqliteCatalog<'_> {
+    async fn insert_hall_seats(&mut self, id: i64, seats: &[LayoutSeat]) -> Result<(), StoreError> {
+        // No arrays here: one statement per seat, in the same transaction.
+        for s in seats {
+            sqlx::query(
+            "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category,
+                                    accessible, companion)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(id)
+        .bind(s.code.as_str())
+        .bind(&s.row)
+        .bind(s.number)
+        .bind(s.x)
+        .bind(s.y)
+        .bind(&s.category)
+        .bind(s.wheelchair)
+        .bind(s.companion)
+        .execute(&mut *self.0)
+        .await?;
+        }
+        Ok(())
+    }
+
     catalog_steps!(seat_lock: "", booking_lock: "");
 }
 
@@ -40,10 +63,6 @@ impl Catalog for SqliteStore {
         Ok(rows.into_iter().map(ShowtimeSummary::from).collect())
     }
 
-    async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
-        read_layout!(&self.read, showtime)
-    }
-
     async fn seat_states(
         &self,
         showtime: ShowtimeId,
@@ -64,50 +83,19 @@ impl Catalog for SqliteStore {
     }
 
     async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        let id: Option<i64> = sqlx::query_scalar(
-            "insert into hall (name, best_seat) values ($1, $2)
-             on conflict (name) do nothing returning id",
+        changes::create_hall(
+            SqliteCatalog(self.write.begin_with("BEGIN IMMEDIATE").await?),
+            hall,
         )
-        .bind(&hall.name)
-        .bind(&hall.best_seat)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(id) = id else { return Ok(None) };
-        for c in &hall.categories {
-            let category = sqlx::query(NEW_CATEGORY).bind(id).bind(&c.code);
-            category
-                .bind(&c.name)
-                .bind(c.price)
-                .execute(&mut *tx)
-                .await?;
-        }
-        // No arrays here: one statement per seat, in the same transaction.
-        for s in &hall.seats {
-            sqlx::query(
-                "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x, grid_y, category,
-                                        accessible, companion)
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            )
-            .bind(id)
-            .bind(s.code.as_str())
-            .bind(&s.row)
-            .bind(s.number)
-            .bind(s.x)
-            .bind(s.y)
-            .bind(&s.category)
-            .bind(s.wheelchair)
-            .bind(s.companion)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(Some(id))
+        .await
     }
 
     async fn add_showtime(&self, showtime: &NewShowtime) -> Result<ShowtimeId, StoreError> {
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        insert_showtime!(tx, showtime)
+        changes::add_showtime(
+            SqliteCatalog(self.write.begin_with("BEGIN IMMEDIATE").await?),
+            showtime,
+        )
+        .await
     }
 
     async fn block_seats(

@@ -1,5 +1,5 @@
-//! The statements of the catalog's transactions (taking seats off sale, cancelling a
-//! showtime), one step each, in the dialect's transaction. The transactions (`changes.rs`) are
+//! The statements of the catalog's transactions (making a hall, scheduling a showtime,
+//! taking seats off sale, cancelling a showtime), one step each, in the dialect's transaction. The transactions (`changes.rs`) are
 //! written once over them; each dialect implements them with `catalog_steps!` (the same SQL
 //! text, its own locks) and its own outbox append.
 
@@ -7,6 +7,29 @@ use super::*;
 
 /// A dialect's catalog transaction.
 pub(super) trait CatalogSteps: Send + Sized {
+    /// Inserts a hall; its id, or `None` when a hall has its name.
+    async fn insert_hall(&mut self, hall: &NewHall) -> Result<Option<i64>, StoreError>;
+    async fn insert_category(
+        &mut self,
+        hall: i64,
+        category: &PriceCategory,
+    ) -> Result<(), StoreError>;
+    /// Inserts the hall's seats (the dialect's own way: arrays, or one statement each).
+    async fn insert_hall_seats(
+        &mut self,
+        hall: i64,
+        seats: &[LayoutSeat],
+    ) -> Result<(), StoreError>;
+    /// Inserts a showtime's row; its id.
+    async fn insert_showtime(&mut self, new: &NewShowtime) -> Result<i64, StoreError>;
+    async fn insert_price(
+        &mut self,
+        showtime: i64,
+        category: &str,
+        price: i64,
+    ) -> Result<(), StoreError>;
+    /// The showtime's seats, one per seat of its hall.
+    async fn insert_show_seats(&mut self, showtime: i64, hall: i64) -> Result<(), StoreError>;
     /// Whether seat `code` is free at `now` (its row locked, in PostgreSQL).
     async fn seat_free(
         &mut self,
@@ -54,6 +77,66 @@ pub(super) trait CatalogSteps: Send + Sized {
 /// statements and their bindings: every decision is in `changes.rs`.
 macro_rules! catalog_steps {
     (seat_lock: $seat_lock:literal, booking_lock: $booking_lock:literal) => {
+        async fn insert_hall(&mut self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
+            Ok(sqlx::query_scalar(
+                "insert into hall (name, best_seat) values ($1, $2)
+                 on conflict (name) do nothing returning id",
+            )
+            .bind(&hall.name)
+            .bind(&hall.best_seat)
+            .fetch_optional(&mut *self.0)
+            .await?)
+        }
+
+        async fn insert_category(
+            &mut self,
+            hall: i64,
+            category: &PriceCategory,
+        ) -> Result<(), StoreError> {
+            sqlx::query(NEW_CATEGORY)
+                .bind(hall)
+                .bind(&category.code)
+                .bind(&category.name)
+                .bind(category.price)
+                .execute(&mut *self.0)
+                .await?;
+            Ok(())
+        }
+
+        async fn insert_showtime(&mut self, new: &NewShowtime) -> Result<i64, StoreError> {
+            Ok(sqlx::query_scalar(NEW_SHOWTIME)
+                .bind(new.hall_id)
+                .bind(new.title.trim())
+                .bind(At(new.starts_at))
+                .bind(new.duration_minutes)
+                .bind(new.sales_open_at.map(At))
+                .bind(new.sales_close_at.map(At))
+                .bind(new.hot_sale)
+                .bind(new.accessible_release_at.map(At))
+                .fetch_one(&mut *self.0)
+                .await?)
+        }
+
+        async fn insert_price(
+            &mut self,
+            showtime: i64,
+            category: &str,
+            price: i64,
+        ) -> Result<(), StoreError> {
+            let row = sqlx::query(NEW_PRICE)
+                .bind(showtime)
+                .bind(category)
+                .bind(price);
+            row.execute(&mut *self.0).await?;
+            Ok(())
+        }
+
+        async fn insert_show_seats(&mut self, showtime: i64, hall: i64) -> Result<(), StoreError> {
+            let seats = sqlx::query(NEW_SHOW_SEATS).bind(showtime).bind(hall);
+            seats.execute(&mut *self.0).await?;
+            Ok(())
+        }
+
         async fn seat_free(
             &mut self,
             showtime: ShowtimeId,

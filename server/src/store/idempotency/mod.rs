@@ -62,6 +62,13 @@ pub trait Idempotency: Send + Sync {
         now: Now,
     ) -> Result<IdempotencyBegin, StoreError>;
 
+    /// Deletes keys older than [`IDEMPOTENCY_KEEP`] at `now`; how many.
+    async fn purge_idempotency_keys(&self, now: Now) -> Result<u64, StoreError>;
+}
+
+/// Ending a claimed key, the same statements in both dialects (`idempotency_outcome!`).
+#[async_trait::async_trait]
+pub trait IdempotencyOutcome: Send + Sync {
     /// Stores the answer of the request that claimed `key`.
     async fn idempotency_finish(
         &self,
@@ -73,7 +80,43 @@ pub trait Idempotency: Send + Sync {
 
     /// Frees `key` after a failure worth retrying (nothing was decided).
     async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError>;
-
-    /// Deletes keys older than [`IDEMPOTENCY_KEEP`] at `now`; how many.
-    async fn purge_idempotency_keys(&self, now: Now) -> Result<u64, StoreError>;
 }
+
+/// `impl IdempotencyOutcome for $store`, writing through `self.$write`.
+macro_rules! idempotency_outcome {
+    ($store:ty, $write:ident) => {
+        #[async_trait::async_trait]
+        impl IdempotencyOutcome for $store {
+            async fn idempotency_finish(
+                &self,
+                customer: CustomerId,
+                key: &str,
+                status: u16,
+                body: &str,
+            ) -> Result<(), StoreError> {
+                sqlx::query(FINISH_KEY)
+                    .bind(customer.0)
+                    .bind(key)
+                    .bind(i32::from(status))
+                    .bind(body)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(())
+            }
+
+            async fn idempotency_abandon(
+                &self,
+                customer: CustomerId,
+                key: &str,
+            ) -> Result<(), StoreError> {
+                let abandon = sqlx::query(ABANDON_KEY).bind(customer.0).bind(key);
+                abandon.execute(&self.$write).await?;
+                Ok(())
+            }
+        }
+    };
+}
+
+// impl IdempotencyOutcome for PgStore, and for SqliteStore:
+idempotency_outcome!(PgStore, pool);
+idempotency_outcome!(SqliteStore, write);

@@ -52,29 +52,6 @@ impl Idempotency for PgStore {
         }))
     }
 
-    async fn idempotency_finish(
-        &self,
-        customer: CustomerId,
-        key: &str,
-        status: u16,
-        body: &str,
-    ) -> Result<(), StoreError> {
-        sqlx::query(FINISH_KEY)
-            .bind(customer.0)
-            .bind(key)
-            .bind(i32::from(status))
-            .bind(body)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn idempotency_abandon(&self, customer: CustomerId, key: &str) -> Result<(), StoreError> {
-        let abandon = sqlx::query(ABANDON_KEY).bind(customer.0).bind(key);
-        abandon.execute(&self.pool).await?;
-        Ok(())
-    }
-
     async fn purge_idempotency_keys(&self, now: Now) -> Result<u64, StoreError> {
         Ok(sqlx::query(
             "delete from idempotency_key where created_at < coalesce($1::timestamptz, now()) - $2::interval",
