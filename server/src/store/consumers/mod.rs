@@ -1,59 +1,8 @@
 //! The consumers' side of the store: an event's effect applied together with the record that it
 //! was applied (so a redelivery changes nothing), tickets issued, sales figures.
 
-/// Applies `$effect` for `$consumer` unless the event was applied before, in `$tx`, and
-/// answers whether it was the first time: the same statements in both dialects but for the time
-/// stamp, which PostgreSQL's take from the database clock and SQLite's as their last parameter
-/// (`stamp: …`). Uses the dialect's `RECORD_CONSUMED` and `ISSUE_TICKET` statements.
-macro_rules! apply_effect {
-    ($tx:ident, $consumer:expr, $event_id:expr, $effect:expr $(, stamp: $stamp:expr)?) => {{
-        let first = sqlx::query(RECORD_CONSUMED)
-            .bind($consumer)
-            .bind($event_id)
-            $(.bind($stamp))?
-            .execute(&mut *$tx)
-            .await?
-            .rows_affected()
-            == 1;
-        if first {
-            match $effect {
-                ConsumerEffect::Nothing => {}
-                ConsumerEffect::IssueTicket { booking, code } => {
-                    sqlx::query(ISSUE_TICKET)
-                        .bind(booking.0)
-                        .bind(code)
-                        $(.bind($stamp))?
-                        .execute(&mut *$tx)
-                        .await?;
-                }
-                ConsumerEffect::Sales {
-                    showtime,
-                    day,
-                    channel,
-                    bookings,
-                    seats,
-                    revenue,
-                    refunds,
-                    refunded,
-                } => {
-                    sqlx::query(ADD_SALES)
-                        .bind(showtime.get())
-                        .bind(day)
-                        .bind(channel.as_str())
-                        .bind(*bookings as i32)
-                        .bind(*seats as i32)
-                        .bind(revenue)
-                        .bind(*refunds as i32)
-                        .bind(refunded)
-                        .execute(&mut *$tx)
-                        .await?;
-                }
-            }
-            $tx.commit().await?;
-        }
-        first
-    }};
-}
+#[macro_use]
+mod apply;
 
 mod postgres;
 mod sqlite;

@@ -7,6 +7,35 @@ const RECORD_CONSUMED: &str = "insert into consumed_event (consumer, event_id) v
 const ISSUE_TICKET: &str = "insert into ticket (booking_id, code) values ($1, $2)
                             on conflict (booking_id) do nothing";
 
+/// A consumer transaction on PostgreSQL.
+struct PgConsumer<'a>(sqlx::Transaction<'a, sqlx::Postgres>);
+
+impl apply::ConsumerSteps for PgConsumer<'_> {
+    async fn record_consumed(
+        &mut self,
+        consumer: &str,
+        event_id: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(RECORD_CONSUMED)
+            .bind(consumer)
+            .bind(event_id)
+            .execute(&mut *self.0)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn issue_ticket(&mut self, booking: BookingId, code: &str) -> Result<(), StoreError> {
+        sqlx::query(ISSUE_TICKET)
+            .bind(booking.0)
+            .bind(code)
+            .execute(&mut *self.0)
+            .await?;
+        Ok(())
+    }
+
+    consumer_steps!();
+}
+
 #[async_trait::async_trait]
 impl Consumers for PgStore {
     async fn apply_event(
@@ -15,8 +44,8 @@ impl Consumers for PgStore {
         event_id: &str,
         effect: &ConsumerEffect,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        Ok(apply_effect!(tx, consumer, event_id, effect))
+        let tx = PgConsumer(self.pool.begin().await?);
+        apply::apply_event(tx, consumer, event_id, effect).await
     }
 
     async fn issued_ticket(

@@ -8,6 +8,37 @@ const RECORD_CONSUMED: &str =
 const ISSUE_TICKET: &str = "insert into ticket (booking_id, code, issued_at) values ($1, $2, $3)
                             on conflict (booking_id) do nothing";
 
+/// A consumer transaction on SQLite (with the time it stamps).
+struct SqliteConsumer<'a>(sqlx::Transaction<'a, sqlx::Sqlite>, At);
+
+impl apply::ConsumerSteps for SqliteConsumer<'_> {
+    async fn record_consumed(
+        &mut self,
+        consumer: &str,
+        event_id: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(RECORD_CONSUMED)
+            .bind(consumer)
+            .bind(event_id)
+            .bind(self.1)
+            .execute(&mut *self.0)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn issue_ticket(&mut self, booking: BookingId, code: &str) -> Result<(), StoreError> {
+        sqlx::query(ISSUE_TICKET)
+            .bind(booking.0)
+            .bind(code)
+            .bind(self.1)
+            .execute(&mut *self.0)
+            .await?;
+        Ok(())
+    }
+
+    consumer_steps!();
+}
+
 #[async_trait::async_trait]
 impl Consumers for SqliteStore {
     async fn apply_event(
@@ -16,9 +47,11 @@ impl Consumers for SqliteStore {
         event_id: &str,
         effect: &ConsumerEffect,
     ) -> Result<bool, StoreError> {
-        let now = At::or_now(None);
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        Ok(apply_effect!(tx, consumer, event_id, effect, stamp: now))
+        let tx = SqliteConsumer(
+            self.write.begin_with("BEGIN IMMEDIATE").await?,
+            At::or_now(None),
+        );
+        apply::apply_event(tx, consumer, event_id, effect).await
     }
 
     async fn issued_ticket(
