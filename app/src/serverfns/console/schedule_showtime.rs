@@ -1,6 +1,6 @@
 // Each argument of the server function is a field of the request's JSON object (all but three
 // optional), on the server and in the browser's generated caller alike.
-#![allow(clippy::too_many_arguments)]
+#![expect(clippy::too_many_arguments)]
 
 use crate::domain::ShowtimeId;
 use crate::error::InventoryError;
