@@ -67,7 +67,9 @@ impl BoxOffice for SqliteStore {
         at: At,
         now: Now,
     ) -> Result<CounterSold, StoreError> {
-        counter::sell_at_counter(self.counter_tx().await?, sale, at, At::or_now(now)).await
+        // The sale is judged at the time it was asked, not after waiting for the writer.
+        let fence = At::or_now(now);
+        counter::sell_at_counter(self.counter_tx().await?, sale, at, fence).await
     }
 
     async fn exchange_at_counter(
@@ -76,8 +78,9 @@ impl BoxOffice for SqliteStore {
         at: At,
         now: Now,
     ) -> Result<CounterExchanged, StoreError> {
+        let fence = At::or_now(now);
         let tx = self.counter_tx().await?;
-        returns::exchange_at_counter(tx, exchange, at, At::or_now(now)).await
+        returns::exchange_at_counter(tx, exchange, at, fence).await
     }
 
     async fn check_in(

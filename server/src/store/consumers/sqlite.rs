@@ -47,10 +47,8 @@ impl Consumers for SqliteStore {
         event_id: &str,
         effect: &ConsumerEffect,
     ) -> Result<bool, StoreError> {
-        let tx = SqliteConsumer(
-            self.write.begin_with("BEGIN IMMEDIATE").await?,
-            At::or_now(None),
-        );
+        let now = At::or_now(None);
+        let tx = SqliteConsumer(self.write.begin_with("BEGIN IMMEDIATE").await?, now);
         apply::apply_event(tx, consumer, event_id, effect).await
     }
 
