@@ -76,7 +76,9 @@ fn Scanner() -> impl IntoView {
             if focused_field {
                 return;
             }
-            let now = js_sys::Date::now();
+            // When the key was pressed, not when this handler got to it (a busy page may handle
+            // a burst late, but its keys keep their own times).
+            let now = ev.time_stamp();
             if now - last.get_value() > BURST_GAP_MS {
                 buffer.set_value(String::new());
             }
