@@ -5,7 +5,9 @@
 use crate::domain::{StaffMember, StaffRole};
 use crate::error::InventoryError;
 use crate::i18n::{error_text, use_lang};
-use crate::serverfns::{staff_accounts, staff_change_password, staff_reset_pin, staff_set_pin};
+use crate::serverfns::{
+    staff_accounts, staff_change_password, staff_me, staff_reset_pin, staff_set_pin,
+};
 use crate::tr;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -110,20 +112,31 @@ pub fn OwnAccount(member: StaffMember) -> impl IntoView {
     }
 }
 
-/// The operator's list of members, with a PIN reset for each.
-#[component]
-pub fn StaffPins(member: StaffMember) -> impl IntoView {
-    let lang = use_lang();
-    let operator = member.role == StaffRole::Operator;
-    let accounts = Resource::new(
-        move || operator,
-        |operator| async move {
-            match operator {
-                true => staff_accounts().await,
-                false => Ok(Vec::new()),
+/// Every staff account, for the operator's list.
+pub type StaffList = Resource<Result<Vec<crate::domain::StaffAccountView>, InventoryError>>;
+
+/// The list the console's home shows (operators only: for anyone else it is empty, and not
+/// asked for). Made when the page is, before anything is awaited, so that the browser finds the
+/// server's answer for it when the page hydrates: a resource made after an await (inside the
+/// page's `Suspend`) was sometimes matched with another resource's answer under load, and the
+/// page failed to hydrate.
+pub fn staff_list() -> StaffList {
+    Resource::new(
+        || (),
+        |_| async move {
+            match staff_me().await {
+                Ok(me) if me.role == StaffRole::Operator => staff_accounts().await,
+                _ => Ok(Vec::new()),
             }
         },
-    );
+    )
+}
+
+/// The operator's list of members, with a PIN reset for each.
+#[component]
+pub fn StaffPins(member: StaffMember, accounts: StaffList) -> impl IntoView {
+    let lang = use_lang();
+    let operator = member.role == StaffRole::Operator;
     let (who, pin) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let done: Outcome = RwSignal::new(None);
     let reset = move |ev: leptos::ev::SubmitEvent| {

@@ -1,7 +1,7 @@
 //! `/admin`: the console's home — who is signed in, where to go, signing out, one's own
 //! password and PIN, and (operators) the members' PINs.
 
-use super::account::{OwnAccount, StaffPins};
+use super::account::{staff_list, OwnAccount, StaffPins};
 use super::{AdminNav, StaffRefusal};
 use crate::i18n::use_lang;
 use crate::serverfns::{staff_me, staff_sign_out};
@@ -14,6 +14,7 @@ use leptos_router::hooks::use_navigate;
 pub fn AdminPage() -> impl IntoView {
     let lang = use_lang();
     let me = Resource::new(|| (), |_| staff_me());
+    let accounts = staff_list();
     let navigate = use_navigate();
     let sign_out = move |_| {
         let navigate = navigate.clone();
@@ -42,7 +43,7 @@ pub fn AdminPage() -> impl IntoView {
                                 {move || tr!(lang.get(), "staff.sign_out")}
                             </button>
                             <OwnAccount member=own />
-                            <StaffPins member=pins />
+                            <StaffPins member=pins accounts />
                         }.into_any()
                         }
                         Err(error) => view! { <StaffRefusal error=error here="/admin" /> }.into_any(),
