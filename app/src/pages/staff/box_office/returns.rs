@@ -102,16 +102,7 @@ pub(super) fn ExchangePanel(
     let pin = RwSignal::new(String::new());
     let error = RwSignal::new(None::<InventoryError>);
     let busy = RwSignal::new(false);
-    let held = move || {
-        picker.hold.with(|h| {
-            h.as_ref()
-                .map(|h| {
-                    crate::seating::reading_order(h.hold.seats.iter().map(|s| s.to_string()))
-                        .join(", ")
-                })
-                .unwrap_or_default()
-        })
-    };
+    let held = move || held_seats(picker);
     let exchange = move |_| {
         let Some(hold) = picker.hold.get_untracked() else {
             return;

@@ -146,6 +146,17 @@ pub(super) fn Sale(
 }
 
 /// The total of the clerk's held seats.
+/// The seats the clerk holds, in reading order (`A1, A2`).
+pub(super) fn held_seats(picker: Picker) -> String {
+    picker.hold.with(|h| {
+        h.as_ref()
+            .map(|h| {
+                crate::seating::reading_order(h.hold.seats.iter().map(|s| s.to_string())).join(", ")
+            })
+            .unwrap_or_default()
+    })
+}
+
 pub(super) fn held_total(picker: Picker) -> i64 {
     let held: std::collections::BTreeSet<String> = picker.hold.with(|h| {
         h.as_ref()

@@ -21,16 +21,7 @@ pub(super) fn Tender(
     let total = Memo::new(move |_| held_total(picker));
     let given = move || tendered.with(|t| t.trim().parse::<i64>().ok());
     let change = move || given().map(|g| g - total.get());
-    let seats = move || {
-        picker.hold.with(|h| {
-            h.as_ref()
-                .map(|h| {
-                    crate::seating::reading_order(h.hold.seats.iter().map(|s| s.to_string()))
-                        .join(", ")
-                })
-                .unwrap_or_default()
-        })
-    };
+    let seats = move || held_seats(picker);
     let sell = move |_| {
         let Some(hold) = picker.hold.get_untracked() else {
             return;
