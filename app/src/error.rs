@@ -119,6 +119,29 @@ pub enum InventoryError {
     /// Too many hold attempts: the customer may try again after this many seconds.
     #[error("too many attempts; try again in {0} s")]
     RateLimited(u64),
+    /// The showtime's sale has a waiting room: a customer holds once admitted by it, with the
+    /// admission (the session's in the browser; header `Admission-Token` in the REST API).
+    #[error("this sale has a waiting room: join the queue at /showtimes/{0}/queue and hold once you are admitted")]
+    QueueRequired(ShowtimeId),
+    /// The admission has held this many seats already (holds, cancels and holds again together).
+    #[error("one admission holds at most 8 seats in all; this one has held {0}")]
+    AdmissionSeatLimit(u32),
+    /// The waiting room's state cannot be reached: holds of its showtime wait rather than let an
+    /// unguarded crowd in.
+    #[error("the waiting room is unavailable for a moment; please try again")]
+    QueueUnavailable,
+    /// The waiting room holds as many people as it may: try again later.
+    #[error("the waiting room is full; please try again in a minute")]
+    QueueFull,
+    /// Too many places in this queue come from the client's address.
+    #[error("too many places in this queue come from your network")]
+    QueueAddressLimit,
+    /// No such place in the queue (it was given up, its admission ended, or the room was reset).
+    #[error("you have no place in this queue (it ended or was given up): join it again")]
+    QueuePlaceNotFound,
+    /// The showtime has no waiting room now: hold directly.
+    #[error("this showtime has no waiting room now: hold seats directly")]
+    NoWaitingRoom,
     /// Something failed inside the server; the details are logged there, never sent out.
     #[error("the service is temporarily unavailable, please try again")]
     Unavailable,
@@ -135,13 +158,15 @@ impl InventoryError {
             | Self::HoldNotFound
             | Self::BookingNotFound
             | Self::ApiTokenNotFound
-            | Self::HallNotFound => 404,
+            | Self::HallNotFound
+            | Self::QueuePlaceNotFound => 404,
             Self::NotYourHold
             | Self::NotYourBooking
             | Self::StaffForbidden
             | Self::ApprovalRequired
             | Self::ApprovalRefused
-            | Self::SignInNotAllowedHere => 403,
+            | Self::SignInNotAllowedHere
+            | Self::QueueRequired(_) => 403,
             Self::StaffSignInRequired | Self::SignInFailed | Self::WrongPin => 401,
             Self::StaffSessionLocked => 423,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
@@ -162,9 +187,11 @@ impl InventoryError {
             | Self::NoOpenShift
             | Self::ShiftClosed
             | Self::ShiftAlreadyOpen(_)
-            | Self::NotRefundable(_) => 409,
-            Self::RateLimited(_) | Self::SignInLocked(_) => 429,
-            Self::Unavailable => 503,
+            | Self::NotRefundable(_)
+            | Self::AdmissionSeatLimit(_)
+            | Self::NoWaitingRoom => 409,
+            Self::RateLimited(_) | Self::SignInLocked(_) | Self::QueueAddressLimit => 429,
+            Self::Unavailable | Self::QueueUnavailable | Self::QueueFull => 503,
         }
     }
 
@@ -209,6 +236,13 @@ impl InventoryError {
             Self::SignInNotAllowedHere => "SIGN_IN_NOT_ALLOWED_HERE",
             Self::ApprovalRefused => "APPROVAL_REFUSED",
             Self::RateLimited(_) => "RATE_LIMITED",
+            Self::QueueRequired(_) => "QUEUE_REQUIRED",
+            Self::AdmissionSeatLimit(_) => "ADMISSION_SEAT_LIMIT",
+            Self::QueueUnavailable => "QUEUE_UNAVAILABLE",
+            Self::QueueFull => "QUEUE_FULL",
+            Self::QueueAddressLimit => "QUEUE_ADDRESS_LIMIT",
+            Self::QueuePlaceNotFound => "QUEUE_PLACE_NOT_FOUND",
+            Self::NoWaitingRoom => "NO_WAITING_ROOM",
             Self::Unavailable => "UNAVAILABLE",
             Self::Transport(_) => "BAD_REQUEST",
         }
@@ -220,6 +254,20 @@ impl InventoryError {
             Self::RateLimited(seconds)
             | Self::SignInLocked(seconds)
             | Self::RecentlyReleased(seconds) => Some(*seconds),
+            Self::QueueUnavailable => Some(5),
+            Self::QueueFull | Self::QueueAddressLimit => Some(60),
+            _ => None,
+        }
+    }
+
+    /// The waiting room to join, when the error says a customer must queue first: its API
+    /// (`POST` to join) and its page.
+    pub fn queue(&self) -> Option<(String, String)> {
+        match self {
+            Self::QueueRequired(showtime) => Some((
+                format!("/showtimes/{showtime}/queue"),
+                format!("/showtimes/{showtime}/waiting-room"),
+            )),
             _ => None,
         }
     }

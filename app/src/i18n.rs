@@ -208,6 +208,13 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::ApprovalRefused => tr!(lang, "error.approval_refused"),
         E::RateLimited(seconds) => tr!(lang, "error.rate_limited", seconds = seconds),
         E::Unavailable => tr!(lang, "error.unavailable"),
+        E::QueueRequired(_) => tr!(lang, "error.queue_required"),
+        E::AdmissionSeatLimit(_) => tr!(lang, "error.admission_seat_limit"),
+        E::QueueUnavailable => tr!(lang, "error.queue_unavailable"),
+        E::QueueFull => tr!(lang, "error.queue_full"),
+        E::QueueAddressLimit => tr!(lang, "error.queue_address_limit"),
+        E::QueuePlaceNotFound => tr!(lang, "error.queue_place_not_found"),
+        E::NoWaitingRoom => tr!(lang, "error.no_waiting_room"),
         E::Transport(_) => tr!(lang, "error.network"),
     }
 }

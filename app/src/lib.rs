@@ -97,6 +97,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=pages::NotFound>
                     <Route path=path!("/") view=pages::ShowtimesPage />
                     <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
+                    <Route path=path!("/showtimes/:id/waiting-room") view=pages::QueuePage />
                     <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
                     <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
                     // The staff's pages. Each page's data comes from a server function that

@@ -48,6 +48,7 @@ pub mod seed;
 pub mod staff;
 pub mod startup;
 pub mod store;
+pub mod waiting_room;
 pub mod workers;
 
 /// Logs to stderr; `RUST_LOG` filters (default `info`).

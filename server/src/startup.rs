@@ -13,10 +13,12 @@ use crate::live_bus::LiveBus;
 use crate::payments::gateway::HttpGateway;
 use crate::redis_link::RedisLink;
 use crate::store::{HoldLimits, PgStore, SqliteStore, Store};
+use crate::waiting_room::WaitingRoom;
 use anyhow::Context;
 use leptos::config::LeptosOptions;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// Opens the configured store and brings its schema up to date.
@@ -137,6 +139,9 @@ pub fn leptos_options() -> anyhow::Result<LeptosOptions> {
         .leptos_options)
 }
 
+/// The least time the waiting room's Redis calls are given (`REDIS_TIMEOUT_MS` when longer).
+const ROOM_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// A built, not yet serving, application.
 pub struct Application {
     pub listener: TcpListener,
@@ -239,6 +244,22 @@ impl Application {
         });
         let secure = public_url.starts_with("https://");
         let session = session_key(&config)?.secure(secure);
+        let room_clock = engine.clock().clone();
+        // The room has a connection of its own, with a longer timeout: a slow answer there is
+        // a refused hold (it fails closed), where the seat gate can simply be passed by.
+        let room_link = config.redis.target.clone().map(|target| {
+            let timeout = config.redis.timeout.max(ROOM_REDIS_TIMEOUT);
+            Arc::new(RedisLink::with_prefix(target, timeout, prefix))
+        });
+        if let Some(link) = &room_link {
+            crate::waiting_room::load_script(link).await;
+        }
+        let engine = engine.with_waiting_room(WaitingRoom::new(
+            room_link,
+            config.waiting_room.clone(),
+            session.expose(),
+            room_clock,
+        ));
         let engine =
             Arc::new(engine.with_ticket_keys(ticket_keys(&config)?.with_legacy(session.expose())));
         let workers = crate::workers::Workers::start(&engine, &config).await?;

@@ -13,6 +13,7 @@ mod selection;
 mod showtime;
 mod staff;
 mod text;
+mod waiting_room;
 
 pub use box_office::{
     Approval, CheckIn, CheckInResult, CounterExchange, CounterExchangeRequest, CounterRefund,
@@ -36,3 +37,7 @@ pub use showtime::{
 };
 pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffAccountView, StaffMember, StaffRole};
 pub use text::{name_problem, unprintable};
+pub use waiting_room::{
+    wait_minutes, Admission, QueueFrame, QueuePlace, QueueState, WaitingRoomSettings,
+    WaitingRoomView, MAX_ROOM_RATE, SEATS_PER_ADMISSION,
+};

@@ -12,22 +12,59 @@ use std::net::IpAddr;
 /// Who a hold is for. A customer's hold is counted by the per-customer and per-address limits
 /// and lasts the customers' hold time; a clerk's (the sale at the counter) may take house seats,
 /// is not rate-limited and lasts while the sale is at the counter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Holder {
     Customer {
         id: CustomerId,
         /// The request's client address, when it is a client's request.
         address: Option<IpAddr>,
+        /// What shows that the waiting room admitted the customer (while it is on).
+        admission: AdmissionProof,
     },
     Clerk {
         staff_id: i64,
     },
 }
 
+/// How a customer's hold shows the waiting room's admission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdmissionProof {
+    /// Nothing (a REST hold without `Admission-Token`).
+    None,
+    /// The session's own admission (the browser's server functions).
+    Session,
+    /// A signed admission token (`Admission-Token`).
+    Token(String),
+}
+
 impl Holder {
     /// A customer's hold, from `address`.
     pub fn customer(id: CustomerId, address: Option<IpAddr>) -> Self {
-        Self::Customer { id, address }
+        Self::Customer {
+            id,
+            address,
+            admission: AdmissionProof::None,
+        }
+    }
+
+    /// The same customer's hold, admitted (or not) by `proof`.
+    pub fn admitted_by(self, proof: AdmissionProof) -> Self {
+        match self {
+            Self::Customer { id, address, .. } => Self::Customer {
+                id,
+                address,
+                admission: proof,
+            },
+            clerk => clerk,
+        }
+    }
+
+    /// What shows the waiting room's admission (none for a clerk: staff never queue).
+    pub fn admission(&self) -> Option<&AdmissionProof> {
+        match self {
+            Self::Customer { admission, .. } => Some(admission),
+            Self::Clerk { .. } => None,
+        }
     }
 
     /// The customer id the hold carries. A clerk's is fixed per staff member and never a

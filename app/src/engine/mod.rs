@@ -6,9 +6,11 @@
 
 mod customer;
 mod staff;
+mod waiting_room;
 
-pub use customer::{Bookings, Checkouts, Holder, Holds, Showtimes};
+pub use customer::{AdmissionProof, Bookings, Checkouts, Holder, Holds, Showtimes};
 pub use staff::{Console, Counter, Door, Prints, Returns, Shifts, StaffAccounts, StaffGate};
+pub use waiting_room::WaitingRooms;
 
 use crate::domain::{CustomerId, StaffMember, StaffRole};
 use crate::error::InventoryError;
@@ -28,6 +30,7 @@ pub trait Inventory:
     + Returns
     + Prints
     + Door
+    + WaitingRooms
 {
 }
 
@@ -43,6 +46,7 @@ impl<T> Inventory for T where
         + Returns
         + Prints
         + Door
+        + WaitingRooms
 {
 }
 
@@ -151,6 +155,6 @@ pub fn inventory() -> Result<Arc<dyn Inventory>, InventoryError> {
 pub mod prelude {
     pub use super::{
         Bookings, Checkouts, Console, Counter, Door, Holder, Holds, Inventory, Prints, Returns,
-        Shifts, Showtimes, StaffAccounts, StaffGate,
+        Shifts, Showtimes, StaffAccounts, StaffGate, WaitingRooms,
     };
 }

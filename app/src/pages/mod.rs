@@ -3,12 +3,14 @@
 
 mod booking;
 mod not_found;
+mod queue;
 pub(crate) mod seat_map;
 mod showtimes;
 pub(crate) mod staff;
 
 pub use booking::{BookingPage, MyBookingsPage};
 pub use not_found::NotFound;
+pub use queue::QueuePage;
 pub use seat_map::SeatMapPage;
 pub use showtimes::ShowtimesPage;
 pub use staff::{

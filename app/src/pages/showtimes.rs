@@ -156,6 +156,7 @@ mod tests {
             sales_open: true,
             sales_opens_at: None,
             cancelled: false,
+            waiting_room: false,
         }
     }
 

@@ -8,6 +8,7 @@ mod console;
 mod holds;
 mod showtimes;
 mod staff;
+mod waiting_room;
 
 pub use bookings::*;
 pub use box_office::*;
@@ -15,3 +16,4 @@ pub use console::*;
 pub use holds::*;
 pub use showtimes::*;
 pub use staff::*;
+pub use waiting_room::*;

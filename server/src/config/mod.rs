@@ -1,6 +1,6 @@
 //! Configuration from environment variables (documented in `.env.example`), one section per
 //! concern, each read by its own `from_env`: the store, HTTP, Redis, payments, staff, abuse
-//! limits, sales, and the booking events.
+//! limits, sales, the booking events, and the waiting room.
 
 mod events;
 mod http;
@@ -10,6 +10,7 @@ mod redis;
 mod sales;
 mod staff;
 mod store;
+mod waiting_room;
 
 pub use events::EventsConfig;
 pub use http::HttpConfig;
@@ -54,6 +55,8 @@ pub struct Config {
     pub limits: LimitsConfig,
     pub sales: SalesConfig,
     pub events: EventsConfig,
+    /// The waiting room of hot sales (`WAITING_ROOM_*`).
+    pub waiting_room: crate::waiting_room::RoomPolicy,
 }
 
 impl Config {
@@ -75,6 +78,7 @@ impl Config {
             limits: LimitsConfig::from_env(&env)?,
             sales: SalesConfig::from_env(&env, production)?,
             events: EventsConfig::from_env(&env)?,
+            waiting_room: waiting_room::from_env(&env)?,
             store,
         })
     }

@@ -12,6 +12,7 @@ pub mod settlement;
 mod showtimes;
 pub mod staff;
 pub mod tickets;
+mod waiting_room;
 
 pub use checkout::Payments;
 pub use holds::CLERK_HOLD_TTL;
@@ -87,6 +88,8 @@ pub struct Engine {
     staff_policy: StaffPolicy,
     /// Turns of secret checks per staff name (see `staff_turn`).
     staff_turns: Box<[tokio::sync::Mutex<()>]>,
+    /// The waiting rooms of hot sales.
+    rooms: waiting_room::Rooms,
 }
 
 /// What became of hold attempts since the process started (served at `/metrics`).
@@ -114,6 +117,10 @@ pub struct HoldMetrics {
     pub payment_mismatches: AtomicU64,
     /// Payment events that failed too often, or could never succeed, parked for an operator.
     pub events_parked: AtomicU64,
+    /// Places taken in waiting rooms (joins, repeated joins included).
+    pub room_joins: AtomicU64,
+    /// Admissions this process's steps made.
+    pub room_admitted: AtomicU64,
 }
 
 /// Figures read from the database by the housekeeping task (so that a scrape of `/metrics`
@@ -138,6 +145,10 @@ impl HoldMetrics {
     fn count(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
+
+    fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 impl From<StoreError> for InventoryError {
@@ -161,7 +172,7 @@ impl Engine {
     ) -> Self {
         Self {
             store,
-            clock,
+            clock: clock.clone(),
             hold_ttl,
             layouts: RwLock::default(),
             live,
@@ -189,6 +200,12 @@ impl Engine {
             staff_turns: (0..staff::STAFF_TURNS)
                 .map(|_| tokio::sync::Mutex::new(()))
                 .collect(),
+            rooms: waiting_room::Rooms::new(crate::waiting_room::WaitingRoom::new(
+                None,
+                Default::default(),
+                &rand::random::<[u8; 32]>(),
+                clock,
+            )),
         }
     }
 

@@ -119,8 +119,13 @@ impl Engine {
             .map_err(Unsettled::from)?;
         self.relay_wake.notify_one();
         match settlement {
-            Settlement::Confirmed { showtime, seats } => {
+            Settlement::Confirmed {
+                showtime,
+                seats,
+                hold,
+            } => {
                 tracing::info!(booking = %item.booking.0, "booking confirmed");
+                self.admission_hold_ended(hold, Duration::ZERO).await;
                 let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
                 let until = self.gate_keys_until(showtime).await;
                 self.gate.book(showtime, &codes, item.booking, until).await;

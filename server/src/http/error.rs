@@ -77,6 +77,12 @@ impl ApiError {
         if let Some(seconds) = self.retry_after() {
             body["retryAfter"] = json!(seconds);
         }
+        if let Self::Inventory(e) = self {
+            if let Some((queue, page)) = e.queue() {
+                body["queue"] = json!(queue);
+                body["waitingRoom"] = json!(page);
+            }
+        }
         body
     }
 }

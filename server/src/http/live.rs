@@ -101,7 +101,7 @@ impl Drop for ViewerPlace {
 
 /// Whether a WebSocket request from a browser comes from this site (non-browser clients send
 /// no `Origin`).
-fn origin_allowed(state: &AppState, headers: &HeaderMap) -> bool {
+pub(super) fn origin_allowed(state: &AppState, headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return true;
     };

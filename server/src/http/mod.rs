@@ -12,6 +12,7 @@ pub mod live;
 mod ops;
 mod params;
 mod payments;
+mod queue;
 mod reports;
 pub mod serve;
 pub mod session;
@@ -72,6 +73,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(ops::routes())
         .merge(showtimes::routes())
+        .merge(queue::routes())
         .merge(holds::routes())
         .merge(bookings::routes())
         .merge(payments::routes())

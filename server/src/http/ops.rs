@@ -121,6 +121,28 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "Pages whose answer was ended unfinished at the request deadline.",
         state.web.connections.pages_cut.load(Relaxed) as u64,
     );
+    counter(
+        "seats_waiting_room_joins_total",
+        "Places taken in waiting rooms through this process (repeated joins included).",
+        m.room_joins.load(Relaxed),
+    );
+    counter(
+        "seats_waiting_room_admitted_total",
+        "Shoppers this process's admission steps let in.",
+        m.room_admitted.load(Relaxed),
+    );
+    for (showtime, counts) in state.engine.room_figures() {
+        let _ = writeln!(
+            out,
+            "seats_waiting_room_waiting{{showtime=\"{showtime}\"}} {}\nseats_waiting_room_inside{{showtime=\"{showtime}\"}} {}",
+            counts.waiting, counts.inside
+        );
+    }
+    let _ = writeln!(
+        out,
+        "# HELP seats_waiting_room_pages Waiting pages connected to this process.\n# TYPE seats_waiting_room_pages gauge\nseats_waiting_room_pages {}",
+        state.engine.waiting_rooms().connected_pages()
+    );
     let mut gauge = |name: &str, help: &str, value: i64| {
         if value >= 0 {
             let _ = writeln!(

@@ -6,7 +6,7 @@ use super::json::{JsonBody, MAX_JSON_BODY};
 use super::params::Id;
 use super::AppState;
 use app::domain::{BestAvailable, CustomerId, SeatSelection, ShowtimeId};
-use app::engine::{Holder, Holds, Showtimes};
+use app::engine::{AdmissionProof, Holder, Holds, Showtimes};
 use app::error::InventoryError;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -94,15 +94,28 @@ impl<S: Send + Sync> FromRequest<S> for HoldBody {
     }
 }
 
-#[tracing::instrument(skip(state, body))]
+/// The header a REST hold shows the waiting room's admission with.
+pub const ADMISSION_TOKEN: &str = "admission-token";
+
+#[tracing::instrument(skip(state, body, headers))]
 async fn hold_seats_or_best(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
     client: Option<Extension<app::engine::ClientAddr>>,
     Id(showtime): Id<ShowtimeId>,
+    headers: HeaderMap,
     body: HoldBody,
 ) -> Result<impl IntoResponse, ApiError> {
-    let holder = Holder::customer(customer, client.map(|c| c.0 .0));
+    let proof = match headers.get(ADMISSION_TOKEN).map(|v| v.to_str()) {
+        Some(Ok(token)) => AdmissionProof::Token(token.to_string()),
+        Some(Err(_)) => {
+            return Err(ApiError::BadRequest(
+                "Admission-Token is the token the queue answered".into(),
+            ))
+        }
+        None => AdmissionProof::None,
+    };
+    let holder = Holder::customer(customer, client.map(|c| c.0 .0)).admitted_by(proof);
     let hold = match body {
         HoldBody::Seats(seats) => state.engine.hold_seats(showtime, &seats, holder).await?,
         HoldBody::Best(best) => state.engine.hold_best(showtime, &best, holder).await?,

@@ -1,5 +1,5 @@
 //! Background work of a server process, started together and stopped together: the sweeper and
-//! housekeeping (`sweeper`), the confirmation, refund and reconciliation workers (`payments`),
+//! housekeeping (`sweeper`), the waiting rooms' admissions (`waiting_room`), the confirmation, refund and reconciliation workers (`payments`),
 //! and the outbox relay with, under Kafka, the consumers (`relay`). Every loop is safe with
 //! several processes running it at once. Stopping ends every loop at its next wait (a
 //! transaction in flight rolls back; the outbox delivers at least once) and gives the relay's
@@ -8,6 +8,7 @@
 pub mod payments;
 pub mod relay;
 pub mod sweeper;
+pub mod waiting_room;
 
 use crate::config::Config;
 use crate::engine::Engine;
@@ -37,6 +38,7 @@ impl Workers {
             config.sales.sweep_interval,
         )));
         workers.run(Box::pin(sweeper::housekeeping(engine.clone())));
+        workers.run(Box::pin(waiting_room::admissions(engine.clone())));
         workers.run(Box::pin(payments::confirmations(engine.clone())));
         workers.run(Box::pin(payments::refunds(engine.clone())));
         workers.run(Box::pin(payments::reconciliation(

@@ -20,7 +20,12 @@ on_both_backends!(
 const PASSWORD: &str = "a staff password of some length";
 
 /// Adds a staff member with a PIN and signs them in.
-async fn member(app: &TestApp, name: &str, role: StaffRole, pin: &str) -> reqwest::Client {
+pub(crate) async fn member(
+    app: &TestApp,
+    name: &str,
+    role: StaffRole,
+    pin: &str,
+) -> reqwest::Client {
     app.engine
         .store()
         .add_staff(&NewStaff {

@@ -15,6 +15,7 @@
 //! - `sign_in`: staff sessions, role checks on every staff action, API tokens, audit;
 //! - `limits`: the hold cool-down, IPv6 /56, checkout's limit, names, body limits, conflicts;
 //! - `guessing`: guesses of passwords and PINs slowed per account and address, never a lockout.
+//! - `waiting_room`: the waiting room on both of its homes (process, Redis) and in front of holds.
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
@@ -37,3 +38,4 @@ mod sandbox;
 mod seat_rules;
 mod sign_in;
 mod staff;
+mod waiting_room;

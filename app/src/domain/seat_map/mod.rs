@@ -60,6 +60,9 @@ pub struct ShowtimeSummary {
     /// The showtime was cancelled (its paid bookings are refunded).
     #[serde(default)]
     pub cancelled: bool,
+    /// A hot sale: customers pass the waiting room (`/showtimes/{id}/queue`) before holding.
+    #[serde(default)]
+    pub waiting_room: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

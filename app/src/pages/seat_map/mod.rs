@@ -6,9 +6,11 @@ mod panels;
 pub(crate) mod picker;
 pub(crate) mod plan;
 
+use crate::domain::QueueState;
 use crate::domain::{Hold, SeatMap, ShowtimeId};
+use crate::error::InventoryError;
 use crate::i18n::{error_text, use_lang};
-use crate::serverfns::{current_hold, get_seat_map};
+use crate::serverfns::{current_hold, get_seat_map, queue_status};
 use crate::tr;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -46,6 +48,17 @@ pub fn SeatMapPage() -> impl IntoView {
             }
         },
     );
+    // A hot sale's seat map is for the shoppers its waiting room let in: the others are sent
+    // to the queue (and open no live seat feed).
+    let room = Resource::new(
+        move || showtime.get(),
+        |id| async move {
+            match id {
+                Some(id) => queue_status(id).await,
+                None => Ok(None),
+            }
+        },
+    );
     // Effects run only in the browser: this flag says the page has hydrated.
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
@@ -54,7 +67,16 @@ pub fn SeatMapPage() -> impl IntoView {
         <section class="seat-map-page" data-test="seat-map-page" data-hydrated=move || hydrated.get().to_string()>
             <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
                 {move || Suspend::new(async move {
-                    let (map, current) = (seat_map.await, hold.await);
+                    let (map, current, room) = (seat_map.await, hold.await, room.await);
+                    let queued = match room {
+                        Ok(Some(place)) => place.state == QueueState::Waiting,
+                        Err(InventoryError::QueuePlaceNotFound) => true,
+                        _ => false,
+                    };
+                    if let (true, Some(id)) = (queued, showtime.get_untracked()) {
+                        let path = format!("/showtimes/{id}/waiting-room");
+                        return view! { <leptos_router::components::Redirect path /> }.into_any();
+                    }
                     match map {
                         Some(Ok(map)) => view! { <Booking map current=current.ok().flatten() /> }.into_any(),
                         Some(Err(e)) => {

@@ -8,7 +8,9 @@ pub async fn hold_best(
     showtime_id: ShowtimeId,
     request: BestAvailable,
 ) -> Result<Hold, InventoryError> {
-    use crate::engine::{current_client_addr, current_customer, inventory, respond, Holder};
+    use crate::engine::{
+        current_client_addr, current_customer, inventory, respond, AdmissionProof, Holder,
+    };
     respond(
         async {
             let request = request.check().map_err(InventoryError::from)?;
@@ -16,7 +18,8 @@ pub async fn hold_best(
                 .hold_best(
                     showtime_id,
                     &request,
-                    Holder::customer(current_customer()?, current_client_addr()),
+                    Holder::customer(current_customer()?, current_client_addr())
+                        .admitted_by(AdmissionProof::Session),
                 )
                 .await
         }

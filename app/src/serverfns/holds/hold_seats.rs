@@ -8,14 +8,17 @@ pub async fn hold_seats(
     showtime_id: ShowtimeId,
     seats: SeatSelection,
 ) -> Result<Hold, InventoryError> {
-    use crate::engine::{current_client_addr, current_customer, inventory, respond, Holder};
+    use crate::engine::{
+        current_client_addr, current_customer, inventory, respond, AdmissionProof, Holder,
+    };
     respond(
         async {
             inventory()?
                 .hold_seats(
                     showtime_id,
                     &seats,
-                    Holder::customer(current_customer()?, current_client_addr()),
+                    Holder::customer(current_customer()?, current_client_addr())
+                        .admitted_by(AdmissionProof::Session),
                 )
                 .await
         }

@@ -37,7 +37,7 @@ pub(super) struct Terms {
 
 impl Engine {
     /// The terms of `holder`'s holds.
-    fn terms(&self, holder: Holder) -> Terms {
+    fn terms(&self, holder: &Holder) -> Terms {
         let clerk = holder.is_clerk();
         Terms {
             customer: holder.customer_id(),
@@ -80,14 +80,22 @@ impl Holds for Engine {
             return Err(InventoryError::UnknownSeats(unknown));
         }
         self.check_sales(&layout)?;
-        let terms = self.terms(holder);
-        self.rate_limit(&terms).await?;
-        let lone_seats = self
-            .judge_selection(showtime, &layout, seats, terms.house_ok)
+        let spent = self
+            .spend_admission(showtime, &holder, seats.seats().len())
             .await?;
-        let mut hold = self.hold_now(showtime, &layout, seats, &terms).await?;
-        hold.lone_seats = lone_seats;
-        Ok(hold)
+        let terms = self.terms(&holder);
+        let outcome = async {
+            self.rate_limit(&terms).await?;
+            let lone_seats = self
+                .judge_selection(showtime, &layout, seats, terms.house_ok)
+                .await?;
+            let mut hold = self.hold_now(showtime, &layout, seats, &terms).await?;
+            hold.lone_seats = lone_seats;
+            Ok(hold)
+        }
+        .await;
+        self.settle_admission(spent, &outcome).await;
+        outcome
     }
 
     async fn hold_best(
@@ -108,10 +116,18 @@ impl Holds for Engine {
             }
         }
         self.check_sales(&layout)?;
-        let terms = self.terms(holder);
-        self.rate_limit(&terms).await?;
-        self.pick_and_hold(showtime, &layout, &request, &terms)
-            .await
+        let spent = self
+            .spend_admission(showtime, &holder, request.count as usize)
+            .await?;
+        let terms = self.terms(&holder);
+        let outcome = async {
+            self.rate_limit(&terms).await?;
+            self.pick_and_hold(showtime, &layout, &request, &terms)
+                .await
+        }
+        .await;
+        self.settle_admission(spent, &outcome).await;
+        outcome
     }
 
     async fn cancel_hold(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError> {
@@ -121,6 +137,8 @@ impl Holds for Engine {
                 let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
                 self.gate.release(showtime, &codes, hold).await;
                 self.announce_released(showtime, seats).await;
+                let keep = self.rooms.room.policy.rehold;
+                self.admission_hold_ended(hold, keep).await;
                 Ok(())
             }
             CancelOutcome::NotFound => Err(InventoryError::HoldNotFound),

@@ -19,7 +19,9 @@ use statements::*;
 pub use halls::*;
 
 use super::*;
-use app::domain::{NewShowtime, PlacedSeat, SalesWindow, DEFAULT_DURATION_MINUTES};
+use app::domain::{
+    NewShowtime, PlacedSeat, SalesWindow, WaitingRoomSettings, DEFAULT_DURATION_MINUTES,
+};
 
 #[async_trait::async_trait]
 pub trait Catalog: Send + Sync {
@@ -78,6 +80,22 @@ pub trait Catalog: Send + Sync {
 
     /// Whether the showtime was cancelled (false for an unknown one).
     async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError>;
+
+    /// The showtime's waiting-room settings (`None`: no such showtime).
+    async fn room_settings(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<Option<WaitingRoomSettings>, StoreError>;
+
+    /// The showtimes whose waiting room is on, with their settings.
+    async fn open_rooms(&self) -> Result<Vec<(ShowtimeId, WaitingRoomSettings)>, StoreError>;
+
+    /// Sets the showtime's waiting-room settings; false: no such showtime.
+    async fn set_room_settings(
+        &self,
+        showtime: ShowtimeId,
+        settings: &WaitingRoomSettings,
+    ) -> Result<bool, StoreError>;
 
     /// In one transaction: marks the showtime cancelled at `at` (no hold, checkout or
     /// confirmation from then on), frees the seats of its live holds, and writes a `RefundDue`

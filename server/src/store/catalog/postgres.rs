@@ -45,6 +45,7 @@ impl Catalog for PgStore {
                         and coalesce(st.sales_open_at <= coalesce($1, now()), true)
                         and st.cancelled_at is null as sales_open,
                     st.cancelled_at is not null as cancelled,
+                    st.hot_sale as waiting_room,
                     case when st.sales_open_at > coalesce($1, now()) then st.sales_open_at end
                         as sales_opens_at,
                     count(ss.seat_code) as seats_total,
@@ -56,7 +57,7 @@ impl Catalog for PgStore {
                join hall h on h.id = st.hall_id
                left join show_seat ss on ss.showtime_id = st.id
               where st.starts_at >= $2
-              group by st.id, h.name, st.cancelled_at
+              group by st.id, h.name, st.cancelled_at, st.hot_sale
               order by st.starts_at, st.id",
         )
         .bind(now)
@@ -108,6 +109,39 @@ impl Catalog for PgStore {
     async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError> {
         let query = sqlx::query_scalar(IS_CANCELLED).bind(showtime.get());
         Ok(query.fetch_one(&self.pool).await?)
+    }
+
+    async fn room_settings(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<Option<WaitingRoomSettings>, StoreError> {
+        let row: Option<RoomRow> = sqlx::query_as(ROOM_SETTINGS)
+            .bind(showtime.get())
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.settings().1))
+    }
+
+    async fn open_rooms(&self) -> Result<Vec<(ShowtimeId, WaitingRoomSettings)>, StoreError> {
+        let rows: Vec<RoomRow> = sqlx::query_as(OPEN_ROOMS).fetch_all(&self.pool).await?;
+        Ok(rows.into_iter().map(RoomRow::settings).collect())
+    }
+
+    async fn set_room_settings(
+        &self,
+        showtime: ShowtimeId,
+        settings: &WaitingRoomSettings,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(SET_ROOM_SETTINGS)
+            .bind(showtime.get())
+            .bind(settings.on)
+            .bind(settings.paused)
+            .bind(settings.max_active as i32)
+            .bind(settings.admit_per_minute as i32)
+            .bind(&settings.message)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     async fn cancel_showtime(

@@ -80,6 +80,7 @@ pub(super) struct ListedShowtime {
     pub(super) sales_open: bool,
     pub(super) sales_opens_at: Option<At>,
     pub(super) cancelled: bool,
+    pub(super) waiting_room: bool,
     pub(super) seats_total: i64,
     pub(super) seats_available: i64,
 }
@@ -97,6 +98,7 @@ impl From<ListedShowtime> for ShowtimeSummary {
             sales_open: row.sales_open,
             sales_opens_at: row.sales_opens_at.map(|at| at.0),
             cancelled: row.cancelled,
+            waiting_room: row.waiting_room,
         }
     }
 }
@@ -209,4 +211,31 @@ pub(super) fn seat_states(rows: Vec<StateRow>) -> Result<Vec<SeatState>, StoreEr
             })
         })
         .collect()
+}
+
+/// A showtime's waiting-room settings, as both dialects select them.
+#[derive(sqlx::FromRow)]
+pub(super) struct RoomRow {
+    #[sqlx(try_from = "i64")]
+    pub(super) id: ShowtimeId,
+    pub(super) hot_sale: bool,
+    pub(super) room_paused: bool,
+    pub(super) room_max_active: i32,
+    pub(super) room_admit_per_minute: i32,
+    pub(super) room_message: String,
+}
+
+impl RoomRow {
+    pub(super) fn settings(self) -> (ShowtimeId, WaitingRoomSettings) {
+        (
+            self.id,
+            WaitingRoomSettings {
+                on: self.hot_sale,
+                paused: self.room_paused,
+                max_active: self.room_max_active.max(1) as u32,
+                admit_per_minute: self.room_admit_per_minute.max(1) as u32,
+                message: self.room_message,
+            },
+        )
+    }
 }

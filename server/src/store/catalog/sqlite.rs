@@ -44,6 +44,7 @@ impl Catalog for SqliteStore {
                         and coalesce(st.sales_open_at <= $1, 1)
                         and st.cancelled_at is null as sales_open,
                     st.cancelled_at is not null as cancelled,
+                    st.hot_sale as waiting_room,
                     case when st.sales_open_at > $1 then st.sales_open_at end as sales_opens_at,
                     count(ss.seat_code) as seats_total,
                     coalesce(sum(ss.blocked is null and (ss.status = 'AVAILABLE'
@@ -112,6 +113,39 @@ impl Catalog for SqliteStore {
     async fn is_cancelled(&self, showtime: ShowtimeId) -> Result<bool, StoreError> {
         let query = sqlx::query_scalar(IS_CANCELLED).bind(showtime.get());
         Ok(query.fetch_one(&self.read).await?)
+    }
+
+    async fn room_settings(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<Option<WaitingRoomSettings>, StoreError> {
+        let row: Option<RoomRow> = sqlx::query_as(ROOM_SETTINGS)
+            .bind(showtime.get())
+            .fetch_optional(&self.read)
+            .await?;
+        Ok(row.map(|r| r.settings().1))
+    }
+
+    async fn open_rooms(&self) -> Result<Vec<(ShowtimeId, WaitingRoomSettings)>, StoreError> {
+        let rows: Vec<RoomRow> = sqlx::query_as(OPEN_ROOMS).fetch_all(&self.read).await?;
+        Ok(rows.into_iter().map(RoomRow::settings).collect())
+    }
+
+    async fn set_room_settings(
+        &self,
+        showtime: ShowtimeId,
+        settings: &WaitingRoomSettings,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(SET_ROOM_SETTINGS)
+            .bind(showtime.get())
+            .bind(settings.on)
+            .bind(settings.paused)
+            .bind(settings.max_active as i32)
+            .bind(settings.admit_per_minute as i32)
+            .bind(&settings.message)
+            .execute(&self.write)
+            .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     async fn cancel_showtime(

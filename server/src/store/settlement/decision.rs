@@ -88,7 +88,9 @@ impl Writes {
         payment_id: &str,
         paid: i64,
         seats: Vec<SeatChange>,
-    ) -> Self {
+    ) -> Result<Self, StoreError> {
+        let hold = app::domain::HoldId::from_uuid(facts.hold_id)
+            .ok_or_else(|| StoreError::Corrupt(format!("hold id {}", facts.hold_id)))?;
         let event = BookingEvent::BookingConfirmed {
             showtime_id: facts.showtime_id,
             seats: facts.seats.0,
@@ -97,15 +99,16 @@ impl Writes {
             // Settled payments come from the gateway: sold online.
             channel: app::domain::SalesChannel::Online,
         };
-        Self {
+        Ok(Self {
             booking: Some((BookingStatus::Confirmed, None)),
             outcome: "CONFIRMED",
             events: vec![Envelope::new(booking.0, event)],
             settlement: Settlement::Confirmed {
                 showtime: facts.showtime_id,
                 seats,
+                hold,
             },
-        }
+        })
     }
 
     /// After the fenced confirm: confirmed if it booked the seats, else refunded (the hold had
@@ -126,7 +129,7 @@ impl Writes {
                 payment_id,
                 paid,
                 changes(booked, SeatStatus::Booked)?,
-            )
+            )?
         })
     }
 

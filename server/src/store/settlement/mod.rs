@@ -145,6 +145,8 @@ pub enum Settlement {
     Confirmed {
         showtime: ShowtimeId,
         seats: Vec<SeatChange>,
+        /// The hold the seats were sold from.
+        hold: app::domain::HoldId,
     },
     /// The hold had lapsed or its seats were gone (left with whoever has them), sales had
     /// closed, or the charge did not match: booking FAILED, `BookingFailed` and `RefundDue`

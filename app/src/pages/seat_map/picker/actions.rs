@@ -75,6 +75,12 @@ impl Picker {
                 self.conflicted.set(taken.iter().cloned().collect());
                 self.notice.set(Some(Notice::Conflict(taken)));
             }
+            Err(InventoryError::QueueRequired(showtime)) => {
+                // The sale went hot (or the admission ended): to the waiting room.
+                let _ = window()
+                    .location()
+                    .set_href(&format!("/showtimes/{showtime}/waiting-room"));
+            }
             Err(e) => self.notice.set(Some(Notice::Error(e))),
         }
     }

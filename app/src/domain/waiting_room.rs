@@ -1,0 +1,190 @@
+//! The waiting room of a hot sale: the operator's settings, a customer's place in the queue,
+//! the one frame every waiter of a showtime is sent, and the figures the console shows.
+
+use serde::{Deserialize, Serialize};
+
+/// Seats one admission may hold in all (its holds, cancels and holds again counted together).
+pub const SEATS_PER_ADMISSION: usize = super::MAX_SEATS_PER_HOLD;
+
+/// How an operator runs a showtime's waiting room. `on` is the showtime's hot-sale flag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WaitingRoomSettings {
+    /// While on, every customer passes the room before holding (staff never do).
+    pub on: bool,
+    /// Admissions stop while paused; the queue keeps its order.
+    #[serde(default)]
+    pub paused: bool,
+    /// Shoppers inside (admitted, or holding seats) at once, at most.
+    pub max_active: u32,
+    /// New admissions in any minute, at most.
+    pub admit_per_minute: u32,
+    /// Shown to everyone waiting (empty: none).
+    #[serde(default)]
+    pub message: String,
+}
+
+/// Upper bound of `max_active` and `admit_per_minute`.
+pub const MAX_ROOM_RATE: u32 = 100_000;
+
+impl Default for WaitingRoomSettings {
+    fn default() -> Self {
+        Self {
+            on: false,
+            paused: false,
+            max_active: 100,
+            admit_per_minute: 100,
+            message: String::new(),
+        }
+    }
+}
+
+impl WaitingRoomSettings {
+    /// What is wrong with the settings, one line each (nothing: they are fine).
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if !(1..=MAX_ROOM_RATE).contains(&self.max_active) {
+            problems.push(format!("maxActive is 1 to {MAX_ROOM_RATE}"));
+        }
+        if !(1..=MAX_ROOM_RATE).contains(&self.admit_per_minute) {
+            problems.push(format!("admitPerMinute is 1 to {MAX_ROOM_RATE}"));
+        }
+        if !self.message.is_empty() {
+            if let Some(p) = super::name_problem("the room's message", &self.message, 500) {
+                problems.push(p);
+            }
+        }
+        problems
+    }
+}
+
+/// Where a customer stands in a showtime's queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueState {
+    Waiting,
+    Admitted,
+}
+
+/// A customer's place, as `POST`/`GET /showtimes/{id}/queue` answer it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuePlace {
+    /// The place's ticket (API clients send it back as `Queue-Ticket`).
+    pub ticket: String,
+    /// The place's number in the order of arrival (1 is the first who joined).
+    pub number: u64,
+    /// 1 when next; 0 once admitted.
+    pub position: u64,
+    /// People ahead: never grows, unless an operator resets the room.
+    pub ahead: u64,
+    pub state: QueueState,
+    /// When to ask again, in milliseconds (asking sooner answers 429; the place is kept).
+    pub poll_after_ms: u64,
+    /// Minutes until admission at the measured rate; none until there is enough history.
+    pub wait_minutes: Option<f64>,
+    /// The admission (while admitted): send it as `Admission-Token` with a hold.
+    pub admission: Option<Admission>,
+    /// The operator's message to the room (empty: none).
+    pub message: String,
+    /// Admissions are paused.
+    pub paused: bool,
+}
+
+/// A signed admission: showtime, customer and expiry, checked by the hold endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Admission {
+    pub token: String,
+    /// Hold before then (RFC 3339), or the place goes to the next person.
+    pub hold_by: String,
+}
+
+/// The frame every waiter of a showtime is sent (the same bytes for each): from `served` and
+/// its own number each page computes its position.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueFrame {
+    /// Every place numbered up to this one has left the queue (admitted, or gone).
+    pub served: u64,
+    /// Measured admissions per minute (none until there is enough history).
+    pub per_minute: Option<f64>,
+    pub paused: bool,
+    pub message: String,
+    /// Bumped by a reset: places of an older epoch are gone (join again).
+    pub epoch: u64,
+    /// The room was turned off: go to the seat map.
+    pub open: bool,
+}
+
+impl QueueFrame {
+    /// The position of place `number` (1: next; 0: its turn has come).
+    pub fn position(&self, number: u64) -> u64 {
+        number.saturating_sub(self.served)
+    }
+
+    /// Minutes to wait for place `number`, at the measured rate.
+    pub fn wait_minutes(&self, number: u64) -> Option<f64> {
+        wait_minutes(self.position(number), self.per_minute)
+    }
+}
+
+/// Minutes until `position` is admitted at `per_minute`.
+pub fn wait_minutes(position: u64, per_minute: Option<f64>) -> Option<f64> {
+    per_minute
+        .filter(|rate| *rate > 0.0)
+        .map(|rate| position as f64 / rate)
+}
+
+/// What the console shows of a room.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitingRoomView {
+    pub showtime_id: super::ShowtimeId,
+    pub settings: WaitingRoomSettings,
+    /// In the queue now.
+    pub waiting: u64,
+    /// Admitted or holding now.
+    pub inside: u64,
+    /// Since the last reset: admitted, admissions that ended unused or with their hold, and
+    /// places given up (left for longer than the grace period).
+    pub admitted: u64,
+    pub expired: u64,
+    pub abandoned: u64,
+    pub per_minute: Option<f64>,
+    /// The room's state could not be read (Redis unreachable).
+    pub unavailable: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_out_of_range_say_what_is_wrong() {
+        let s = WaitingRoomSettings {
+            max_active: 0,
+            admit_per_minute: MAX_ROOM_RATE + 1,
+            message: "\u{202e}x".into(),
+            ..Default::default()
+        };
+        assert_eq!(s.problems().len(), 3, "{:?}", s.problems());
+        assert!(WaitingRoomSettings::default().problems().is_empty());
+    }
+
+    #[test]
+    fn a_page_computes_its_position_from_the_served_counter() {
+        let frame = QueueFrame {
+            served: 40,
+            per_minute: Some(20.0),
+            paused: false,
+            message: String::new(),
+            epoch: 1,
+            open: true,
+        };
+        assert_eq!(frame.position(41), 1);
+        assert_eq!(frame.position(39), 0);
+        assert_eq!(frame.wait_minutes(100), Some(3.0));
+        assert_eq!(wait_minutes(5, None), None);
+    }
+}

@@ -1,0 +1,296 @@
+//! `/showtimes/:id/waiting-room`: the waiting room of a hot sale. The page takes the customer's place
+//! (the same one again after a reload), then follows the room's one live frame over a
+//! WebSocket: from the `served` counter it computes its own position, people ahead and the
+//! wait. When its turn comes it asks for its admission and goes to the seat map. Its place is
+//! kept alive while the page is connected (and by its polls when the socket is down).
+
+use crate::domain::{QueueFrame, QueuePlace, QueueState, ShowtimeId};
+use crate::error::InventoryError;
+use crate::i18n::{error_text, use_lang};
+use crate::tr;
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+/// What the page knows of its place.
+#[derive(Clone, Copy)]
+#[cfg_attr(feature = "ssr", allow(dead_code))]
+struct Room {
+    showtime: ShowtimeId,
+    place: RwSignal<Option<QueuePlace>>,
+    frame: RwSignal<Option<QueueFrame>>,
+    error: RwSignal<Option<InventoryError>>,
+    stopped: StoredValue<bool>,
+    /// The live connection (closed when the page goes away).
+    socket: StoredValue<Option<web_sys::WebSocket>, LocalStorage>,
+}
+
+impl Room {
+    /// Position now: the frame's view of it once there is one (it never moves back).
+    fn position(self) -> Option<u64> {
+        let place = self.place.get()?;
+        if place.state == QueueState::Admitted {
+            return Some(0);
+        }
+        let from_frame = self.frame.get().map(|f| f.position(place.number));
+        Some(from_frame.map_or(place.position, |p| p.min(place.position)))
+    }
+
+    fn wait_minutes(self) -> Option<f64> {
+        let position = self.position()?;
+        let rate = self.frame.get().and_then(|f| f.per_minute).or_else(|| {
+            let p = self.place.get()?;
+            p.wait_minutes.map(|m| p.position as f64 / m.max(1e-9))
+        });
+        crate::domain::wait_minutes(position, rate)
+    }
+}
+
+#[component]
+pub fn QueuePage() -> impl IntoView {
+    let lang = use_lang();
+    let params = use_params_map();
+    let showtime = params
+        .read_untracked()
+        .get("id")
+        .and_then(|id| ShowtimeId::parse(&id));
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+    let Some(showtime) = showtime else {
+        return view! { <p class="error" role="alert">{move || tr!(lang.get(), "error.showtime_not_found")}</p> }
+            .into_any();
+    };
+    let room = Room {
+        showtime,
+        place: RwSignal::new(None),
+        frame: RwSignal::new(None),
+        error: RwSignal::new(None),
+        stopped: StoredValue::new(false),
+        socket: StoredValue::new_local(None),
+    };
+    Effect::new(move |_| browser::start(room));
+    on_cleanup(move || {
+        room.stopped.set_value(true);
+        if let Some(ws) = room.socket.try_update_value(Option::take).flatten() {
+            ws.set_onclose(None);
+            let _ = ws.close();
+        }
+    });
+    let position = move || room.position();
+    let admitted = move || {
+        room.place
+            .get()
+            .is_some_and(|p| p.state == QueueState::Admitted)
+    };
+    view! {
+        <section class="queue-page" data-test="queue-page" data-hydrated=move || hydrated.get().to_string()
+            data-state=move || match room.place.get().map(|p| p.state) {
+                Some(QueueState::Admitted) => "admitted",
+                Some(QueueState::Waiting) => "waiting",
+                None => "joining",
+            }>
+            <h1>{move || tr!(lang.get(), "queue.heading")}</h1>
+            <p class="queue-explain">{move || tr!(lang.get(), "queue.explain")}</p>
+            {move || room.error.get().map(|e| view! { <p class="error" role="alert" data-test="queue-error">{error_text(lang.get(), &e)}</p> })}
+            {move || room.frame.get().filter(|f| !f.message.is_empty()).map(|f| view! {
+                <p class="notice" role="status" data-test="queue-message">{f.message}</p>
+            })}
+            <Show when=move || room.place.with(Option::is_some) fallback=move || view! {
+                <p role="status">{move || tr!(lang.get(), "queue.joining")}</p>
+            }>
+                <Show when=admitted fallback=move || view! {
+                    <div class="queue-place" role="status" aria-live="polite">
+                        <p class="queue-position">
+                            {move || tr!(lang.get(), "queue.position")}
+                            " "
+                            <strong data-test="queue-position">{move || position().unwrap_or(0)}</strong>
+                        </p>
+                        <p>
+                            {move || tr!(lang.get(), "queue.ahead")}
+                            " "
+                            <strong data-test="queue-ahead">{move || position().unwrap_or(1).saturating_sub(1)}</strong>
+                        </p>
+                        <p data-test="queue-wait">{move || match room.wait_minutes() {
+                            Some(m) if m < 1.0 => tr!(lang.get(), "queue.wait_soon"),
+                            Some(m) => tr!(lang.get(), "queue.wait_minutes", minutes = m.ceil() as u64),
+                            None => tr!(lang.get(), "queue.wait_unknown"),
+                        }}</p>
+                        {move || room.frame.get().filter(|f| f.paused).map(|_| view! {
+                            <p class="notice" data-test="queue-paused">{tr!(lang.get(), "queue.paused")}</p>
+                        })}
+                        <p class="hint">{move || tr!(lang.get(), "queue.keep_open")}</p>
+                    </div>
+                }>
+                    <p class="notice" role="status" data-test="queue-admitted">{move || tr!(lang.get(), "queue.admitted")}</p>
+                </Show>
+            </Show>
+        </section>
+    }
+    .into_any()
+}
+
+#[cfg(feature = "ssr")]
+mod browser {
+    pub(super) fn start(_room: super::Room) {}
+}
+
+#[cfg(not(feature = "ssr"))]
+mod browser {
+    use super::*;
+    use crate::serverfns::{join_queue, queue_status};
+    use leptos::task::spawn_local;
+    use leptos::wasm_bindgen::closure::Closure;
+    use leptos::wasm_bindgen::JsCast;
+
+    pub(super) fn start(room: Room) {
+        spawn_local(async move { join(room).await });
+    }
+
+    fn running(room: Room) -> bool {
+        room.stopped.try_get_value() == Some(false)
+    }
+
+    async fn join(room: Room) {
+        match join_queue(room.showtime).await {
+            Ok(place) => {
+                room.error.try_set(None);
+                room.frame.try_set(None);
+                let ticket = place.ticket.clone();
+                let poll = place.poll_after_ms;
+                let admitted = place.state == QueueState::Admitted;
+                room.place.try_set(Some(place));
+                if admitted {
+                    enter(room);
+                    return;
+                }
+                connect(room, ticket.clone());
+                schedule_poll(room, poll);
+            }
+            Err(InventoryError::NoWaitingRoom) => enter(room),
+            Err(e) => {
+                let retry = e.retry_after().unwrap_or(5);
+                room.error.try_set(Some(e));
+                set_timeout(
+                    move || {
+                        if running(room) {
+                            spawn_local(async move { join(room).await });
+                        }
+                    },
+                    std::time::Duration::from_secs(retry),
+                );
+            }
+        }
+    }
+
+    /// To the seat map: admitted, or the room is off.
+    fn enter(room: Room) {
+        room.stopped.try_set_value(true);
+        let _ = window()
+            .location()
+            .set_href(&format!("/showtimes/{}", room.showtime));
+    }
+
+    /// Asks for the place now: admitted → the seat map; gone → join again.
+    async fn ask(room: Room) {
+        if !running(room) {
+            return;
+        }
+        match queue_status(room.showtime).await {
+            Ok(Some(place)) if place.state == QueueState::Admitted => {
+                room.place.try_set(Some(place));
+                enter(room);
+            }
+            Ok(Some(place)) => {
+                room.place.try_set(Some(place));
+            }
+            Ok(None) => enter(room),
+            Err(InventoryError::QueuePlaceNotFound) => join(room).await,
+            Err(_) => {} // too soon, or the network: the next poll asks again
+        }
+    }
+
+    fn schedule_poll(room: Room, every_ms: u64) {
+        set_timeout(
+            move || {
+                if running(room) {
+                    spawn_local(async move {
+                        ask(room).await;
+                        schedule_poll(room, every_ms);
+                    });
+                }
+            },
+            std::time::Duration::from_millis(every_ms.max(1000)),
+        );
+    }
+
+    fn connect(room: Room, ticket: String) {
+        if !running(room) {
+            return;
+        }
+        let location = window().location();
+        let scheme = if location.protocol().as_deref() == Ok("https:") {
+            "wss"
+        } else {
+            "ws"
+        };
+        let host = location.host().unwrap_or_default();
+        let url = format!(
+            "{scheme}://{host}/showtimes/{}/queue/live?ticket={ticket}",
+            room.showtime
+        );
+        let Ok(ws) = web_sys::WebSocket::new(&url) else {
+            return;
+        };
+        let first_epoch = StoredValue::new(None::<u64>);
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
+            move |event: web_sys::MessageEvent| {
+                let Some(frame) = event
+                    .data()
+                    .as_string()
+                    .and_then(|t| serde_json::from_str::<QueueFrame>(&t).ok())
+                else {
+                    return;
+                };
+                if !frame.open {
+                    enter(room);
+                    return;
+                }
+                let epoch = first_epoch.get_value().unwrap_or(frame.epoch);
+                first_epoch.set_value(Some(epoch));
+                if frame.epoch != epoch {
+                    // The room was reset: every place is gone; the poll joins again.
+                    first_epoch.set_value(Some(frame.epoch));
+                    spawn_local(async move { ask(room).await });
+                    return;
+                }
+                let number = room
+                    .place
+                    .get_untracked()
+                    .map(|p| p.number)
+                    .unwrap_or(u64::MAX);
+                let turn = frame.position(number) == 0;
+                room.frame.try_set(Some(frame));
+                if turn {
+                    spawn_local(async move { ask(room).await });
+                }
+            },
+        );
+        let retry_ticket = ticket.clone();
+        let on_close =
+            Closure::<dyn FnMut(web_sys::CloseEvent)>::new(move |_: web_sys::CloseEvent| {
+                let ticket = retry_ticket.clone();
+                set_timeout(
+                    move || {
+                        if running(room) {
+                            connect(room, ticket)
+                        }
+                    },
+                    std::time::Duration::from_secs(2),
+                );
+            });
+        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        on_message.forget();
+        on_close.forget();
+        room.socket.try_set_value(Some(ws));
+    }
+}

@@ -1,0 +1,35 @@
+use crate::domain::{ShowtimeId, WaitingRoomSettings, WaitingRoomView};
+use crate::error::InventoryError;
+use leptos::prelude::*;
+
+/// Turns the showtime's waiting room on or off (its hot-sale flag), pauses admissions, sets how
+/// many shoppers are inside at once and how many are let in a minute, and the room's message.
+/// Operators only; every server process follows within a second.
+#[server(endpoint = "set_waiting_room", input = server_fn::codec::Json)]
+#[allow(clippy::too_many_arguments)]
+pub async fn set_waiting_room(
+    showtime_id: ShowtimeId,
+    on: bool,
+    max_active: u32,
+    admit_per_minute: u32,
+    #[server(default)] message: String,
+    #[server(default)] paused: bool,
+) -> Result<WaitingRoomView, InventoryError> {
+    use crate::engine::{inventory, require_staff, respond};
+    respond(
+        async {
+            let actor = require_staff(&[]).await?;
+            let settings = WaitingRoomSettings {
+                on,
+                paused,
+                max_active,
+                admit_per_minute,
+                message,
+            };
+            inventory()?
+                .set_waiting_room(showtime_id, &settings, &actor)
+                .await
+        }
+        .await,
+    )
+}

@@ -1,0 +1,221 @@
+-- The waiting room of one showtime, every operation in one script so that each runs atomically
+-- (on Redis Cluster too: every key carries the showtime's hash tag). ARGV[1] names the
+-- operation, ARGV[2] is the time in ms (0: Redis's own clock, the one every instance shares).
+--
+-- KEYS: 1 seq (places numbered so far), 2 served (every place numbered up to it has left the
+-- queue), 3 wait (zset ticket -> number), 4 seen (zset ticket -> last sign of life, ms),
+-- 5 rec (hash ticket -> "number|customer|address|next poll ms|hold id"), 6 who (hash customer
+-- -> ticket), 7 addr (hash address -> places waiting), 8 active (zset ticket -> deadline ms:
+-- admitted, or holding until the hold's expiry), 9 seats (hash ticket -> seats held in all),
+-- 10 holds (hash hold id -> ticket), 11 admits (zset number -> admission time, last 5 min),
+-- 12 stats (hash: admitted, expired, abandoned), 13 epoch (bumped by a reset), 14 pace (when
+-- the next admission may come, ms: admissions are spread evenly over the minute).
+--
+-- Place answers are {code, ticket, number, served, deadline ms or -1, now, epoch, extra}: code
+-- 0 ok, 1 room full, 2 address at its cap, 3 no such place, 4 asked too soon (extra: ms to wait).
+local K = {
+  seq = KEYS[1], served = KEYS[2], wait = KEYS[3], seen = KEYS[4], rec = KEYS[5],
+  who = KEYS[6], addr = KEYS[7], active = KEYS[8], seats = KEYS[9], holds = KEYS[10],
+  admits = KEYS[11], stats = KEYS[12], epoch = KEYS[13], pace = KEYS[14],
+}
+local op = ARGV[1]
+local now = tonumber(ARGV[2])
+if now == 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function fields(rec)
+  local f = {}
+  for part in string.gmatch(rec .. '|', '([^|]*)|') do f[#f + 1] = part end
+  return f
+end
+
+local function epoch()
+  return tonumber(redis.call('GET', K.epoch) or '0')
+end
+
+local function place(code, ticket, extra)
+  local rec = ticket and ticket ~= '' and redis.call('HGET', K.rec, ticket)
+  if not rec then
+    return {3, '', 0, 0, -1, now, epoch(), 0}
+  end
+  local f = fields(rec)
+  local deadline = redis.call('ZSCORE', K.active, ticket)
+  return {code, ticket, tonumber(f[1]), tonumber(redis.call('GET', K.served) or '0'),
+          deadline and tonumber(deadline) or -1, now, epoch(), extra or 0}
+end
+
+-- A place leaves the queue (admitted or gone): it no longer counts for its address.
+local function leave_queue(ticket, f)
+  redis.call('ZREM', K.wait, ticket)
+  redis.call('ZREM', K.seen, ticket)
+  if f[3] ~= nil and f[3] ~= '' then
+    if redis.call('HINCRBY', K.addr, f[3], -1) <= 0 then redis.call('HDEL', K.addr, f[3]) end
+  end
+end
+
+-- A place is over (its admission ended, or it was given up): nothing of it is kept.
+local function forget(ticket)
+  local rec = redis.call('HGET', K.rec, ticket)
+  if rec then
+    local f = fields(rec)
+    if redis.call('HGET', K.who, f[2]) == ticket then redis.call('HDEL', K.who, f[2]) end
+    if f[5] ~= nil and f[5] ~= '' then redis.call('HDEL', K.holds, f[5]) end
+    redis.call('HDEL', K.rec, ticket)
+  end
+  redis.call('HDEL', K.seats, ticket)
+  redis.call('ZREM', K.active, ticket)
+end
+
+local function ticket_of(ticket, customer)
+  if ticket ~= '' then return ticket end
+  return redis.call('HGET', K.who, customer) or ''
+end
+
+if op == 'join' then
+  -- ARGV: 3 new ticket, 4 customer, 5 address, 6 room cap, 7 places per address
+  local customer, addr = ARGV[4], ARGV[5]
+  local existing = redis.call('HGET', K.who, customer)
+  if existing and redis.call('HEXISTS', K.rec, existing) == 1 then
+    return place(0, existing)
+  end
+  if redis.call('ZCARD', K.wait) >= tonumber(ARGV[6]) then return {1, '', 0, 0, -1, now, epoch(), 0} end
+  if addr ~= '' and tonumber(redis.call('HGET', K.addr, addr) or '0') >= tonumber(ARGV[7]) then
+    return {2, '', 0, 0, -1, now, epoch(), 0}
+  end
+  local ticket = ARGV[3]
+  local seq = redis.call('INCR', K.seq)
+  redis.call('ZADD', K.wait, seq, ticket)
+  redis.call('ZADD', K.seen, now, ticket)
+  redis.call('HSET', K.rec, ticket, seq .. '|' .. customer .. '|' .. addr .. '|0|')
+  redis.call('HSET', K.who, customer, ticket)
+  if addr ~= '' then redis.call('HINCRBY', K.addr, addr, 1) end
+  return place(0, ticket)
+elseif op == 'poll' then
+  -- ARGV: 3 ticket ('' : the customer's), 4 customer, 5 least ms between polls
+  local ticket = ticket_of(ARGV[3], ARGV[4])
+  local rec = ticket ~= '' and redis.call('HGET', K.rec, ticket)
+  if not rec then return place(3, nil) end
+  local f = fields(rec)
+  local next_poll = tonumber(f[4]) or 0
+  -- Only waiting places are paced: an admitted shopper's pages may ask at once.
+  if now < next_poll and not redis.call('ZSCORE', K.active, ticket) then
+    return place(4, ticket, next_poll - now)
+  end
+  f[4] = tostring(now + tonumber(ARGV[5]))
+  redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 5))
+  redis.call('ZADD', K.seen, 'XX', now, ticket)
+  return place(0, ticket)
+elseif op == 'touch' then
+  -- ARGV: 3.. tickets whose pages are connected
+  for i = 3, #ARGV do redis.call('ZADD', K.seen, 'XX', now, ARGV[i]) end
+  return #ARGV - 2
+elseif op == 'admit' then
+  -- ARGV: 3 max inside, 4 admissions a minute, 5 paused (1), 6 grace ms, 7 admission ms,
+  --       8 most places given up handled per call
+  local max_active, per_minute = tonumber(ARGV[3]), tonumber(ARGV[4])
+  local grace, window, most = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+  local ended = redis.call('ZRANGEBYSCORE', K.active, '-inf', now)
+  for _, t in ipairs(ended) do forget(t) end
+  local gone = 0
+  for _, t in ipairs(redis.call('ZRANGEBYSCORE', K.seen, '-inf', '(' .. (now - grace), 'LIMIT', 0, most)) do
+    local rec = redis.call('HGET', K.rec, t)
+    leave_queue(t, rec and fields(rec) or {})
+    forget(t)
+    gone = gone + 1
+  end
+  redis.call('ZREMRANGEBYSCORE', K.admits, '-inf', now - 300000)
+  local budget = math.min(max_active - redis.call('ZCARD', K.active),
+                          per_minute - redis.call('ZCOUNT', K.admits, '(' .. (now - 60000), '+inf'))
+  if ARGV[5] == '1' then budget = 0 end
+  local served = tonumber(redis.call('GET', K.served) or '0')
+  local admitted = 0
+  -- One admission every 60 s / rate: an idle room catches up one second's worth at most.
+  local interval = 60000 / per_minute
+  local pace = math.max(tonumber(redis.call('GET', K.pace) or '0'), now - 1000)
+  while budget > 0 and pace <= now do
+    local first = redis.call('ZRANGE', K.wait, 0, 0, 'WITHSCORES')
+    if #first == 0 then break end
+    local t, seq = first[1], tonumber(first[2])
+    local rec = redis.call('HGET', K.rec, t)
+    leave_queue(t, rec and fields(rec) or {})
+    served = seq
+    redis.call('ZADD', K.active, now + window, t)
+    redis.call('ZADD', K.admits, now, seq)
+    budget = budget - 1
+    admitted = admitted + 1
+    pace = pace + interval
+  end
+  redis.call('SET', K.pace, string.format('%.3f', pace))
+  -- A place given up makes every place numbered before the next one's served, too.
+  local first = redis.call('ZRANGE', K.wait, 0, 0, 'WITHSCORES')
+  if #first > 0 then
+    served = math.max(served, tonumber(first[2]) - 1)
+  else
+    served = math.max(served, tonumber(redis.call('GET', K.seq) or '0'))
+  end
+  redis.call('SET', K.served, served)
+  if admitted > 0 then redis.call('HINCRBY', K.stats, 'admitted', admitted) end
+  if #ended > 0 then redis.call('HINCRBY', K.stats, 'expired', #ended) end
+  if gone > 0 then redis.call('HINCRBY', K.stats, 'abandoned', gone) end
+  return {admitted, #ended, gone, served, now}
+elseif op == 'view' then
+  -- ARGV: 3 grace ms. {waiting, served, inside, now, epoch, admissions in 5 min, oldest of
+  -- them (ms, or -1), admitted, expired, abandoned}
+  local oldest = redis.call('ZRANGEBYSCORE', K.admits, now - 300000, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  local stats = redis.call('HMGET', K.stats, 'admitted', 'expired', 'abandoned')
+  return {redis.call('ZCOUNT', K.seen, now - tonumber(ARGV[3]), '+inf'),
+          tonumber(redis.call('GET', K.served) or '0'), redis.call('ZCARD', K.active), now, epoch(),
+          redis.call('ZCOUNT', K.admits, now - 300000, '+inf'), #oldest > 0 and tonumber(oldest[2]) or -1,
+          tonumber(stats[1] or '0'), tonumber(stats[2] or '0'), tonumber(stats[3] or '0')}
+elseif op == 'reserve' then
+  -- ARGV: 3 ticket ('': the customer's), 4 customer, 5 seats, 6 seats per admission.
+  -- {0, seats now} | {1, 0} not admitted | {2, seats so far} too many seats
+  local ticket = ticket_of(ARGV[3], ARGV[4])
+  local rec = ticket ~= '' and redis.call('HGET', K.rec, ticket)
+  if not rec or fields(rec)[2] ~= ARGV[4] then return {1, 0, ''} end
+  local deadline = redis.call('ZSCORE', K.active, ticket)
+  if not deadline or tonumber(deadline) <= now then return {1, 0, ''} end
+  local used = tonumber(redis.call('HGET', K.seats, ticket) or '0')
+  if used + tonumber(ARGV[5]) > tonumber(ARGV[6]) then return {2, used, ticket} end
+  return {0, redis.call('HINCRBY', K.seats, ticket, ARGV[5]), ticket}
+elseif op == 'unreserve' then
+  -- ARGV: 3 ticket, 4 seats (a hold that failed gives them back)
+  if redis.call('HEXISTS', K.rec, ARGV[3]) == 1 then
+    redis.call('HINCRBY', K.seats, ARGV[3], -tonumber(ARGV[4]))
+  end
+  return 0
+elseif op == 'bind' then
+  -- ARGV: 3 ticket, 4 hold id, 5 the hold's expiry (ms): the admission lives as long as it
+  local ticket = ARGV[3]
+  local rec = redis.call('HGET', K.rec, ticket)
+  if not rec or not redis.call('ZSCORE', K.active, ticket) then return 0 end
+  local f = fields(rec)
+  if f[5] ~= nil and f[5] ~= '' then redis.call('HDEL', K.holds, f[5]) end
+  f[5] = ARGV[4]
+  redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 5))
+  redis.call('HSET', K.holds, ARGV[4], ticket)
+  redis.call('ZADD', K.active, 'XX', tonumber(ARGV[5]), ticket)
+  return 1
+elseif op == 'ended' then
+  -- ARGV: 3 hold id, 4 ms the admission is kept for a new hold (0: it ends now)
+  local ticket = redis.call('HGET', K.holds, ARGV[3])
+  if not ticket then return 0 end
+  redis.call('HDEL', K.holds, ARGV[3])
+  local rec = redis.call('HGET', K.rec, ticket)
+  if rec then
+    local f = fields(rec)
+    f[5] = ''
+    redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 5))
+  end
+  local deadline = tonumber(redis.call('ZSCORE', K.active, ticket) or '-1')
+  local until_ms = now + tonumber(ARGV[4])
+  if deadline > until_ms then redis.call('ZADD', K.active, 'XX', until_ms, ticket) end
+  return 1
+elseif op == 'reset' then
+  redis.call('DEL', K.seq, K.served, K.wait, K.seen, K.rec, K.who, K.addr, K.active, K.seats,
+             K.holds, K.admits, K.stats, K.pace)
+  return redis.call('INCR', K.epoch)
+end
+return redis.error_reply('unknown waiting-room operation ' .. tostring(op))

@@ -1,0 +1,448 @@
+//! The waiting room of a hot sale. A showtime's room is a queue in arrival order (numbered
+//! places), the admitted shoppers inside (each with a deadline: a few minutes to hold, then as
+//! long as the hold lives), and the admissions of the last minutes (the rate limit and the wait
+//! estimate). The state is in Redis when there is one (`redis.rs`, one Lua script, every
+//! operation atomic, on Redis Cluster too) and in this process otherwise (`local.rs`).
+//!
+//! Nothing is done per waiter when someone is admitted: admission takes places from the front,
+//! and every waiting page computes its own position from the one `served` counter it is sent.
+
+mod local;
+mod redis;
+
+pub use self::redis::load_script;
+
+use crate::clock::Clock;
+use crate::redis_link::RedisLink;
+use app::domain::{CustomerId, HoldId, ShowtimeId};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How every room of the server behaves (`WAITING_ROOM_*`).
+#[derive(Debug, Clone)]
+pub struct RoomPolicy {
+    /// How long an admitted shopper has to hold before the place goes to the next one.
+    pub admission: Duration,
+    /// How long a waiter may be away (page closed, no poll) and keep the place.
+    pub grace: Duration,
+    /// How long an admission outlives a cancelled hold, for a new hold.
+    pub rehold: Duration,
+    /// People waiting in one room, at most (beyond: 503 with `Retry-After`).
+    pub room_cap: u64,
+    /// Places waiting from one client address (IPv6: its /56), at most.
+    pub per_address: u32,
+    /// The interval the server names for polling (faster polls answer 429).
+    pub poll: Duration,
+    /// Holds go on without the room when its state cannot be reached (default: they wait).
+    pub fail_open: bool,
+}
+
+impl Default for RoomPolicy {
+    fn default() -> Self {
+        Self {
+            admission: Duration::from_secs(120),
+            grace: Duration::from_secs(60),
+            rehold: Duration::from_secs(5),
+            room_cap: 200_000,
+            per_address: 20,
+            poll: Duration::from_secs(5),
+            fail_open: false,
+        }
+    }
+}
+
+/// The room's state could not be read or changed (Redis unreachable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoomDown;
+
+/// What became of a join or a poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Ok,
+    Full,
+    AddressCap,
+    Gone,
+    /// Polled sooner than allowed: ask again after this many ms (the place is kept).
+    TooSoon(u64),
+}
+
+/// A place as the room sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub step: Step,
+    pub ticket: String,
+    pub number: u64,
+    pub served: u64,
+    /// Admitted (or holding) until then (ms since the epoch).
+    pub deadline_ms: Option<i64>,
+    pub epoch: u64,
+}
+
+impl Answer {
+    fn gone(epoch: u64) -> Self {
+        Self::refused(Step::Gone, epoch)
+    }
+
+    fn refused(step: Step, epoch: u64) -> Self {
+        Self {
+            step,
+            ticket: String::new(),
+            number: 0,
+            served: 0,
+            deadline_ms: None,
+            epoch,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct JoinLimits {
+    pub room_cap: u64,
+    pub per_address: u32,
+}
+
+/// One admission step's rules (the showtime's settings and the server's policy).
+#[derive(Debug, Clone)]
+pub struct AdmitStep {
+    pub max_active: u32,
+    pub per_minute: u32,
+    pub paused: bool,
+    pub grace_ms: i64,
+    pub admission_ms: i64,
+    /// Places given up cleared per step, at most (the rest in the next steps).
+    pub most_given_up: usize,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AdmitReport {
+    pub admitted: u64,
+    /// Admissions ended (unused past their deadline, or with their hold).
+    pub expired: u64,
+    /// Places given up (away past the grace period).
+    pub given_up: u64,
+}
+
+/// A room's figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Waiting and seen within the grace period.
+    pub waiting: u64,
+    pub served: u64,
+    pub inside: u64,
+    pub now: i64,
+    pub epoch: u64,
+    /// Admissions of the last 5 minutes, and when the oldest of them was.
+    pub recent_admits: u64,
+    pub oldest_admit: Option<i64>,
+    pub admitted: u64,
+    pub expired: u64,
+    pub abandoned: u64,
+}
+
+impl Counts {
+    /// Admissions a minute, measured; none before 10 admissions over at least 20 s.
+    pub fn per_minute(&self) -> Option<f64> {
+        let oldest = self.oldest_admit?;
+        let span = (self.now - oldest) as f64 / 60_000.0;
+        (self.recent_admits >= 10 && span >= 20.0 / 60.0).then(|| self.recent_admits as f64 / span)
+    }
+}
+
+/// What a hold's seat reservation against its admission gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reserve {
+    /// Reserved on the admission of this ticket.
+    Reserved(String),
+    NotAdmitted,
+    /// The admission has held this many seats already.
+    TooManySeats(u32),
+}
+
+enum Backend {
+    Local(local::LocalRooms),
+    Redis(redis::RedisRooms),
+}
+
+/// The rooms of every showtime, with the key that signs admissions.
+pub struct WaitingRoom {
+    backend: Backend,
+    pub policy: RoomPolicy,
+    key: Vec<u8>,
+    clock: Clock,
+    /// Tickets of this process's connected waiting pages per showtime (with how many pages):
+    /// their places are kept alive by one call per showtime now and then.
+    connected: Mutex<HashMap<ShowtimeId, HashMap<String, usize>>>,
+}
+
+macro_rules! on_backend {
+    ($self:ident, $b:ident => $call:expr, local: $wrap:expr) => {
+        match &$self.backend {
+            Backend::Local($b) => $wrap($call),
+            Backend::Redis($b) => $call.await,
+        }
+    };
+}
+
+impl WaitingRoom {
+    /// Rooms in this process (`link` none) or in Redis; admissions signed with `key`.
+    pub fn new(link: Option<Arc<RedisLink>>, policy: RoomPolicy, key: &[u8], clock: Clock) -> Self {
+        let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes any key length");
+        mac.update(b"waiting-room admissions");
+        Self {
+            backend: match link {
+                Some(link) => Backend::Redis(redis::RedisRooms::new(link)),
+                None => Backend::Local(local::LocalRooms::default()),
+            },
+            policy,
+            key: mac.finalize().into_bytes().to_vec(),
+            clock,
+            connected: Mutex::default(),
+        }
+    }
+
+    /// Whether the state lives in this process.
+    pub fn is_local(&self) -> bool {
+        matches!(self.backend, Backend::Local(_))
+    }
+
+    /// The time in ms for the room: a test's manual clock, else this process's (in this
+    /// process) or 0, which tells the script to use Redis's own clock.
+    fn now(&self) -> i64 {
+        match self.clock.now() {
+            Some(t) => t.timestamp_millis(),
+            None if self.is_local() => chrono::Utc::now().timestamp_millis(),
+            None => 0,
+        }
+    }
+
+    /// The time in ms as this process knows it (for tokens and answers).
+    pub fn wall_now(&self) -> i64 {
+        self.clock
+            .now()
+            .unwrap_or_else(chrono::Utc::now)
+            .timestamp_millis()
+    }
+
+    pub async fn join(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        address: &str,
+    ) -> Result<Answer, RoomDown> {
+        let ticket = hex::encode(rand::random::<[u8; 16]>());
+        let limits = JoinLimits {
+            room_cap: self.policy.room_cap,
+            per_address: self.policy.per_address,
+        };
+        let now = self.now();
+        on_backend!(self, b => b.join(showtime, now, ticket, customer, address, limits), local: Ok)
+    }
+
+    pub async fn poll(
+        &self,
+        showtime: ShowtimeId,
+        ticket: Option<&str>,
+        customer: CustomerId,
+    ) -> Result<Answer, RoomDown> {
+        // Polls half as often as named are refused: a page that asks on time is never.
+        let least = self.policy.poll.as_millis() as i64 / 2;
+        let now = self.now();
+        on_backend!(self, b => b.poll(showtime, now, ticket, customer, least), local: Ok)
+    }
+
+    pub async fn admit(
+        &self,
+        showtime: ShowtimeId,
+        step: &AdmitStep,
+    ) -> Result<AdmitReport, RoomDown> {
+        let now = self.now();
+        on_backend!(self, b => b.admit(showtime, now, step), local: Ok)
+    }
+
+    pub async fn counts(&self, showtime: ShowtimeId) -> Result<Counts, RoomDown> {
+        let (now, grace) = (self.now(), self.policy.grace.as_millis() as i64);
+        on_backend!(self, b => b.counts(showtime, now, grace), local: Ok)
+    }
+
+    pub async fn reserve(
+        &self,
+        showtime: ShowtimeId,
+        ticket: Option<&str>,
+        customer: CustomerId,
+        seats: u32,
+    ) -> Result<Reserve, RoomDown> {
+        let most = app::domain::SEATS_PER_ADMISSION as u32;
+        let now = self.now();
+        on_backend!(self, b => b.reserve(showtime, now, ticket, customer, seats, most), local: Ok)
+    }
+
+    pub async fn unreserve(&self, showtime: ShowtimeId, ticket: &str, seats: u32) {
+        on_backend!(self, b => b.unreserve(showtime, ticket, seats), local: std::convert::identity)
+    }
+
+    pub async fn bind(&self, showtime: ShowtimeId, ticket: &str, hold: HoldId, expires_ms: i64) {
+        on_backend!(self, b => b.bind(showtime, ticket, hold, expires_ms), local: std::convert::identity)
+    }
+
+    /// The hold ended: its admission ends after `keep` (a cancel: time for a new hold) or at once.
+    pub async fn hold_ended(&self, showtime: ShowtimeId, hold: HoldId, keep: Duration) {
+        let (now, keep) = (self.now(), keep.as_millis() as i64);
+        on_backend!(self, b => b.hold_ended(showtime, now, hold, keep), local: std::convert::identity)
+    }
+
+    pub async fn reset(&self, showtime: ShowtimeId) -> Result<u64, RoomDown> {
+        on_backend!(self, b => b.reset(showtime), local: Ok)
+    }
+
+    /// A waiting page of `ticket` connected (its place is kept alive while it stays).
+    pub fn connect(&self, showtime: ShowtimeId, ticket: &str) {
+        let mut connected = self.connected.lock().expect("connected waiters");
+        *connected
+            .entry(showtime)
+            .or_default()
+            .entry(ticket.to_string())
+            .or_default() += 1;
+    }
+
+    pub fn disconnect(&self, showtime: ShowtimeId, ticket: &str) {
+        let mut connected = self.connected.lock().expect("connected waiters");
+        if let Some(room) = connected.get_mut(&showtime) {
+            if let Some(n) = room.get_mut(ticket) {
+                *n -= 1;
+                if *n == 0 {
+                    room.remove(ticket);
+                }
+            }
+            if room.is_empty() {
+                connected.remove(&showtime);
+            }
+        }
+    }
+
+    /// Marks every connected page's place as seen now (one call per showtime).
+    pub async fn touch_connected(&self) {
+        let rooms: Vec<(ShowtimeId, Vec<String>)> = {
+            let connected = self.connected.lock().expect("connected waiters");
+            connected
+                .iter()
+                .map(|(s, t)| (*s, t.keys().cloned().collect()))
+                .collect()
+        };
+        let now = self.now();
+        for (showtime, tickets) in rooms {
+            match &self.backend {
+                Backend::Local(b) => b.touch(showtime, now, &tickets),
+                Backend::Redis(b) => b.touch(showtime, now, &tickets).await,
+            }
+        }
+    }
+
+    /// Waiting pages connected to this process.
+    pub fn connected_pages(&self) -> usize {
+        let connected = self.connected.lock().expect("connected waiters");
+        connected.values().map(|t| t.values().sum::<usize>()).sum()
+    }
+
+    fn mac(&self, payload: &str) -> Hmac<Sha256> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key length");
+        mac.update(payload.as_bytes());
+        mac
+    }
+
+    /// An admission token: `<showtime>.<ticket>.<customer>.<expiry ms>.<hmac>`.
+    pub fn sign(
+        &self,
+        showtime: ShowtimeId,
+        ticket: &str,
+        customer: CustomerId,
+        until_ms: i64,
+    ) -> String {
+        let payload = format!("{}.{ticket}.{}.{until_ms}", showtime.get(), customer.0);
+        let tag = hex::encode(self.mac(&payload).finalize().into_bytes());
+        format!("{payload}.{tag}")
+    }
+
+    /// The ticket a token admits, if it is ours, for this showtime and customer, and not past
+    /// its expiry.
+    pub fn verify(
+        &self,
+        token: &str,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+    ) -> Option<String> {
+        let (payload, tag) = token.rsplit_once('.')?;
+        let mut parts = payload.split('.');
+        let (s, ticket, c, until) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some() {
+            return None;
+        }
+        self.mac(payload)
+            .verify_slice(&hex::decode(tag).ok()?)
+            .ok()?;
+        let fits = s == showtime.get().to_string()
+            && c == customer.0.to_string()
+            && until.parse::<i64>().ok()? > self.wall_now();
+        fits.then(|| ticket.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn room() -> WaitingRoom {
+        WaitingRoom::new(
+            None,
+            RoomPolicy::default(),
+            b"a test key of some length",
+            Clock::default(),
+        )
+    }
+
+    #[test]
+    fn an_admission_token_admits_its_showtime_and_customer_until_it_expires() {
+        let room = room();
+        let (s, other) = (
+            ShowtimeId::try_from(7).unwrap(),
+            ShowtimeId::try_from(8).unwrap(),
+        );
+        let c = CustomerId(uuid::Uuid::new_v4());
+        let later = room.wall_now() + 60_000;
+        let token = room.sign(s, "abc", c, later);
+        assert_eq!(room.verify(&token, s, c).as_deref(), Some("abc"));
+        assert_eq!(room.verify(&token, other, c), None, "another showtime");
+        assert_eq!(
+            room.verify(&token, s, CustomerId(uuid::Uuid::new_v4())),
+            None
+        );
+        let expired = room.sign(s, "abc", c, room.wall_now() - 1);
+        assert_eq!(room.verify(&expired, s, c), None, "expired");
+        let forged = token.replace(&later.to_string(), &(later + 1).to_string());
+        assert_eq!(room.verify(&forged, s, c), None, "changed expiry");
+        let foreign = WaitingRoom::new(
+            None,
+            RoomPolicy::default(),
+            b"another key",
+            Clock::default(),
+        );
+        assert_eq!(foreign.verify(&token, s, c), None, "another server's key");
+    }
+
+    #[test]
+    fn the_rate_is_measured_only_with_enough_history() {
+        let mut counts = Counts {
+            now: 100_000,
+            recent_admits: 9,
+            oldest_admit: Some(40_000),
+            ..Counts::default()
+        };
+        assert_eq!(counts.per_minute(), None, "fewer than 10 admissions");
+        counts.recent_admits = 30;
+        assert_eq!(counts.per_minute(), Some(30.0));
+        counts.oldest_admit = Some(90_000);
+        assert_eq!(counts.per_minute(), None, "10 s of history");
+    }
+}

@@ -1,0 +1,225 @@
+//! The waiting rooms in Redis (several server processes): every operation is one call of
+//! `server/lua/waiting_room.lua` on the showtime's keys, which share its hash tag.
+
+use super::{AdmitReport, AdmitStep, Answer, Counts, JoinLimits, Reserve, RoomDown, Step};
+use crate::redis_link::{Conn, RedisLink};
+use app::domain::{CustomerId, HoldId, ShowtimeId};
+use std::sync::{Arc, LazyLock};
+
+static ROOM: LazyLock<redis::Script> =
+    LazyLock::new(|| redis::Script::new(include_str!("../../lua/waiting_room.lua")));
+
+/// Loads the script (a call loads it by itself when Redis lacks it).
+pub async fn load_script(link: &RedisLink) {
+    let _ = link
+        .run("load waiting-room script", |mut conn: Conn| async move {
+            ROOM.prepare_invoke().load_async(&mut conn).await
+        })
+        .await;
+}
+
+const KEYS: [&str; 14] = [
+    "seq", "served", "wait", "seen", "rec", "who", "addr", "active", "seats", "holds", "admits",
+    "stats", "epoch", "pace",
+];
+
+type PlaceRow = (i64, String, i64, i64, i64, i64, i64, i64);
+
+pub struct RedisRooms {
+    link: Arc<RedisLink>,
+}
+
+impl RedisRooms {
+    pub fn new(link: Arc<RedisLink>) -> Self {
+        Self { link }
+    }
+
+    /// Runs operation `op` on the showtime's room; `None`: Redis could not be used.
+    async fn call<T: redis::FromRedisValue + Send + 'static>(
+        &self,
+        showtime: ShowtimeId,
+        op: &'static str,
+        now: i64,
+        args: Vec<String>,
+    ) -> Option<T> {
+        let prefix = self.link.prefix().to_string();
+        self.link
+            .run("waiting room", move |mut conn: Conn| async move {
+                let mut invocation = ROOM.prepare_invoke();
+                for name in KEYS {
+                    invocation.key(format!("{prefix}room:{{{}}}:{name}", showtime.get()));
+                }
+                invocation.arg(op).arg(now);
+                for a in &args {
+                    invocation.arg(a);
+                }
+                invocation.invoke_async::<T>(&mut conn).await
+            })
+            .await
+    }
+
+    fn answer(row: PlaceRow) -> Answer {
+        let (code, ticket, number, served, deadline, _now, epoch, extra) = row;
+        Answer {
+            step: match code {
+                0 => Step::Ok,
+                1 => Step::Full,
+                2 => Step::AddressCap,
+                4 => Step::TooSoon(extra.max(1) as u64),
+                _ => Step::Gone,
+            },
+            ticket,
+            number: number.max(0) as u64,
+            served: served.max(0) as u64,
+            deadline_ms: (deadline >= 0).then_some(deadline),
+            epoch: epoch.max(0) as u64,
+        }
+    }
+
+    pub async fn join(
+        &self,
+        showtime: ShowtimeId,
+        now: i64,
+        ticket: String,
+        customer: CustomerId,
+        address: &str,
+        limits: JoinLimits,
+    ) -> Result<Answer, RoomDown> {
+        let args = vec![
+            ticket,
+            customer.0.to_string(),
+            address.to_string(),
+            limits.room_cap.to_string(),
+            limits.per_address.to_string(),
+        ];
+        let row: PlaceRow = self
+            .call(showtime, "join", now, args)
+            .await
+            .ok_or(RoomDown)?;
+        Ok(Self::answer(row))
+    }
+
+    pub async fn poll(
+        &self,
+        showtime: ShowtimeId,
+        now: i64,
+        ticket: Option<&str>,
+        customer: CustomerId,
+        least_ms: i64,
+    ) -> Result<Answer, RoomDown> {
+        let args = vec![
+            ticket.unwrap_or_default().to_string(),
+            customer.0.to_string(),
+            least_ms.to_string(),
+        ];
+        let row: PlaceRow = self
+            .call(showtime, "poll", now, args)
+            .await
+            .ok_or(RoomDown)?;
+        Ok(Self::answer(row))
+    }
+
+    pub async fn touch(&self, showtime: ShowtimeId, now: i64, tickets: &[String]) {
+        for chunk in tickets.chunks(1000) {
+            let _: Option<i64> = self.call(showtime, "touch", now, chunk.to_vec()).await;
+        }
+    }
+
+    pub async fn admit(
+        &self,
+        showtime: ShowtimeId,
+        now: i64,
+        step: &AdmitStep,
+    ) -> Result<AdmitReport, RoomDown> {
+        let args = vec![
+            step.max_active.to_string(),
+            step.per_minute.to_string(),
+            if step.paused { "1" } else { "0" }.to_string(),
+            step.grace_ms.to_string(),
+            step.admission_ms.to_string(),
+            step.most_given_up.to_string(),
+        ];
+        let (admitted, expired, given_up, _served, _now): (u64, u64, u64, u64, i64) = self
+            .call(showtime, "admit", now, args)
+            .await
+            .ok_or(RoomDown)?;
+        Ok(AdmitReport {
+            admitted,
+            expired,
+            given_up,
+        })
+    }
+
+    pub async fn counts(
+        &self,
+        showtime: ShowtimeId,
+        now: i64,
+        grace_ms: i64,
+    ) -> Result<Counts, RoomDown> {
+        let v: Vec<i64> = self
+            .call(showtime, "view", now, vec![grace_ms.to_string()])
+            .await
+            .ok_or(RoomDown)?;
+        let at = |i: usize| v.get(i).copied().unwrap_or(0);
+        let n = |i: usize| at(i).max(0) as u64;
+        Ok(Counts {
+            waiting: n(0),
+            served: n(1),
+            inside: n(2),
+            now: at(3),
+            epoch: n(4),
+            recent_admits: n(5),
+            oldest_admit: (at(6) >= 0).then_some(at(6)),
+            admitted: n(7),
+            expired: n(8),
+            abandoned: n(9),
+        })
+    }
+
+    pub async fn reserve(
+        &self,
+        showtime: ShowtimeId,
+        now: i64,
+        ticket: Option<&str>,
+        customer: CustomerId,
+        seats: u32,
+        most: u32,
+    ) -> Result<Reserve, RoomDown> {
+        let args = vec![
+            ticket.unwrap_or_default().to_string(),
+            customer.0.to_string(),
+            seats.to_string(),
+            most.to_string(),
+        ];
+        let (code, used, ticket): (i64, u32, String) = self
+            .call(showtime, "reserve", now, args)
+            .await
+            .ok_or(RoomDown)?;
+        Ok(match code {
+            0 => Reserve::Reserved(ticket),
+            2 => Reserve::TooManySeats(used),
+            _ => Reserve::NotAdmitted,
+        })
+    }
+
+    pub async fn unreserve(&self, showtime: ShowtimeId, ticket: &str, seats: u32) {
+        let args = vec![ticket.to_string(), seats.to_string()];
+        let _: Option<i64> = self.call(showtime, "unreserve", 0, args).await;
+    }
+
+    pub async fn bind(&self, showtime: ShowtimeId, ticket: &str, hold: HoldId, expires_ms: i64) {
+        let args = vec![ticket.to_string(), hold.to_string(), expires_ms.to_string()];
+        let _: Option<i64> = self.call(showtime, "bind", 0, args).await;
+    }
+
+    pub async fn hold_ended(&self, showtime: ShowtimeId, now: i64, hold: HoldId, keep_ms: i64) {
+        let args = vec![hold.to_string(), keep_ms.to_string()];
+        let _: Option<i64> = self.call(showtime, "ended", now, args).await;
+    }
+
+    pub async fn reset(&self, showtime: ShowtimeId) -> Result<u64, RoomDown> {
+        self.call(showtime, "reset", 0, Vec::new())
+            .await
+            .ok_or(RoomDown)
+    }
+}
