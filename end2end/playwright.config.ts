@@ -66,6 +66,9 @@ export default defineConfig({
         // all the tests' customers as one.
         HELD_SEATS_PER_ADDRESS: "0",
         HOLD_RATE_PER_ADDRESS: "0",
+        // The waiting room's spec: a cancel lets the next shopper in within a second or two.
+        WAITING_ROOM_REHOLD_SECONDS: "1",
+        WAITING_ROOM_POLL_SECONDS: "2",
         RUST_LOG: "warn",
       },
     },

@@ -117,9 +117,15 @@ fn showtime_chip(s: ShowtimeSummary) -> impl IntoView {
         }
         .into_any();
     }
+    // A hot sale's link goes to its waiting room, not to the seat map.
+    let href = match s.waiting_room {
+        true => format!("/showtimes/{}/waiting-room", s.id),
+        false => format!("/showtimes/{}", s.id),
+    };
+    let queued = s.waiting_room;
     view! {
         <li data-test="showtime" data-open="true">
-            <a href=format!("/showtimes/{}", s.id) data-test=format!("showtime-{}", s.id)>
+            <a href=href data-test=format!("showtime-{}", s.id) data-queue=queued.to_string()>
                 <span class="time">{time}</span>
                 <span class="hall">{s.hall_name}</span>
                 <span class="left" class:sold-out=left == 0>

@@ -14,6 +14,7 @@ mod halls;
 mod sales;
 mod sign_in;
 mod tokens;
+mod waiting_room;
 
 pub use admin::AdminPage;
 pub use audit::AuditPage;

@@ -1,4 +1,4 @@
-use crate::domain::{ShowtimeId, WaitingRoomSettings, WaitingRoomView};
+use crate::domain::{ShowtimeId, WaitingRoomView};
 use crate::error::InventoryError;
 use leptos::prelude::*;
 
@@ -15,6 +15,7 @@ pub async fn set_waiting_room(
     #[server(default)] message: String,
     #[server(default)] paused: bool,
 ) -> Result<WaitingRoomView, InventoryError> {
+    use crate::domain::WaitingRoomSettings;
     use crate::engine::{inventory, require_staff, respond};
     respond(
         async {

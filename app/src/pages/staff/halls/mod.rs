@@ -235,6 +235,7 @@ pub fn HallsPage() -> impl IntoView {
                                     Err(e) => view! { <p class="error">{error_text(lang.get(), &e)}</p> }.into_any(),
                                 })}
                             </Transition>
+                            <super::waiting_room::WaitingRoomPanel counts />
                             <h2>{move || tr!(lang.get(), "halls.block_heading")}</h2>
                             <form on:submit=block data-test="block-form">
                                 <label for="block-showtime">{move || tr!(lang.get(), "halls.block_showtime")}</label>

@@ -1,0 +1,98 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import * as fs from "fs";
+import * as path from "path";
+import { SeatMapPage, SignInPage, showtimeIds } from "./pages";
+
+const dataDir = process.env.E2E_DATA_DIR ?? path.join(__dirname, "..", "..", "target", "e2e-data");
+const operatorPassword = () => fs.readFileSync(path.join(dataDir, "operator.password"), "utf8").trim();
+
+/** The operator's console, signed in, with the room form of /admin/halls ready. */
+async function operatorConsole(browser: Browser): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto("/staff/sign-in?next=/admin/halls");
+  await new SignInPage(page).signIn("operator", operatorPassword());
+  await expect(page).toHaveURL(/\/admin\/halls$/);
+  await expect(page.locator('[data-test="room-form"]')).toBeVisible();
+  return page;
+}
+
+async function setRoom(admin: Page, showtime: number, on: boolean, maxActive: number) {
+  // The select's options come with the schedule; the form acts once the page has hydrated.
+  await expect(admin.locator(`[data-test="room-showtime"] option[value="${showtime}"]`)).toHaveCount(1, { timeout: 15_000 });
+  await admin.locator('[data-test="room-showtime"]').selectOption(String(showtime));
+  await expect(admin.locator('[data-test="room-figures"]')).toBeVisible({ timeout: 15_000 });
+  await admin.locator('[data-test="room-on"]').setChecked(on);
+  await admin.locator('[data-test="room-max"]').fill(String(maxActive));
+  await admin.locator('[data-test="room-rate"]').fill("60");
+  await admin.locator('[data-test="room-save"]').click();
+  await expect(admin.locator('[data-test="room-error"]')).toHaveCount(0);
+  await expect(admin.locator('[data-test="room-on"]')).toBeChecked({ checked: on });
+}
+
+/** A shopper's waiting page, once it has its place. */
+async function queue(page: Page, showtime: number) {
+  await page.goto(`/showtimes/${showtime}/waiting-room`);
+  await expect(page.locator('[data-test="queue-page"]')).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
+}
+
+test("three shoppers queue for a hot showtime with one inside at a time: a cancel lets the next in, the third still waits", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const admin = await operatorConsole(browser);
+  const ids = await showtimeIds(admin);
+  const showtime = ids[ids.length - 1];
+  await setRoom(admin, showtime, true, 1);
+  try {
+    const first = await (await browser.newContext()).newPage();
+    const second = await (await browser.newContext()).newPage();
+    // The third on a phone, in Korean.
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      locale: "ko-KR",
+      extraHTTPHeaders: { "Accept-Language": "ko-KR,ko;q=0.9" },
+    });
+    const third = await phone.newPage();
+
+    // The programme sends a customer to the room, not to the seat map.
+    await first.goto("/");
+    await expect(first.locator(`[data-test="showtime-${showtime}"]`)).toHaveAttribute("data-queue", "true");
+    await queue(first, showtime);
+    // Admitted (nobody ahead): the seat map opens by itself, and holds.
+    await expect(first).toHaveURL(new RegExp(`/showtimes/${showtime}$`), { timeout: 15_000 });
+    const map = new SeatMapPage(first);
+    await map.waitForHydration();
+    await map.hold("A1");
+
+    // The second waits with nobody ahead; the third with one ahead, in Korean.
+    await queue(second, showtime);
+    await expect(second.locator('[data-test="queue-page"]')).toHaveAttribute("data-state", "waiting");
+    await expect(second.locator('[data-test="queue-ahead"]')).toHaveText("0");
+    await queue(third, showtime);
+    await expect(third.locator('[data-test="queue-page"] h1')).toHaveText("대기열");
+    await expect(third.locator('[data-test="queue-ahead"]')).toHaveText("1");
+    await expect(third.locator('[data-test="queue-position"]')).toHaveText("2");
+    // Straight to the seat map is no way round: back to the room.
+    const sneaky = await (await browser.newContext()).newPage();
+    await sneaky.goto(`/showtimes/${showtime}`);
+    await expect(sneaky).toHaveURL(new RegExp(`/showtimes/${showtime}/waiting-room$`));
+    await sneaky.context().close();
+
+    // The first cancels: within seconds the second is let in and holds.
+    await map.cancelButton.click();
+    await expect(map.holdPanel).toHaveCount(0);
+    await expect(second).toHaveURL(new RegExp(`/showtimes/${showtime}$`), { timeout: 20_000 });
+    const secondMap = new SeatMapPage(second);
+    await secondMap.waitForHydration();
+    await secondMap.hold("B1");
+
+    // The third is next now, and still waits.
+    await expect(third.locator('[data-test="queue-ahead"]')).toHaveText("0", { timeout: 10_000 });
+    await expect(third.locator('[data-test="queue-page"]')).toHaveAttribute("data-state", "waiting");
+    await third.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "waiting-room-phone.png"), fullPage: true });
+    await secondMap.cancelButton.click();
+    await expect(third).toHaveURL(new RegExp(`/showtimes/${showtime}$`), { timeout: 20_000 });
+  } finally {
+    await setRoom(admin, showtime, false, 1);
+  }
+});
