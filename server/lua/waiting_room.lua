@@ -116,10 +116,27 @@ elseif op == 'admit' then
   --       8 most places given up handled per call
   local max_active, per_minute = tonumber(ARGV[3]), tonumber(ARGV[4])
   local grace, window, most = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-  local ended = redis.call('ZRANGEBYSCORE', K.active, '-inf', now)
+  -- A room nobody stepped for a while (Redis, or every server, was away): nobody could show
+  -- they were still there, nor use an admission. Deadlines move on by the gap, and nobody is
+  -- given up until a grace period has passed.
+  local last = tonumber(redis.call('HGET', K.stats, 'step') or '0')
+  if last > 0 and now - last > 5000 then
+    local gap = now - last
+    local inside = redis.call('ZRANGE', K.active, 0, -1, 'WITHSCORES')
+    for i = 1, #inside, 2 do
+      redis.call('ZADD', K.active, tonumber(inside[i + 1]) + gap, inside[i])
+    end
+    redis.call('HSET', K.stats, 'quiet', now + grace)
+  end
+  redis.call('HSET', K.stats, 'step', now)
+  local ended = redis.call('ZRANGEBYSCORE', K.active, '-inf', now, 'LIMIT', 0, most)
   for _, t in ipairs(ended) do forget(t) end
   local gone = 0
-  for _, t in ipairs(redis.call('ZRANGEBYSCORE', K.seen, '-inf', '(' .. (now - grace), 'LIMIT', 0, most)) do
+  local give_up = {}
+  if now >= tonumber(redis.call('HGET', K.stats, 'quiet') or '0') then
+    give_up = redis.call('ZRANGEBYSCORE', K.seen, '-inf', '(' .. (now - grace), 'LIMIT', 0, most)
+  end
+  for _, t in ipairs(give_up) do
     local rec = redis.call('HGET', K.rec, t)
     leave_queue(t, rec and fields(rec) or {})
     forget(t)
@@ -159,6 +176,8 @@ elseif op == 'admit' then
   if admitted > 0 then redis.call('HINCRBY', K.stats, 'admitted', admitted) end
   if #ended > 0 then redis.call('HINCRBY', K.stats, 'expired', #ended) end
   if gone > 0 then redis.call('HINCRBY', K.stats, 'abandoned', gone) end
+  -- A room nobody steps any more (turned off, its sale over) is gone from Redis after a day.
+  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], 86400000) end
   return {admitted, #ended, gone, served, now}
 elseif op == 'view' then
   -- ARGV: 3 grace ms. {waiting, served, inside, now, epoch, admissions in 5 min, oldest of

@@ -253,6 +253,11 @@ impl Application {
         });
         if let Some(link) = &room_link {
             crate::waiting_room::load_script(link).await;
+        } else if config.store.is_production() {
+            tracing::warn!(
+                "PostgreSQL without REDIS_URL: each server process keeps its own waiting rooms, \
+                 so run one process only, or set REDIS_URL, before a hot sale"
+            );
         }
         let engine = engine.with_waiting_room(WaitingRoom::new(
             room_link,

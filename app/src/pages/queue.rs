@@ -22,6 +22,8 @@ struct Room {
     stopped: StoredValue<bool>,
     /// The live connection (closed when the page goes away).
     socket: StoredValue<Option<web_sys::WebSocket>, LocalStorage>,
+    /// Bumped by each join: the socket and poll loop of an older place stop.
+    generation: StoredValue<u64>,
 }
 
 impl Room {
@@ -66,6 +68,7 @@ pub fn QueuePage() -> impl IntoView {
         error: RwSignal::new(None),
         stopped: StoredValue::new(false),
         socket: StoredValue::new_local(None),
+        generation: StoredValue::new(0),
     };
     Effect::new(move |_| browser::start(room));
     on_cleanup(move || {
@@ -149,6 +152,19 @@ mod browser {
         room.stopped.try_get_value() == Some(false)
     }
 
+    /// Still the page's current place (no newer join).
+    fn current(room: Room, generation: u64) -> bool {
+        running(room) && room.generation.try_get_value() == Some(generation)
+    }
+
+    fn close_socket(room: Room) {
+        if let Some(ws) = room.socket.try_update_value(Option::take).flatten() {
+            ws.set_onclose(None);
+            ws.set_onmessage(None);
+            let _ = ws.close();
+        }
+    }
+
     async fn join(room: Room) {
         match join_queue(room.showtime).await {
             Ok(place) => {
@@ -162,8 +178,15 @@ mod browser {
                     enter(room);
                     return;
                 }
-                connect(room, ticket.clone());
-                schedule_poll(room, poll);
+                // One socket and one poll loop, for this place only.
+                close_socket(room);
+                let generation = room.generation.try_update_value(|g| {
+                    *g += 1;
+                    *g
+                });
+                let Some(generation) = generation else { return };
+                connect(room, ticket, generation);
+                schedule_poll(room, poll, generation);
             }
             Err(InventoryError::NoWaitingRoom) => enter(room),
             Err(e) => {
@@ -208,13 +231,13 @@ mod browser {
         }
     }
 
-    fn schedule_poll(room: Room, every_ms: u64) {
+    fn schedule_poll(room: Room, every_ms: u64, generation: u64) {
         set_timeout(
             move || {
-                if running(room) {
+                if current(room, generation) {
                     spawn_local(async move {
                         ask(room).await;
-                        schedule_poll(room, every_ms);
+                        schedule_poll(room, every_ms, generation);
                     });
                 }
             },
@@ -222,8 +245,8 @@ mod browser {
         );
     }
 
-    fn connect(room: Room, ticket: String) {
-        if !running(room) {
+    fn connect(room: Room, ticket: String, generation: u64) {
+        if !current(room, generation) {
             return;
         }
         let location = window().location();
@@ -279,11 +302,7 @@ mod browser {
             Closure::<dyn FnMut(web_sys::CloseEvent)>::new(move |_: web_sys::CloseEvent| {
                 let ticket = retry_ticket.clone();
                 set_timeout(
-                    move || {
-                        if running(room) {
-                            connect(room, ticket)
-                        }
-                    },
+                    move || connect(room, ticket, generation),
                     std::time::Duration::from_secs(2),
                 );
             });

@@ -43,7 +43,12 @@ async fn metric(client: &reqwest::Client, base: &str, name: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-async fn set_room(op: &reqwest::Client, base: &str, showtime: i64, paused: bool) -> anyhow::Result<()> {
+async fn set_room(
+    op: &reqwest::Client,
+    base: &str,
+    showtime: i64,
+    paused: bool,
+) -> anyhow::Result<()> {
     let r = op
         .post(format!("{base}/api/set_waiting_room"))
         .json(&json!({
@@ -60,17 +65,26 @@ async fn set_room(op: &reqwest::Client, base: &str, showtime: i64, paused: bool)
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let base: String = env("BENCH_BASE", "http://127.0.0.1:3000".to_string());
-    let pid: Option<u32> = std::env::var("BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
+    let pid: Option<u32> = std::env::var("BENCH_SERVER_PID")
+        .ok()
+        .and_then(|p| p.parse().ok());
     let places: usize = env("BENCH_PLACES", 100_000);
     let pages: usize = env("BENCH_PAGES", 15_000).min(places);
     let shoppers: usize = env("BENCH_SHOPPERS", 140);
     let seconds: u64 = env("BENCH_SECONDS", 20);
     let password: String = env("BENCH_OPERATOR_PASSWORD", String::new());
 
-    let list: Value = reqwest::get(format!("{base}/showtimes")).await?.json().await?;
+    let list: Value = reqwest::get(format!("{base}/showtimes"))
+        .await?
+        .json()
+        .await?;
     let showtime = list
         .as_array()
-        .and_then(|l| l.iter().filter(|s| s["salesOpen"] == true).max_by_key(|s| s["seatsTotal"].as_i64()))
+        .and_then(|l| {
+            l.iter()
+                .filter(|s| s["salesOpen"] == true)
+                .max_by_key(|s| s["seatsTotal"].as_i64())
+        })
         .and_then(|s| s["id"].as_i64())
         .ok_or_else(|| anyhow::anyhow!("no showtime on sale"))?;
     let op = reqwest::Client::builder().cookie_store(true).build()?;
@@ -94,7 +108,9 @@ async fn main() -> anyhow::Result<()> {
 
     // Everyone else: one place each (no cookie: each join is a new customer).
     let started = Instant::now();
-    let plain = reqwest::Client::builder().pool_max_idle_per_host(64).build()?;
+    let plain = reqwest::Client::builder()
+        .pool_max_idle_per_host(64)
+        .build()?;
     let joined: Vec<Option<(u64, String)>> = futures_util::stream::iter(0..places)
         .map(|_| {
             let (c, url) = (plain.clone(), queue.clone());
@@ -115,7 +131,10 @@ async fn main() -> anyhow::Result<()> {
         tickets.len(),
         tickets.len() as f64 / join_secs
     );
-    let rss_joined = pid.and_then(|p| proc_field(p, "status", "VmRSS:")).unwrap_or(0.0) / 1024.0;
+    let rss_joined = pid
+        .and_then(|p| proc_field(p, "status", "VmRSS:"))
+        .unwrap_or(0.0)
+        / 1024.0;
 
     // Waiting pages: the first `pages` places keep the room's live frame open.
     let ws = format!("{}/live", queue.replace("http://", "ws://"));
@@ -125,7 +144,8 @@ async fn main() -> anyhow::Result<()> {
     let mut tasks = tokio::task::JoinSet::new();
     for (i, (_, ticket)) in tickets.iter().take(pages).enumerate() {
         let url = format!("{ws}?ticket={ticket}");
-        let (receipts, connected, mut stopped) = (receipts.clone(), connected.clone(), stopped.clone());
+        let (receipts, connected, mut stopped) =
+            (receipts.clone(), connected.clone(), stopped.clone());
         tasks.spawn(async move {
             let Ok((mut socket, _)) = tokio_tungstenite::connect_async(url.as_str()).await else {
                 return;
@@ -140,7 +160,10 @@ async fn main() -> anyhow::Result<()> {
                 match message {
                     Some(Ok(Message::Text(text))) => {
                         let at = Instant::now();
-                        if let Some(served) = serde_json::from_str::<Value>(&text).ok().and_then(|v| v["served"].as_u64()) {
+                        if let Some(served) = serde_json::from_str::<Value>(&text)
+                            .ok()
+                            .and_then(|v| v["served"].as_u64())
+                        {
                             mine.push((served, at));
                         }
                     }
@@ -177,9 +200,15 @@ async fn main() -> anyhow::Result<()> {
             let give_up = Instant::now() + Duration::from_secs(60);
             while Instant::now() < give_up {
                 tokio::time::sleep(Duration::from_millis(600)).await;
-                let Ok(r) = c.get(&queue).send().await else { continue };
-                let Ok(place) = r.json::<Value>().await else { continue };
-                let Some(token) = place["admission"]["token"].as_str() else { continue };
+                let Ok(r) = c.get(&queue).send().await else {
+                    continue;
+                };
+                let Ok(place) = r.json::<Value>().await else {
+                    continue;
+                };
+                let Some(token) = place["admission"]["token"].as_str() else {
+                    continue;
+                };
                 let sent = Instant::now();
                 let r = c
                     .post(format!("{base}/showtimes/{showtime}/holds"))
@@ -232,7 +261,10 @@ async fn main() -> anyhow::Result<()> {
         percentile(&spread, 0.95),
         percentile(&spread, 0.99)
     );
-    let peak = pid.and_then(|p| proc_field(p, "status", "VmHWM:")).unwrap_or(0.0) / 1024.0;
+    let peak = pid
+        .and_then(|p| proc_field(p, "status", "VmHWM:"))
+        .unwrap_or(0.0)
+        / 1024.0;
     println!(
         "server: RSS {rss_joined:.0} MB with {} places, peak {peak:.0} MB with {pages_on} pages; {:.1} CPU-s over {elapsed:.0} s, {admissions:.0} admissions, {:.2} CPU-ms per admission",
         tickets.len(),
@@ -244,7 +276,10 @@ async fn main() -> anyhow::Result<()> {
     ms.sort_by(f64::total_cmp);
     let seats: usize = holds.iter().map(|h| h.1).sum();
     let last = holds.iter().map(|h| h.2).max().unwrap_or(phase);
-    let span = last.saturating_duration_since(phase).as_secs_f64().max(0.001);
+    let span = last
+        .saturating_duration_since(phase)
+        .as_secs_f64()
+        .max(0.001);
     println!(
         "shoppers: {} of {shoppers} held, {seats} seats in {span:.1} s ({:.0} seats/s); hold p50 {:.1} ms, p99 {:.1} ms; {:.2} hold statements per seat held",
         holds.iter().filter(|h| h.1 > 0).count(),
@@ -253,6 +288,9 @@ async fn main() -> anyhow::Result<()> {
         percentile(&ms, 0.99),
         (statements1 - statements0) / (seats.max(1) as f64)
     );
-    anyhow::ensure!(pages_on > 0 && !holds.is_empty() && seats > 0, "the benchmark did not run");
+    anyhow::ensure!(
+        pages_on > 0 && !holds.is_empty() && seats > 0,
+        "the benchmark did not run"
+    );
     Ok(())
 }

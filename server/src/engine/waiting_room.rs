@@ -18,7 +18,7 @@ const GIVEN_UP_PER_STEP: usize = 500;
 
 /// The rooms' part of the engine.
 pub(super) struct Rooms {
-    pub(super) room: WaitingRoom,
+    pub(super) room: Arc<WaitingRoom>,
     settings: Mutex<HashMap<ShowtimeId, (Instant, WaitingRoomSettings)>>,
     /// The newest frame per showtime with a room on, for this process's waiting pages.
     frames: Mutex<HashMap<ShowtimeId, (Option<QueueFrame>, watch::Sender<Utf8Bytes>)>>,
@@ -29,7 +29,7 @@ pub(super) struct Rooms {
 impl Rooms {
     pub(super) fn new(room: WaitingRoom) -> Self {
         Self {
-            room,
+            room: Arc::new(room),
             settings: Mutex::default(),
             frames: Mutex::default(),
             figures: Mutex::default(),
@@ -37,11 +37,40 @@ impl Rooms {
     }
 }
 
-/// A seat reservation against an admission, settled once the hold is decided.
+/// A seat reservation against an admission, settled once the hold is decided. A request that
+/// ends before (its client went away, its deadline passed) is settled by a task of its own: the
+/// customer's live hold, if the hold went through, carries the admission; else the seats go back.
 pub(super) struct Spent {
     showtime: ShowtimeId,
     ticket: String,
     seats: u32,
+    customer: CustomerId,
+    room: Arc<WaitingRoom>,
+    store: Arc<dyn Store>,
+    now: Option<chrono::DateTime<chrono::Utc>>,
+    settled: bool,
+}
+
+impl Drop for Spent {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        let (room, store) = (self.room.clone(), self.store.clone());
+        let (showtime, customer, now) = (self.showtime, self.customer, self.now);
+        let (ticket, seats) = (std::mem::take(&mut self.ticket), self.seats);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                match store.active_hold(showtime, customer, now).await {
+                    Ok(Some(held)) => {
+                        let until = held.expires_at.timestamp_millis();
+                        room.bind(showtime, &ticket, held.hold_id, until).await
+                    }
+                    _ => room.unreserve(showtime, &ticket, seats).await,
+                }
+            });
+        }
+    }
 }
 
 fn down(policy_fail_open: bool) -> Result<Option<Spent>, InventoryError> {
@@ -126,6 +155,11 @@ impl Engine {
                 showtime,
                 ticket,
                 seats,
+                customer,
+                room: room.clone(),
+                store: self.store.clone(),
+                now: self.clock.now(),
+                settled: false,
             })),
             Ok(Reserve::NotAdmitted) => Err(InventoryError::QueueRequired(showtime)),
             Ok(Reserve::TooManySeats(used)) => Err(InventoryError::AdmissionSeatLimit(used)),
@@ -143,7 +177,8 @@ impl Engine {
         spent: Option<Spent>,
         outcome: &Result<Hold, InventoryError>,
     ) {
-        let Some(spent) = spent else { return };
+        let Some(mut spent) = spent else { return };
+        spent.settled = true;
         let room = &self.rooms.room;
         match outcome {
             Ok(hold) => {
@@ -255,6 +290,7 @@ impl Engine {
             .lock()
             .expect("room figures")
             .retain(|s, _| live.contains(s));
+        self.rooms.room.retain(&live);
         Ok(admitted)
     }
 
@@ -376,9 +412,12 @@ impl WaitingRooms for Engine {
         customer: CustomerId,
         address: Option<IpAddr>,
     ) -> Result<QueuePlace, InventoryError> {
-        self.layout(showtime).await?;
+        let layout = self.layout(showtime).await?;
         if self.store.is_cancelled(showtime).await? {
             return Err(InventoryError::ShowtimeCancelled);
+        }
+        if self.clock.now().unwrap_or_else(chrono::Utc::now) >= layout.sales.closes_at {
+            return Err(InventoryError::SalesClosed);
         }
         let settings = self.room_settings(showtime).await?;
         if !settings.on {

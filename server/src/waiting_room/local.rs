@@ -34,6 +34,11 @@ struct Room {
     admitted: u64,
     expired: u64,
     abandoned: u64,
+    /// The last admission step (ms), and until when nobody is given up after a gap.
+    last_step: i64,
+    quiet_until: i64,
+    /// When it was last joined or asked (ms): a room is kept a minute past it.
+    used: i64,
 }
 
 struct Place {
@@ -124,6 +129,7 @@ impl LocalRooms {
         limits: JoinLimits,
     ) -> Answer {
         self.with(showtime, |room| {
+            room.used = now;
             if let Some(existing) = room.who.get(&customer).cloned() {
                 if room.places.contains_key(&existing) {
                     return room.answer(Step::Ok, &existing);
@@ -170,6 +176,7 @@ impl LocalRooms {
         least_ms: i64,
     ) -> Answer {
         self.with(showtime, |room| {
+            room.used = now;
             let Some(ticket) = room.ticket_of(ticket, customer) else {
                 return Answer::gone(room.epoch);
             };
@@ -200,19 +207,29 @@ impl LocalRooms {
 
     pub fn admit(&self, showtime: ShowtimeId, now: i64, step: &super::AdmitStep) -> AdmitReport {
         self.with(showtime, |room| {
+            // A room nobody stepped for a while (the process was stopped): deadlines move on
+            // by the gap, and nobody is given up until a grace period has passed.
+            if room.last_step > 0 && now - room.last_step > 5000 {
+                let gap = now - room.last_step;
+                room.active.values_mut().for_each(|d| *d += gap);
+                room.quiet_until = now + step.grace_ms;
+            }
+            room.last_step = now;
             let ended: Vec<String> = room
                 .active
                 .iter()
                 .filter(|(_, deadline)| **deadline <= now)
                 .map(|(t, _)| t.clone())
+                .take(step.most_given_up)
                 .collect();
             for t in &ended {
                 room.forget(t);
             }
+            let quiet = now < room.quiet_until;
             let given_up: Vec<String> = room
                 .seen
                 .iter()
-                .take_while(|(seen, _)| *seen < now - step.grace_ms)
+                .take_while(|(seen, _)| !quiet && *seen < now - step.grace_ms)
                 .take(step.most_given_up)
                 .map(|(_, t)| t.clone())
                 .collect();
@@ -357,6 +374,13 @@ impl LocalRooms {
                 *deadline = (*deadline).min(now + keep_ms);
             }
         })
+    }
+
+    /// Drops the rooms of every showtime but `open` (turned off, or their sale is over) that
+    /// nobody joined or asked for a minute.
+    pub fn retain(&self, open: &[ShowtimeId], now: i64) {
+        let mut rooms = self.rooms.lock().expect("waiting rooms");
+        rooms.retain(|s, room| open.contains(s) || room.used > now - 60_000);
     }
 
     pub fn reset(&self, showtime: ShowtimeId) -> u64 {

@@ -293,6 +293,14 @@ impl WaitingRoom {
         on_backend!(self, b => b.hold_ended(showtime, now, hold, keep), local: std::convert::identity)
     }
 
+    /// Forgets the rooms of every showtime but `open` (in this process; in Redis a room nobody
+    /// steps lapses after a day).
+    pub fn retain(&self, open: &[ShowtimeId]) {
+        if let Backend::Local(b) = &self.backend {
+            b.retain(open, self.now());
+        }
+    }
+
     pub async fn reset(&self, showtime: ShowtimeId) -> Result<u64, RoomDown> {
         on_backend!(self, b => b.reset(showtime), local: Ok)
     }

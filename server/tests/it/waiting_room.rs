@@ -41,6 +41,10 @@ mod in_process {
     async fn one_admission_holds_eight_seats_in_all() {
         super::one_admission_holds_eight_seats_in_all(Home::Process).await
     }
+    #[tokio::test]
+    async fn a_room_nobody_stepped_for_a_while_keeps_its_places() {
+        super::a_room_nobody_stepped_for_a_while_keeps_its_places(Home::Process).await
+    }
 }
 
 mod in_redis {
@@ -60,6 +64,10 @@ mod in_redis {
     #[tokio::test]
     async fn one_admission_holds_eight_seats_in_all() {
         super::one_admission_holds_eight_seats_in_all(Home::Redis).await
+    }
+    #[tokio::test]
+    async fn a_room_nobody_stepped_for_a_while_keeps_its_places() {
+        super::a_room_nobody_stepped_for_a_while_keeps_its_places(Home::Redis).await
     }
 }
 
@@ -220,14 +228,21 @@ async fn every_way_a_hold_ends_frees_its_slot(home: Home) {
     assert_eq!(room.counts(s).await.unwrap().served, 1);
 
     // 1. Unused: the first lets the admission lapse (120 s).
-    clock.advance(chrono::Duration::seconds(119));
-    assert_eq!(
-        room.admit(s, &one).await.unwrap().admitted,
-        0,
-        "still inside"
-    );
-    clock.advance(chrono::Duration::seconds(1));
-    let r = room.admit(s, &one).await.unwrap();
+    let pass = |secs: i64| {
+        let (room, clock, one) = (&room, &clock, one.clone());
+        async move {
+            let mut sum = server::waiting_room::AdmitReport::default();
+            for _ in 0..secs {
+                clock.advance(chrono::Duration::seconds(1));
+                let r = room.admit(s, &one).await.unwrap();
+                sum.admitted += r.admitted;
+                sum.expired += r.expired;
+            }
+            sum
+        }
+    };
+    assert_eq!(pass(119).await.admitted, 0, "still inside");
+    let r = pass(1).await;
     assert_eq!((r.expired, r.admitted), (1, 1), "lapsed, next admitted");
 
     // 2. Cancelled: the second holds, then cancels; the slot frees after the re-hold time.
@@ -239,9 +254,8 @@ async fn every_way_a_hold_ends_frees_its_slot(home: Home) {
     ));
     let hold_until = (t0() + chrono::Duration::seconds(120 + 600)).timestamp_millis();
     room.bind(s, t2, hold, hold_until).await;
-    clock.advance(chrono::Duration::seconds(300));
     assert_eq!(
-        room.admit(s, &one).await.unwrap().admitted,
+        pass(300).await.admitted,
         0,
         "holding: still inside past the admission's 120 s"
     );
@@ -251,12 +265,7 @@ async fn every_way_a_hold_ends_frees_its_slot(home: Home) {
         0,
         "time for a new hold"
     );
-    clock.advance(chrono::Duration::seconds(5));
-    assert_eq!(
-        room.admit(s, &one).await.unwrap().admitted,
-        1,
-        "cancelled: next admitted"
-    );
+    assert_eq!(pass(5).await.admitted, 1, "cancelled: next admitted");
 
     // 3. Expired: the third's hold runs out.
     let (c3, t3, _) = &waiting[2];
@@ -273,14 +282,8 @@ async fn every_way_a_hold_ends_frees_its_slot(home: Home) {
         (now + chrono::Duration::seconds(600)).timestamp_millis(),
     )
     .await;
-    clock.advance(chrono::Duration::seconds(599));
-    assert_eq!(room.admit(s, &one).await.unwrap().admitted, 0);
-    clock.advance(chrono::Duration::seconds(1));
-    assert_eq!(
-        room.admit(s, &one).await.unwrap().admitted,
-        1,
-        "expired: next admitted"
-    );
+    assert_eq!(pass(599).await.admitted, 0);
+    assert_eq!(pass(1).await.admitted, 1, "expired: next admitted");
 
     // 4. Paid (or a failed checkout, whose hold is over too): ends at once.
     let (c4, t4, _) = &waiting[3];
@@ -362,6 +365,42 @@ async fn shoppers_who_leave_do_not_stall_the_queue(home: Home) {
         Step::Gone,
         "a place left for longer than the grace period is gone"
     );
+}
+
+/// Redis (or every server) away for longer than the grace period: when the steps resume,
+/// nobody is given up at once (their pages could not show they were there) and the admitted
+/// shopper's time did not run out meanwhile; a grace period later, those still away are.
+async fn a_room_nobody_stepped_for_a_while_keeps_its_places(home: Home) {
+    let clock = Clock::manual(t0());
+    let room = rooms(home, 1, &clock).pop().unwrap();
+    let s = fresh_showtime();
+    let placed = join_all(&room, s, 4).await;
+    let rules = AdmitStep {
+        grace_ms: 60_000,
+        ..step(1, 1000)
+    };
+    assert_eq!(room.admit(s, &rules).await.unwrap().admitted, 1);
+    clock.advance(chrono::Duration::seconds(100)); // no step for 100 s
+    let r = room.admit(s, &rules).await.unwrap();
+    assert_eq!((r.expired, r.given_up), (0, 0), "{r:?}");
+    let (c, t, _) = &placed[0];
+    assert!(
+        matches!(
+            room.reserve(s, Some(t), *c, 1).await.unwrap(),
+            Reserve::Reserved(_)
+        ),
+        "the admission is still live"
+    );
+    // The second's page is back (seen every 20 s); the others stay away past the grace period.
+    for second in 0..61 {
+        if second % 20 == 0 {
+            room.poll(s, Some(&placed[1].1), placed[1].0).await.unwrap();
+        }
+        clock.advance(chrono::Duration::seconds(1));
+        room.admit(s, &rules).await.unwrap();
+    }
+    let counts = room.counts(s).await.unwrap();
+    assert_eq!(counts.abandoned, 2, "{counts:?}");
 }
 
 async fn one_admission_holds_eight_seats_in_all(home: Home) {

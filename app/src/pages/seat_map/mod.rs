@@ -68,10 +68,12 @@ pub fn SeatMapPage() -> impl IntoView {
             <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
                 {move || Suspend::new(async move {
                     let (map, current, room) = (seat_map.await, hold.await, room.await);
+                    // Anything but "admitted" or "no room" sends a customer to the room (too
+                    // soon, the room unreachable: the room's page knows what to do).
                     let queued = match room {
                         Ok(Some(place)) => place.state == QueueState::Waiting,
-                        Err(InventoryError::QueuePlaceNotFound) => true,
-                        _ => false,
+                        Ok(None) | Err(InventoryError::ShowtimeNotFound(_)) => false,
+                        Err(_) => true,
                     };
                     if let (true, Some(id)) = (queued, showtime.get_untracked()) {
                         let path = format!("/showtimes/{id}/waiting-room");
