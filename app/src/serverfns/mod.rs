@@ -6,14 +6,14 @@ mod bookings;
 mod box_office;
 mod console;
 mod holds;
+mod queue;
 mod showtimes;
 mod staff;
-mod waiting_room;
 
 pub use bookings::*;
 pub use box_office::*;
 pub use console::*;
 pub use holds::*;
+pub use queue::*;
 pub use showtimes::*;
 pub use staff::*;
-pub use waiting_room::*;

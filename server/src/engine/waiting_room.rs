@@ -16,12 +16,15 @@ const SETTINGS_FRESH: Duration = Duration::from_secs(1);
 /// Places given up that one admission step clears, at most.
 const GIVEN_UP_PER_STEP: usize = 500;
 
+/// A showtime's newest frame (none before its first step here) and its channel to the pages.
+type FrameSlot = (Option<QueueFrame>, watch::Sender<Utf8Bytes>);
+
 /// The rooms' part of the engine.
 pub(super) struct Rooms {
     pub(super) room: Arc<WaitingRoom>,
     settings: Mutex<HashMap<ShowtimeId, (Instant, WaitingRoomSettings)>>,
     /// The newest frame per showtime with a room on, for this process's waiting pages.
-    frames: Mutex<HashMap<ShowtimeId, (Option<QueueFrame>, watch::Sender<Utf8Bytes>)>>,
+    frames: Mutex<HashMap<ShowtimeId, FrameSlot>>,
     /// Each open room's figures at its last step (for `/metrics`).
     figures: Mutex<HashMap<ShowtimeId, Counts>>,
 }

@@ -117,7 +117,7 @@ impl Holds for Engine {
         }
         self.check_sales(&layout)?;
         let spent = self
-            .spend_admission(showtime, &holder, request.count as usize)
+            .spend_admission(showtime, &holder, request.count)
             .await?;
         let terms = self.terms(&holder);
         let outcome = async {
