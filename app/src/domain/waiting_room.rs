@@ -115,6 +115,9 @@ pub struct QueueFrame {
     pub epoch: u64,
     /// The room was turned off: go to the seat map.
     pub open: bool,
+    /// When the server made this frame (ms since the epoch, the server's clock).
+    #[serde(default)]
+    pub at: i64,
 }
 
 impl QueueFrame {
@@ -181,6 +184,7 @@ mod tests {
             message: String::new(),
             epoch: 1,
             open: true,
+            at: 0,
         };
         assert_eq!(frame.position(41), 1);
         assert_eq!(frame.position(39), 0);

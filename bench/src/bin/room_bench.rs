@@ -3,7 +3,7 @@
 //! waiting page's WebSocket open. Admissions are then let run: the shoppers poll until admitted
 //! and hold the best two seats with their admission, while the room's frame reaches every page
 //! each time it changes. Reports the joins per second, how long a new frame takes to reach every
-//! page after the first one got it (p50/p95/p99), the server's peak RSS and CPU per admission,
+//! page after the first one got it and its age when a page got it (p50/p95/p99), the server's peak RSS and CPU per admission,
 //! and for the shoppers: the hold's latency (p50/p99), seats held per second, and hold
 //! statements the database ran per seat held. Run it with `scripts/bench-room.sh`.
 
@@ -139,6 +139,9 @@ async fn main() -> anyhow::Result<()> {
     // Waiting pages: the first `pages` places keep the room's live frame open.
     let ws = format!("{}/live", queue.replace("http://", "ws://"));
     let receipts: Arc<Mutex<Vec<(u64, Instant)>>> = Arc::default();
+    // Each frame's age when a page got it: from the server's clock in the frame (`at`, the same
+    // machine's clock) to the page's.
+    let ages: Arc<Mutex<Vec<f64>>> = Arc::default();
     let connected = Arc::new(AtomicUsize::new(0));
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
@@ -146,12 +149,14 @@ async fn main() -> anyhow::Result<()> {
         let url = format!("{ws}?ticket={ticket}");
         let (receipts, connected, mut stopped) =
             (receipts.clone(), connected.clone(), stopped.clone());
+        let ages = ages.clone();
         tasks.spawn(async move {
             let Ok((mut socket, _)) = tokio_tungstenite::connect_async(url.as_str()).await else {
                 return;
             };
             connected.fetch_add(1, Ordering::Relaxed);
             let mut mine = Vec::new();
+            let mut my_ages = Vec::new();
             loop {
                 let message = tokio::select! {
                     m = socket.next() => m,
@@ -159,12 +164,25 @@ async fn main() -> anyhow::Result<()> {
                 };
                 match message {
                     Some(Ok(Message::Text(text))) => {
+                        // The number after "served", without parsing the frame: as little work
+                        // per message as a browser tab (the pages run on the server's cores).
                         let at = Instant::now();
-                        if let Some(served) = serde_json::from_str::<Value>(&text)
-                            .ok()
-                            .and_then(|v| v["served"].as_u64())
-                        {
+                        let served = text
+                            .split_once("\"served\":")
+                            .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next())
+                            .and_then(|n| n.parse::<u64>().ok());
+                        if let Some(served) = served {
                             mine.push((served, at));
+                        }
+                        let made = text
+                            .split_once("\"at\":")
+                            .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next())
+                            .and_then(|n| n.parse::<i64>().ok());
+                        if let Some(made) = made {
+                            let now = std::time::SystemTime::now()
+                                .duration_since(std::time::UNIX_EPOCH)
+                                .map_or(0, |d| d.as_millis() as i64);
+                            my_ages.push((now - made).max(0) as f64);
                         }
                     }
                     Some(Ok(_)) => {}
@@ -172,6 +190,7 @@ async fn main() -> anyhow::Result<()> {
                 }
             }
             receipts.lock().unwrap().extend(mine);
+            ages.lock().unwrap().extend(my_ages);
         });
         if i % 500 == 499 {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -260,6 +279,14 @@ async fn main() -> anyhow::Result<()> {
         percentile(&spread, 0.5),
         percentile(&spread, 0.95),
         percentile(&spread, 0.99)
+    );
+    let mut ages = ages.lock().unwrap().clone();
+    ages.sort_by(f64::total_cmp);
+    println!(
+        "update latency (the frame's age when a page got it, from the server making it): p50 {:.0} ms, p95 {:.0} ms, p99 {:.0} ms",
+        percentile(&ages, 0.5),
+        percentile(&ages, 0.95),
+        percentile(&ages, 0.99)
     );
     let peak = pid
         .and_then(|p| proc_field(p, "status", "VmHWM:"))

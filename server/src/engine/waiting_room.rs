@@ -253,6 +253,7 @@ impl Engine {
                     message: settings.message.clone(),
                     epoch: counts.epoch,
                     open: true,
+                    at: chrono::Utc::now().timestamp_millis(),
                 };
                 self.publish_frame(showtime, frame);
                 self.rooms
@@ -280,6 +281,7 @@ impl Engine {
                 message: String::new(),
                 epoch: 0,
                 open: false,
+                at: chrono::Utc::now().timestamp_millis(),
             };
             self.publish_frame(showtime, frame);
             self.rooms
@@ -308,8 +310,18 @@ impl Engine {
     fn publish_frame(&self, showtime: ShowtimeId, frame: QueueFrame) {
         let mut frames = self.rooms.frames.lock().expect("room frames");
         let json = || Utf8Bytes::from(serde_json::to_string(&frame).unwrap_or_default());
+        // A frame is new when something but its time changed.
+        let same = |last: &QueueFrame| {
+            QueueFrame {
+                at: 0,
+                ..last.clone()
+            } == QueueFrame {
+                at: 0,
+                ..frame.clone()
+            }
+        };
         match frames.get_mut(&showtime) {
-            Some((last, sender)) if last.as_ref() != Some(&frame) => {
+            Some((last, sender)) if !last.as_ref().is_some_and(same) => {
                 sender.send_replace(json());
                 *last = Some(frame);
             }

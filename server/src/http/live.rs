@@ -308,7 +308,7 @@ where
 
 /// Awaits a send for at most [`SEND_TIMEOUT`]. Most sends finish at once (the socket takes the
 /// frame): those are polled once and never arm a timer.
-async fn with_timeout<F, E>(send: F) -> Result<(), ()>
+pub(super) async fn with_timeout<F, E>(send: F) -> Result<(), ()>
 where
     F: std::future::Future<Output = Result<(), E>>,
 {

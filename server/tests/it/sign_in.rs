@@ -356,6 +356,19 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         &StaffRole::ALL,
     ),
     ("POST", "/api/staff_accounts", "{}", &[]),
+    ("POST", "/api/waiting_room", r#"{"showtime_id":1}"#, &[]),
+    (
+        "POST",
+        "/api/set_waiting_room",
+        r#"{"showtime_id":1,"on":false,"max_active":5,"admit_per_minute":5}"#,
+        &[],
+    ),
+    (
+        "POST",
+        "/api/reset_waiting_room",
+        r#"{"showtime_id":1}"#,
+        &[],
+    ),
     (
         "POST",
         "/api/staff_reset_pin",
@@ -380,6 +393,8 @@ const PUBLIC_SERVER_FNS: &[&str] = &[
     "/api/get_ticket",
     "/api/staff_sign_in",
     "/api/staff_sign_out",
+    "/api/join_queue",
+    "/api/queue_status",
 ];
 
 async fn every_staff_action_answers_401_without_a_session_and_403_to_other_roles(backend: Backend) {
