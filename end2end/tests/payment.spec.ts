@@ -92,7 +92,8 @@ test("declining on the gateway's page returns to the hold with a message", async
   await page.locator('[data-test="pay"]').click();
   await expect(page).toHaveURL(/\/pay\/ps_/);
   await page.locator('[data-test="sandbox-decline"]').click();
-  await expect(page).toHaveURL(/\/showtimes\/\d+\?payment=declined$/);
+  // The booking page sends the browser back once it has hydrated (a debug bundle, a loaded CPU).
+  await expect(page).toHaveURL(/\/showtimes\/\d+\?payment=declined$/, { timeout: 15_000 });
   await map.waitForHydration();
   await expect(map.notice).toHaveText("Your payment was declined. Your seats are still held — you can try again.");
   await expect(map.holdPanel).toBeVisible();
