@@ -20,5 +20,6 @@ pub(super) fn from_env(env: &Env) -> anyhow::Result<RoomPolicy> {
         )? as u32,
         poll: env.seconds("WAITING_ROOM_POLL_SECONDS", defaults.poll.as_secs())?,
         fail_open: env.flag("WAITING_ROOM_FAIL_OPEN", defaults.fail_open)?,
+        auto_on: Some(env.count("WAITING_ROOM_AUTO_HOLDS_PER_SECOND", 0)?).filter(|n| *n > 0),
     })
 }

@@ -27,6 +27,8 @@ pub(super) struct Rooms {
     frames: Mutex<HashMap<ShowtimeId, FrameSlot>>,
     /// Each open room's figures at its last step (for `/metrics`).
     figures: Mutex<HashMap<ShowtimeId, Counts>>,
+    /// Customers' hold attempts per showtime in the current second (`auto_on`).
+    attempts: Mutex<HashMap<ShowtimeId, (i64, u32)>>,
 }
 
 impl Rooms {
@@ -36,6 +38,7 @@ impl Rooms {
             settings: Mutex::default(),
             frames: Mutex::default(),
             figures: Mutex::default(),
+            attempts: Mutex::default(),
         }
     }
 }
@@ -136,7 +139,9 @@ impl Engine {
         let Some(proof) = holder.admission() else {
             return Ok(None); // staff never queue
         };
-        if !self.room_settings(showtime).await?.on {
+        let settings = self.room_settings(showtime).await?;
+        if !settings.on {
+            self.count_attempt(showtime, settings).await;
             return Ok(None);
         }
         let room = &self.rooms.room;
@@ -169,6 +174,45 @@ impl Engine {
             Err(RoomDown) => {
                 tracing::warn!(%showtime, fail_open = room.policy.fail_open, "waiting room unreachable at a hold");
                 down(room.policy.fail_open)
+            }
+        }
+    }
+
+    /// Counts a customer's hold attempt on a showtime whose room is off; past `auto_on` in one
+    /// second, turns its room on (with its settings as they are). This attempt goes on; the
+    /// next ones queue.
+    async fn count_attempt(&self, showtime: ShowtimeId, settings: WaitingRoomSettings) {
+        let Some(limit) = self.rooms.room.policy.auto_on else {
+            return;
+        };
+        let second = self.rooms.room.wall_now().div_euclid(1000);
+        let crowded = {
+            let mut attempts = self.rooms.attempts.lock().expect("hold attempts");
+            let entry = attempts.entry(showtime).or_insert((second, 0));
+            if entry.0 != second {
+                *entry = (second, 0);
+            }
+            entry.1 += 1;
+            entry.1 == limit + 1
+        };
+        if !crowded {
+            return;
+        }
+        let on = WaitingRoomSettings {
+            on: true,
+            ..settings
+        };
+        match self.store.set_room_settings(showtime, &on).await {
+            Ok(_) => {
+                self.rooms
+                    .settings
+                    .lock()
+                    .expect("room settings")
+                    .remove(&showtime);
+                tracing::warn!(%showtime, limit, "more than {limit} hold attempts in a second: the waiting room is on");
+            }
+            Err(e) => {
+                tracing::warn!(%showtime, error = %e, "the waiting room could not be turned on")
             }
         }
     }

@@ -38,6 +38,9 @@ pub struct RoomPolicy {
     pub poll: Duration,
     /// Holds go on without the room when its state cannot be reached (default: they wait).
     pub fail_open: bool,
+    /// Customers' hold attempts in one second of one showtime (in one process) past which its
+    /// room turns on by itself (none: only operators turn it on).
+    pub auto_on: Option<u32>,
 }
 
 impl Default for RoomPolicy {
@@ -50,6 +53,7 @@ impl Default for RoomPolicy {
             per_address: 20,
             poll: Duration::from_secs(5),
             fail_open: false,
+            auto_on: None,
         }
     }
 }

@@ -15,7 +15,67 @@ use std::time::Duration;
 on_both_backends!(
     holds_need_an_admission_while_the_room_is_on_and_staff_never_queue,
     ten_thousand_joins_at_once_get_ten_thousand_places,
+    a_crowd_of_hold_attempts_turns_the_room_on_by_itself,
 );
+
+/// With `WAITING_ROOM_AUTO_HOLDS_PER_SECOND=3`, the fourth customer hold attempt within one
+/// second turns the showtime's room on: later attempts without an admission answer 403. The
+/// control: a showtime held as often, but never more than 3 times in a second, stays open.
+async fn a_crowd_of_hold_attempts_turns_the_room_on_by_itself(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn_with(&db, "600", &[("WAITING_ROOM_AUTO_HOLDS_PER_SECOND", "3")]).await;
+    let showtimes: Value = get_json(app.url("/showtimes")).await;
+    let ids: Vec<i64> = showtimes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["salesOpen"] == true)
+        .map(|s| s["id"].as_i64().unwrap())
+        .collect();
+    let (calm, crowded) = (ids[0], ids[1]);
+    // Control: three holds a second at most (each second waited out on the clock of the test
+    // itself, which the server's is: the same machine).
+    for round in 0..3 {
+        let second = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        tokio::time::sleep(Duration::from_millis((1000 - second % 1000) as u64 + 20)).await;
+        for i in 0..3 {
+            let seat = format!("{}{}", ["A", "B", "C"][round], i + 1);
+            let (status, body) = hold(&app, &app.customer(), calm, &[&seat], None).await;
+            assert_eq!(status, StatusCode::CREATED, "{body}");
+        }
+    }
+    // A crowd: eight at once, again, until the room is on.
+    let mut refused = None;
+    for batch in 0..5 {
+        let attempts = (0..8).map(|i| {
+            let seat = format!("{}{}", ["D", "E", "F", "G", "H"][batch], i + 1);
+            let client = app.customer();
+            let app = &app;
+            async move { hold(app, &client, crowded, &[&seat], None).await }
+        });
+        let answers = futures_util::future::join_all(attempts).await;
+        if let Some((_, body)) = answers
+            .into_iter()
+            .find(|(s, _)| *s == StatusCode::FORBIDDEN)
+        {
+            refused = Some(body);
+            break;
+        }
+    }
+    let refused = refused.expect("the crowd turned the room on");
+    assert_eq!(refused["code"], "QUEUE_REQUIRED", "{refused}");
+    let op = operator(&app).await;
+    let (_, view) = post_fn(&op, &app, "waiting_room", json!({ "showtime_id": crowded })).await;
+    assert_eq!(view["settings"]["on"], true, "{view}");
+    let (_, view) = post_fn(&op, &app, "waiting_room", json!({ "showtime_id": calm })).await;
+    assert_eq!(
+        view["settings"]["on"], false,
+        "the control stays open: {view}"
+    );
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Home {
