@@ -1,0 +1,255 @@
+//! The waiting room in front of a hot sale's holds: joining and polling (`WaitingRooms`) here;
+//! the admission a customer's hold spends in `admission.rs` (checked before, bound to the hold
+//! after); the admission step every process runs each second, and the frame every waiter is
+//! sent, in `steps.rs`.
+
+use super::*;
+use crate::waiting_room::{AdmitStep, Answer, Counts, Reserve, RoomDown, Step, WaitingRoom};
+use app::domain::{
+    Admission, QueueFrame, QueuePlace, QueueState, WaitingRoomSettings, WaitingRoomView,
+};
+use app::engine::{Actor, AdmissionProof, Holder, WaitingRooms};
+use tokio::sync::watch;
+
+mod admission;
+mod steps;
+
+/// How long a showtime's room settings are taken from memory before they are read again (an
+/// operator's change reaches every process within it).
+const SETTINGS_FRESH: Duration = Duration::from_secs(1);
+/// Places given up that one admission step clears, at most.
+const GIVEN_UP_PER_STEP: usize = 500;
+
+/// A showtime's newest frame (none before its first step here) and its channel to the pages.
+type FrameSlot = (Option<QueueFrame>, watch::Sender<Utf8Bytes>);
+
+/// The rooms' part of the engine.
+pub(super) struct Rooms {
+    pub(super) room: Arc<WaitingRoom>,
+    settings: Mutex<HashMap<ShowtimeId, (Instant, WaitingRoomSettings)>>,
+    /// The newest frame per showtime with a room on, for this process's waiting pages.
+    frames: Mutex<HashMap<ShowtimeId, FrameSlot>>,
+    /// Each open room's figures at its last step (for `/metrics`).
+    figures: Mutex<HashMap<ShowtimeId, Counts>>,
+    /// Customers' hold attempts per showtime in the current second (`auto_on`).
+    attempts: Mutex<HashMap<ShowtimeId, (i64, u32)>>,
+}
+
+impl Rooms {
+    pub(super) fn new(room: WaitingRoom) -> Self {
+        Self {
+            room: Arc::new(room),
+            settings: Mutex::default(),
+            frames: Mutex::default(),
+            figures: Mutex::default(),
+            attempts: Mutex::default(),
+        }
+    }
+}
+
+impl Engine {
+    /// Puts `room` in front of hot sales (by default: rooms in this process).
+    pub fn with_waiting_room(mut self, room: WaitingRoom) -> Self {
+        self.rooms = Rooms::new(room);
+        self
+    }
+
+    pub fn waiting_rooms(&self) -> &WaitingRoom {
+        &self.rooms.room
+    }
+
+    /// The showtime's room settings, at most a second old.
+    async fn room_settings(
+        &self,
+        showtime: ShowtimeId,
+    ) -> Result<WaitingRoomSettings, InventoryError> {
+        if let Some((at, s)) = self
+            .rooms
+            .settings
+            .lock()
+            .expect("room settings")
+            .get(&showtime)
+        {
+            if at.elapsed() < SETTINGS_FRESH {
+                return Ok(s.clone());
+            }
+        }
+        let settings = self
+            .store
+            .room_settings(showtime)
+            .await?
+            .ok_or(InventoryError::ShowtimeNotFound(showtime))?;
+        self.rooms
+            .settings
+            .lock()
+            .expect("room settings")
+            .insert(showtime, (Instant::now(), settings.clone()));
+        Ok(settings)
+    }
+
+    /// A place as the customer is told it.
+    fn place(
+        &self,
+        showtime: ShowtimeId,
+        answer: Answer,
+        customer: CustomerId,
+        settings: &WaitingRoomSettings,
+    ) -> Result<QueuePlace, InventoryError> {
+        match answer.step {
+            Step::Ok => {}
+            Step::Full => return Err(InventoryError::QueueFull),
+            Step::AddressCap => return Err(InventoryError::QueueAddressLimit),
+            Step::Gone => return Err(InventoryError::QueuePlaceNotFound),
+            Step::TooSoon(ms) => return Err(InventoryError::RateLimited(ms.div_ceil(1000).max(1))),
+        }
+        let room = &self.rooms.room;
+        let poll_after_ms = room.policy.poll.as_millis() as u64;
+        let (state, position, admission) = match answer.deadline_ms {
+            Some(deadline) => {
+                // The token outlives the first deadline by a hold's length: the room's state
+                // says whether the admission is still live.
+                let until = deadline + self.hold_ttl.as_millis() as i64;
+                let hold_by = chrono::DateTime::from_timestamp_millis(deadline)
+                    .unwrap_or_default()
+                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+                let token = room.sign(showtime, &answer.ticket, customer, until);
+                (QueueState::Admitted, 0, Some(Admission { token, hold_by }))
+            }
+            None => (
+                QueueState::Waiting,
+                answer.number.saturating_sub(answer.served).max(1),
+                None,
+            ),
+        };
+        Ok(QueuePlace {
+            ticket: answer.ticket,
+            number: answer.number,
+            position,
+            ahead: position.saturating_sub(1),
+            state,
+            poll_after_ms,
+            wait_minutes: app::domain::wait_minutes(position, self.last_rate(showtime))
+                .filter(|_| state == QueueState::Waiting),
+            admission,
+            message: settings.message.clone(),
+            paused: settings.paused,
+        })
+    }
+
+    async fn room_view(&self, showtime: ShowtimeId) -> Result<WaitingRoomView, InventoryError> {
+        let settings = self.room_settings(showtime).await?;
+        let counts = self.rooms.room.counts(showtime).await;
+        let unavailable = counts.is_err();
+        let counts = counts.unwrap_or_default();
+        Ok(WaitingRoomView {
+            showtime_id: showtime,
+            per_minute: counts.per_minute(),
+            waiting: counts.waiting,
+            inside: counts.inside,
+            admitted: counts.admitted,
+            expired: counts.expired,
+            abandoned: counts.abandoned,
+            settings,
+            unavailable,
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl WaitingRooms for Engine {
+    async fn join_queue(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        address: Option<IpAddr>,
+    ) -> Result<QueuePlace, InventoryError> {
+        let layout = self.layout(showtime).await?;
+        if self.store.is_cancelled(showtime).await? {
+            return Err(InventoryError::ShowtimeCancelled);
+        }
+        if self.clock.now().unwrap_or_else(chrono::Utc::now) >= layout.sales.closes_at {
+            return Err(InventoryError::SalesClosed);
+        }
+        let settings = self.room_settings(showtime).await?;
+        if !settings.on {
+            return Err(InventoryError::NoWaitingRoom);
+        }
+        let address = address.map(|a| crate::net::bucket(a).to_string());
+        let answer = self
+            .rooms
+            .room
+            .join(showtime, customer, address.as_deref().unwrap_or(""))
+            .await
+            .map_err(|RoomDown| InventoryError::QueueUnavailable)?;
+        HoldMetrics::count(&self.metrics.room_joins);
+        self.place(showtime, answer, customer, &settings)
+    }
+
+    async fn queue_place(
+        &self,
+        showtime: ShowtimeId,
+        ticket: Option<&str>,
+        customer: CustomerId,
+    ) -> Result<Option<QueuePlace>, InventoryError> {
+        let settings = self.room_settings(showtime).await?;
+        if !settings.on {
+            return Ok(None);
+        }
+        let answer = self
+            .rooms
+            .room
+            .poll(showtime, ticket, customer)
+            .await
+            .map_err(|RoomDown| InventoryError::QueueUnavailable)?;
+        self.place(showtime, answer, customer, &settings).map(Some)
+    }
+
+    async fn waiting_room(&self, showtime: ShowtimeId) -> Result<WaitingRoomView, InventoryError> {
+        self.room_view(showtime).await
+    }
+
+    async fn set_waiting_room(
+        &self,
+        showtime: ShowtimeId,
+        settings: &WaitingRoomSettings,
+        by: &Actor,
+    ) -> Result<WaitingRoomView, InventoryError> {
+        let problems = settings.problems();
+        if !problems.is_empty() {
+            return Err(InventoryError::InvalidRequest(problems.join("; ")));
+        }
+        if !self.store.set_room_settings(showtime, settings).await? {
+            return Err(InventoryError::ShowtimeNotFound(showtime));
+        }
+        self.rooms
+            .settings
+            .lock()
+            .expect("room settings")
+            .remove(&showtime);
+        let detail = format!(
+            "showtime {showtime}: waiting room {}{}, {} inside at most, {} a minute",
+            if settings.on { "on" } else { "off" },
+            if settings.paused { " (paused)" } else { "" },
+            settings.max_active,
+            settings.admit_per_minute,
+        );
+        self.audit(by, "waiting_room_set", detail).await;
+        self.room_view(showtime).await
+    }
+
+    async fn reset_waiting_room(
+        &self,
+        showtime: ShowtimeId,
+        by: &Actor,
+    ) -> Result<WaitingRoomView, InventoryError> {
+        self.room_settings(showtime).await?;
+        self.rooms
+            .room
+            .reset(showtime)
+            .await
+            .map_err(|RoomDown| InventoryError::QueueUnavailable)?;
+        self.audit(by, "waiting_room_reset", format!("showtime {showtime}"))
+            .await;
+        self.room_view(showtime).await
+    }
+}

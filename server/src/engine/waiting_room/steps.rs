@@ -1,0 +1,152 @@
+//! The admission step every process runs each second, and the one frame per showtime sent to
+//! this process's waiting pages.
+
+use super::*;
+
+impl Engine {
+    /// One admission step of every room that is on and whose sales are open, then the new
+    /// frame for each room's waiting pages. Safe on every process at once (each step is atomic
+    /// in the room's state). Returns the admissions made.
+    pub async fn admit_waiting(&self) -> Result<u64, InventoryError> {
+        let open = self.store.open_rooms().await?;
+        let now = self.clock.now().unwrap_or_else(chrono::Utc::now);
+        let policy = &self.rooms.room.policy;
+        let mut admitted = 0;
+        let mut live = Vec::with_capacity(open.len());
+        for (showtime, settings) in open {
+            self.rooms
+                .settings
+                .lock()
+                .expect("room settings")
+                .insert(showtime, (Instant::now(), settings.clone()));
+            let Ok(layout) = self.layout(showtime).await else {
+                continue;
+            };
+            if now >= layout.sales.closes_at {
+                continue;
+            }
+            let selling = layout.sales.opens_at.is_none_or(|at| at <= now);
+            let step = AdmitStep {
+                max_active: settings.max_active,
+                per_minute: settings.admit_per_minute,
+                // Nobody is let in before the sale opens.
+                paused: settings.paused || !selling,
+                grace_ms: policy.grace.as_millis() as i64,
+                admission_ms: policy.admission.as_millis() as i64,
+                most_given_up: GIVEN_UP_PER_STEP,
+            };
+            match self.rooms.room.admit(showtime, &step).await {
+                Ok(report) => {
+                    admitted += report.admitted;
+                    HoldMetrics::add(&self.metrics.room_admitted, report.admitted);
+                }
+                Err(RoomDown) => {
+                    tracing::warn!(%showtime, "waiting room unreachable; no admissions")
+                }
+            }
+            if let Ok(counts) = self.rooms.room.counts(showtime).await {
+                let frame = QueueFrame {
+                    served: counts.served,
+                    per_minute: counts.per_minute(),
+                    paused: settings.paused,
+                    message: settings.message.clone(),
+                    epoch: counts.epoch,
+                    open: true,
+                    at: chrono::Utc::now().timestamp_millis(),
+                };
+                self.publish_frame(showtime, frame);
+                self.rooms
+                    .figures
+                    .lock()
+                    .expect("room figures")
+                    .insert(showtime, counts);
+            }
+            live.push(showtime);
+        }
+        // Rooms turned off: their pages are told to go to the seat map.
+        let closed: Vec<ShowtimeId> = {
+            let frames = self.rooms.frames.lock().expect("room frames");
+            frames
+                .keys()
+                .filter(|s| !live.contains(s))
+                .copied()
+                .collect()
+        };
+        for showtime in closed {
+            let frame = QueueFrame {
+                served: 0,
+                per_minute: None,
+                paused: false,
+                message: String::new(),
+                epoch: 0,
+                open: false,
+                at: chrono::Utc::now().timestamp_millis(),
+            };
+            self.publish_frame(showtime, frame);
+            self.rooms
+                .frames
+                .lock()
+                .expect("room frames")
+                .remove(&showtime);
+        }
+        self.rooms
+            .figures
+            .lock()
+            .expect("room figures")
+            .retain(|s, _| live.contains(s));
+        self.rooms.room.retain(&live);
+        Ok(admitted)
+    }
+
+    /// Each open room's waiting and inside counts at its last step.
+    pub fn room_figures(&self) -> Vec<(ShowtimeId, Counts)> {
+        let figures = self.rooms.figures.lock().expect("room figures");
+        let mut all: Vec<_> = figures.iter().map(|(s, c)| (*s, c.clone())).collect();
+        all.sort_by_key(|(s, _)| s.get());
+        all
+    }
+
+    fn publish_frame(&self, showtime: ShowtimeId, frame: QueueFrame) {
+        let mut frames = self.rooms.frames.lock().expect("room frames");
+        let json = || Utf8Bytes::from(serde_json::to_string(&frame).unwrap_or_default());
+        // A frame is new when something but its time changed.
+        let same = |last: &QueueFrame| {
+            QueueFrame {
+                at: 0,
+                ..last.clone()
+            } == QueueFrame {
+                at: 0,
+                ..frame.clone()
+            }
+        };
+        match frames.get_mut(&showtime) {
+            Some((last, sender)) if !last.as_ref().is_some_and(same) => {
+                sender.send_replace(json());
+                *last = Some(frame);
+            }
+            Some(_) => {}
+            None => {
+                let sender = watch::Sender::new(json());
+                frames.insert(showtime, (Some(frame), sender));
+            }
+        }
+    }
+
+    /// The frames of the showtime's room for a waiting page: empty until this process has
+    /// stepped the room; the channel closes after a frame saying the room is off.
+    pub fn queue_frames(&self, showtime: ShowtimeId) -> watch::Receiver<Utf8Bytes> {
+        let mut frames = self.rooms.frames.lock().expect("room frames");
+        let (_, sender) = frames
+            .entry(showtime)
+            .or_insert_with(|| (None, watch::Sender::new(Utf8Bytes::default())));
+        sender.subscribe()
+    }
+
+    pub(super) fn last_rate(&self, showtime: ShowtimeId) -> Option<f64> {
+        let frames = self.rooms.frames.lock().expect("room frames");
+        frames
+            .get(&showtime)
+            .and_then(|(f, _)| f.as_ref())
+            .and_then(|f| f.per_minute)
+    }
+}
