@@ -136,6 +136,10 @@ pub enum InventoryError {
     /// Too many places in this queue come from the client's address.
     #[error("too many places in this queue come from your network")]
     QueueAddressLimit,
+    /// The room asks a proof of work for a new place: SHA-256 of `"{challenge}:{nonce}"` must
+    /// start with `bits` zero bits. Sent again (with a new challenge) for a proof that fails.
+    #[error("this waiting room asks for a proof of work: find a nonce for which SHA-256 of \"{challenge}:<nonce>\" starts with {bits} zero bits, and join again with it")]
+    ProofRequired { challenge: String, bits: u8 },
     /// No such place in the queue (it was given up, its admission ended, or the room was reset).
     #[error("you have no place in this queue (it ended or was given up): join it again")]
     QueuePlaceNotFound,
@@ -166,7 +170,8 @@ impl InventoryError {
             | Self::ApprovalRequired
             | Self::ApprovalRefused
             | Self::SignInNotAllowedHere
-            | Self::QueueRequired(_) => 403,
+            | Self::QueueRequired(_)
+            | Self::ProofRequired { .. } => 403,
             Self::StaffSignInRequired | Self::SignInFailed | Self::WrongPin => 401,
             Self::StaffSessionLocked => 423,
             Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
@@ -242,6 +247,7 @@ impl InventoryError {
             Self::QueueFull => "QUEUE_FULL",
             Self::QueueAddressLimit => "QUEUE_ADDRESS_LIMIT",
             Self::QueuePlaceNotFound => "QUEUE_PLACE_NOT_FOUND",
+            Self::ProofRequired { .. } => "PROOF_REQUIRED",
             Self::NoWaitingRoom => "NO_WAITING_ROOM",
             Self::Unavailable => "UNAVAILABLE",
             Self::Transport(_) => "BAD_REQUEST",

@@ -212,6 +212,7 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::AdmissionSeatLimit(_) => tr!(lang, "error.admission_seat_limit"),
         E::QueueUnavailable => tr!(lang, "error.queue_unavailable"),
         E::QueueFull => tr!(lang, "error.queue_full"),
+        E::ProofRequired { .. } => tr!(lang, "error.proof_required"),
         E::QueueAddressLimit => tr!(lang, "error.queue_address_limit"),
         E::QueuePlaceNotFound => tr!(lang, "error.queue_place_not_found"),
         E::NoWaitingRoom => tr!(lang, "error.no_waiting_room"),

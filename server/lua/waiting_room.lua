@@ -4,15 +4,19 @@
 --
 -- KEYS: 1 seq (places numbered so far), 2 served (every place numbered up to it has left the
 -- queue), 3 wait (zset ticket -> number), 4 seen (zset ticket -> last sign of life, ms),
--- 5 rec (hash ticket -> "number|customer|address|next poll ms|hold id"), 6 who (hash customer
+-- 5 rec (hash ticket -> "number|customer|address|next poll ms|hold id|rank by arrival in the
+-- opening draw"), 6 who (hash customer
 -- -> ticket), 7 addr (hash address -> places waiting), 8 active (zset ticket -> deadline ms:
 -- admitted, or holding until the hold's expiry), 9 seats (hash ticket -> seats held in all),
 -- 10 holds (hash hold id -> ticket), 11 admits (zset number -> admission time, last 5 min),
--- 12 stats (hash: admitted, expired, abandoned), 13 epoch (bumped by a reset), 14 pace (when
--- the next admission may come, ms: admissions are spread evenly over the minute).
+-- 12 stats (hash: admitted, expired, abandoned, and the opening draw's seed, entrants and
+-- time), 13 epoch (bumped by a reset and by the draw), 14 pace (when the next admission may
+-- come, ms: admissions are spread evenly over the minute).
 --
--- Place answers are {code, ticket, number, served, deadline ms or -1, now, epoch, extra}: code
--- 0 ok, 1 room full, 2 address at its cap, 3 no such place, 4 asked too soon (extra: ms to wait).
+-- Place answers are {{code, ticket, number, served, deadline ms or -1, now, epoch, extra},
+-- {rank by arrival in the draw (0: none), draw seed ('': none), entrants, drawn at ms}}: code 0 ok,
+-- 1 room full, 2 address at its cap, 3 no such place, 4 asked too soon (extra: ms to wait),
+-- 5 a new place needs a proof of work.
 local K = {
   seq = KEYS[1], served = KEYS[2], wait = KEYS[3], seen = KEYS[4], rec = KEYS[5],
   who = KEYS[6], addr = KEYS[7], active = KEYS[8], seats = KEYS[9], holds = KEYS[10],
@@ -35,15 +39,62 @@ local function epoch()
   return tonumber(redis.call('GET', K.epoch) or '0')
 end
 
+local function refused(code)
+  return {{code, '', 0, 0, -1, now, epoch(), 0}, {0, '', 0, 0}}
+end
+
 local function place(code, ticket, extra)
   local rec = ticket and ticket ~= '' and redis.call('HGET', K.rec, ticket)
-  if not rec then
-    return {3, '', 0, 0, -1, now, epoch(), 0}
-  end
+  if not rec then return refused(3) end
   local f = fields(rec)
   local deadline = redis.call('ZSCORE', K.active, ticket)
-  return {code, ticket, tonumber(f[1]), tonumber(redis.call('GET', K.served) or '0'),
-          deadline and tonumber(deadline) or -1, now, epoch(), extra or 0}
+  local draw = redis.call('HMGET', K.stats, 'seed', 'entrants', 'drawn')
+  return {{code, ticket, tonumber(f[1]), tonumber(redis.call('GET', K.served) or '0'),
+           deadline and tonumber(deadline) or -1, now, epoch(), extra or 0},
+          {tonumber(f[6] or '') or 0, draw[1] or '', tonumber(draw[2] or '0'), tonumber(draw[3] or '0')}}
+end
+
+local function save(ticket, f)
+  for i = 1, 6 do f[i] = f[i] or '' end
+  redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 6))
+end
+
+-- The opening draw: every waiting place (in order of arrival) is given one of the numbers
+-- they hold between them, in the order a Fisher-Yates shuffle from `seed` makes (step i
+-- swaps with x mod (i + 1), x the first of SHA-1("seed:i:attempt")'s leading 13 hexadecimal
+-- digits below the largest multiple of i + 1 under 2^52: every order equally likely; the
+-- server's draw.rs does the same).
+local function draw(seed)
+  local waiting = redis.call('ZRANGE', K.wait, 0, -1, 'WITHSCORES')
+  local tickets, numbers = {}, {}
+  for i = 1, #waiting, 2 do
+    tickets[#tickets + 1] = waiting[i]
+    numbers[#numbers + 1] = tonumber(waiting[i + 1])
+  end
+  local n = #tickets
+  local rank = {}
+  for k = 1, n do rank[tickets[k]] = k end
+  for i = n - 1, 1, -1 do
+    local m = i + 1
+    local limit = math.floor(4503599627370496 / m) * m
+    local attempt, x = 0, limit
+    while x >= limit do
+      x = tonumber(string.sub(redis.sha1hex(seed .. ':' .. i .. ':' .. attempt), 1, 13), 16)
+      attempt = attempt + 1
+    end
+    local j = x % m
+    tickets[i + 1], tickets[j + 1] = tickets[j + 1], tickets[i + 1]
+  end
+  for k = 1, n do
+    local t = tickets[k]
+    redis.call('ZADD', K.wait, numbers[k], t)
+    local f = fields(redis.call('HGET', K.rec, t))
+    f[1] = tostring(numbers[k])
+    f[6] = tostring(rank[t])
+    save(t, f)
+  end
+  redis.call('HSET', K.stats, 'seed', seed, 'entrants', n, 'drawn', now)
+  redis.call('INCR', K.epoch)
 end
 
 -- A place leaves the queue (admitted or gone): it no longer counts for its address.
@@ -74,21 +125,23 @@ local function ticket_of(ticket, customer)
 end
 
 if op == 'join' then
-  -- ARGV: 3 new ticket, 4 customer, 5 address, 6 room cap, 7 places per address
+  -- ARGV: 3 new ticket, 4 customer, 5 address, 6 room cap, 7 places per address, 8 '1': a
+  -- new place needs a proof of work, and none was given
   local customer, addr = ARGV[4], ARGV[5]
   local existing = redis.call('HGET', K.who, customer)
   if existing and redis.call('HEXISTS', K.rec, existing) == 1 then
     return place(0, existing)
   end
-  if redis.call('ZCARD', K.wait) >= tonumber(ARGV[6]) then return {1, '', 0, 0, -1, now, epoch(), 0} end
+  if ARGV[8] == '1' then return refused(5) end
+  if redis.call('ZCARD', K.wait) >= tonumber(ARGV[6]) then return refused(1) end
   if addr ~= '' and tonumber(redis.call('HGET', K.addr, addr) or '0') >= tonumber(ARGV[7]) then
-    return {2, '', 0, 0, -1, now, epoch(), 0}
+    return refused(2)
   end
   local ticket = ARGV[3]
   local seq = redis.call('INCR', K.seq)
   redis.call('ZADD', K.wait, seq, ticket)
   redis.call('ZADD', K.seen, now, ticket)
-  redis.call('HSET', K.rec, ticket, seq .. '|' .. customer .. '|' .. addr .. '|0|')
+  redis.call('HSET', K.rec, ticket, seq .. '|' .. customer .. '|' .. addr .. '|0||')
   redis.call('HSET', K.who, customer, ticket)
   if addr ~= '' then redis.call('HINCRBY', K.addr, addr, 1) end
   return place(0, ticket)
@@ -96,7 +149,7 @@ elseif op == 'poll' then
   -- ARGV: 3 ticket ('' : the customer's), 4 customer, 5 least ms between polls
   local ticket = ticket_of(ARGV[3], ARGV[4])
   local rec = ticket ~= '' and redis.call('HGET', K.rec, ticket)
-  if not rec then return place(3, nil) end
+  if not rec then return refused(3) end
   local f = fields(rec)
   local next_poll = tonumber(f[4]) or 0
   -- Only waiting places are paced: an admitted shopper's pages may ask at once.
@@ -104,7 +157,7 @@ elseif op == 'poll' then
     return place(4, ticket, next_poll - now)
   end
   f[4] = tostring(now + tonumber(ARGV[5]))
-  redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 5))
+  save(ticket, f)
   redis.call('ZADD', K.seen, 'XX', now, ticket)
   return place(0, ticket)
 elseif op == 'touch' then
@@ -113,7 +166,8 @@ elseif op == 'touch' then
   return #ARGV - 2
 elseif op == 'admit' then
   -- ARGV: 3 max inside, 4 admissions a minute, 5 paused (1), 6 grace ms, 7 admission ms,
-  --       8 most places given up handled per call
+  --       8 most places given up handled per call, 9 the opening draw's seed ('': the room
+  --       does not shuffle, or sales have not opened)
   local max_active, per_minute = tonumber(ARGV[3]), tonumber(ARGV[4])
   local grace, window, most = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
   -- A room nobody stepped for a while (Redis, or every server, was away): nobody could show
@@ -141,6 +195,11 @@ elseif op == 'admit' then
     leave_queue(t, rec and fields(rec) or {})
     forget(t)
     gone = gone + 1
+  end
+  -- Sales have opened on a room that shuffles: the draw, once, before anyone is let in.
+  if ARGV[9] ~= '' and not redis.call('HGET', K.stats, 'seed')
+     and tonumber(redis.call('HGET', K.stats, 'admitted') or '0') == 0 then
+    draw(ARGV[9])
   end
   redis.call('ZREMRANGEBYSCORE', K.admits, '-inf', now - 300000)
   local budget = math.min(max_active - redis.call('ZCARD', K.active),
@@ -180,14 +239,15 @@ elseif op == 'admit' then
   for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], 86400000) end
   return {admitted, #ended, gone, served, now}
 elseif op == 'view' then
-  -- ARGV: 3 grace ms. {waiting, served, inside, now, epoch, admissions in 5 min, oldest of
-  -- them (ms, or -1), admitted, expired, abandoned}
+  -- ARGV: 3 grace ms. {{waiting, served, inside, now, epoch, admissions in 5 min, oldest of
+  -- them (ms, or -1), admitted, expired, abandoned, entrants, drawn at}, draw seed ('': none)}
   local oldest = redis.call('ZRANGEBYSCORE', K.admits, now - 300000, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-  local stats = redis.call('HMGET', K.stats, 'admitted', 'expired', 'abandoned')
-  return {redis.call('ZCOUNT', K.seen, now - tonumber(ARGV[3]), '+inf'),
+  local stats = redis.call('HMGET', K.stats, 'admitted', 'expired', 'abandoned', 'seed', 'entrants', 'drawn')
+  return {{redis.call('ZCOUNT', K.seen, now - tonumber(ARGV[3]), '+inf'),
           tonumber(redis.call('GET', K.served) or '0'), redis.call('ZCARD', K.active), now, epoch(),
           redis.call('ZCOUNT', K.admits, now - 300000, '+inf'), #oldest > 0 and tonumber(oldest[2]) or -1,
-          tonumber(stats[1] or '0'), tonumber(stats[2] or '0'), tonumber(stats[3] or '0')}
+          tonumber(stats[1] or '0'), tonumber(stats[2] or '0'), tonumber(stats[3] or '0'),
+          tonumber(stats[5] or '0'), tonumber(stats[6] or '0')}, stats[4] or ''}
 elseif op == 'reserve' then
   -- ARGV: 3 ticket ('': the customer's), 4 customer, 5 seats, 6 seats per admission.
   -- {0, seats now} | {1, 0} not admitted | {2, seats so far} too many seats
@@ -213,7 +273,7 @@ elseif op == 'bind' then
   local f = fields(rec)
   if f[5] ~= nil and f[5] ~= '' then redis.call('HDEL', K.holds, f[5]) end
   f[5] = ARGV[4]
-  redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 5))
+  save(ticket, f)
   redis.call('HSET', K.holds, ARGV[4], ticket)
   redis.call('ZADD', K.active, 'XX', tonumber(ARGV[5]), ticket)
   return 1
@@ -226,7 +286,7 @@ elseif op == 'ended' then
   if rec then
     local f = fields(rec)
     f[5] = ''
-    redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 5))
+    save(ticket, f)
   end
   local deadline = tonumber(redis.call('ZSCORE', K.active, ticket) or '-1')
   local until_ms = now + tonumber(ARGV[4])

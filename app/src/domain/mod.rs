@@ -38,6 +38,6 @@ pub use showtime::{
 pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffAccountView, StaffMember, StaffRole};
 pub use text::{name_problem, unprintable};
 pub use waiting_room::{
-    wait_minutes, Admission, QueueFrame, QueuePlace, QueueState, WaitingRoomSettings,
-    WaitingRoomView, MAX_ROOM_RATE, SEATS_PER_ADMISSION,
+    wait_minutes, Admission, QueueDraw, QueueFrame, QueuePlace, QueueProof, QueueState,
+    WaitingRoomSettings, WaitingRoomView, MAX_PROOF_BITS, MAX_ROOM_RATE, SEATS_PER_ADMISSION,
 };

@@ -22,7 +22,18 @@ pub struct WaitingRoomSettings {
     /// Shown to everyone waiting (empty: none).
     #[serde(default)]
     pub message: String,
+    /// Everyone who joined before sales open is put in a random order when they open (the
+    /// seed is published once drawn); later arrivals queue behind them.
+    #[serde(default)]
+    pub shuffle: bool,
+    /// A new place costs a proof of work of this many bits (0: none): the page's WebAssembly
+    /// solves it, a script minting thousands of places pays thousands of times.
+    #[serde(default)]
+    pub proof_bits: u8,
 }
+
+/// Upper bound of `proof_bits` (each bit doubles the work: 24 bits is minutes on a phone).
+pub const MAX_PROOF_BITS: u8 = 24;
 
 /// Upper bound of `max_active` and `admit_per_minute`.
 pub const MAX_ROOM_RATE: u32 = 100_000;
@@ -35,6 +46,8 @@ impl Default for WaitingRoomSettings {
             max_active: 100,
             admit_per_minute: 100,
             message: String::new(),
+            shuffle: false,
+            proof_bits: 0,
         }
     }
 }
@@ -48,6 +61,9 @@ impl WaitingRoomSettings {
         }
         if !(1..=MAX_ROOM_RATE).contains(&self.admit_per_minute) {
             problems.push(format!("admitPerMinute is 1 to {MAX_ROOM_RATE}"));
+        }
+        if self.proof_bits > MAX_PROOF_BITS {
+            problems.push(format!("proofBits is 0 (none) to {MAX_PROOF_BITS}"));
         }
         if !self.message.is_empty() {
             if let Some(p) = super::name_problem("the room's message", &self.message, 500) {
@@ -89,6 +105,64 @@ pub struct QueuePlace {
     pub message: String,
     /// Admissions are paused.
     pub paused: bool,
+    /// The opening draw, when the room shuffles who joined before sales opened.
+    #[serde(default)]
+    pub draw: Option<QueueDraw>,
+}
+
+/// A room's opening draw: everyone who joined before sales opened, put in a random order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueDraw {
+    /// Not drawn yet (sales have not opened): `number`, `position` and `ahead` are by arrival
+    /// until then, and change once, at the draw.
+    pub pending: bool,
+    /// Published once drawn: with it anyone can repeat the draw (docs/api.md says how).
+    pub seed: Option<String>,
+    /// Places in the draw.
+    pub entrants: u64,
+    /// This place's rank by arrival among them (1: the first who joined), if it was in it.
+    pub arrival: Option<u64>,
+    /// When it was drawn (RFC 3339).
+    pub drawn_at: Option<String>,
+}
+
+/// A place's proof of work: SHA-256 of `"{challenge}:{nonce}"` starts with `bits` zero bits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueProof {
+    pub challenge: String,
+    pub nonce: u64,
+}
+
+impl QueueProof {
+    /// Whether the proof does the work `bits` asks for.
+    pub fn solves(challenge: &str, nonce: u64, bits: u8) -> bool {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::new()
+            .chain_update(challenge.as_bytes())
+            .chain_update(b":")
+            .chain_update(nonce.to_string().as_bytes())
+            .finalize();
+        leading_zero_bits(&digest) >= u32::from(bits)
+    }
+
+    /// The first nonce from `start` (trying `tries` of them) that solves the challenge.
+    pub fn search(challenge: &str, bits: u8, start: u64, tries: u64) -> Option<u64> {
+        (start..start.saturating_add(tries)).find(|n| Self::solves(challenge, *n, bits))
+    }
+}
+
+fn leading_zero_bits(bytes: &[u8]) -> u32 {
+    let mut bits = 0;
+    for b in bytes {
+        if *b == 0 {
+            bits += 8;
+        } else {
+            return bits + b.leading_zeros();
+        }
+    }
+    bits
 }
 
 /// A signed admission: showtime, customer and expiry, checked by the hold endpoint.
@@ -111,7 +185,8 @@ pub struct QueueFrame {
     pub per_minute: Option<f64>,
     pub paused: bool,
     pub message: String,
-    /// Bumped by a reset: places of an older epoch are gone (join again).
+    /// Bumped by a reset (places of an older epoch are gone: join again) and by the opening
+    /// draw (every place was given a new number): ask for the place again.
     pub epoch: u64,
     /// The room was turned off: go to the seat map.
     pub open: bool,
@@ -157,6 +232,9 @@ pub struct WaitingRoomView {
     pub per_minute: Option<f64>,
     /// The room's state could not be read (Redis unreachable).
     pub unavailable: bool,
+    /// The opening draw, once made.
+    #[serde(default)]
+    pub draw: Option<QueueDraw>,
 }
 
 #[cfg(test)]

@@ -2,19 +2,23 @@
 //! Each method has the name of the server function that calls it.
 
 use super::Actor;
-use crate::domain::{CustomerId, QueuePlace, ShowtimeId, WaitingRoomSettings, WaitingRoomView};
+use crate::domain::{
+    CustomerId, QueuePlace, QueueProof, ShowtimeId, WaitingRoomSettings, WaitingRoomView,
+};
 use crate::error::InventoryError;
 use std::net::IpAddr;
 
 #[async_trait::async_trait]
 pub trait WaitingRooms: Send + Sync + 'static {
     /// Joins the showtime's queue (again: the same place). 409 `NO_WAITING_ROOM` when it has
-    /// none now.
+    /// none now; 403 `PROOF_REQUIRED` (with a challenge) when the room asks a proof of work for
+    /// a new place and `proof` is none or does not solve it.
     async fn join_queue(
         &self,
         showtime: ShowtimeId,
         customer: CustomerId,
         address: Option<IpAddr>,
+        proof: Option<QueueProof>,
     ) -> Result<QueuePlace, InventoryError>;
     /// The customer's place (by `ticket`, or the session's): `None` when the room is off.
     async fn queue_place(

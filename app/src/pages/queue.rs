@@ -79,6 +79,17 @@ pub fn QueuePage() -> impl IntoView {
         }
     });
     let position = move || room.position();
+    let pending = move || {
+        room.place.with(|p| {
+            p.as_ref()
+                .and_then(|p| p.draw.as_ref())
+                .is_some_and(|d| d.pending)
+        })
+    };
+    let drawn = move || {
+        let draw = room.place.get()?.draw?;
+        Some((draw.arrival?, draw.entrants, draw.seed?))
+    };
     let admitted = move || {
         room.place
             .get()
@@ -101,6 +112,12 @@ pub fn QueuePage() -> impl IntoView {
                 <p role="status">{move || tr!(lang.get(), "queue.joining")}</p>
             }>
                 <Show when=admitted fallback=move || view! {
+                    <Show when=move || !pending() fallback=move || view! {
+                        <div class="queue-place" role="status" data-test="queue-draw-pending">
+                            <p>{move || tr!(lang.get(), "queue.draw_pending")}</p>
+                            <p class="hint">{move || tr!(lang.get(), "queue.keep_open")}</p>
+                        </div>
+                    }>
                     <div class="queue-place" role="status" aria-live="polite">
                         <p class="queue-position">
                             {move || tr!(lang.get(), "queue.position")}
@@ -121,7 +138,13 @@ pub fn QueuePage() -> impl IntoView {
                             <p class="notice" data-test="queue-paused">{tr!(lang.get(), "queue.paused")}</p>
                         })}
                         <p class="hint">{move || tr!(lang.get(), "queue.keep_open")}</p>
+                        {move || drawn().map(|(arrival, entrants, seed)| view! {
+                            <p class="hint" data-test="queue-drawn">
+                                {tr!(lang.get(), "queue.drawn", arrival = arrival, entrants = entrants, seed = seed)}
+                            </p>
+                        })}
                     </div>
+                    </Show>
                 }>
                     <p class="notice" role="status" data-test="queue-admitted">{move || tr!(lang.get(), "queue.admitted")}</p>
                 </Show>
@@ -139,6 +162,7 @@ mod browser {
 #[cfg(not(feature = "ssr"))]
 mod browser {
     use super::*;
+    use crate::domain::QueueProof;
     use crate::serverfns::{join_queue, queue_status};
     use leptos::task::spawn_local;
     use leptos::wasm_bindgen::closure::Closure;
@@ -165,8 +189,39 @@ mod browser {
         }
     }
 
+    /// The first nonce that solves the challenge, a slice at a time so the page stays live.
+    async fn solve(challenge: &str, bits: u8) -> u64 {
+        const SLICE: u64 = 20_000;
+        let mut start = 0;
+        loop {
+            if let Some(nonce) = QueueProof::search(challenge, bits, start, SLICE) {
+                return nonce;
+            }
+            start += SLICE;
+            let pause = js_sys::Promise::new(&mut |resolve, _| {
+                let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+            });
+            let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
+        }
+    }
+
+    /// Takes the place: with a proof of work first when the room asks one for a new place.
     async fn join(room: Room) {
-        match join_queue(room.showtime).await {
+        let mut proof = None;
+        let answer = loop {
+            match join_queue(room.showtime, proof.take()).await {
+                Err(InventoryError::ProofRequired { challenge, bits }) if running(room) => {
+                    room.error.try_set(Some(InventoryError::ProofRequired {
+                        challenge: challenge.clone(),
+                        bits,
+                    }));
+                    let nonce = solve(&challenge, bits).await;
+                    proof = Some(QueueProof { challenge, nonce });
+                }
+                answer => break answer,
+            }
+        };
+        match answer {
             Ok(place) => {
                 room.error.try_set(None);
                 room.frame.try_set(None);

@@ -82,6 +82,10 @@ impl ApiError {
                 body["queue"] = json!(queue);
                 body["waitingRoom"] = json!(page);
             }
+            if let InventoryError::ProofRequired { challenge, bits } = e {
+                body["challenge"] = json!(challenge);
+                body["bits"] = json!(bits);
+            }
         }
         body
     }

@@ -7,7 +7,7 @@ use super::error::ApiError;
 use super::live::{origin_allowed, with_timeout, MAX_FRAME, PING_EVERY};
 use super::params::Id;
 use super::AppState;
-use app::domain::{CustomerId, QueuePlace, ShowtimeId};
+use app::domain::{CustomerId, QueuePlace, QueueProof, ShowtimeId};
 use app::engine::{ClientAddr, WaitingRooms};
 use app::error::InventoryError;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -21,6 +21,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 
 pub const QUEUE_TICKET: &str = "queue-ticket";
+pub const QUEUE_PROOF: &str = "queue-proof";
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -39,15 +40,43 @@ fn ticket_shape(ticket: &str) -> Result<&str, ApiError> {
     }
 }
 
-#[tracing::instrument(skip(state))]
+/// `Queue-Proof: <challenge>:<nonce>`, when the room asks a proof of work.
+fn proof_header(headers: &HeaderMap) -> Result<Option<QueueProof>, ApiError> {
+    let Some(value) = headers.get(QUEUE_PROOF) else {
+        return Ok(None);
+    };
+    value
+        .to_str()
+        .ok()
+        .and_then(|v| v.rsplit_once(':'))
+        .and_then(|(challenge, nonce)| {
+            Some(QueueProof {
+                challenge: challenge.to_string(),
+                nonce: nonce.parse().ok()?,
+            })
+        })
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::BadRequest(
+                "Queue-Proof is <challenge>:<nonce>, the nonce a decimal number".into(),
+            )
+        })
+}
+
+#[tracing::instrument(skip(state, headers))]
 async fn join(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
     client: Option<Extension<ClientAddr>>,
     Id(showtime): Id<ShowtimeId>,
+    headers: HeaderMap,
 ) -> Result<(StatusCode, Json<QueuePlace>), ApiError> {
     let address = client.map(|c| c.0 .0);
-    let place = state.engine.join_queue(showtime, customer, address).await?;
+    let proof = proof_header(&headers)?;
+    let place = state
+        .engine
+        .join_queue(showtime, customer, address, proof)
+        .await?;
     Ok((StatusCode::OK, Json(place)))
 }
 

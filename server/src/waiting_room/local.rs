@@ -1,7 +1,7 @@
 //! The waiting rooms in this process (the embedded mode, one server): the same operations as
 //! `server/lua/waiting_room.lua`, under one lock per process.
 
-use super::{AdmitReport, Answer, Counts, JoinLimits, Reserve, Step};
+use super::{AdmitReport, Answer, Counts, Drawn, JoinLimits, Reserve, Step};
 use app::domain::{CustomerId, HoldId, ShowtimeId};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Mutex;
@@ -39,6 +39,7 @@ struct Room {
     quiet_until: i64,
     /// When it was last joined or asked (ms): a room is kept a minute past it.
     used: i64,
+    drawn: Option<Drawn>,
 }
 
 struct Place {
@@ -49,6 +50,8 @@ struct Place {
     seen: i64,
     seats: u32,
     hold: Option<HoldId>,
+    /// Rank by arrival in the opening draw, if it was in it.
+    arrival: Option<u64>,
 }
 
 const FIVE_MINUTES: i64 = 300_000;
@@ -64,6 +67,8 @@ impl Room {
                 served: self.served,
                 deadline_ms: self.active.get(ticket).copied(),
                 epoch: self.epoch,
+                arrival: p.arrival,
+                drawn: self.drawn.clone(),
             },
         }
     }
@@ -102,6 +107,29 @@ impl Room {
         }
     }
 
+    /// The opening draw: every waiting place (in order of arrival) is given one of the
+    /// numbers they hold between them, in the order `draw::order` makes from `seed`.
+    fn draw(&mut self, seed: String, now: i64) {
+        let (numbers, tickets): (Vec<u64>, Vec<String>) =
+            self.wait.iter().map(|(n, t)| (*n, t.clone())).unzip();
+        let order = super::draw::order(&seed, tickets.len());
+        self.wait.clear();
+        for (number, arrival) in numbers.iter().zip(order) {
+            let ticket = &tickets[arrival];
+            self.wait.insert(*number, ticket.clone());
+            if let Some(p) = self.places.get_mut(ticket) {
+                p.number = *number;
+                p.arrival = Some(arrival as u64 + 1);
+            }
+        }
+        self.drawn = Some(Drawn {
+            seed,
+            entrants: tickets.len() as u64,
+            at_ms: now,
+        });
+        self.epoch += 1;
+    }
+
     fn see(&mut self, ticket: &str, now: i64) {
         if let Some(p) = self.places.get_mut(ticket) {
             if self.wait.contains_key(&p.number) {
@@ -135,6 +163,9 @@ impl LocalRooms {
                     return room.answer(Step::Ok, &existing);
                 }
             }
+            if limits.must_prove {
+                return Answer::refused(Step::ProofNeeded, room.epoch);
+            }
             if room.wait.len() as u64 >= limits.room_cap {
                 return Answer::refused(Step::Full, room.epoch);
             }
@@ -157,6 +188,7 @@ impl LocalRooms {
                     seen: now,
                     seats: 0,
                     hold: None,
+                    arrival: None,
                 },
             );
             room.who.insert(customer, ticket.clone());
@@ -237,6 +269,12 @@ impl LocalRooms {
                 room.leave_queue(t);
                 room.forget(t);
             }
+            // Sales have opened on a room that shuffles: the draw, once, before anyone is let in.
+            if let Some(seed) = &step.draw_seed {
+                if room.drawn.is_none() && room.admitted == 0 {
+                    room.draw(seed.clone(), now);
+                }
+            }
             while room
                 .admits
                 .front()
@@ -307,6 +345,7 @@ impl LocalRooms {
             admitted: room.admitted,
             expired: room.expired,
             abandoned: room.abandoned,
+            drawn: room.drawn.clone(),
         })
     }
 

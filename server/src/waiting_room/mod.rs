@@ -7,6 +7,7 @@
 //! Nothing is done per waiter when someone is admitted: admission takes places from the front,
 //! and every waiting page computes its own position from the one `served` counter it is sent.
 
+pub mod draw;
 mod local;
 mod redis;
 mod tokens;
@@ -72,6 +73,16 @@ pub enum Step {
     Gone,
     /// Polled sooner than allowed: ask again after this many ms (the place is kept).
     TooSoon(u64),
+    /// A new place needs a proof of work, and none was given.
+    ProofNeeded,
+}
+
+/// A room's opening draw, once made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drawn {
+    pub seed: String,
+    pub entrants: u64,
+    pub at_ms: i64,
 }
 
 /// A place as the room sees it.
@@ -84,6 +95,9 @@ pub struct Answer {
     /// Admitted (or holding) until then (ms since the epoch).
     pub deadline_ms: Option<i64>,
     pub epoch: u64,
+    /// The place's rank by arrival in the opening draw, if it was in it.
+    pub arrival: Option<u64>,
+    pub drawn: Option<Drawn>,
 }
 
 impl Answer {
@@ -99,6 +113,8 @@ impl Answer {
             served: 0,
             deadline_ms: None,
             epoch,
+            arrival: None,
+            drawn: None,
         }
     }
 }
@@ -107,6 +123,8 @@ impl Answer {
 pub struct JoinLimits {
     pub room_cap: u64,
     pub per_address: u32,
+    /// A new place needs a proof of work, and none was given.
+    pub must_prove: bool,
 }
 
 /// One admission step's rules (the showtime's settings and the server's policy).
@@ -119,6 +137,8 @@ pub struct AdmitStep {
     pub admission_ms: i64,
     /// Places given up cleared per step, at most (the rest in the next steps).
     pub most_given_up: usize,
+    /// The room shuffles and sales are open: the seed of its draw, if none was made yet.
+    pub draw_seed: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -145,6 +165,7 @@ pub struct Counts {
     pub admitted: u64,
     pub expired: u64,
     pub abandoned: u64,
+    pub drawn: Option<Drawn>,
 }
 
 impl Counts {
@@ -231,16 +252,20 @@ impl WaitingRoom {
             .timestamp_millis()
     }
 
+    /// Joins the room (again: the same place). `must_prove`: a new place needs a proof of
+    /// work and none was given (an existing one is answered all the same).
     pub async fn join(
         &self,
         showtime: ShowtimeId,
         customer: CustomerId,
         address: &str,
+        must_prove: bool,
     ) -> Result<Answer, RoomDown> {
         let ticket = hex::encode(rand::random::<[u8; 16]>());
         let limits = JoinLimits {
             room_cap: self.policy.room_cap,
             per_address: self.policy.per_address,
+            must_prove,
         };
         let now = self.now();
         on_backend!(self, b => b.join(showtime, now, ticket, customer, address, limits), local: Ok)

@@ -1,7 +1,7 @@
 //! The waiting rooms in Redis (several server processes): every operation is one call of
 //! `server/lua/waiting_room.lua` on the showtime's keys, which share its hash tag.
 
-use super::{AdmitReport, AdmitStep, Answer, Counts, JoinLimits, Reserve, RoomDown, Step};
+use super::{AdmitReport, AdmitStep, Answer, Counts, Drawn, JoinLimits, Reserve, RoomDown, Step};
 use crate::redis_link::{Conn, RedisLink};
 use app::domain::{CustomerId, HoldId, ShowtimeId};
 use std::sync::{Arc, LazyLock};
@@ -23,7 +23,19 @@ const KEYS: [&str; 14] = [
     "stats", "epoch", "pace",
 ];
 
-type PlaceRow = (i64, String, i64, i64, i64, i64, i64, i64);
+/// A place, and the room's opening draw as it concerns it.
+type PlaceRow = (
+    (i64, String, i64, i64, i64, i64, i64, i64),
+    (i64, String, i64, i64),
+);
+
+fn drawn(seed: String, entrants: i64, at_ms: i64) -> Option<Drawn> {
+    (!seed.is_empty()).then(|| Drawn {
+        seed,
+        entrants: entrants.max(0) as u64,
+        at_ms,
+    })
+}
 
 pub struct RedisRooms {
     link: Arc<RedisLink>,
@@ -59,15 +71,19 @@ impl RedisRooms {
     }
 
     fn answer(row: PlaceRow) -> Answer {
-        let (code, ticket, number, served, deadline, _now, epoch, extra) = row;
+        let ((code, ticket, number, served, deadline, _now, epoch, extra), draw) = row;
+        let (arrival, seed, entrants, drawn_at) = draw;
         Answer {
             step: match code {
                 0 => Step::Ok,
                 1 => Step::Full,
                 2 => Step::AddressCap,
                 4 => Step::TooSoon(extra.max(1) as u64),
+                5 => Step::ProofNeeded,
                 _ => Step::Gone,
             },
+            arrival: (arrival > 0).then_some(arrival as u64),
+            drawn: drawn(seed, entrants, drawn_at),
             ticket,
             number: number.max(0) as u64,
             served: served.max(0) as u64,
@@ -91,6 +107,7 @@ impl RedisRooms {
             address.to_string(),
             limits.room_cap.to_string(),
             limits.per_address.to_string(),
+            if limits.must_prove { "1" } else { "0" }.to_string(),
         ];
         let row: PlaceRow = self
             .call(showtime, "join", now, args)
@@ -138,6 +155,7 @@ impl RedisRooms {
             step.grace_ms.to_string(),
             step.admission_ms.to_string(),
             step.most_given_up.to_string(),
+            step.draw_seed.clone().unwrap_or_default(),
         ];
         let (admitted, expired, given_up, _served, _now): (u64, u64, u64, u64, i64) = self
             .call(showtime, "admit", now, args)
@@ -156,7 +174,7 @@ impl RedisRooms {
         now: i64,
         grace_ms: i64,
     ) -> Result<Counts, RoomDown> {
-        let v: Vec<i64> = self
+        let (v, seed): (Vec<i64>, String) = self
             .call(showtime, "view", now, vec![grace_ms.to_string()])
             .await
             .ok_or(RoomDown)?;
@@ -173,6 +191,7 @@ impl RedisRooms {
             admitted: n(7),
             expired: n(8),
             abandoned: n(9),
+            drawn: drawn(seed, at(10), at(11)),
         })
     }
 

@@ -47,6 +47,38 @@ impl WaitingRoom {
     }
 }
 
+/// How long a proof-of-work challenge is good for: its window and the one after it.
+const CHALLENGE_WINDOW_MS: i64 = 600_000;
+
+impl WaitingRoom {
+    /// A proof-of-work challenge for a new place of `customer` in the showtime's room:
+    /// `<showtime>.<window>.<hmac>`, good for 10 to 20 minutes, nobody else's.
+    pub fn challenge(&self, showtime: ShowtimeId, customer: CustomerId) -> String {
+        self.challenge_in(showtime, customer, self.wall_now() / CHALLENGE_WINDOW_MS)
+    }
+
+    fn challenge_in(&self, showtime: ShowtimeId, customer: CustomerId, window: i64) -> String {
+        let payload = format!("proof.{}.{}.{window}", showtime.get(), customer.0);
+        let tag = self.mac(&payload).finalize().into_bytes();
+        format!("{}.{window}.{}", showtime.get(), hex::encode(&tag[..16]))
+    }
+
+    /// Whether `proof` solves a challenge this room gave `customer` lately, at `bits`.
+    pub fn proven(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        proof: &app::domain::QueueProof,
+        bits: u8,
+    ) -> bool {
+        let now = self.wall_now() / CHALLENGE_WINDOW_MS;
+        let ours = [now, now - 1]
+            .iter()
+            .any(|w| self.challenge_in(showtime, customer, *w) == proof.challenge);
+        ours && app::domain::QueueProof::solves(&proof.challenge, proof.nonce, bits)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +119,37 @@ mod tests {
             Clock::default(),
         );
         assert_eq!(foreign.verify(&token, s, c), None, "another server's key");
+    }
+
+    #[test]
+    fn a_proof_counts_for_its_own_challenge_customer_and_work() {
+        use app::domain::QueueProof;
+        let room = room();
+        let s = ShowtimeId::try_from(7).unwrap();
+        let (c, other) = (
+            CustomerId(uuid::Uuid::new_v4()),
+            CustomerId(uuid::Uuid::new_v4()),
+        );
+        let challenge = room.challenge(s, c);
+        let nonce = QueueProof::search(&challenge, 12, 0, 1 << 24).expect("12 bits are found");
+        let proof = QueueProof { challenge, nonce };
+        assert!(room.proven(s, c, &proof, 12));
+        assert!(!room.proven(s, other, &proof, 12), "another customer's");
+        assert!(
+            !room.proven(ShowtimeId::try_from(8).unwrap(), c, &proof, 12),
+            "another showtime's"
+        );
+        // The first nonce that solves 12 bits almost never solves 20.
+        let harder = QueueProof::search(&proof.challenge, 20, 0, nonce + 1);
+        assert_eq!(room.proven(s, c, &proof, 20), harder == Some(nonce));
+        let made_up = QueueProof {
+            challenge: format!(
+                "7.{}.{}",
+                room.wall_now() / CHALLENGE_WINDOW_MS,
+                "0".repeat(32)
+            ),
+            nonce,
+        };
+        assert!(!room.proven(s, c, &made_up, 0), "not a challenge of ours");
     }
 }

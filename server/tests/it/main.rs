@@ -15,7 +15,8 @@
 //! - `sign_in`: staff sessions, role checks on every staff action, API tokens, audit;
 //! - `limits`: the hold cool-down, IPv6 /56, checkout's limit, names, body limits, conflicts;
 //! - `guessing`: guesses of passwords and PINs slowed per account and address, never a lockout.
-//! - `waiting_room`: the waiting room on both of its homes (process, Redis) and in front of holds.
+//! - `waiting_room`: the waiting room on both of its homes (process, Redis) and in front of holds;
+//! - `waiting_room_draw`: its opening draw and its proof of work.
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
@@ -39,3 +40,4 @@ mod seat_rules;
 mod sign_in;
 mod staff;
 mod waiting_room;
+mod waiting_room_draw;

@@ -78,7 +78,7 @@ async fn a_crowd_of_hold_attempts_turns_the_room_on_by_itself(backend: Backend) 
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Home {
+pub(crate) enum Home {
     Process,
     Redis,
 }
@@ -132,12 +132,12 @@ mod in_redis {
 }
 
 /// A showtime id no other test uses (the Redis keys are per showtime).
-fn fresh_showtime() -> ShowtimeId {
+pub(crate) fn fresh_showtime() -> ShowtimeId {
     showtime_id(1_000_000 + (uuid::Uuid::new_v4().as_u128() % 1_000_000_000) as i64)
 }
 
 /// Keys of this test's own in a shared Redis (fresh databases reuse showtime ids).
-fn key_prefix() -> String {
+pub(crate) fn key_prefix() -> String {
     format!("t{}:", uuid::Uuid::new_v4().simple())
 }
 
@@ -145,7 +145,7 @@ fn customer() -> CustomerId {
     CustomerId(uuid::Uuid::new_v4())
 }
 
-fn policy() -> RoomPolicy {
+pub(crate) fn policy() -> RoomPolicy {
     RoomPolicy {
         room_cap: 1_000_000,
         per_address: 1_000_000,
@@ -155,7 +155,7 @@ fn policy() -> RoomPolicy {
 
 /// `n` rooms on `home` sharing its state (Redis) — or each its own (in the process) — on one
 /// manual clock.
-fn rooms(home: Home, n: usize, clock: &Clock) -> Vec<WaitingRoom> {
+pub(crate) fn rooms(home: Home, n: usize, clock: &Clock) -> Vec<WaitingRoom> {
     (0..n)
         .map(|_| {
             let link = match home {
@@ -170,7 +170,7 @@ fn rooms(home: Home, n: usize, clock: &Clock) -> Vec<WaitingRoom> {
         .collect()
 }
 
-fn step(max_active: u32, per_minute: u32) -> AdmitStep {
+pub(crate) fn step(max_active: u32, per_minute: u32) -> AdmitStep {
     AdmitStep {
         max_active,
         per_minute,
@@ -179,15 +179,20 @@ fn step(max_active: u32, per_minute: u32) -> AdmitStep {
         grace_ms: 3_600_000,
         admission_ms: 120_000,
         most_given_up: 500,
+        draw_seed: None,
     }
 }
 
 /// Joins `n` customers; their (customer, ticket, number).
-async fn join_all(room: &WaitingRoom, s: ShowtimeId, n: usize) -> Vec<(CustomerId, String, u64)> {
+pub(crate) async fn join_all(
+    room: &WaitingRoom,
+    s: ShowtimeId,
+    n: usize,
+) -> Vec<(CustomerId, String, u64)> {
     let mut placed = Vec::with_capacity(n);
     for _ in 0..n {
         let c = customer();
-        let a = room.join(s, c, "").await.unwrap();
+        let a = room.join(s, c, "", false).await.unwrap();
         assert_eq!(a.step, Step::Ok);
         placed.push((c, a.ticket, a.number));
     }
@@ -220,7 +225,7 @@ async fn admissions_never_pass_the_limits(home: Home, instances: usize) {
             // Arrivals: a few a second, each instance taking some.
             for i in 0..(next() % 3) as usize {
                 let room = &rooms[i % rooms.len()];
-                room.join(s, customer(), "").await.unwrap();
+                room.join(s, customer(), "", false).await.unwrap();
             }
             // Shoppers take 50 s, then 20 s, in turns of ten minutes: now one limit binds, now
             // the other.
@@ -557,7 +562,13 @@ async fn the_wait_estimate_is_within_a_fifth_of_the_real_wait() {
     assert!(share >= 0.9, "{share}");
 }
 
-async fn set_room(op: &reqwest::Client, app: &TestApp, showtime: i64, on: bool, max_active: u32) {
+pub(crate) async fn set_room(
+    op: &reqwest::Client,
+    app: &TestApp,
+    showtime: i64,
+    on: bool,
+    max_active: u32,
+) {
     let (status, body) = post_fn(
         op,
         app,
@@ -568,7 +579,7 @@ async fn set_room(op: &reqwest::Client, app: &TestApp, showtime: i64, on: bool, 
     assert_eq!(status, StatusCode::OK, "{body}");
 }
 
-async fn hold(
+pub(crate) async fn hold(
     app: &TestApp,
     client: &reqwest::Client,
     showtime: i64,

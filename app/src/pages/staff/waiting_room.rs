@@ -1,6 +1,7 @@
 //! The waiting room's controls on /admin/halls: for a chosen showtime, on or off (its hot-sale
 //! flag), paused, how many shoppers inside at once, how many let in a minute, the message shown
-//! to the room, a reset; and its figures (waiting, inside, admitted, ended, given up, the rate).
+//! to the room, the draw at the opening, the proof of work a new place costs, a reset; and its
+//! figures (waiting, inside, admitted, ended, given up, the rate, the draw's seed).
 
 use crate::domain::{ShowtimeCounts, ShowtimeId, WaitingRoomView};
 use crate::error::InventoryError;
@@ -24,6 +25,8 @@ pub fn WaitingRoomPanel(
     let max_active = RwSignal::new("100".to_string());
     let per_minute = RwSignal::new("100".to_string());
     let message = RwSignal::new(String::new());
+    let shuffle = RwSignal::new(false);
+    let proof_bits = RwSignal::new("0".to_string());
     let showtime = move || {
         chosen
             .get_untracked()
@@ -38,6 +41,8 @@ pub fn WaitingRoomPanel(
             max_active.set(v.settings.max_active.to_string());
             per_minute.set(v.settings.admit_per_minute.to_string());
             message.set(v.settings.message.clone());
+            shuffle.set(v.settings.shuffle);
+            proof_bits.set(v.settings.proof_bits.to_string());
             view_of.set(Some(v));
             error.set(None);
         }
@@ -51,9 +56,10 @@ pub fn WaitingRoomPanel(
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let Some(id) = showtime() else { return };
-        let (Ok(max), Ok(rate)) = (
+        let (Ok(max), Ok(rate), Ok(bits)) = (
             max_active.get_untracked().trim().parse::<u32>(),
             per_minute.get_untracked().trim().parse::<u32>(),
+            proof_bits.get_untracked().trim().parse::<u8>(),
         ) else {
             error.set(Some(InventoryError::InvalidRequest(tr!(
                 lang.get_untracked(),
@@ -61,13 +67,14 @@ pub fn WaitingRoomPanel(
             ))));
             return;
         };
-        let (on, paused, text) = (
+        let (on, paused, text, shuffle) = (
             on.get_untracked(),
             paused.get_untracked(),
             message.get_untracked(),
+            shuffle.get_untracked(),
         );
         spawn_local(async move {
-            shown(set_waiting_room(id, on, max, rate, text, paused).await);
+            shown(set_waiting_room(id, on, max, rate, text, paused, shuffle, bits).await);
             counts.refetch();
         });
     };
@@ -98,6 +105,9 @@ pub fn WaitingRoomPanel(
             <input id="room-rate" inputmode="numeric" bind:value=per_minute data-test="room-rate" />
             <label for="room-message">{move || tr!(lang.get(), "room.message")}</label>
             <input id="room-message" maxlength="500" bind:value=message data-test="room-message" />
+            <label><input type="checkbox" bind:checked=shuffle data-test="room-shuffle" />{move || tr!(lang.get(), "room.shuffle")}</label>
+            <label for="room-proof">{move || tr!(lang.get(), "room.proof_bits")}</label>
+            <input id="room-proof" inputmode="numeric" bind:value=proof_bits data-test="room-proof" />
             <button type="submit" data-test="room-save">{move || tr!(lang.get(), "room.save")}</button>
             <button type="button" on:click=reset data-test="room-reset">{move || tr!(lang.get(), "room.reset")}</button>
             <button type="button" on:click=move |_| load() data-test="room-refresh">{move || tr!(lang.get(), "room.refresh")}</button>
@@ -117,6 +127,9 @@ pub fn WaitingRoomPanel(
                 " "
                 {v.per_minute.map(|r| tr!(lang.get(), "room.rate", rate = format!("{r:.1}")))}
                 {v.unavailable.then(|| tr!(lang.get(), "room.unavailable"))}
+                {v.draw.and_then(|d| Some((d.entrants, d.seed?))).map(|(entrants, seed)| view! {
+                    " "<span data-test="room-draw">{tr!(lang.get(), "room.drawn", entrants = entrants, seed = seed)}</span>
+                })}
             </p>
         })}
     }

@@ -4,9 +4,10 @@
 //! sent, in `steps.rs`.
 
 use super::*;
-use crate::waiting_room::{AdmitStep, Answer, Counts, Reserve, RoomDown, Step, WaitingRoom};
+use crate::waiting_room::{AdmitStep, Answer, Counts, Drawn, Reserve, RoomDown, Step, WaitingRoom};
 use app::domain::{
-    Admission, QueueFrame, QueuePlace, QueueState, WaitingRoomSettings, WaitingRoomView,
+    Admission, QueueDraw, QueueFrame, QueuePlace, QueueProof, QueueState, WaitingRoomSettings,
+    WaitingRoomView,
 };
 use app::engine::{Actor, AdmissionProof, Holder, WaitingRooms};
 use tokio::sync::watch;
@@ -88,7 +89,7 @@ impl Engine {
     }
 
     /// A place as the customer is told it.
-    fn place(
+    async fn place(
         &self,
         showtime: ShowtimeId,
         answer: Answer,
@@ -101,7 +102,25 @@ impl Engine {
             Step::AddressCap => return Err(InventoryError::QueueAddressLimit),
             Step::Gone => return Err(InventoryError::QueuePlaceNotFound),
             Step::TooSoon(ms) => return Err(InventoryError::RateLimited(ms.div_ceil(1000).max(1))),
+            Step::ProofNeeded => {
+                return Err(InventoryError::ProofRequired {
+                    challenge: self.rooms.room.challenge(showtime, customer),
+                    bits: settings.proof_bits,
+                })
+            }
         }
+        let draw = match &answer.drawn {
+            Some(drawn) => Some(draw_view(drawn, answer.arrival)),
+            // Drawn at the opening: pending until then.
+            None if settings.shuffle && !self.sales_open(showtime).await? => Some(QueueDraw {
+                pending: true,
+                seed: None,
+                entrants: 0,
+                arrival: None,
+                drawn_at: None,
+            }),
+            None => None,
+        };
         let room = &self.rooms.room;
         let poll_after_ms = room.policy.poll.as_millis() as u64;
         let (state, position, admission) = match answer.deadline_ms {
@@ -133,7 +152,15 @@ impl Engine {
             admission,
             message: settings.message.clone(),
             paused: settings.paused,
+            draw,
         })
+    }
+
+    /// Whether the showtime's sale has opened.
+    async fn sales_open(&self, showtime: ShowtimeId) -> Result<bool, InventoryError> {
+        let now = self.clock.now().unwrap_or_else(chrono::Utc::now);
+        let layout = self.layout(showtime).await?;
+        Ok(layout.sales.opens_at.is_none_or(|at| at <= now))
     }
 
     async fn room_view(&self, showtime: ShowtimeId) -> Result<WaitingRoomView, InventoryError> {
@@ -149,6 +176,7 @@ impl Engine {
             admitted: counts.admitted,
             expired: counts.expired,
             abandoned: counts.abandoned,
+            draw: counts.drawn.as_ref().map(|d| draw_view(d, None)),
             settings,
             unavailable,
         })
@@ -162,6 +190,7 @@ impl WaitingRooms for Engine {
         showtime: ShowtimeId,
         customer: CustomerId,
         address: Option<IpAddr>,
+        proof: Option<QueueProof>,
     ) -> Result<QueuePlace, InventoryError> {
         let layout = self.layout(showtime).await?;
         if self.store.is_cancelled(showtime).await? {
@@ -175,14 +204,23 @@ impl WaitingRooms for Engine {
             return Err(InventoryError::NoWaitingRoom);
         }
         let address = address.map(|a| crate::net::bucket(a).to_string());
-        let answer = self
-            .rooms
-            .room
-            .join(showtime, customer, address.as_deref().unwrap_or(""))
+        let room = &self.rooms.room;
+        // A place already taken is answered without a proof; a new one needs it.
+        let must_prove = settings.proof_bits > 0
+            && !proof.is_some_and(|p| room.proven(showtime, customer, &p, settings.proof_bits));
+        let answer = room
+            .join(
+                showtime,
+                customer,
+                address.as_deref().unwrap_or(""),
+                must_prove,
+            )
             .await
             .map_err(|RoomDown| InventoryError::QueueUnavailable)?;
-        HoldMetrics::count(&self.metrics.room_joins);
-        self.place(showtime, answer, customer, &settings)
+        if answer.step == Step::Ok {
+            HoldMetrics::count(&self.metrics.room_joins);
+        }
+        self.place(showtime, answer, customer, &settings).await
     }
 
     async fn queue_place(
@@ -201,7 +239,9 @@ impl WaitingRooms for Engine {
             .poll(showtime, ticket, customer)
             .await
             .map_err(|RoomDown| InventoryError::QueueUnavailable)?;
-        self.place(showtime, answer, customer, &settings).map(Some)
+        self.place(showtime, answer, customer, &settings)
+            .await
+            .map(Some)
     }
 
     async fn waiting_room(&self, showtime: ShowtimeId) -> Result<WaitingRoomView, InventoryError> {
@@ -227,11 +267,20 @@ impl WaitingRooms for Engine {
             .expect("room settings")
             .remove(&showtime);
         let detail = format!(
-            "showtime {showtime}: waiting room {}{}, {} inside at most, {} a minute",
+            "showtime {showtime}: waiting room {}{}, {} inside at most, {} a minute{}{}",
             if settings.on { "on" } else { "off" },
             if settings.paused { " (paused)" } else { "" },
             settings.max_active,
             settings.admit_per_minute,
+            if settings.shuffle {
+                ", drawn at the opening"
+            } else {
+                ""
+            },
+            match settings.proof_bits {
+                0 => String::new(),
+                bits => format!(", proof of work {bits} bits"),
+            },
         );
         self.audit(by, "waiting_room_set", detail).await;
         self.room_view(showtime).await
@@ -251,5 +300,17 @@ impl WaitingRooms for Engine {
         self.audit(by, "waiting_room_reset", format!("showtime {showtime}"))
             .await;
         self.room_view(showtime).await
+    }
+}
+
+/// A draw as customers and operators see it.
+fn draw_view(drawn: &Drawn, arrival: Option<u64>) -> QueueDraw {
+    QueueDraw {
+        pending: false,
+        seed: Some(drawn.seed.clone()),
+        entrants: drawn.entrants,
+        arrival,
+        drawn_at: chrono::DateTime::from_timestamp_millis(drawn.at_ms)
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
     }
 }

@@ -34,6 +34,9 @@ impl Engine {
                 grace_ms: policy.grace.as_millis() as i64,
                 admission_ms: policy.admission.as_millis() as i64,
                 most_given_up: GIVEN_UP_PER_STEP,
+                // Drawn once, at the first step of an open sale (the room ignores it after).
+                draw_seed: (settings.shuffle && selling)
+                    .then(|| hex::encode(rand::random::<[u8; 16]>())),
             };
             match self.rooms.room.admit(showtime, &step).await {
                 Ok(report) => {

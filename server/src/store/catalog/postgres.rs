@@ -139,6 +139,8 @@ impl Catalog for PgStore {
             .bind(settings.max_active as i32)
             .bind(settings.admit_per_minute as i32)
             .bind(&settings.message)
+            .bind(settings.shuffle)
+            .bind(i32::from(settings.proof_bits))
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() == 1)

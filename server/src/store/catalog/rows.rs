@@ -223,6 +223,8 @@ pub(super) struct RoomRow {
     pub(super) room_max_active: i32,
     pub(super) room_admit_per_minute: i32,
     pub(super) room_message: String,
+    pub(super) room_shuffle: bool,
+    pub(super) room_proof_bits: i32,
 }
 
 impl RoomRow {
@@ -235,6 +237,8 @@ impl RoomRow {
                 max_active: self.room_max_active.max(1) as u32,
                 admit_per_minute: self.room_admit_per_minute.max(1) as u32,
                 message: self.room_message,
+                shuffle: self.room_shuffle,
+                proof_bits: self.room_proof_bits.clamp(0, 24) as u8,
             },
         )
     }

@@ -143,6 +143,8 @@ impl Catalog for SqliteStore {
             .bind(settings.max_active as i32)
             .bind(settings.admit_per_minute as i32)
             .bind(&settings.message)
+            .bind(settings.shuffle)
+            .bind(i32::from(settings.proof_bits))
             .execute(&self.write)
             .await?;
         Ok(done.rows_affected() == 1)

@@ -54,16 +54,19 @@ pub(super) const OWE_REFUND: &str =
 
 /// A showtime's waiting-room settings (both dialects).
 pub(super) const ROOM_SETTINGS: &str =
-    "select id, hot_sale, room_paused, room_max_active, room_admit_per_minute, room_message
+    "select id, hot_sale, room_paused, room_max_active, room_admit_per_minute, room_message,
+            room_shuffle, room_proof_bits
        from showtime where id = $1";
 
 /// The showtimes whose waiting room is on (hot, not cancelled).
 pub(super) const OPEN_ROOMS: &str =
-    "select id, hot_sale, room_paused, room_max_active, room_admit_per_minute, room_message
+    "select id, hot_sale, room_paused, room_max_active, room_admit_per_minute, room_message,
+            room_shuffle, room_proof_bits
        from showtime where hot_sale and cancelled_at is null";
 
 /// Sets a showtime's waiting-room settings.
 pub(super) const SET_ROOM_SETTINGS: &str =
     "update showtime set hot_sale = $2, room_paused = $3, room_max_active = $4,
-            room_admit_per_minute = $5, room_message = $6
+            room_admit_per_minute = $5, room_message = $6, room_shuffle = $7,
+            room_proof_bits = $8
       where id = $1";
