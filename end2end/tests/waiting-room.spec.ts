@@ -16,7 +16,7 @@ async function operatorConsole(browser: Browser): Promise<Page> {
   return page;
 }
 
-async function setRoom(admin: Page, showtime: number, on: boolean, maxActive: number) {
+async function setRoom(admin: Page, showtime: number, on: boolean, maxActive: number, proofBits = 0) {
   // The select's options come with the schedule; the form acts once the page has hydrated.
   await expect(admin.locator(`[data-test="room-showtime"] option[value="${showtime}"]`)).toHaveCount(1, { timeout: 15_000 });
   await admin.locator('[data-test="room-showtime"]').selectOption(String(showtime));
@@ -24,6 +24,7 @@ async function setRoom(admin: Page, showtime: number, on: boolean, maxActive: nu
   await admin.locator('[data-test="room-on"]').setChecked(on);
   await admin.locator('[data-test="room-max"]').fill(String(maxActive));
   await admin.locator('[data-test="room-rate"]').fill("60");
+  await admin.locator('[data-test="room-proof"]').fill(String(proofBits));
   await admin.locator('[data-test="room-save"]').click();
   await expect(admin.locator('[data-test="room-error"]')).toHaveCount(0);
   await expect(admin.locator('[data-test="room-on"]')).toBeChecked({ checked: on });
@@ -92,6 +93,40 @@ test("three shoppers queue for a hot showtime with one inside at a time: a cance
     await third.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "waiting-room-phone.png"), fullPage: true });
     await secondMap.cancelButton.click();
     await expect(third).toHaveURL(new RegExp(`/showtimes/${showtime}$`), { timeout: 20_000 });
+  } finally {
+    await setRoom(admin, showtime, false, 1);
+  }
+});
+
+test("a room that asks a proof of work: a phone's page solves it by itself and takes its place", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const admin = await operatorConsole(browser);
+  const ids = await showtimeIds(admin);
+  const showtime = ids[ids.length - 2];
+  await setRoom(admin, showtime, true, 1, 16);
+  await expect(admin.locator('[data-test="room-proof"]')).toHaveValue("16");
+  try {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const page = await phone.newPage();
+    // A mid-range phone: the CPU four times slower.
+    const cdp = await phone.newCDPSession(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+    // Someone inside already, so the phone waits in line rather than going to the seat map.
+    const inside = await (await browser.newContext()).newPage();
+    const asked = await inside.request.post(`/showtimes/${showtime}/queue`);
+    expect(asked.status()).toBe(403);
+    expect((await asked.json()).code).toBe("PROOF_REQUIRED");
+    await queue(inside, showtime);
+    await expect(inside).toHaveURL(new RegExp(`/showtimes/${showtime}$`), { timeout: 30_000 });
+
+    const started = Date.now();
+    await queue(page, showtime);
+    await expect(page.locator('[data-test="queue-page"]')).toHaveAttribute("data-state", "waiting", { timeout: 60_000 });
+    console.log(`proof of 16 bits solved and place taken ${Date.now() - started} ms after navigation, page load and hydration included (debug build, CPU ×4 slower)`);
+    await expect(page.locator('[data-test="queue-ahead"]')).toHaveText("0");
+    await expect(page.locator('[data-test="queue-error"]')).toHaveCount(0);
+    await phone.close();
+    await inside.context().close();
   } finally {
     await setRoom(admin, showtime, false, 1);
   }

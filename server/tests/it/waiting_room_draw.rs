@@ -188,6 +188,13 @@ fn room_env(backend: Backend, redis: &str, prefix: &str) -> Vec<(String, String)
     env
 }
 
+/// The room as the console shows it.
+async fn room_view(op: &reqwest::Client, app: &TestApp, showtime: i64) -> Value {
+    let (status, view) = post_fn(op, app, "waiting_room", json!({ "showtime_id": showtime })).await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    view
+}
+
 async fn spawn(db: &TestDb, backend: Backend) -> TestApp {
     let env = room_env(backend, &redis_url(), &crate::waiting_room::key_prefix());
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -264,13 +271,7 @@ async fn the_server_draws_at_the_opening_and_publishes_the_seed(backend: Backend
             i + 1
         );
     }
-    let (_, view) = post_fn(
-        &op,
-        &app,
-        "waiting_room",
-        json!({ "showtime_id": showtime }),
-    )
-    .await;
+    let view = room_view(&op, &app, showtime).await;
     assert_eq!(view["draw"]["seed"], seed.as_str(), "{view}");
     let (status, late) = join(&app, &app.customer(), showtime, None).await;
     assert_eq!(status, StatusCode::OK, "{late}");
@@ -331,13 +332,7 @@ async fn a_new_place_costs_a_proof_of_work_when_the_room_asks_one(backend: Backe
         let (status, body) = join(&app, &alice, showtime, Some(bad)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
     }
-    let (_, view) = post_fn(
-        &op,
-        &app,
-        "waiting_room",
-        json!({ "showtime_id": showtime }),
-    )
-    .await;
+    let view = room_view(&op, &app, showtime).await;
     assert_eq!(view["waiting"], 0, "nothing joined yet: {view}");
 
     let (status, place) = join(
