@@ -2,8 +2,9 @@
 # The waiting-room benchmark (see BENCHMARKS.md): one release server on a throwaway PostgreSQL
 # and Redis, the 300-seat showtime's room on. 140 shoppers join first, then BENCH_PLACES
 # (100,000) more places behind them, of which BENCH_PAGES (15,000) keep a waiting page's
-# WebSocket open; then admissions run for BENCH_SECONDS (20 s): shoppers hold the best two seats
-# once admitted, admitted pages that never hold lapse after 3 s so the queue keeps moving
+# WebSocket open; then admissions run for BENCH_SECONDS (20 s): shoppers hold two seats each
+# once admitted, after choosing for a random time up to BENCH_THINK_MS (2,000; 0: at once;
+# BENCH_PICK=best: the best two available), admitted pages that never hold lapse after 3 s so the queue keeps moving
 # (at most 200 inside, 6,000 a minute). Reports joins/s, the frame's fan-out latency, the
 # server's RSS and CPU per admission, the admitted shoppers' hold latency, seats held/s and hold
 # statements per seat held (room-bench).

@@ -1,7 +1,8 @@
 //! `room-bench`: a hot sale through the waiting room of a running server. Shoppers join first;
 //! then `BENCH_PLACES` more people take places behind them, and `BENCH_PAGES` of those keep a
 //! waiting page's WebSocket open. Admissions are then let run: the shoppers poll until admitted
-//! and hold the best two seats with their admission, while the room's frame reaches every page
+//! and hold two seats with their admission (each its own pair, as people who chose on the map;
+//! `BENCH_PICK=best`: the best two available, all after the same ones), while the room's frame reaches every page
 //! each time it changes. Reports the joins per second, how long a new frame takes to reach every
 //! page after the first one got it and its age when a page got it (p50/p95/p99), the server's peak RSS and CPU per admission,
 //! and for the shoppers: the hold's latency (p50/p99), seats held per second, and hold
@@ -62,13 +63,18 @@ async fn set_room(
     Ok(())
 }
 
-/// The shoppers: join (at the front), then, once told, poll until admitted and hold the best two
-/// seats with the admission. Each hold's latency, seats held, and when it ended.
+/// The shoppers: join (at the front), then, once told, poll until admitted and hold two seats
+/// with the admission (shopper i: row A + i / 10, seats 2(i mod 10) + 1 and + 2; or the best
+/// two, `best`), after choosing for up to `think` (each a random time: a person looks at the
+/// map first; zero: at once, every shopper admitted in a step holding in the same instant).
+/// Each hold's latency, seats held, and when it ended.
 async fn shop_run(
     queue: String,
     base: String,
     showtime: i64,
     shoppers: usize,
+    best: bool,
+    think: Duration,
     joined: std::sync::mpsc::Sender<anyhow::Result<()>>,
     go: std::sync::mpsc::Receiver<()>,
 ) -> Vec<(f64, usize, Instant)> {
@@ -94,8 +100,15 @@ async fn shop_run(
     let _ = go.recv();
     let holds: Arc<Mutex<Vec<(f64, usize, Instant)>>> = Arc::default();
     let mut shopping = tokio::task::JoinSet::new();
-    for c in buyers {
+    for (i, c) in buyers.into_iter().enumerate() {
         let (queue, holds, base) = (queue.clone(), holds.clone(), base.clone());
+        let body = if best {
+            json!({ "bestAvailable": { "count": 2 } })
+        } else {
+            let row = char::from(b'A' + (i / 10) as u8);
+            let first = 2 * (i % 10) + 1;
+            json!({ "seats": [format!("{row}{first}"), format!("{row}{}", first + 1)] })
+        };
         shopping.spawn(async move {
             let give_up = Instant::now() + Duration::from_secs(60);
             while Instant::now() < give_up {
@@ -109,11 +122,13 @@ async fn shop_run(
                 let Some(token) = place["admission"]["token"].as_str() else {
                     continue;
                 };
+                let choosing = think.mul_f64(rand::random::<f64>());
+                tokio::time::sleep(choosing).await;
                 let sent = Instant::now();
                 let r = c
                     .post(format!("{base}/showtimes/{showtime}/holds"))
                     .header("Admission-Token", token)
-                    .json(&json!({ "bestAvailable": { "count": 2 } }))
+                    .json(&body)
                     .send()
                     .await;
                 let ms = sent.elapsed().as_secs_f64() * 1000.0;
@@ -139,7 +154,9 @@ async fn main() -> anyhow::Result<()> {
         .and_then(|p| p.parse().ok());
     let places: usize = env("BENCH_PLACES", 100_000);
     let pages: usize = env("BENCH_PAGES", 15_000).min(places);
-    let shoppers: usize = env("BENCH_SHOPPERS", 140);
+    let shoppers: usize = env("BENCH_SHOPPERS", 140).min(150);
+    let best = env("BENCH_PICK", "seats".to_string()) == "best";
+    let think = Duration::from_millis(env("BENCH_THINK_MS", 2000));
     let seconds: u64 = env("BENCH_SECONDS", 20);
     let password: String = env("BENCH_OPERATOR_PASSWORD", String::new());
 
@@ -177,7 +194,7 @@ async fn main() -> anyhow::Result<()> {
             .build()
             .expect("a runtime");
         runtime.block_on(shop_run(
-            shop_queue, shop_base, showtime, shoppers, joined_tx, go_rx,
+            shop_queue, shop_base, showtime, shoppers, best, think, joined_tx, go_rx,
         ))
     });
     joined_rx.recv()??;
@@ -285,6 +302,12 @@ async fn main() -> anyhow::Result<()> {
     }
     let pages_on = connected.load(Ordering::Relaxed);
     println!("pages: {pages_on} of {pages} connected");
+    // The server's memory with the pages open, once their connections settled.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss_pages = pid
+        .and_then(|p| proc_field(p, "status", "VmRSS:"))
+        .unwrap_or(0.0)
+        / 1024.0;
 
     // Admissions run.
     let (cpu0, admitted0, statements0) = (
@@ -347,8 +370,9 @@ async fn main() -> anyhow::Result<()> {
         .unwrap_or(0.0)
         / 1024.0;
     println!(
-        "server: RSS {rss_joined:.0} MB with {} places, peak {peak:.0} MB with {pages_on} pages; {:.1} CPU-s over {elapsed:.0} s, {admissions:.0} admissions, {:.2} CPU-ms per admission",
+        "server: RSS {rss_joined:.0} MB with {} places, {rss_pages:.0} MB with {pages_on} pages open ({:.1} KB a page), peak {peak:.0} MB; {:.1} CPU-s over {elapsed:.0} s, {admissions:.0} admissions, {:.2} CPU-ms per admission",
         tickets.len(),
+        (rss_pages - rss_joined) * 1024.0 / pages_on.max(1) as f64,
         cpu1 - cpu0,
         (cpu1 - cpu0) * 1000.0 / admissions.max(1.0)
     );

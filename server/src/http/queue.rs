@@ -137,10 +137,31 @@ async fn live(
         .write_buffer_size(0)
         .max_write_buffer_size(16 * 1024)
         .on_upgrade(move |socket| async move {
-            let _held = connection;
-            serve(socket, engine, showtime, ticket).await
+            pages().spawn(async move {
+                let _held = connection;
+                serve(socket, engine, showtime, ticket).await
+            });
         })
         .into_response())
+}
+
+/// The waiting pages' sockets run on a thread of their own: a frame sent to thousands of them
+/// takes that thread for a moment, not the threads that answer holds and seat maps. (Their
+/// sockets stay with the server's runtime, which wakes this thread for them.)
+fn pages() -> &'static tokio::runtime::Handle {
+    static PAGES: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
+    PAGES.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("the waiting pages' runtime");
+        let handle = runtime.handle().clone();
+        std::thread::Builder::new()
+            .name("waiting-pages".into())
+            .spawn(move || runtime.block_on(std::future::pending::<()>()))
+            .expect("the waiting pages' thread");
+        handle
+    })
 }
 
 /// Forgets the connected page when its connection ends, however it ends.
