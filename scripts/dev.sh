@@ -17,5 +17,7 @@ if [ -z "${PAYMENT_GATEWAY_URL:-}" ]; then
   export PAYMENT_GATEWAY_URL="http://$SANDBOX_ADDR"
   log "payment sandbox on $PAYMENT_GATEWAY_URL"
 fi
+# cargo-leptos writes the site under plain names: no content-hashed names from a release build.
+rm -f "$ROOT/$(leptos_option site-root)/hash.txt"
 log "watching; the site is at http://127.0.0.1:3000"
 cargo leptos watch "$@"

@@ -78,13 +78,41 @@ build_site() {
       "$pkg/$name.wasm" -o "$pkg/$name.wasm"
   fi
   cp "$ROOT/style/main.css" "$pkg/$name.css"
+  name_by_content "$site" "$pkg" "$name"
+  if [ "$mode" = release ]; then compress_site "$pkg" 11; else compress_site "$pkg" 4; fi
   if [ "$mode" = release ]; then
     cargo build --release -p server --bins
   else
     cargo build -p server --bins
   fi
-  test -s "$pkg/$name.wasm" && test -s "$pkg/$name.js" || { log "no browser bundle in $pkg"; exit 1; }
-  log "site built in $site ($(du -k "$pkg/$name.wasm" | cut -f1) KB of WebAssembly)"
+  test -s "$site/hash.txt" && ls "$pkg/$name".*.wasm "$pkg/$name".*.js >/dev/null \
+    || { log "no browser bundle in $pkg"; exit 1; }
+  log "site built in $site ($(du -k "$pkg/$name".*.wasm | cut -f1) KB of WebAssembly)"
+}
+
+# Renames the bundle, its JavaScript and the stylesheet to <name>.<first 16 hex digits of the
+# content's SHA-256>.<ext> and lists the hashes in <site>/hash.txt, where the server finds the
+# names to link (a browser can then keep each file for a year: a new build has new names).
+name_by_content() {
+  local site="$1" pkg="$2" name="$3" ext hash
+  : > "$site/hash.txt"
+  for ext in js wasm css; do
+    hash="$(sha256sum "$pkg/$name.$ext" | cut -c1-16)"
+    mv "$pkg/$name.$ext" "$pkg/$name.$hash.$ext"
+    echo "$ext: $hash" >> "$site/hash.txt"
+  done
+}
+
+# Writes <file>.br (brotli at quality $2) and <file>.gz (gzip -9) beside every file of the site's
+# pkg folder; the server sends the one a browser's Accept-Encoding asks for.
+compress_site() {
+  local pkg="$1" quality="$2" f
+  command -v brotli >/dev/null || apt_install brotli
+  for f in "$pkg"/*; do
+    case "$f" in *.br | *.gz) continue ;; esac
+    gzip -9 -n -k -f "$f"
+    brotli -q "$quality" -k -f "$f"
+  done
 }
 
 # The benchmarks' builds. A benchmark runs release binaries; with BENCH_SMOKE=1 (the test

@@ -16,7 +16,7 @@ rust_i18n::i18n!("locales", fallback = "en");
 
 use components::LangSwitch;
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
@@ -31,6 +31,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name="venue-utc-offset" content=format::venue_offset_text() />
+                <link rel="stylesheet" id="leptos" href=stylesheet(&options) />
                 <AutoReload options=options.clone() />
                 <HydrationScripts options />
                 <MetaTags />
@@ -40,6 +41,26 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             </body>
         </html>
     }
+}
+
+/// The stylesheet's address: its content-hashed name when the site build listed one in the
+/// site's `hash.txt` (`css: <hash>`), else the plain name.
+fn stylesheet(options: &LeptosOptions) -> String {
+    let (pkg, name) = (&options.site_pkg_dir, &options.output_name);
+    #[cfg(feature = "ssr")]
+    if options.hash_files {
+        static CSS: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        let hash = CSS.get_or_init(|| {
+            let hashes = std::fs::read_to_string(&*options.hash_file).ok()?;
+            hashes
+                .lines()
+                .find_map(|l| l.strip_prefix("css:").map(|h| h.trim().to_string()))
+        });
+        if let Some(hash) = hash {
+            return format!("/{pkg}/{name}.{hash}.css");
+        }
+    }
+    format!("/{pkg}/{name}.css")
 }
 
 /// The page's Content-Security-Policy: scripts only from this site or inline with this
@@ -81,7 +102,6 @@ pub fn App() -> impl IntoView {
     #[cfg(not(feature = "ssr"))]
     let title = move || tr!(lang.get(), "site.title");
     view! {
-        <Stylesheet id="leptos" href="/pkg/seats.css" />
         <Title text=title />
         <Router>
             <header class="site-header">

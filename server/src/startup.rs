@@ -134,9 +134,20 @@ pub fn leptos_options() -> anyhow::Result<LeptosOptions> {
     let file = std::path::Path::new("Leptos.toml")
         .exists()
         .then_some("Leptos.toml");
-    Ok(leptos::config::get_configuration(file)
+    let mut options = leptos::config::get_configuration(file)
         .context("failed to read the Leptos configuration")?
-        .leptos_options)
+        .leptos_options;
+    // The site build names its bundle and stylesheet by their content and lists the names in
+    // the site's `hash.txt` (a development build may not): the shell links those names.
+    let hashes = std::path::Path::new(&*options.site_root).join("hash.txt");
+    if hashes.exists() {
+        options.hash_files = true;
+        options.hash_file = std::path::absolute(&hashes)
+            .context("the site's hash.txt")?
+            .to_string_lossy()
+            .into();
+    }
+    Ok(options)
 }
 
 /// The least time the waiting room's Redis calls are given (`REDIS_TIMEOUT_MS` when longer).

@@ -63,21 +63,34 @@ async fn set_room(
     Ok(())
 }
 
-/// The shoppers: join (at the front), then, once told, poll until admitted and hold two seats
-/// with the admission (shopper i: row A + i / 10, seats 2(i mod 10) + 1 and + 2; or the best
-/// two, `best`), after choosing for up to `think` (each a random time: a person looks at the
-/// map first; zero: at once, every shopper admitted in a step holding in the same instant).
-/// Each hold's latency, seats held, and when it ended.
-async fn shop_run(
+/// Where the shoppers shop and how.
+struct Shop {
     queue: String,
     base: String,
     showtime: i64,
     shoppers: usize,
     best: bool,
     think: Duration,
+}
+
+/// The shoppers: join (at the front), then, once told, poll until admitted and hold two seats
+/// with the admission (shopper i: row A + i / 10, seats 2(i mod 10) + 1 and + 2; or the best
+/// two, `best`), after choosing for up to `think` (each a random time: a person looks at the
+/// map first; zero: at once, every shopper admitted in a step holding in the same instant).
+/// Each hold's latency, seats held, and when it ended.
+async fn shop_run(
+    shop: Shop,
     joined: std::sync::mpsc::Sender<anyhow::Result<()>>,
     go: std::sync::mpsc::Receiver<()>,
 ) -> Vec<(f64, usize, Instant)> {
+    let Shop {
+        queue,
+        base,
+        showtime,
+        shoppers,
+        best,
+        think,
+    } = shop;
     let mut buyers = Vec::with_capacity(shoppers);
     for _ in 0..shoppers {
         let c = reqwest::Client::builder()
@@ -193,9 +206,15 @@ async fn main() -> anyhow::Result<()> {
             .enable_all()
             .build()
             .expect("a runtime");
-        runtime.block_on(shop_run(
-            shop_queue, shop_base, showtime, shoppers, best, think, joined_tx, go_rx,
-        ))
+        let shop = Shop {
+            queue: shop_queue,
+            base: shop_base,
+            showtime,
+            shoppers,
+            best,
+            think,
+        };
+        runtime.block_on(shop_run(shop, joined_tx, go_rx))
     });
     joined_rx.recv()??;
 

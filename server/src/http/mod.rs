@@ -2,6 +2,7 @@
 //! `reports`, `ops`), merged here with the Leptos pages and server functions under one stack of
 //! guards (`guard`, `session`, `staff`); `serve` is the accept loop under them.
 
+mod assets;
 mod bookings;
 mod deadline;
 pub mod error;
@@ -116,6 +117,8 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn(guard::shape))
         .layer(axum::middleware::from_fn(guard::answers))
+        .layer(axum::middleware::from_fn(assets::caching))
+        .layer(assets::compression())
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -1,0 +1,51 @@
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { createHash } from "crypto";
+import { showtimeIds } from "./pages";
+
+/** Every file of the site that a page links (the bundle, its JavaScript, the stylesheet). */
+async function linkedAssets(request: APIRequestContext, path: string): Promise<string[]> {
+  const page = await request.get(path, { headers: { "accept-encoding": "br" } });
+  expect(page.status()).toBe(200);
+  expect(page.headers()["cache-control"]).toBe("no-cache");
+  const html = await page.text();
+  const links = [...html.matchAll(/"(\/pkg\/[^"]+)"/g)].map((m) => m[1]);
+  return [...new Set(links)];
+}
+
+test("the page and every asset it links come compressed as asked, hashed files cached for a year", async ({ page, request }) => {
+  const [showtime] = await showtimeIds(page);
+  for (const path of ["/", `/showtimes/${showtime}`]) {
+    const assets = await linkedAssets(request, path);
+    // The bundle, its JavaScript and the stylesheet, each by a name made from its content.
+    for (const ext of ["wasm", "js", "css"]) {
+      expect(assets.some((a) => new RegExp(`^/pkg/seats\\.[0-9a-f]{16}\\.${ext}$`).test(a)), `${path} links a hashed .${ext}: ${assets}`).toBe(true);
+    }
+    for (const asset of assets) {
+      const answer = await request.get(asset, { headers: { "accept-encoding": "br" } });
+      expect(answer.status(), asset).toBe(200);
+      const headers = answer.headers();
+      expect(headers["content-encoding"], asset).toBe("br");
+      expect(headers["vary"]?.toLowerCase(), asset).toContain("accept-encoding");
+      expect(headers["cache-control"], asset).toBe("public, max-age=31536000, immutable");
+      // The name is the content's: another build's content gets another name.
+      const hash = asset.match(/\.([0-9a-f]{16})\.[a-z]+$/)![1];
+      const body = await answer.body(); // decoded by the client
+      expect(createHash("sha256").update(body).digest("hex").slice(0, 16), asset).toBe(hash);
+      // Asked for gzip only, or for nothing, the same file in that form.
+      const gzip = await request.get(asset, { headers: { "accept-encoding": "gzip" } });
+      expect(gzip.headers()["content-encoding"], asset).toBe("gzip");
+      const plain = await request.get(asset, { headers: { "accept-encoding": "identity" } });
+      expect(plain.headers()["content-encoding"], asset).toBeUndefined();
+      expect((await plain.body()).equals(body), asset).toBe(true);
+    }
+  }
+  // A name that is no build's is a 404, never a page or an old file.
+  const missing = await request.get("/pkg/seats.0000000000000000.wasm");
+  expect(missing.status()).toBe(404);
+  // The seat map's JSON (tens of kilobytes) is compressed too; a small answer is not.
+  const seats = await request.get(`/showtimes/${showtime}/seats`, { headers: { "accept-encoding": "br" } });
+  expect(seats.headers()["content-encoding"]).toBe("br");
+  expect((await seats.json()).seats.length).toBeGreaterThan(0);
+  const health = await request.get("/health", { headers: { "accept-encoding": "br" } });
+  expect(health.headers()["content-encoding"]).toBeUndefined();
+});
