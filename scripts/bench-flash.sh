@@ -2,10 +2,14 @@
 # The flash-sale benchmark (see BENCHMARKS.md): one 300-seat showtime, 2,000 customers (each a
 # signed session cookie) hammering POST /showtimes/{id}/holds with wrk for 30 s against one
 # release server on a throwaway PostgreSQL and Redis, seat gate on, rate limit off (it would
-# answer most of these retries with 429 before the gate sees them). Reports holds/s,
+# answer most of these retries with 429 before the gate sees them), lone-seat rule off (random
+# pairs would leave single seats, answered 422 before the gate: that rule's cost is not the
+# gate's). Reports holds/s,
 # rejections/s, p50/p99 latency and hold statements (UPDATEs) per hold and per seat sold; then
 # the same load without Redis for contrast; then redis-benchmark calling the same gate script
-# with EVALSHA, ending with `ratio=<gate rejections/s through HTTP ÷ redis-benchmark EVALSHA/s>`.
+# with EVALSHA (reported); then the server's own floor: the same customers and connections for
+# the same time sending a hold the server refuses with 400 before any work (no seats), ending
+# with `ratio=<gate rejections/s ÷ the floor's 400s/s>`.
 # Options: BENCH_SECONDS (30), BENCH_CUSTOMERS (2000), BENCH_BASELINE_SECONDS (10; 0 skips).
 # BENCH_SMOKE=1: debug build, 2 s with 50 customers, 1 s of redis-benchmark.
 set -euo pipefail
@@ -37,7 +41,8 @@ for _ in range(n):
 print("}")
 PY
 cat "$DIR/cookies.lua" - > "$DIR/holds.lua" <<'LUA'
--- Each request: one customer's cookie (round robin) and two adjacent seats in a random row.
+-- Each request: one customer's cookie (round robin) and two adjacent seats in a random row
+-- (EMPTY set: no seats at all, which the server refuses with 400 before any work).
 local counter = 0
 local threads = {}
 function setup(thread)
@@ -55,13 +60,14 @@ function request()
   local row = string.char(64 + math.random(15))
   local seat = math.random(19)
   local body = string.format('{"seats":["%s%d","%s%d"]}', row, seat, row, seat + 1)
+  if EMPTY then body = '{"seats":[]}' end
   return wrk.format("POST", nil, {
     ["Content-Type"] = "application/json",
     ["Cookie"] = "seats_session=" .. cookie,
   }, body)
 end
 function response(status, headers, body)
-  if status == 201 then s201 = s201 + 1
+  if status == 201 or (EMPTY and status == 400) then s201 = s201 + 1
   elseif status == 409 then s409 = s409 + 1
   elseif status == 429 then s429 = s429 + 1
   else other = other + 1 end
@@ -79,9 +85,13 @@ function done(summary, latency, requests)
 end
 LUA
 
-# Runs the server with $1 as REDIS_URL for $2 seconds of load; prints its figures.
+{ echo "EMPTY = true"; cat "$DIR/holds.lua"; } > "$DIR/floor.lua"
+
+# Runs the server with $1 as REDIS_URL for $2 seconds of load; prints its figures. $3 "floor":
+# the holds without seats, only their answers/s (in /tmp/seats-flash-floor).
 run() {
-  local redis_url="$1" secs="$2" db port server
+  local redis_url="$1" secs="$2" mode="${3:-}" db port server script="$DIR/holds.lua"
+  [ "$mode" = floor ] && script="$DIR/floor.lua"
   db="flash_$(date +%s%N)"
   psql "$THROWAWAY_PG_URL" -qc "create database $db"
   port="$(free_port)"
@@ -90,14 +100,25 @@ run() {
     PAYMENT_WEBHOOK_SECRET="flash-sale benchmark webhook secret" \
     TICKET_KEYS="b1:flash-sale benchmark ticket signing key" \
     HOLD_RATE_PER_ADDRESS=0 HELD_SEATS_PER_ADDRESS=0 MAX_CONNECTIONS_PER_ADDRESS=10000 \
-    RUST_LOG=warn "$BIN/server" &
+    LONE_SEAT_RULE=off RUST_LOG=warn "$BIN/server" &
   server=$!
   for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.2; done
   ID="$(curl -fs "http://127.0.0.1:$port/showtimes" | python3 -c 'import json,sys; print(next(s["id"] for s in json.load(sys.stdin) if s["seatsTotal"]==300 and s["salesOpen"]))')"
   local result
-  result="$(wrk -t2 -c"$CUSTOMERS" -d"${secs}s" --timeout 10s -s "$DIR/holds.lua" "http://127.0.0.1:$port/showtimes/$ID/holds" | grep '^RESULT')"
+  result="$(wrk -t2 -c"$CUSTOMERS" -d"${secs}s" --timeout 10s -s "$script" "http://127.0.0.1:$port/showtimes/$ID/holds" | grep '^RESULT')"
   curl -fs "http://127.0.0.1:$port/metrics" > "$DIR/metrics"
   kill "$server"; wait "$server" 2>/dev/null || true
+  if [ "$mode" = floor ]; then
+    python3 - "$result" <<'PY'
+import sys
+f = dict(kv.split("=") for kv in sys.argv[1].split()[1:])
+secs, refused = float(f["seconds"]), int(f["held"])
+print(f"  requests {f['requests']} in {secs:.1f} s: {refused/secs:,.0f} answered 400/s, other {f['other']}, "
+      f"socket errors {f['socket_errors']}; latency p50 {float(f['p50_ms']):.2f} ms, p99 {float(f['p99_ms']):.2f} ms")
+open("/tmp/seats-flash-floor", "w").write(f"{refused/secs}\n")
+PY
+    return
+  fi
   local sold
   sold="$(psql "${THROWAWAY_PG_URL%/*}/$db" -Atc "select count(*) from show_seat where showtime_id = $ID and status = 'HELD'")"
   local rows_updated
@@ -141,4 +162,11 @@ redis-cli -p "$REDIS_PORT" SET 'seat:{1}:A2' held PX 600000 >/dev/null
 EVALSHA_RPS="$(redis-benchmark -p "$REDIS_PORT" -c 50 -n 1000000 -q EVALSHA "$SHA" 2 'seat:{1}:A1' 'seat:{1}:A2' bench 600000 \
   | tr '\r' '\n' | python3 -c 'import re,sys; print(re.findall(r"([0-9.]+) requests per second", sys.stdin.read())[-1])')"
 echo "redis-benchmark -c 50 -n 1000000 EVALSHA <seat_gate.lua> (a rejection): ${EVALSHA_RPS} calls/s"
-python3 -c "print(f'ratio={float(\"$GATE_RPS\")/float(\"$EVALSHA_RPS\"):.2f}')"
+python3 -c "print(f'  gate rejections through HTTP ÷ redis-benchmark EVALSHA: {float(\"$GATE_RPS\")/float(\"$EVALSHA_RPS\"):.2f}')"
+
+# The server's own floor: the cheapest answer it gives to the same load (no seats: refused with
+# 400 by the request's own check, before the gate, Redis or the database).
+echo "the server's floor: the same $CUSTOMERS customers and connections, holds without seats (400), ${SECS} s:"
+run "$THROWAWAY_REDIS_URL" "$SECS" floor
+FLOOR_RPS="$(cat /tmp/seats-flash-floor)"
+python3 -c "print(f'gate rejections {float(\"$GATE_RPS\"):,.0f}/s ÷ the floor {float(\"$FLOOR_RPS\"):,.0f}/s'); print(f'ratio={float(\"$GATE_RPS\")/float(\"$FLOOR_RPS\"):.2f}')"
