@@ -34,6 +34,8 @@ pub(super) struct Rooms {
     figures: Mutex<HashMap<ShowtimeId, Counts>>,
     /// Customers' hold attempts per showtime in the current second (`auto_on`).
     attempts: Mutex<HashMap<ShowtimeId, (i64, u32)>>,
+    /// Held while settings are read from the store: one read at a time, not one per hold.
+    loading: tokio::sync::Mutex<()>,
 }
 
 impl Rooms {
@@ -44,6 +46,7 @@ impl Rooms {
             frames: Mutex::default(),
             figures: Mutex::default(),
             attempts: Mutex::default(),
+            loading: tokio::sync::Mutex::new(()),
         }
     }
 }
@@ -59,21 +62,35 @@ impl Engine {
         &self.rooms.room
     }
 
-    /// The showtime's room settings, at most a second old.
+    /// The showtime's settings as this process holds them: fresh (at most a second old), or
+    /// the last ones known.
+    fn cached_settings(&self, showtime: ShowtimeId) -> Option<(bool, WaitingRoomSettings)> {
+        let settings = self.rooms.settings.lock().expect("room settings");
+        let (at, s) = settings.get(&showtime)?;
+        Some((at.elapsed() < SETTINGS_FRESH, s.clone()))
+    }
+
+    /// The showtime's room settings, at most a second old. Every customer hold asks: one
+    /// request reads them from the store at a time, and while one does, the others take the
+    /// last ones known (when there are none yet, they wait for that read).
     async fn room_settings(
         &self,
         showtime: ShowtimeId,
     ) -> Result<WaitingRoomSettings, InventoryError> {
-        if let Some((at, s)) = self
-            .rooms
-            .settings
-            .lock()
-            .expect("room settings")
-            .get(&showtime)
-        {
-            if at.elapsed() < SETTINGS_FRESH {
-                return Ok(s.clone());
-            }
+        let stale = match self.cached_settings(showtime) {
+            Some((true, s)) => return Ok(s),
+            Some((false, s)) => Some(s),
+            None => None,
+        };
+        let _reading = match stale {
+            Some(s) => match self.rooms.loading.try_lock() {
+                Ok(guard) => guard,
+                Err(_) => return Ok(s),
+            },
+            None => self.rooms.loading.lock().await,
+        };
+        if let Some((true, s)) = self.cached_settings(showtime) {
+            return Ok(s); // read by the request before this one
         }
         let settings = self
             .store
