@@ -30,6 +30,17 @@ fn pick(seed: &str, i: usize, m: u64) -> u64 {
         % m
 }
 
+/// Pearson's chi-square of `draws` draws counted per (arrival, drawn place) cell, against every
+/// place being equally likely for every arrival: how the draw's uniformity is tested.
+pub fn chi_square<const N: usize>(cells: &[[u32; N]; N], draws: usize) -> f64 {
+    let expected = draws as f64 / N as f64;
+    cells
+        .iter()
+        .flatten()
+        .map(|c| (f64::from(*c) - expected).powi(2) / expected)
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,12 +73,7 @@ mod tests {
                     cells[arrival][place] += 1;
                 }
             }
-            let expected = DRAWS as f64 / N as f64;
-            cells
-                .iter()
-                .flatten()
-                .map(|c| (*c as f64 - expected).powi(2) / expected)
-                .sum::<f64>()
+            chi_square(&cells, DRAWS)
         };
         let uniform = chi(&|seed| order(seed, N));
         let naive = chi(&|seed| {

@@ -1,144 +1,15 @@
 //! The waiting rooms in this process (the embedded mode, one server): the same operations as
 //! `server/lua/waiting_room.lua`, under one lock per process.
 
-use super::{AdmitReport, Answer, Counts, Drawn, JoinLimits, Reserve, Step};
+use super::local_room::{Place, Room, FIVE_MINUTES};
+use super::{AdmitReport, Answer, Counts, JoinLimits, Reserve, Step};
 use app::domain::{CustomerId, HoldId, ShowtimeId};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 #[derive(Default)]
 pub struct LocalRooms {
     rooms: Mutex<HashMap<ShowtimeId, Room>>,
-}
-
-/// One showtime's room.
-#[derive(Default)]
-struct Room {
-    seq: u64,
-    served: u64,
-    epoch: u64,
-    /// Waiting places by number.
-    wait: BTreeMap<u64, String>,
-    /// Waiting places by last sign of life (ms, ticket).
-    seen: BTreeSet<(i64, String)>,
-    places: HashMap<String, Place>,
-    who: HashMap<CustomerId, String>,
-    addr: HashMap<String, u32>,
-    /// Admitted or holding places: ticket → deadline (ms).
-    active: HashMap<String, i64>,
-    holds: HashMap<HoldId, String>,
-    /// Admission times (ms) of the last 5 minutes.
-    admits: VecDeque<i64>,
-    /// When the next admission may come (ms): admissions are spread evenly over the minute.
-    pace: f64,
-    admitted: u64,
-    expired: u64,
-    abandoned: u64,
-    /// The last admission step (ms), and until when nobody is given up after a gap.
-    last_step: i64,
-    quiet_until: i64,
-    /// When it was last joined or asked (ms): a room is kept a minute past it.
-    used: i64,
-    drawn: Option<Drawn>,
-}
-
-struct Place {
-    number: u64,
-    customer: CustomerId,
-    address: String,
-    next_poll: i64,
-    seen: i64,
-    seats: u32,
-    hold: Option<HoldId>,
-    /// Rank by arrival in the opening draw, if it was in it.
-    arrival: Option<u64>,
-}
-
-const FIVE_MINUTES: i64 = 300_000;
-
-impl Room {
-    fn answer(&self, code: Step, ticket: &str) -> Answer {
-        match self.places.get(ticket) {
-            None => Answer::gone(self.epoch),
-            Some(p) => Answer {
-                step: code,
-                ticket: ticket.to_string(),
-                number: p.number,
-                served: self.served,
-                deadline_ms: self.active.get(ticket).copied(),
-                epoch: self.epoch,
-                arrival: p.arrival,
-                drawn: self.drawn.clone(),
-            },
-        }
-    }
-
-    fn leave_queue(&mut self, ticket: &str) {
-        if let Some(p) = self.places.get(ticket) {
-            self.wait.remove(&p.number);
-            self.seen.remove(&(p.seen, ticket.to_string()));
-            if !p.address.is_empty() {
-                if let Some(n) = self.addr.get_mut(&p.address) {
-                    *n = n.saturating_sub(1);
-                    if *n == 0 {
-                        self.addr.remove(&p.address);
-                    }
-                }
-            }
-        }
-    }
-
-    fn forget(&mut self, ticket: &str) {
-        if let Some(p) = self.places.remove(ticket) {
-            if self.who.get(&p.customer).map(String::as_str) == Some(ticket) {
-                self.who.remove(&p.customer);
-            }
-            if let Some(hold) = p.hold {
-                self.holds.remove(&hold);
-            }
-        }
-        self.active.remove(ticket);
-    }
-
-    fn ticket_of(&self, ticket: Option<&str>, customer: CustomerId) -> Option<String> {
-        match ticket {
-            Some(t) => Some(t.to_string()),
-            None => self.who.get(&customer).cloned(),
-        }
-    }
-
-    /// The opening draw: every waiting place (in order of arrival) is given one of the
-    /// numbers they hold between them, in the order `draw::order` makes from `seed`.
-    fn draw(&mut self, seed: String, now: i64) {
-        let (numbers, tickets): (Vec<u64>, Vec<String>) =
-            self.wait.iter().map(|(n, t)| (*n, t.clone())).unzip();
-        let order = super::draw::order(&seed, tickets.len());
-        self.wait.clear();
-        for (number, arrival) in numbers.iter().zip(order) {
-            let ticket = &tickets[arrival];
-            self.wait.insert(*number, ticket.clone());
-            if let Some(p) = self.places.get_mut(ticket) {
-                p.number = *number;
-                p.arrival = Some(arrival as u64 + 1);
-            }
-        }
-        self.drawn = Some(Drawn {
-            seed,
-            entrants: tickets.len() as u64,
-            at_ms: now,
-        });
-        self.epoch += 1;
-    }
-
-    fn see(&mut self, ticket: &str, now: i64) {
-        if let Some(p) = self.places.get_mut(ticket) {
-            if self.wait.contains_key(&p.number) {
-                self.seen.remove(&(p.seen, ticket.to_string()));
-                p.seen = now;
-                self.seen.insert((now, ticket.to_string()));
-            }
-        }
-    }
 }
 
 impl LocalRooms {

@@ -9,6 +9,7 @@
 
 pub mod draw;
 mod local;
+mod local_room;
 mod redis;
 mod tokens;
 

@@ -150,15 +150,10 @@ async fn the_draw_is_uniform(home: Home) {
             repeated[arrival][place] += 1;
         }
     }
-    let chi = |cells: &[[u32; N]; N]| {
-        let expected = OPENINGS as f64 / N as f64;
-        cells
-            .iter()
-            .flatten()
-            .map(|c| (*c as f64 - expected).powi(2) / expected)
-            .sum::<f64>()
-    };
-    let (uniform, control) = (chi(&cells), chi(&repeated));
+    let (uniform, control) = (
+        draw::chi_square(&cells, OPENINGS),
+        draw::chi_square(&repeated, OPENINGS),
+    );
     println!("{home:?}: chi-square {uniform:.1} over 25 degrees of freedom; control {control:.1}");
     assert!(uniform < 52.6, "chi-square {uniform:.1}");
     assert!(control > 1000.0, "the control's chi-square {control:.1}");
