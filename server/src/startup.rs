@@ -304,6 +304,7 @@ impl Application {
                 )
                 .into(),
                 connections: connections.clone(),
+                pages: Default::default(),
             }),
         };
         Ok(Self {

@@ -395,6 +395,15 @@ async fn main() -> anyhow::Result<()> {
         cpu1 - cpu0,
         (cpu1 - cpu0) * 1000.0 / admissions.max(1.0)
     );
+    // One process here may open 20,000 files: the pages a server could hold at once are
+    // measured up to that, and the memory of 100,000 is the measured cost of a page times
+    // 100,000 on top of the server with all its places.
+    let per_page_mb = (rss_pages - rss_joined) / pages_on.max(1) as f64;
+    println!(
+        "server RSS with {} places and 100,000 pages open, from the cost of a page measured above: {:.0} MB",
+        tickets.len(),
+        rss_joined + per_page_mb * 100_000.0
+    );
     let mut ms: Vec<f64> = holds.iter().map(|h| h.0).collect();
     ms.sort_by(f64::total_cmp);
     let seats: usize = holds.iter().map(|h| h.1).sum();

@@ -14,6 +14,7 @@ mod ops;
 mod params;
 mod payments;
 mod queue;
+mod queue_pages;
 mod reports;
 pub mod serve;
 pub mod session;
@@ -40,6 +41,8 @@ pub struct Web {
     pub viewers: Arc<live::Viewers>,
     /// Open connections (for `/metrics`).
     pub connections: Arc<serve::Connections>,
+    /// The waiting rooms' pages connected here.
+    pub pages: Arc<queue_pages::Pages>,
 }
 
 /// What every handler gets. axum clones it for each request, so it holds only `Arc`s (the

@@ -1,24 +1,23 @@
 //! `/showtimes/{id}/queue`: the waiting room of a hot sale. `POST` joins (again: the same
 //! place), `GET` tells the caller's place (by session, or header `Queue-Ticket`), and
 //! `GET …/queue/live?ticket=…` is the waiting page's WebSocket: the room's one frame (the same
-//! bytes for every waiter) whenever it changes, while the connection keeps the place alive.
+//! bytes for every waiter) whenever it changes, while the connection keeps the place alive
+//! (served by `queue_pages` once the handshake is answered here).
 
 use super::error::ApiError;
-use super::live::{origin_allowed, with_timeout, MAX_FRAME, PING_EVERY};
+use super::live::origin_allowed;
 use super::params::Id;
 use super::AppState;
 use app::domain::{CustomerId, QueuePlace, QueueProof, ShowtimeId};
 use app::engine::{ClientAddr, WaitingRooms};
 use app::error::InventoryError;
-use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Json, Router};
-use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 
 pub const QUEUE_TICKET: &str = "queue-ticket";
 pub const QUEUE_PROOF: &str = "queue-proof";
@@ -110,7 +109,7 @@ async fn live(
     query: Result<Query<LiveQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
     connection: Option<Extension<super::serve::HeldConnection>>,
-    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+    mut request: axum::extract::Request,
 ) -> Result<Response, ApiError> {
     state.engine.ensure_showtime(showtime).await?;
     let Ok(Query(LiveQuery { ticket })) = query else {
@@ -119,112 +118,61 @@ async fn live(
         ));
     };
     let ticket = ticket_shape(&ticket)?.to_string();
-    let ws = ws.map_err(|_| {
-        ApiError::BadRequest("connect to this address with a WebSocket upgrade".into())
-    })?;
+    let accept = handshake(&headers)?;
+    let upgrade = request
+        .extensions_mut()
+        .remove::<hyper::upgrade::OnUpgrade>()
+        .ok_or_else(not_an_upgrade)?;
     if !origin_allowed(&state, &headers) {
         return Err(ApiError::BadRequest(
             "the waiting room's live feed is only for pages of this site".into(),
         ));
     }
-    let engine = state.engine.clone();
-    let connection = connection.map(|c| c.0);
-    Ok(ws
-        .max_message_size(MAX_FRAME)
-        .max_frame_size(MAX_FRAME)
-        // A waiter's socket is sent one small frame now and then: the smallest buffers.
-        .read_buffer_size(1024)
-        .write_buffer_size(0)
-        .max_write_buffer_size(16 * 1024)
-        .on_upgrade(move |socket| async move {
-            pages().spawn(async move {
-                let _held = connection;
-                serve(socket, engine, showtime, ticket).await
-            });
-        })
+    state.web.pages.serve(
+        upgrade,
+        state.engine.clone(),
+        showtime,
+        ticket,
+        connection.map(|c| c.0),
+    );
+    Ok((
+        StatusCode::SWITCHING_PROTOCOLS,
+        [
+            (header::CONNECTION, HeaderValue::from_static("upgrade")),
+            (header::UPGRADE, HeaderValue::from_static("websocket")),
+            (header::SEC_WEBSOCKET_ACCEPT, accept),
+        ],
+    )
         .into_response())
 }
 
-/// The waiting pages' sockets run on a thread of their own: a frame sent to thousands of them
-/// takes that thread for a moment, not the threads that answer holds and seat maps. (Their
-/// sockets stay with the server's runtime, which wakes this thread for them.)
-fn pages() -> &'static tokio::runtime::Handle {
-    static PAGES: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
-    PAGES.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("the waiting pages' runtime");
-        let handle = runtime.handle().clone();
-        std::thread::Builder::new()
-            .name("waiting-pages".into())
-            .spawn(move || runtime.block_on(std::future::pending::<()>()))
-            .expect("the waiting pages' thread");
-        handle
-    })
+fn not_an_upgrade() -> ApiError {
+    ApiError::BadRequest("connect to this address with a WebSocket upgrade".into())
 }
 
-/// Forgets the connected page when its connection ends, however it ends.
-struct Connected<'a> {
-    engine: &'a crate::engine::Engine,
-    showtime: ShowtimeId,
-    ticket: String,
-}
-
-impl Drop for Connected<'_> {
-    fn drop(&mut self) {
-        self.engine
-            .waiting_rooms()
-            .disconnect(self.showtime, &self.ticket);
-    }
-}
-
-async fn serve(
-    socket: WebSocket,
-    engine: std::sync::Arc<crate::engine::Engine>,
-    showtime: ShowtimeId,
-    ticket: String,
-) {
-    engine.waiting_rooms().connect(showtime, &ticket);
-    let _connected = Connected {
-        engine: &engine,
-        showtime,
-        ticket,
+/// Checks a WebSocket opening handshake (RFC 6455, version 13): the `Sec-WebSocket-Accept`
+/// value that answers it.
+fn handshake(headers: &HeaderMap) -> Result<HeaderValue, ApiError> {
+    let names = |name: header::HeaderName, token: &str| {
+        headers.get_all(name).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+        })
     };
-    let mut frames = engine.queue_frames(showtime);
-    let (mut sink, mut incoming) = socket.split();
-    let mut ping = tokio::time::interval(PING_EVERY);
-    ping.tick().await;
-    // The current frame first (the channel marks it seen), then each change.
-    let current = frames.borrow_and_update().clone();
-    if !current.is_empty() && sink.send(Message::Text(current)).await.is_err() {
-        return;
+    if !names(header::CONNECTION, "upgrade") || !names(header::UPGRADE, "websocket") {
+        return Err(not_an_upgrade());
     }
-    loop {
-        tokio::select! {
-            changed = frames.changed() => {
-                if changed.is_err() {
-                    break;
-                }
-                let frame = frames.borrow_and_update().clone();
-                if frame.is_empty() {
-                    continue;
-                }
-                // Most sends finish at once and arm no timer (thousands of pages get each frame).
-                if with_timeout(sink.send(Message::Text(frame))).await.is_err() {
-                    break;
-                }
-            }
-            _ = ping.tick() => {
-                if sink.send(Message::Ping(Default::default())).await.is_err() {
-                    break;
-                }
-            }
-            frame = incoming.next() => match frame {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
-                Some(Ok(Message::Text(_) | Message::Binary(_))) => break,
-                Some(Ok(_)) => {}
-            },
-        }
+    if headers
+        .get(header::SEC_WEBSOCKET_VERSION)
+        .map(|v| v.as_bytes())
+        != Some(b"13")
+    {
+        return Err(ApiError::BadRequest(
+            "this feed speaks WebSocket version 13 (Sec-WebSocket-Version: 13)".into(),
+        ));
     }
+    let key = headers.get(header::SEC_WEBSOCKET_KEY).ok_or_else(|| {
+        ApiError::BadRequest("a WebSocket upgrade needs Sec-WebSocket-Key".into())
+    })?;
+    HeaderValue::from_str(&derive_accept_key(key.as_bytes())).map_err(|_| not_an_upgrade())
 }

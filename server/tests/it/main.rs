@@ -16,7 +16,8 @@
 //! - `limits`: the hold cool-down, IPv6 /56, checkout's limit, names, body limits, conflicts;
 //! - `guessing`: guesses of passwords and PINs slowed per account and address, never a lockout.
 //! - `waiting_room`: the waiting room on both of its homes (process, Redis) and in front of holds;
-//! - `waiting_room_draw`: its opening draw and its proof of work.
+//! - `waiting_room_draw`: its opening draw and its proof of work;
+//! - `waiting_pages`: the waiting page's live feed over a real WebSocket.
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
@@ -39,5 +40,6 @@ mod sandbox;
 mod seat_rules;
 mod sign_in;
 mod staff;
+mod waiting_pages;
 mod waiting_room;
 mod waiting_room_draw;

@@ -1,0 +1,462 @@
+//! The waiting pages' sockets, kept as cheap as a socket can be: a hot sale keeps tens of
+//! thousands of them open on one instance, and each only ever receives the room's one frame
+//! (the same bytes for every waiter) and a ping now and then.
+//!
+//! So no WebSocket library stands between a page and its socket once the handshake is done:
+//! - one **hall** task per showtime owns its pages; on each new frame it encodes the WebSocket
+//!   frame once and writes those bytes to every page's socket without waiting (`try_write`). A
+//!   page whose socket cannot take them now simply misses that frame — the next one carries the
+//!   whole room again — and one that misses [`MAX_MISSED`] in a row, or took part of a frame, is
+//!   closed (its browser reconnects and keeps its place, as after any lost connection);
+//! - one small **reader** task per page waits for what the browser sends (pongs, a close) with
+//!   [`ClientFrames`], a header parser of a few bytes: a close is answered and ends the page, a
+//!   message or an oversized frame closes it (1008, 1009), as the seat map's feed does.
+//!
+//! A page costs its socket, that reader and its entry in the hall: about a kilobyte (the
+//! waiting-room benchmark measures it), where a full WebSocket connection with its buffers and
+//! task cost six.
+//!
+//! Both tasks run on the pages' own thread ([`runtime`]): a frame written to thousands of
+//! sockets takes that thread for a moment, not the threads that answer holds and seat maps. The
+//! sockets are registered with that thread's reactor too.
+
+use super::live::{MAX_FRAME, PING_EVERY};
+use super::serve::HeldConnection;
+use crate::engine::Engine;
+use app::domain::ShowtimeId;
+use axum::extract::ws::Utf8Bytes;
+use hyper_util::rt::TokioIo;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, watch};
+
+/// Frames in a row a page may miss (its socket full) before it counts as stuck and is closed.
+const MAX_MISSED: u8 = 5;
+
+/// A ping frame with no payload.
+const PING: [u8; 2] = [0x89, 0x00];
+
+/// The waiting pages of this process, by showtime.
+#[derive(Default)]
+pub struct Pages {
+    halls: Mutex<HashMap<ShowtimeId, mpsc::UnboundedSender<HallMsg>>>,
+    next_id: AtomicU64,
+}
+
+enum HallMsg {
+    Join(Page),
+    Leave(u64),
+}
+
+/// One page in its hall. Dropping it closes the socket (which ends its reader), forgets the
+/// connected place and gives the connection's permit back.
+struct Page {
+    id: u64,
+    stream: Arc<TcpStream>,
+    missed: u8,
+    ticket: String,
+    showtime: ShowtimeId,
+    engine: Arc<Engine>,
+    _held: Option<HeldConnection>,
+}
+
+impl Page {
+    /// Writes a whole frame now, or not at all; false when the page is to be closed.
+    fn send(&mut self, bytes: &[u8]) -> bool {
+        match self.stream.try_write(bytes) {
+            Ok(n) if n == bytes.len() => {
+                self.missed = 0;
+                true
+            }
+            // Part of a frame went out: the rest can never follow another frame.
+            Ok(_) => false,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                self.missed += 1;
+                self.missed < MAX_MISSED
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        shut(&self.stream);
+        self.engine
+            .waiting_rooms()
+            .disconnect(self.showtime, &self.ticket);
+    }
+}
+
+fn shut(stream: &TcpStream) {
+    let _ = socket2::SockRef::from(stream).shutdown(std::net::Shutdown::Both);
+}
+
+impl Pages {
+    /// Serves an upgraded connection as a waiting page of `ticket` until either side ends it.
+    pub fn serve(
+        self: &Arc<Self>,
+        upgrade: hyper::upgrade::OnUpgrade,
+        engine: Arc<Engine>,
+        showtime: ShowtimeId,
+        ticket: String,
+        held: Option<HeldConnection>,
+    ) {
+        let pages = self.clone();
+        runtime().spawn(async move {
+            let Ok(upgraded) = upgrade.await else { return };
+            // The server serves plain TCP connections; anything else is not a page of ours.
+            let Ok(parts) = upgraded.downcast::<TokioIo<TcpStream>>() else {
+                return;
+            };
+            // Onto this thread's reactor, away from the one that serves requests.
+            let Ok(stream) = parts
+                .io
+                .into_inner()
+                .into_std()
+                .and_then(TcpStream::from_std)
+            else {
+                return;
+            };
+            let stream = Arc::new(stream);
+            // Writable once the reactor has seen it: the hall's first write then goes through.
+            if stream.writable().await.is_err() {
+                return;
+            }
+            let id = pages.next_id.fetch_add(1, Ordering::Relaxed);
+            let page = Page {
+                id,
+                stream: stream.clone(),
+                missed: 0,
+                ticket,
+                showtime,
+                engine: engine.clone(),
+                _held: held,
+            };
+            let Some(hall) = pages.hall(&engine, showtime, page) else {
+                return;
+            };
+            let mut frames = ClientFrames::default();
+            let verdict = match frames.feed(&parts.read_buf) {
+                Verdict::More => read(&stream, &mut frames).await,
+                done => done,
+            };
+            if let Some(code) = verdict.close_code() {
+                let _ = stream.try_write(&close_frame(code));
+            }
+            let _ = hall.send(HallMsg::Leave(id));
+        });
+    }
+
+    /// Hands `page` to its showtime's hall (started if there is none): the hall's sender.
+    fn hall(
+        &self,
+        engine: &Arc<Engine>,
+        showtime: ShowtimeId,
+        page: Page,
+    ) -> Option<mpsc::UnboundedSender<HallMsg>> {
+        let mut halls = self.halls.lock().expect("waiting pages' halls");
+        let mut page = HallMsg::Join(page);
+        if let Some(hall) = halls.get(&showtime) {
+            match hall.send(page) {
+                Ok(()) => return Some(hall.clone()),
+                // That hall has ended (its room was dropped): a new one.
+                Err(mpsc::error::SendError(back)) => page = back,
+            }
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(hall(engine.queue_frames(showtime), rx));
+        tx.send(page).ok()?;
+        halls.insert(showtime, tx.clone());
+        Some(tx)
+    }
+}
+
+/// Reads what the browser sends until the page ends: the verdict.
+async fn read(stream: &TcpStream, frames: &mut ClientFrames) -> Verdict {
+    let mut buf = [0u8; 64];
+    loop {
+        if stream.readable().await.is_err() {
+            return Verdict::Gone;
+        }
+        match stream.try_read(&mut buf) {
+            Ok(0) => return Verdict::Gone,
+            Ok(n) => match frames.feed(&buf[..n]) {
+                Verdict::More => {}
+                done => return done,
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return Verdict::Gone,
+        }
+    }
+}
+
+/// One showtime's pages: each new frame goes to all of them, then a ping every [`PING_EVERY`].
+/// Ends (closing every page) when the room's frames end.
+async fn hall(mut frames: watch::Receiver<Utf8Bytes>, mut rx: mpsc::UnboundedReceiver<HallMsg>) {
+    let mut pages: HashMap<u64, Page> = HashMap::new();
+    let mut current = text_frame(&frames.borrow_and_update());
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    loop {
+        tokio::select! {
+            msg = rx.recv() => match msg {
+                None => break,
+                Some(HallMsg::Join(mut page)) => {
+                    page.engine.waiting_rooms().connect(page.showtime, &page.ticket);
+                    if current.is_empty() || page.send(&current) {
+                        pages.insert(page.id, page);
+                    }
+                }
+                Some(HallMsg::Leave(id)) => {
+                    pages.remove(&id);
+                }
+            },
+            changed = frames.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                current = text_frame(&frames.borrow_and_update());
+                if !current.is_empty() {
+                    pages.retain(|_, page| page.send(&current));
+                }
+            }
+            _ = ping.tick() => pages.retain(|_, page| page.send(&PING)),
+        }
+    }
+    // The room is off (or gone): each page has had the frame saying so.
+    for page in pages.values() {
+        let _ = page.stream.try_write(&close_frame(1001));
+    }
+}
+
+/// The waiting pages' thread and its runtime.
+fn runtime() -> &'static tokio::runtime::Handle {
+    static PAGES: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
+    PAGES.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("the waiting pages' runtime");
+        let handle = runtime.handle().clone();
+        std::thread::Builder::new()
+            .name("waiting-pages".into())
+            .spawn(move || runtime.block_on(std::future::pending::<()>()))
+            .expect("the waiting pages' thread");
+        handle
+    })
+}
+
+/// A server's text frame (unmasked, final) carrying `text`; empty for no text.
+fn text_frame(text: &str) -> Vec<u8> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let len = text.len();
+    let mut frame = Vec::with_capacity(len + 10);
+    frame.push(0x81);
+    if len < 126 {
+        frame.push(len as u8);
+    } else if let Ok(len) = u16::try_from(len) {
+        frame.push(126);
+        frame.extend_from_slice(&len.to_be_bytes());
+    } else {
+        frame.push(127);
+        frame.extend_from_slice(&(len as u64).to_be_bytes());
+    }
+    frame.extend_from_slice(text.as_bytes());
+    frame
+}
+
+fn close_frame(code: u16) -> [u8; 4] {
+    let [hi, lo] = code.to_be_bytes();
+    [0x88, 0x02, hi, lo]
+}
+
+/// How a page's incoming bytes end it, if they do.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Nothing decided: read on.
+    More,
+    /// The connection ended (closed, reset).
+    Gone,
+    /// The browser closed the socket: answered with a close.
+    Closed,
+    /// A text or binary message: a waiting page has nothing to say (1008).
+    Unexpected,
+    /// A frame larger than [`MAX_FRAME`] (1009).
+    TooBig,
+    /// Not WebSocket framing from a browser (unmasked, unknown opcode, reserved bits): 1002.
+    Broken,
+}
+
+impl Verdict {
+    fn close_code(&self) -> Option<u16> {
+        match self {
+            Verdict::More | Verdict::Gone => None,
+            Verdict::Closed => Some(1000),
+            Verdict::Unexpected => Some(1008),
+            Verdict::TooBig => Some(1009),
+            Verdict::Broken => Some(1002),
+        }
+    }
+}
+
+/// The frames a browser sends, read by their headers alone: their payloads (pongs) are skipped
+/// as they arrive, so a page keeps no buffer of what it is sent.
+#[derive(Default)]
+struct ClientFrames {
+    /// The header read so far (2 bytes, up to 8 of extended length, 4 of mask).
+    head: [u8; 14],
+    have: u8,
+    /// Payload bytes of the current frame still to skip.
+    skip: u64,
+}
+
+impl ClientFrames {
+    fn feed(&mut self, mut bytes: &[u8]) -> Verdict {
+        while !bytes.is_empty() {
+            if self.skip > 0 {
+                let n = (self.skip.min(bytes.len() as u64)) as usize;
+                self.skip -= n as u64;
+                bytes = &bytes[n..];
+                continue;
+            }
+            self.head[self.have as usize] = bytes[0];
+            self.have += 1;
+            bytes = &bytes[1..];
+            if let Some(verdict) = self.header() {
+                return verdict;
+            }
+        }
+        Verdict::More
+    }
+
+    /// Judges the header once it is whole (`None` while it is not, or when it was a frame to
+    /// skip).
+    fn header(&mut self) -> Option<Verdict> {
+        let have = self.have as usize;
+        if have < 2 {
+            return None;
+        }
+        let (first, second) = (self.head[0], self.head[1]);
+        let extended = match second & 0x7f {
+            126 => 2,
+            127 => 8,
+            _ => 0,
+        };
+        if have < 2 + extended + 4 {
+            return if second & 0x80 == 0 {
+                Some(Verdict::Broken)
+            } else {
+                None
+            };
+        }
+        let len = match extended {
+            0 => u64::from(second & 0x7f),
+            n => self.head[2..2 + n]
+                .iter()
+                .fold(0u64, |len, b| (len << 8) | u64::from(*b)),
+        };
+        self.have = 0;
+        if first & 0x70 != 0 {
+            return Some(Verdict::Broken);
+        }
+        match first & 0x0f {
+            0x8 => Some(Verdict::Closed),
+            0x1 | 0x2 => Some(Verdict::Unexpected),
+            _ if len > MAX_FRAME as u64 => Some(Verdict::TooBig),
+            // Pongs, pings (a browser sends none) and continuations: skipped.
+            0x0 | 0x9 | 0xa => {
+                self.skip = len;
+                None
+            }
+            _ => Some(Verdict::Broken),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A browser's frame: masked, with the mask applied.
+    fn client_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
+        let mask = [1u8, 2, 3, 4];
+        let mut frame = vec![0x80 | opcode];
+        match payload.len() {
+            n if n < 126 => frame.push(0x80 | n as u8),
+            n => {
+                frame.push(0x80 | 126);
+                frame.extend_from_slice(&(n as u16).to_be_bytes());
+            }
+        }
+        frame.extend_from_slice(&mask);
+        frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+        frame
+    }
+
+    #[test]
+    fn pongs_are_skipped_even_when_they_arrive_a_byte_at_a_time() {
+        let mut frames = ClientFrames::default();
+        let mut bytes = client_frame(0xa, b"a pong's data");
+        bytes.extend(client_frame(0xa, b""));
+        for b in &bytes {
+            assert_eq!(frames.feed(std::slice::from_ref(b)), Verdict::More);
+        }
+        assert_eq!(
+            frames.feed(&client_frame(0x8, &[0x03, 0xe8])),
+            Verdict::Closed
+        );
+    }
+
+    #[test]
+    fn a_close_after_a_pong_in_one_read_closes() {
+        let mut bytes = client_frame(0xa, b"x");
+        bytes.extend(client_frame(0x8, &[]));
+        assert_eq!(ClientFrames::default().feed(&bytes), Verdict::Closed);
+    }
+
+    #[test]
+    fn a_message_from_a_waiting_page_is_refused() {
+        let text = client_frame(0x1, b"hello");
+        assert_eq!(ClientFrames::default().feed(&text), Verdict::Unexpected);
+        let binary = client_frame(0x2, b"hello");
+        assert_eq!(
+            ClientFrames::default().feed(&binary[..6]),
+            Verdict::Unexpected
+        );
+    }
+
+    #[test]
+    fn a_frame_larger_than_the_limit_is_refused_before_its_payload() {
+        let big = client_frame(0xa, &vec![0u8; MAX_FRAME + 1]);
+        assert_eq!(ClientFrames::default().feed(&big[..8]), Verdict::TooBig);
+        let fits = client_frame(0xa, &vec![0u8; MAX_FRAME]);
+        assert_eq!(ClientFrames::default().feed(&fits), Verdict::More);
+    }
+
+    #[test]
+    fn unmasked_frames_and_reserved_bits_are_broken_framing() {
+        assert_eq!(ClientFrames::default().feed(&[0x8a, 0x00]), Verdict::Broken);
+        let mut reserved = client_frame(0xa, b"");
+        reserved[0] |= 0x40;
+        assert_eq!(ClientFrames::default().feed(&reserved), Verdict::Broken);
+        assert_eq!(
+            ClientFrames::default().feed(&client_frame(0x3, b"")),
+            Verdict::Broken
+        );
+    }
+
+    #[test]
+    fn text_frames_carry_their_length_in_the_smallest_form() {
+        assert_eq!(text_frame(""), Vec::<u8>::new());
+        assert_eq!(text_frame("hi"), vec![0x81, 2, b'h', b'i']);
+        let long = "x".repeat(300);
+        let frame = text_frame(&long);
+        assert_eq!(&frame[..4], &[0x81, 126, 0x01, 0x2c]);
+        assert_eq!(frame.len(), 304);
+    }
+}
