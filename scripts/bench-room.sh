@@ -6,7 +6,7 @@
 # once admitted, after choosing for a random time up to BENCH_THINK_MS (2,000; 0: at once;
 # BENCH_PICK=best: the best two available), admitted pages that never hold lapse after 3 s so the queue keeps moving
 # (at most 200 inside, 6,000 a minute). Reports joins/s, the frame's fan-out latency, the
-# server's RSS and CPU per admission, the admitted shoppers' hold latency, seats held/s and hold
+# server's RSS (settled: the least of a reading a second for BENCH_SETTLE_SECONDS, 12) and CPU per admission, the admitted shoppers' hold latency, seats held/s and hold
 # statements per seat held (room-bench).
 # This machine allows 20,000 open files per process (hard limit): the pages are capped below it.
 # BENCH_SMOKE=1: debug builds, 300 places, 100 pages, 10 shoppers, 4 s.
@@ -18,6 +18,7 @@ export BENCH_PLACES="$(bench_option BENCH_PLACES 100000 300)"
 export BENCH_PAGES="$(bench_option BENCH_PAGES 15000 100)"
 export BENCH_SHOPPERS="$(bench_option BENCH_SHOPPERS 140 10)"
 export BENCH_SECONDS="$(bench_option BENCH_SECONDS 20 4)"
+export BENCH_SETTLE_SECONDS="$(bench_option BENCH_SETTLE_SECONDS 12 1)"
 bench_build -p server -p bench --bin server --bin room-bench
 
 DIR="$(mktemp -d /tmp/seats-room-bench.XXXXXX)"

@@ -111,6 +111,12 @@ impl Pages {
             let Ok(parts) = upgraded.downcast::<TokioIo<TcpStream>>() else {
                 return;
             };
+            // What the browser sent right behind its handshake, if anything. Those bytes share
+            // the allocation of hyper's whole read buffer (kilobytes), so they are read now and
+            // not kept for the page's life.
+            let mut frames = ClientFrames::default();
+            let early = frames.feed(&parts.read_buf);
+            drop(parts.read_buf);
             // Onto this thread's reactor, away from the one that serves requests.
             let Ok(stream) = parts
                 .io
@@ -138,15 +144,8 @@ impl Pages {
             let Some(hall) = pages.hall(&engine, showtime, page) else {
                 return;
             };
-            let mut frames = ClientFrames::default();
-            let verdict = match frames.feed(&parts.read_buf) {
-                Verdict::More => read(&stream, &mut frames).await,
-                done => done,
-            };
-            if let Some(code) = verdict.close_code() {
-                let _ = stream.try_write(&close_frame(code));
-            }
-            let _ = hall.send(HallMsg::Leave(id));
+            // The page's life in a task of its own, smaller than this one.
+            tokio::spawn(reader(stream, frames, early, hall, id));
         });
     }
 
@@ -172,6 +171,25 @@ impl Pages {
         halls.insert(showtime, tx.clone());
         Some(tx)
     }
+}
+
+/// Reads what the browser sends (after `early`, what came with the handshake) until the page
+/// ends, answers a close or refuses what it must, and tells the hall.
+async fn reader(
+    stream: Arc<TcpStream>,
+    mut frames: ClientFrames,
+    early: Verdict,
+    hall: mpsc::UnboundedSender<HallMsg>,
+    id: u64,
+) {
+    let verdict = match early {
+        Verdict::More => read(&stream, &mut frames).await,
+        done => done,
+    };
+    if let Some(code) = verdict.close_code() {
+        let _ = stream.try_write(&close_frame(code));
+    }
+    let _ = hall.send(HallMsg::Leave(id));
 }
 
 /// Reads what the browser sends until the page ends: the verdict.
