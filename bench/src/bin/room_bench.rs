@@ -342,10 +342,9 @@ async fn main() -> anyhow::Result<()> {
         metric(&op, &base, "seats_waiting_room_admitted_total").await,
         metric(&op, &base, "seats_hold_db_statements_total").await,
     );
-    let rss_end = pid
-        .and_then(|p| proc_field(p, "status", "VmRSS:"))
-        .unwrap_or(0.0)
-        / 1024.0;
+    // The end state, settled like the readings before, with the pages the server still counts.
+    let rss_end = settled_rss(pid, settle).await;
+    let pages_end = metric(&op, &base, "seats_waiting_room_pages").await as usize;
     let _ = stop.send(true);
     while tasks.join_next().await.is_some() {}
 
@@ -397,9 +396,9 @@ async fn main() -> anyhow::Result<()> {
     // memory is the server's at the end (all places, the pages measured, the admissions and
     // holds done) plus the measured cost of a page for each page not opened.
     let per_page_mb = (rss_pages - rss_joined) / pages_on.max(1) as f64;
-    let missing = 100_000usize.saturating_sub(pages_on);
+    let missing = 100_000usize.saturating_sub(pages_end);
     println!(
-        "server RSS at the end, {pages_on} pages still open: {rss_end:.0} MB; with 100,000 pages, estimated (+ {:.1} KB for each of the {missing} not opened): {:.0} MB",
+        "server RSS at the end, {pages_end} pages still open (the server's count): {rss_end:.0} MB; with 100,000 pages, estimated (+ {:.1} KB for each of the {missing} not opened): {:.0} MB",
         per_page_mb * 1024.0,
         rss_end + per_page_mb * missing as f64
     );

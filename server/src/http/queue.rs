@@ -118,6 +118,9 @@ async fn live(
         ));
     };
     let ticket = ticket_shape(&ticket)?.to_string();
+    if request.method() != axum::http::Method::GET {
+        return Err(not_an_upgrade());
+    }
     let accept = handshake(&headers)?;
     let upgrade = request
         .extensions_mut()
@@ -171,8 +174,14 @@ fn handshake(headers: &HeaderMap) -> Result<HeaderValue, ApiError> {
             "this feed speaks WebSocket version 13 (Sec-WebSocket-Version: 13)".into(),
         ));
     }
-    let key = headers.get(header::SEC_WEBSOCKET_KEY).ok_or_else(|| {
-        ApiError::BadRequest("a WebSocket upgrade needs Sec-WebSocket-Key".into())
-    })?;
+    // 16 random bytes in base64: 24 characters, the last two "==".
+    let key = headers
+        .get(header::SEC_WEBSOCKET_KEY)
+        .filter(|k| k.len() == 24 && k.as_bytes().ends_with(b"=="))
+        .ok_or_else(|| {
+            ApiError::BadRequest(
+                "a WebSocket upgrade needs Sec-WebSocket-Key: 16 bytes in base64".into(),
+            )
+        })?;
     HeaderValue::from_str(&derive_accept_key(key.as_bytes())).map_err(|_| not_an_upgrade())
 }

@@ -1,7 +1,8 @@
 //! The waiting page's live feed (`/showtimes/{id}/queue/live`) over a real WebSocket, on both
-//! homes of the room: the room's frame at once and on every change, pings, a close answered, a
-//! message from the page refused (1008), the place counted as connected exactly while the socket
-//! is open, and the feed ended when the room is turned off.
+//! homes of the room: the room's frame at once and on every change, a close answered, a message
+//! from the page refused (1008), the place counted as connected exactly while the socket is open
+//! (also when the page's connection just drops), and the feed ended (1001) when the room is
+//! turned off.
 
 use crate::support::*;
 use crate::waiting_room::{key_prefix, set_room};
@@ -50,6 +51,11 @@ async fn pages_connected(app: &TestApp) -> i64 {
         .expect("the pages gauge")
         .parse()
         .unwrap()
+}
+
+/// The pages the server counts as connected, once they are `n` (or after 5 s).
+async fn pages_become(app: &TestApp, n: i64) -> i64 {
+    eventually(Duration::from_secs(5), || pages_connected(app), |c| *c == n).await
 }
 
 async fn page(app: &TestApp, showtime: i64, ticket: &str) -> Socket {
@@ -119,9 +125,15 @@ async fn a_waiting_page_gets_the_rooms_frame_live_and_is_counted_while_connected
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let changed = next_frame(&mut socket, Duration::from_secs(5))
-        .await
-        .expect("the changed frame");
+    // (An admission may change the frame first.)
+    let changed = loop {
+        let frame = next_frame(&mut socket, Duration::from_secs(5))
+            .await
+            .expect("the changed frame");
+        if frame["message"] == "Doors open at ten" {
+            break frame;
+        }
+    };
     assert_eq!(changed["message"], "Doors open at ten", "{changed}");
 
     // A page has nothing to say: a message ends it with 1008.
@@ -138,13 +150,16 @@ async fn a_waiting_page_gets_the_rooms_frame_live_and_is_counted_while_connected
         .await
         .unwrap();
     assert_eq!(closed_with(&mut socket).await, Some(CloseCode::Normal));
-    let counted = eventually(
-        Duration::from_secs(5),
-        || pages_connected(&app),
-        |n| *n == 0,
-    )
-    .await;
+    let counted = pages_become(&app, 0).await;
     assert_eq!(counted, 0, "no page connected after both left");
+
+    // A page whose connection just drops (no close frame) no longer counts either.
+    let dropped = page(&app, showtime, &tickets[0]).await;
+    let counted = pages_become(&app, 1).await;
+    assert_eq!(counted, 1, "the new page counts");
+    drop(dropped);
+    let counted = pages_become(&app, 0).await;
+    assert_eq!(counted, 0, "a dropped connection no longer counts");
 
     // The room turned off: the page is told (open: false) and the feed ends.
     let mut socket = page(&app, showtime, &tickets[1]).await;
@@ -161,6 +176,6 @@ async fn a_waiting_page_gets_the_rooms_frame_live_and_is_counted_while_connected
         }
     };
     assert_eq!(last["open"], false);
-    closed_with(&mut socket).await;
+    assert_eq!(closed_with(&mut socket).await, Some(CloseCode::Away));
     db.drop_database().await;
 }
