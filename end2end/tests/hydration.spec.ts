@@ -65,6 +65,9 @@ async function hydratesCleanly(page: import("@playwright/test").Page, path: stri
 }
 
 test("every customer and staff page, loaded directly, hydrates without a hydration error", async ({ page, browser }) => {
+  // Eighteen page loads, each waited for by its own state: on a loaded 2-core machine they take
+  // longer than the default 30 s in all.
+  test.setTimeout(120_000);
   const [first] = await showtimeIds(page);
   for (const path of ["/", `/showtimes/${first}`, "/my-bookings", "/staff/sign-in"]) {
     await hydratesCleanly(page, path);

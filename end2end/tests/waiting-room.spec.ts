@@ -76,7 +76,8 @@ test("three shoppers queue for a hot showtime with one inside at a time: a cance
     // Straight to the seat map is no way round: back to the room.
     const sneaky = await (await browser.newContext()).newPage();
     await sneaky.goto(`/showtimes/${showtime}`);
-    await expect(sneaky).toHaveURL(new RegExp(`/showtimes/${showtime}/waiting-room$`));
+    // The seat map sends it on once hydrated (a debug bundle under load: seconds).
+    await expect(sneaky).toHaveURL(new RegExp(`/showtimes/${showtime}/waiting-room$`), { timeout: 15_000 });
     await sneaky.context().close();
 
     // The first cancels: within seconds the second is let in and holds.
