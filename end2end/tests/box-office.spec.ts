@@ -329,6 +329,7 @@ test("an idle kiosk locks and releases the clerk's picked seats; offline it refu
     if (await kiosk.locator('[data-test="lock-screen"]').isVisible()) {
       await kiosk.locator('[data-test="unlock-pin"]').fill("1470");
       await kiosk.locator('[data-test="unlock"]').tap();
+      await chooseShowtime(kiosk, id);
     }
     await expect(kiosk.locator('[data-test="best-1"]')).toBeEnabled({ timeout: 1_000 });
   }).toPass({ timeout: 15_000 });
