@@ -332,7 +332,7 @@ test("an idle kiosk locks and releases the clerk's picked seats; offline it refu
       await chooseShowtime(kiosk, id);
     }
     await expect(kiosk.locator('[data-test="best-1"]')).toBeEnabled({ timeout: 1_000 });
-  }).toPass({ timeout: 15_000 });
+  }).toPass({ timeout: 30_000 });
 });
 
 test("the door checks a scanned ticket in once: green, then red with the first scan's gate", async ({ browser }) => {
