@@ -27,6 +27,9 @@ async function openShowtime(page: import("@playwright/test").Page, index: number
 }
 
 test("hold, pay on the gateway's page, and the booking page shows the QR ticket without reloading", async ({ page, browser }) => {
+  // A hold, the gateway's page, a payment and the booking page, each waited for by its state:
+  // on a loaded 2-core machine that passed 30 s in all.
+  test.setTimeout(60_000);
   const map = await openShowtime(page, 0);
   await map.hold("C5", "C6");
   await page.locator('[data-test="pay"]').click();
