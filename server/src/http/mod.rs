@@ -11,6 +11,7 @@ mod holds;
 pub mod json;
 pub mod live;
 mod ops;
+mod page_frames;
 mod params;
 mod payments;
 mod queue;
