@@ -45,61 +45,82 @@ ensure_cargo_leptos() {
 leptos_option() { awk -F'"' -v key="$1" '$1 ~ "^"key" *= *$" {print $2}' "$ROOT/Leptos.toml"; }
 
 # Builds what `cargo leptos build` builds, with plain cargo and wasm-bindgen — installing
-# cargo-leptos took 10 to 13 of the minutes a new machine spends before its first start:
-#   <site-root>/<site-pkg-dir>/<name>.js and <name>.wasm  the browser bundle (`frontend` for wasm32,
-#                                                          bound by wasm-bindgen; wasm-opt in release)
-#   <site-root>/<site-pkg-dir>/<name>.css                 style/main.css
+# cargo-leptos took 10 to 13 of the minutes a new machine spends before its first start — and
+# the staff's bundle beside the customer's:
+#   <site-root>/<site-pkg-dir>/<name>.<hash>.js and .wasm        the customer's bundle (`frontend`)
+#   <site-root>/<site-pkg-dir>/<name>-staff.<hash>.js and .wasm  the staff's bundle (`frontend-staff`)
+#   <site-root>/<site-pkg-dir>/<name>.<hash>.css                 style/main.css
+#   <site-root>/hash.txt, hash-staff.txt                         the hashes, which the pages link
 #   $CARGO_TARGET_DIR/<debug|release>/server, payment-sandbox
-# The names are those the server's pages link to (Leptos.toml; the output name is compiled in
-# from LEPTOS_OUTPUT_NAME in .cargo/config.toml). The site is built afresh, so a site left by an
-# earlier build can never stand in for this one.  $1: debug or release; $2: the site's folder
-# (default: Leptos.toml's site-root, which scripts/run.sh serves — the tests build theirs
-# elsewhere, so that running them never changes what a running product serves).
+# (for wasm32, bound by wasm-bindgen; wasm-opt in release). The names are those the server's pages
+# link to (Leptos.toml; the output name is compiled in from LEPTOS_OUTPUT_NAME in
+# .cargo/config.toml). The site is built afresh, so a site left by an earlier build can never
+# stand in for this one.  $1: debug or release; $2: the site's folder (default: Leptos.toml's
+# site-root, which scripts/run.sh serves — the tests build theirs elsewhere, so that running them
+# never changes what a running product serves).
 build_site() {
-  local mode="$1" name site pkg wasm
+  local mode="$1" name site pkg
   name="$(leptos_option output-name)"
   site="${2:-$ROOT/$(leptos_option site-root)}"
   pkg="$site/$(leptos_option site-pkg-dir)"
-  if [ "$mode" = release ]; then
-    cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release
-    wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/frontend.wasm"
-  else
-    cargo build -p frontend --lib --target wasm32-unknown-unknown
-    wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/frontend.wasm"
-  fi
-  rm -rf "$site"
-  mkdir -p "$pkg"
-  wasm-bindgen --target web --no-typescript --out-dir "$pkg" --out-name "$name" "$wasm"
-  mv "$pkg/${name}_bg.wasm" "$pkg/$name.wasm"
-  if [ "$mode" = release ]; then
-    # Features the Rust wasm32 target turns on by default; wasm-opt must be told them.
-    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-      --enable-mutable-globals --enable-reference-types --enable-multivalue \
-      "$pkg/$name.wasm" -o "$pkg/$name.wasm"
-  fi
-  cp "$ROOT/style/main.css" "$pkg/$name.css"
-  name_by_content "$site" "$pkg" "$name"
-  if [ "$mode" = release ]; then compress_site "$pkg" 11; else compress_site "$pkg" 4; fi
+  build_bundles "$mode" "$site"
   if [ "$mode" = release ]; then
     cargo build --release -p server --bins
   else
     cargo build -p server --bins
   fi
-  test -s "$site/hash.txt" && ls "$pkg/$name".*.wasm "$pkg/$name".*.js >/dev/null \
+  test -s "$site/hash.txt" && test -s "$site/hash-staff.txt" \
+    && ls "$pkg/$name".*.wasm "$pkg/$name".*.js "$pkg/$name-staff".*.wasm >/dev/null \
     || { log "no browser bundle in $pkg"; exit 1; }
-  log "site built in $site ($(du -k "$pkg/$name".*.wasm | cut -f1) KB of WebAssembly)"
+  log "site built in $site ($(du -k "$pkg/$name".*.wasm | cut -f1) KB of WebAssembly for customers, $(du -k "$pkg/$name-staff".*.wasm | cut -f1) KB for staff)"
 }
 
-# Renames the bundle, its JavaScript and the stylesheet to <name>.<first 16 hex digits of the
-# content's SHA-256>.<ext> and lists the hashes in <site>/hash.txt, where the server finds the
-# names to link (a browser can then keep each file for a year: a new build has new names).
-name_by_content() {
-  local site="$1" pkg="$2" name="$3" ext hash
+# The site's files without the server: both bundles and the stylesheet, named by content and
+# compressed (see build_site).  $1: debug or release; $2: the site's folder.
+build_bundles() {
+  local mode="$1" site="$2" name pkg dir crate out
+  name="$(leptos_option output-name)"
+  pkg="$site/$(leptos_option site-pkg-dir)"
+  if [ "$mode" = release ]; then
+    cargo build -p frontend -p frontend-staff --lib --target wasm32-unknown-unknown --profile wasm-release
+    dir="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release"
+  else
+    cargo build -p frontend -p frontend-staff --lib --target wasm32-unknown-unknown
+    dir="$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug"
+  fi
+  rm -rf "$site"
+  mkdir -p "$pkg"
+  for crate in frontend frontend_staff; do
+    out="$name"
+    [ "$crate" = frontend_staff ] && out="$name-staff"
+    wasm-bindgen --target web --no-typescript --out-dir "$pkg" --out-name "$out" "$dir/$crate.wasm"
+    mv "$pkg/${out}_bg.wasm" "$pkg/$out.wasm"
+    if [ "$mode" = release ]; then
+      # Features the Rust wasm32 target turns on by default; wasm-opt must be told them.
+      wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+        --enable-mutable-globals --enable-reference-types --enable-multivalue \
+        "$pkg/$out.wasm" -o "$pkg/$out.wasm"
+    fi
+  done
+  cp "$ROOT/style/main.css" "$pkg/$name.css"
   : > "$site/hash.txt"
-  for ext in js wasm css; do
+  name_by_content "$pkg" "$name" "$site/hash.txt" js wasm css
+  : > "$site/hash-staff.txt"
+  name_by_content "$pkg" "$name-staff" "$site/hash-staff.txt" js wasm
+  if [ "$mode" = release ]; then compress_site "$pkg" 11; else compress_site "$pkg" 4; fi
+}
+
+# Renames <pkg>/<name>.<ext> to <name>.<first 16 hex digits of the content's SHA-256>.<ext> for
+# each extension given and lists the hashes in a hash file, where the server finds the names to
+# link (a browser can then keep each file for a year: a new build has new names).
+#   $1: the pkg folder; $2: the name; $3: the hash file; the rest: the extensions.
+name_by_content() {
+  local pkg="$1" name="$2" list="$3" ext hash
+  shift 3
+  for ext in "$@"; do
     hash="$(sha256sum "$pkg/$name.$ext" | cut -c1-16)"
     mv "$pkg/$name.$ext" "$pkg/$name.$hash.$ext"
-    echo "$ext: $hash" >> "$site/hash.txt"
+    echo "$ext: $hash" >> "$list"
   done
 }
 
@@ -156,6 +177,16 @@ ensure_node_packages() {
     || [ "$ROOT/end2end/package-lock.json" -nt "$ROOT/end2end/node_modules/.package-lock.json" ]; then
     log "installing npm packages (Playwright, binaryen's wasm-opt)"
     (cd "$ROOT/end2end" && npm ci --no-audit --no-fund)
+  fi
+}
+
+# Node's `ws` package for the live-map benchmark's peer broadcaster (bench/peer/live-peer.mjs).
+ensure_peer_packages() {
+  command -v npm >/dev/null || apt_install nodejs npm
+  if [ ! -f "$ROOT/bench/peer/node_modules/ws/package.json" ] \
+    || [ "$ROOT/bench/peer/package-lock.json" -nt "$ROOT/bench/peer/node_modules/.package-lock.json" ]; then
+    log "installing npm packages (ws, for the live-map benchmark's peer)"
+    (cd "$ROOT/bench/peer" && npm ci --no-audit --no-fund)
   fi
 }
 

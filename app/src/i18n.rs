@@ -117,7 +117,7 @@ pub fn initial_lang() -> Lang {
         .unwrap_or_default()
 }
 
-/// Puts the language signal into context (once, in `App`).
+/// Puts the language signal into context (once per page, in the frame around it).
 pub fn provide_lang() -> RwSignal<Lang> {
     let lang = RwSignal::new(initial_lang());
     provide_context(lang);

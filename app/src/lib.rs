@@ -20,10 +20,13 @@ use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-/// The HTML document around the app, rendered on the server in the request's language.
+/// The HTML document around a page, rendered on the server in the request's language: the
+/// page's own bundle (the customer's or the staff's, by its path) is linked and hydrates it.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     content_security_policy();
+    let bundle = Bundle::of_request();
+    let scripts = bundle.options(&options);
     view! {
         <!DOCTYPE html>
         <html lang=i18n::initial_lang().code()>
@@ -33,13 +36,85 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="venue-utc-offset" content=format::venue_offset_text() />
                 <link rel="stylesheet" id="leptos" href=stylesheet(&options) />
                 <AutoReload options=options.clone() />
-                <HydrationScripts options />
+                <HydrationScripts options=scripts />
                 <MetaTags />
             </head>
             <body>
-                <App />
+                {match bundle {
+                    Bundle::Customer => view! { <CustomerApp /> }.into_any(),
+                    Bundle::Staff => view! { <StaffApp /> }.into_any(),
+                }}
             </body>
         </html>
+    }
+}
+
+/// The two WebAssembly bundles: a customer's phone downloads only the customer's pages (the
+/// showtimes, the seat map, the waiting room, bookings); the staff's pages (console, layout
+/// editor, kiosk, door) are a bundle of their own. A page's path says which one it belongs to;
+/// each bundle hydrates its own root ([`CustomerApp`], [`StaffApp`]), and a link from one to the
+/// other's page loads that page afresh (see [`OtherBundle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bundle {
+    Customer,
+    Staff,
+}
+
+impl Bundle {
+    /// The bundle of the page at `path`: the staff's under `/staff/`, `/admin`, `/box-office`
+    /// and `/door`, the customer's everywhere else (a page that does not exist included).
+    pub fn of_path(path: &str) -> Self {
+        let under = |prefix: &str| {
+            path.strip_prefix(prefix)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
+        if ["/staff", "/admin", "/box-office", "/door"]
+            .into_iter()
+            .any(under)
+        {
+            Self::Staff
+        } else {
+            Self::Customer
+        }
+    }
+
+    /// The bundle of the page being rendered (the server's request; in the browser, the
+    /// address shown).
+    fn of_request() -> Self {
+        #[cfg(feature = "ssr")]
+        let path = use_context::<http::request::Parts>().map(|p| p.uri.path().to_string());
+        #[cfg(not(feature = "ssr"))]
+        let path = leptos::prelude::window().location().pathname().ok();
+        path.map_or(Self::Customer, |p| Self::of_path(&p))
+    }
+
+    /// The bundle's file name: the site's output name, with `-staff` for the staff's.
+    pub fn output_name(self, site: &str) -> String {
+        match self {
+            Self::Customer => site.to_string(),
+            Self::Staff => format!("{site}-staff"),
+        }
+    }
+
+    /// The name of the site's file that lists the bundle's content hashes: `hash.txt` for the
+    /// customer's (with the stylesheet's), `hash-staff.txt` for the staff's.
+    pub fn hash_file_name(self) -> &'static str {
+        match self {
+            Self::Customer => "hash.txt",
+            Self::Staff => "hash-staff.txt",
+        }
+    }
+
+    /// The site's options with this bundle's names, for the hydration scripts.
+    fn options(self, options: &LeptosOptions) -> LeptosOptions {
+        let mut mine = options.clone();
+        mine.output_name = self.output_name(&options.output_name).into();
+        if self == Self::Staff {
+            let file =
+                std::path::Path::new(&*options.hash_file).with_file_name(self.hash_file_name());
+            mine.hash_file = file.to_string_lossy().into_owned().into();
+        }
+        mine
     }
 }
 
@@ -87,8 +162,74 @@ fn content_security_policy() {
     }
 }
 
+/// The customer's pages, the root the customer's bundle hydrates.
 #[component]
-pub fn App() -> impl IntoView {
+pub fn CustomerApp() -> impl IntoView {
+    view! {
+        <Frame>
+            <Routes fallback=|| view! { <OtherBundle mine=Bundle::Customer /> }>
+                <Route path=path!("/") view=pages::ShowtimesPage />
+                <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
+                <Route path=path!("/showtimes/:id/waiting-room") view=pages::QueuePage />
+                <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
+                <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
+            </Routes>
+        </Frame>
+    }
+}
+
+/// The staff's pages, the root the staff's bundle hydrates. Each page's data comes from a
+/// server function that checks the member's role itself (not the path); the console's pages
+/// are rendered whole before the answer starts, so a refusal is the page's status (401, 403).
+#[component]
+pub fn StaffApp() -> impl IntoView {
+    view! {
+        <Frame>
+            <Routes fallback=|| view! { <OtherBundle mine=Bundle::Staff /> }>
+                <Route path=path!("/staff/sign-in") view=pages::SignInPage />
+                <Route path=path!("/box-office") view=pages::BoxOfficePage />
+                <Route path=path!("/door") view=pages::DoorPage />
+                <Route path=path!("/admin") view=pages::AdminPage ssr=SsrMode::Async />
+                <Route path=path!("/admin/halls") view=pages::HallsPage ssr=SsrMode::Async />
+                <Route path=path!("/admin/sales") view=pages::SalesPage ssr=SsrMode::Async />
+                <Route path=path!("/admin/audit") view=pages::AuditPage ssr=SsrMode::Async />
+                <Route path=path!("/admin/tokens") view=pages::TokensPage ssr=SsrMode::Async />
+            </Routes>
+        </Frame>
+    }
+}
+
+/// What a bundle's router shows for a path it has no page for. A page of the other bundle
+/// (the browser followed a link there): that page is loaded afresh, with its own bundle. Any
+/// other path, and always on the server: "not found".
+#[component]
+fn OtherBundle(mine: Bundle) -> impl IntoView {
+    #[cfg(not(feature = "ssr"))]
+    {
+        // The router's address, which the browser's may not show yet.
+        let at = leptos_router::hooks::use_location();
+        let path = at.pathname.get_untracked();
+        if Bundle::of_path(&path) != mine {
+            let (search, hash) = (at.search.get_untracked(), at.hash.get_untracked());
+            let query = if search.is_empty() {
+                String::new()
+            } else {
+                format!("?{search}")
+            };
+            let _ = leptos::prelude::window()
+                .location()
+                .set_href(&format!("{path}{query}{hash}"));
+            return ().into_any();
+        }
+    }
+    #[cfg(feature = "ssr")]
+    let _ = mine;
+    view! { <pages::NotFound /> }.into_any()
+}
+
+/// What every page has around it: the title, the router, the site's header.
+#[component]
+fn Frame(children: Children) -> impl IntoView {
     provide_meta_context();
     let lang = i18n::provide_lang();
     // The title follows a language switch in the browser. On the server it is read once: a page
@@ -113,26 +254,7 @@ pub fn App() -> impl IntoView {
                 <LangSwitch />
                 <components::HydratedMark />
             </header>
-            <main>
-                <Routes fallback=pages::NotFound>
-                    <Route path=path!("/") view=pages::ShowtimesPage />
-                    <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
-                    <Route path=path!("/showtimes/:id/waiting-room") view=pages::QueuePage />
-                    <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
-                    <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
-                    // The staff's pages. Each page's data comes from a server function that
-                    // checks the member's role itself (not the path); rendered whole before
-                    // the answer starts, so a refusal is the page's status (401, 403).
-                    <Route path=path!("/staff/sign-in") view=pages::SignInPage />
-                    <Route path=path!("/box-office") view=pages::BoxOfficePage />
-                    <Route path=path!("/door") view=pages::DoorPage />
-                    <Route path=path!("/admin") view=pages::AdminPage ssr=SsrMode::Async />
-                    <Route path=path!("/admin/halls") view=pages::HallsPage ssr=SsrMode::Async />
-                    <Route path=path!("/admin/sales") view=pages::SalesPage ssr=SsrMode::Async />
-                    <Route path=path!("/admin/audit") view=pages::AuditPage ssr=SsrMode::Async />
-                    <Route path=path!("/admin/tokens") view=pages::TokensPage ssr=SsrMode::Async />
-                </Routes>
-            </main>
+            <main>{children()}</main>
         </Router>
     }
 }

@@ -49,3 +49,47 @@ test("the page and every asset it links come compressed as asked, hashed files c
   const health = await request.get("/health", { headers: { "accept-encoding": "br" } });
   expect(health.headers()["content-encoding"]).toBeUndefined();
 });
+
+/** The site files a page asked for while it loaded and hydrated. */
+async function requestedBundles(page: import("@playwright/test").Page, path: string): Promise<string[]> {
+  const asked: string[] = [];
+  page.on("request", (r) => {
+    const p = new URL(r.url()).pathname;
+    if (p.startsWith("/pkg/")) asked.push(p);
+  });
+  await page.goto(path);
+  await expect(page.locator('header [data-test="hydrated"]')).toHaveAttribute("data-done", "true", { timeout: 15_000 });
+  return asked;
+}
+
+test("a customer's page loads the customer's bundle only, a staff page the staff's, and a link between them loads the other", async ({ page }) => {
+  const customerWasm = /^\/pkg\/seats\.[0-9a-f]{16}\.wasm$/;
+  const staffWasm = /^\/pkg\/seats-staff\.[0-9a-f]{16}\.wasm$/;
+  const [showtime] = await showtimeIds(page);
+  for (const path of ["/", `/showtimes/${showtime}`, "/my-bookings"]) {
+    const asked = await requestedBundles(page, path);
+    expect(asked.some((a) => customerWasm.test(a)), `${path}: ${asked}`).toBe(true);
+    expect(asked.filter((a) => a.includes("seats-staff")), `${path} loads nothing of the staff's`).toEqual([]);
+  }
+  for (const path of ["/staff/sign-in", "/admin", "/door"]) {
+    const asked = await requestedBundles(page, path);
+    expect(asked.some((a) => staffWasm.test(a)), `${path}: ${asked}`).toBe(true);
+    expect(asked.some((a) => customerWasm.test(a)), `${path} loads nothing of the customer's`).toBe(false);
+  }
+  // From a staff page (hydrated by the staff's bundle) a link to a customer's page: the router
+  // of the staff's bundle has no such page, so the page is loaded afresh with its own bundle.
+  const asked = await requestedBundles(page, "/staff/sign-in");
+  asked.length = 0;
+  await page.locator('header a[href="/"]').first().click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.locator('[data-test="showtime-list"]')).toBeVisible();
+  await expect(page.locator('header [data-test="hydrated"]')).toHaveAttribute("data-done", "true", { timeout: 15_000 });
+  await expect.poll(() => asked.some((a) => customerWasm.test(a))).toBe(true);
+  // A page that is in neither bundle is "not found" in both, hydrated without a loop.
+  for (const path of ["/no-such-page", "/admin/no-such-page"]) {
+    const answer = await page.goto(path);
+    expect(answer!.status(), path).toBe(404);
+    await expect(page.locator('header [data-test="hydrated"]')).toHaveAttribute("data-done", "true", { timeout: 15_000 });
+    await expect(page).toHaveURL(new RegExp(`${path}$`));
+  }
+});

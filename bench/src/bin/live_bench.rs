@@ -1,8 +1,16 @@
-//! `live-bench`: WebSocket viewers of one showtime on a running server (1,000, then 5,000 by
-//! default), while holds and cancellations are made through the REST API at a steady rate.
-//! Reports delivery latency p50/p95/p99 per message per viewer, measured from the moment the
-//! hold or cancel request is sent (so an upper bound of commit → receipt), the share of expected
-//! deliveries that arrived, and the server's peak RSS. Run it with `scripts/bench-live.sh`.
+//! `live-bench`: WebSocket viewers of one showtime (5,000 by default) while holds and
+//! cancellations are made through the REST API on a fixed schedule (10, 20 and 200 changes a
+//! second by default), against the server and — with the same viewers, frames and schedule —
+//! against a reference broadcaster on Node's `ws` package (`bench/peer/live-peer.mjs`). Run it
+//! with `scripts/bench-live.sh`.
+//!
+//! For every seat change a viewer receives, its latency from the moment the request that made it
+//! was sent (so an upper bound of commit → receipt); a frame that carries several changes (the
+//! server merges what a busy viewer has waiting) counts each of them. Each viewer keeps its own
+//! copy of row A from what it received; at the end it must equal the seat map the target then
+//! answers (`GET /showtimes/{id}/seats`): a lost delivery shows there. Also the frames each
+//! viewer got and the target's peak RSS. Ends with `ratio=<peer p95 ÷ server p95>`, the least
+//! over the rates.
 
 use bench::{env, percentile};
 use futures_util::StreamExt;
@@ -11,6 +19,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
+
+/// Seats of row A the schedule changes (A1 … A20), one at a time.
+const SEATS: usize = 20;
 
 /// When each change's request was sent, in nanoseconds after `BASE` (0: not yet), by seat of
 /// row A (index 0–19) and kind (held, released). Atomics, so that thousands of viewers reading
@@ -24,27 +35,29 @@ impl Pending {
     fn new() -> Self {
         Self {
             base: Instant::now(),
-            sent: (0..40).map(|_| AtomicU64::new(0)).collect(),
+            sent: (0..SEATS * 2).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
-    fn slot(seat: &str, released: bool) -> Option<usize> {
-        let n: usize = seat.strip_prefix('A')?.parse().ok()?;
-        (1..=20)
-            .contains(&n)
-            .then_some((n - 1) * 2 + usize::from(released))
+    fn seat(code: &str) -> Option<usize> {
+        let n: usize = code.strip_prefix('A')?.parse().ok()?;
+        (1..=SEATS).contains(&n).then_some(n - 1)
     }
 
-    fn mark(&self, seat: &str, released: bool) {
-        if let Some(i) = Self::slot(seat, released) {
+    fn slot(code: &str, released: bool) -> Option<usize> {
+        Some(Self::seat(code)? * 2 + usize::from(released))
+    }
+
+    fn mark(&self, code: &str, released: bool) {
+        if let Some(i) = Self::slot(code, released) {
             let nanos = self.base.elapsed().as_nanos() as u64 + 1;
             self.sent[i].store(nanos, Ordering::Relaxed);
         }
     }
 
     /// Milliseconds from the request to `received`.
-    fn latency_ms(&self, seat: &str, released: bool, received: Instant) -> Option<f64> {
-        let nanos = self.sent[Self::slot(seat, released)?].load(Ordering::Relaxed);
+    fn latency_ms(&self, code: &str, released: bool, received: Instant) -> Option<f64> {
+        let nanos = self.sent[Self::slot(code, released)?].load(Ordering::Relaxed);
         (nanos > 0).then(|| {
             let sent = self.base + Duration::from_nanos(nanos - 1);
             received.saturating_duration_since(sent).as_secs_f64() * 1000.0
@@ -52,14 +65,50 @@ impl Pending {
     }
 }
 
-/// The string value after `"key":"` in a live message, without parsing the JSON: the viewers
-/// run on the same two cores as the server, so they do as little as a real browser tab would
-/// per message (the server's output is checked by the tests, not here).
-fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+/// The string value after `"key":"` in `text`, and what follows it.
+fn string_after<'a>(text: &'a str, key: &str) -> Option<(&'a str, &'a str)> {
     let start = text.find(key)? + key.len();
     let rest = &text[start..];
-    Some(&rest[..rest.find('"')?])
+    let end = rest.find('"')?;
+    Some((&rest[..end], &rest[end..]))
 }
+
+/// The seat changes of a live message — (code, status, version) — read without parsing the
+/// JSON (the fields come in this order): the viewers run on the same two cores as the target,
+/// so they do as little as a browser tab would per message.
+fn changes(mut text: &str) -> Vec<(&str, &str, i64)> {
+    let mut found = Vec::new();
+    while let Some((code, rest)) = string_after(text, "\"code\":\"") {
+        let Some((status, rest)) = string_after(rest, "\"status\":\"") else {
+            break;
+        };
+        let digits = rest
+            .find("\"version\":")
+            .map(|i| &rest[i + "\"version\":".len()..])
+            .unwrap_or_default();
+        let end = digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len());
+        found.push((code, status, digits[..end].parse().unwrap_or(-1)));
+        text = rest;
+    }
+    found
+}
+
+/// Row A as one viewer last heard it: (status, version) by seat index.
+type RowA = Vec<Option<(String, i64)>>;
+
+/// Applies what a message says of row A, newer versions only.
+fn apply(row: &mut RowA, text: &str) {
+    for (code, status, version) in changes(text) {
+        if let Some(i) = Pending::seat(code) {
+            if row[i].as_ref().is_none_or(|(_, v)| version > *v) {
+                row[i] = Some((status.to_string(), version));
+            }
+        }
+    }
+}
+
 /// Peak resident set size of a process, in MB (`VmHWM`).
 fn peak_rss_mb(pid: u32) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -68,16 +117,49 @@ fn peak_rss_mb(pid: u32) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// Row A as the target's seat map answers it now.
+async fn row_a(base: &str, showtime: i64) -> anyhow::Result<RowA> {
+    let map: Value = reqwest::get(format!("{base}/showtimes/{showtime}/seats"))
+        .await?
+        .json()
+        .await?;
+    let mut row = vec![None; SEATS];
+    for seat in map["seats"].as_array().into_iter().flatten() {
+        if let (Some(i), Some(status), Some(version)) = (
+            seat["code"].as_str().and_then(Pending::seat),
+            seat["status"].as_str(),
+            seat["version"].as_i64(),
+        ) {
+            row[i] = Some((status.to_string(), version));
+        }
+    }
+    Ok(row)
+}
+
+/// What one run measured.
+struct Run {
+    p95: f64,
+}
+
+/// One target, one number of viewers, one rate.
+struct Target<'a> {
+    name: &'a str,
+    base: &'a str,
+    pid: Option<u32>,
+}
+
 async fn run(
-    base: &str,
+    target: &Target<'_>,
     showtime: i64,
     viewers: usize,
-    ops: usize,
+    changes_total: usize,
     rate: f64,
-    pid: Option<u32>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Run> {
+    let base = target.base;
     let pending = Arc::new(Pending::new());
     let latencies: Arc<Mutex<Vec<f64>>> = Arc::default();
+    let rows: Arc<Mutex<Vec<RowA>>> = Arc::default();
+    let frames = Arc::new(AtomicUsize::new(0));
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let ready = Arc::new(AtomicUsize::new(0));
     let url = format!(
@@ -86,10 +168,12 @@ async fn run(
     );
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..viewers {
-        let (url, pending, latencies, ready, mut stopped) = (
+        let (url, pending, latencies, rows, frames, ready, mut stopped) = (
             url.clone(),
             pending.clone(),
             latencies.clone(),
+            rows.clone(),
+            frames.clone(),
             ready.clone(),
             stopped.clone(),
         );
@@ -105,7 +189,7 @@ async fn run(
                 }
             }
             let Some(mut socket) = socket else { return };
-            let mut mine = Vec::new();
+            let (mut mine, mut row, mut got) = (Vec::new(), vec![None; SEATS], 0usize);
             loop {
                 let message = tokio::select! {
                     m = socket.next() => m,
@@ -118,22 +202,23 @@ async fn run(
                     continue;
                 };
                 let received = Instant::now();
-                let released = match field(&text, "\"type\":\"") {
-                    Some("snapshot") => {
-                        ready.fetch_add(1, Ordering::Relaxed);
-                        continue;
-                    }
-                    Some("seatsHeld") => false,
-                    Some("seatsReleased") => true,
-                    _ => continue,
-                };
-                if let Some(seat) = field(&text, "\"code\":\"") {
-                    if let Some(ms) = pending.latency_ms(seat, released, received) {
+                if text.starts_with("{\"type\":\"snapshot\"") {
+                    apply(&mut row, &text);
+                    ready.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                got += 1;
+                for (code, status, _) in changes(&text) {
+                    let released = status == "AVAILABLE";
+                    if let Some(ms) = pending.latency_ms(code, released, received) {
                         mine.push(ms);
                     }
                 }
+                apply(&mut row, &text);
             }
             latencies.lock().unwrap().extend(mine);
+            rows.lock().unwrap().push(row);
+            frames.fetch_add(got, Ordering::Relaxed);
         });
         if i % 200 == 199 {
             tokio::time::sleep(Duration::from_millis(20)).await; // pace the handshakes
@@ -145,12 +230,15 @@ async fn run(
     }
     let connected = ready.load(Ordering::Relaxed);
 
-    // Holds and cancels at a steady rate, one seat of row A at a time.
+    // Holds and cancels on a fixed schedule, one seat of row A at a time (a hold, then its
+    // cancel one step later); a request that took longer than a step makes the next one go at
+    // once, so the schedule is kept on average.
     let client = reqwest::Client::builder().cookie_store(true).build()?;
     let step = Duration::from_secs_f64(1.0 / rate);
     let mut next = Instant::now();
-    for i in 0..ops {
-        let seat = format!("A{}", i % 20 + 1);
+    let started = Instant::now();
+    for i in 0..changes_total / 2 {
+        let seat = format!("A{}", i % SEATS + 1);
         pending.mark(&seat, false);
         let hold: Value = client
             .post(format!("{base}/showtimes/{showtime}/holds"))
@@ -172,52 +260,103 @@ async fn run(
         next += step;
         tokio::time::sleep_until(next.into()).await;
     }
-    tokio::time::sleep(Duration::from_secs(2)).await; // stragglers
-    let rss = pid.and_then(peak_rss_mb);
+    let took = started.elapsed().as_secs_f64();
+    // The last frames' time to arrive; then row A as the target's seat map has it (no change
+    // follows), which every viewer's copy must equal.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let truth = row_a(base, showtime).await?;
+    let rss = target.pid.and_then(peak_rss_mb);
     let _ = stop.send(true);
     while tasks.join_next().await.is_some() {}
     let mut all = std::mem::take(&mut *latencies.lock().unwrap());
     all.sort_by(f64::total_cmp);
-    let expected = connected * ops * 2;
+    let rows = std::mem::take(&mut *rows.lock().unwrap());
+    let equal = rows.iter().filter(|r| **r == truth).count();
+    let p95 = percentile(&all, 0.95);
     println!(
-        "viewers={viewers} connected={connected} deliveries={}/{expected} p50={:.1}ms p95={:.1}ms p99={:.1}ms server_peak_rss={}",
-        all.len(),
+        "  {name}: viewers={viewers} connected={connected} changes={changes_total} in {took:.1} s ({:.0}/s) \
+         p50={:.1}ms p95={p95:.1}ms p99={:.1}ms frames/viewer={:.1} changes received={} \
+         maps equal to the seat map={equal}/{} peak_rss={}",
+        changes_total as f64 / took,
         percentile(&all, 0.5),
-        percentile(&all, 0.95),
         percentile(&all, 0.99),
+        frames.load(Ordering::Relaxed) as f64 / connected.max(1) as f64,
+        all.len(),
+        rows.len(),
         rss.map_or("n/a".into(), |mb| format!("{mb:.0}MB")),
+        name = target.name,
     );
-    tokio::time::sleep(Duration::from_secs(1)).await; // let the server close the sockets
-    Ok(())
+    tokio::time::sleep(Duration::from_secs(1)).await; // let the target close the sockets
+    Ok(Run { p95 })
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let base = std::env::var("BENCH_BASE")
-        .map_err(|_| anyhow::anyhow!("set BENCH_BASE=http://host:port"))?;
-    let pid: Option<u32> = std::env::var("BENCH_SERVER_PID")
-        .ok()
-        .and_then(|p| p.parse().ok());
-    let ops: usize = env("BENCH_OPS", 50);
-    let rate: f64 = env("BENCH_RATE", 20.0);
+/// The 300-seat showtime on sale at `base`.
+async fn showtime(base: &str) -> anyhow::Result<i64> {
     let list: Value = reqwest::get(format!("{base}/showtimes"))
         .await?
         .json()
         .await?;
-    let showtime = list
-        .as_array()
+    list.as_array()
         .and_then(|l| {
             l.iter()
                 .find(|s| s["seatsTotal"] == 300 && s["salesOpen"] == true)
         })
         .and_then(|s| s["id"].as_i64())
-        .ok_or_else(|| anyhow::anyhow!("no 300-seat showtime"))?;
-    println!("live map: showtime {showtime}, {ops} holds + {ops} cancels at {rate} changes/s, latency from request sent to receipt");
-    for viewers in std::env::var("BENCH_VIEWERS")
-        .unwrap_or_else(|_| "1000,5000".into())
+        .ok_or_else(|| anyhow::anyhow!("no 300-seat showtime at {base}"))
+}
+
+fn list<T: std::str::FromStr>(key: &str, default: &str) -> anyhow::Result<Vec<T>> {
+    std::env::var(key)
+        .unwrap_or_else(|_| default.into())
         .split(',')
-    {
-        run(&base, showtime, viewers.trim().parse()?, ops, rate, pid).await?;
+        .map(|v| {
+            v.trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("{key}: not a list of numbers"))
+        })
+        .collect()
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let var = |key: &str| std::env::var(key).ok();
+    let base =
+        var("BENCH_BASE").ok_or_else(|| anyhow::anyhow!("set BENCH_BASE=http://host:port"))?;
+    let peer = var("BENCH_PEER_BASE");
+    let pid = |key| var(key).and_then(|p| p.parse().ok());
+    let seconds: f64 = env("BENCH_SECONDS", 10.0);
+    let viewers_list: Vec<usize> = list("BENCH_VIEWERS", "5000")?;
+    let rates: Vec<f64> = list("BENCH_RATES", "10,20,200")?;
+    let ours = Target {
+        name: "server",
+        base: &base,
+        pid: pid("BENCH_SERVER_PID"),
+    };
+    let theirs = peer.as_deref().map(|base| Target {
+        name: "node ws peer",
+        base,
+        pid: pid("BENCH_PEER_PID"),
+    });
+    let showtime_ours = showtime(&base).await?;
+    println!("live map: showtime {showtime_ours}, holds and cancels of row A, latency from request sent to receipt");
+    let mut ratios = Vec::new();
+    for &viewers in &viewers_list {
+        for &rate in &rates {
+            let changes_total = ((rate * seconds) as usize).max(2) / 2 * 2;
+            println!("{viewers} viewers, {rate} changes/s for {seconds} s:");
+            let mine = run(&ours, showtime_ours, viewers, changes_total, rate).await?;
+            if let Some(peer) = &theirs {
+                let showtime_peer = showtime(peer.base).await?;
+                let other = run(peer, showtime_peer, viewers, changes_total, rate).await?;
+                let ratio = other.p95 / mine.p95;
+                println!("  ratio at {rate}/s (peer p95 ÷ server p95) = {ratio:.2}");
+                ratios.push(ratio);
+            }
+        }
+    }
+    if !ratios.is_empty() {
+        let least = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        println!("ratio={least:.2}");
     }
     Ok(())
 }

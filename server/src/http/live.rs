@@ -192,8 +192,8 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
             event = events.recv() => {
                 let after = match event {
                     Ok(item) => match &*item {
-                        BusItem::Event(_, json) => {
-                            match send_events(&mut sink, &mut events, json.clone()).await {
+                        BusItem::Event(..) => {
+                            match send_events(&mut sink, &mut events, item.clone()).await {
                                 Ok(after) => after,
                                 Err(()) => break,
                             }
@@ -241,9 +241,6 @@ async fn serve(socket: WebSocket, engine: Arc<Engine>, showtime: ShowtimeId) {
     }
 }
 
-/// Frames sent with one flush when a viewer has several events waiting.
-const MAX_BATCH: usize = 32;
-
 /// What [`send_events`] found after the events it sent.
 enum After {
     Nothing,
@@ -253,42 +250,78 @@ enum After {
     Lagged(u64),
 }
 
-/// Sends an event and the further events already waiting for this viewer with one flush, so a
-/// viewer that fell behind catches up with fewer writes.
+/// Sends an event and every further event already waiting for this viewer, with one flush. The
+/// seat changes among them go out merged ([`coalesce`]): a viewer whose connection was still
+/// busy while changes came gets one frame for all of them, so the frames a viewer is sent stay
+/// bounded however fast seats change; a viewer with nothing waiting gets the change's own frame
+/// at once — nothing is held back to wait for more.
 async fn send_events<S>(
     sink: &mut S,
     events: &mut tokio::sync::broadcast::Receiver<Arc<BusItem>>,
-    first: Utf8Bytes,
+    first: Arc<BusItem>,
 ) -> Result<After, ()>
 where
     S: futures_util::Sink<Message> + Unpin,
 {
-    let mut batch = vec![first];
-    let mut after = After::Nothing;
-    while batch.len() < MAX_BATCH {
+    let mut waiting = vec![first];
+    let after = loop {
         match events.try_recv() {
             Ok(item) => match &*item {
-                BusItem::Event(_, json) => batch.push(json.clone()),
-                BusItem::Resync => {
-                    after = After::Resync;
-                    break;
-                }
+                BusItem::Event(..) => waiting.push(item),
+                BusItem::Resync => break After::Resync,
             },
-            Err(TryRecvError::Lagged(missed)) => {
-                after = After::Lagged(missed);
-                break;
-            }
-            Err(_) => break,
+            Err(TryRecvError::Lagged(missed)) => break After::Lagged(missed),
+            Err(_) => break After::Nothing,
         }
-    }
-    if batch.len() == 1 {
-        send_text(sink, batch.pop().expect("one frame")).await?;
+    };
+    let mut frames = coalesce(&waiting);
+    if frames.len() == 1 {
+        send_text(sink, frames.pop().expect("one frame")).await?;
     } else {
         let mut frames =
-            futures_util::stream::iter(batch.into_iter().map(|t| Ok(Message::Text(t))));
+            futures_util::stream::iter(frames.into_iter().map(|t| Ok(Message::Text(t))));
         with_timeout(sink.send_all(&mut frames)).await?;
     }
     Ok(after)
+}
+
+/// The frames for events waiting together, in their order: each run of seat changes as one
+/// frame ([`LiveMessage::merged`]; a change alone keeps the frame made once for every viewer),
+/// any other message (a cancelled showtime) as its own frame.
+fn coalesce(waiting: &[Arc<BusItem>]) -> Vec<Utf8Bytes> {
+    let mut frames = Vec::new();
+    let mut run: Vec<(&LiveMessage, &Utf8Bytes)> = Vec::new();
+    let flush = |run: &mut Vec<(&LiveMessage, &Utf8Bytes)>, frames: &mut Vec<Utf8Bytes>| {
+        match run.as_slice() {
+            [] => {}
+            [(_, json)] => frames.push((*json).clone()),
+            [(first, _), ..] => {
+                let merged = first
+                    .showtime()
+                    .map(|s| LiveMessage::merged(s, run.iter().map(|(m, _)| *m)))
+                    .and_then(|m| serde_json::to_string(&m).ok());
+                match merged {
+                    Some(text) => frames.push(text.into()),
+                    // Not expected (every seat change names its showtime): one by one.
+                    None => frames.extend(run.iter().map(|(_, json)| (*json).clone())),
+                }
+            }
+        }
+        run.clear();
+    };
+    for item in waiting {
+        let BusItem::Event(message, json) = &**item else {
+            continue;
+        };
+        if message.seats().is_empty() {
+            flush(&mut run, &mut frames);
+            frames.push(json.clone());
+        } else {
+            run.push((message, json));
+        }
+    }
+    flush(&mut run, &mut frames);
+    frames
 }
 
 async fn send<S>(sink: &mut S, message: &LiveMessage) -> Result<(), ()>
@@ -325,10 +358,26 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use app::domain::{SeatChange, SeatCode, SeatStatus};
     use tokio::sync::broadcast;
 
+    /// A message without seats (each goes out as its own frame).
     fn event(text: &str) -> Arc<BusItem> {
         Arc::new(BusItem::Event(LiveMessage::Ping, text.into()))
+    }
+
+    /// A seat change of showtime 7, with its frame as the bus makes it.
+    fn change(code: &str, status: SeatStatus, version: i64) -> Arc<BusItem> {
+        let message = LiveMessage::SeatsHeld {
+            showtime_id: ShowtimeId::try_from(7).unwrap(),
+            seats: vec![SeatChange {
+                code: SeatCode::parse(code).unwrap(),
+                status,
+                version,
+            }],
+        };
+        let json = serde_json::to_string(&message).unwrap();
+        Arc::new(BusItem::Event(message, json.into()))
     }
 
     fn texts(sink: &[Message]) -> Vec<String> {
@@ -352,11 +401,62 @@ mod tests {
             tx.send(item).unwrap();
         }
         let mut sink: Vec<Message> = Vec::new();
-        let after = send_events(&mut sink, &mut events, "a".into()).await;
+        let after = send_events(&mut sink, &mut events, event("a")).await;
         assert!(matches!(after, Ok(After::Resync)));
         assert_eq!(texts(&sink), ["a", "b", "c"]);
         // What came after the resync is still there for the main loop.
         assert_eq!(*events.recv().await.unwrap(), *event("d"));
+    }
+
+    /// Seat changes waiting together go out as one frame, each seat at its newest version; a
+    /// message without seats between them splits the run; a change alone goes out as the
+    /// bus made it. The control: with nothing waiting, the first change's own frame, at once.
+    #[tokio::test]
+    async fn seat_changes_waiting_together_are_merged_into_one_frame() {
+        let (tx, mut events) = broadcast::channel(16);
+        for item in [
+            change("A2", SeatStatus::Held, 3),
+            change("A1", SeatStatus::Available, 2),
+            event("cancelled"),
+            change("B1", SeatStatus::Held, 1),
+        ] {
+            tx.send(item).unwrap();
+        }
+        let mut sink: Vec<Message> = Vec::new();
+        let first = change("A1", SeatStatus::Held, 1);
+        let after = send_events(&mut sink, &mut events, first).await;
+        assert!(matches!(after, Ok(After::Nothing)));
+        let sent = texts(&sink);
+        assert_eq!(sent.len(), 3, "{sent:?}");
+        let merged: LiveMessage = serde_json::from_str(&sent[0]).unwrap();
+        let seats: Vec<(String, SeatStatus, i64)> = merged
+            .seats()
+            .iter()
+            .map(|c| (c.code.as_str().to_string(), c.status, c.version))
+            .collect();
+        assert!(matches!(merged, LiveMessage::SeatsChanged { .. }));
+        assert_eq!(
+            seats,
+            [
+                ("A1".to_string(), SeatStatus::Available, 2),
+                ("A2".to_string(), SeatStatus::Held, 3)
+            ]
+        );
+        assert_eq!(sent[1], "cancelled");
+        let BusItem::Event(_, alone) = &*change("B1", SeatStatus::Held, 1) else {
+            unreachable!()
+        };
+        assert_eq!(sent[2], alone.as_str());
+
+        let mut idle: Vec<Message> = Vec::new();
+        let only = change("C1", SeatStatus::Held, 1);
+        send_events(&mut idle, &mut events, only.clone())
+            .await
+            .unwrap();
+        let BusItem::Event(_, own) = &*only else {
+            unreachable!()
+        };
+        assert_eq!(texts(&idle), [own.to_string()]);
     }
 
     #[tokio::test]
@@ -366,7 +466,7 @@ mod tests {
             tx.send(event(text)).unwrap();
         }
         let mut sink: Vec<Message> = Vec::new();
-        let after = send_events(&mut sink, &mut events, "a".into()).await;
+        let after = send_events(&mut sink, &mut events, event("a")).await;
         assert!(matches!(after, Ok(After::Lagged(2))));
     }
 }

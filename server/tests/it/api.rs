@@ -741,6 +741,40 @@ async fn the_pages_are_rendered_on_the_server(backend: Backend) {
     assert!(html.contains("Row F, seat 5"));
     let r = reqwest::get(app.url("/no/such/page")).await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    // Each page links its own bundle: the customer's pages never the staff's, and back.
+    for (path, mine, other) in [
+        ("/", "/pkg/seats.js", "/pkg/seats-staff."),
+        ("/staff/sign-in", "/pkg/seats-staff.js", "/pkg/seats.wasm"),
+    ] {
+        let html = get_text(app.url(path)).await;
+        assert!(html.contains(mine), "{path} links {mine}");
+        assert!(!html.contains(other), "{path} links nothing of {other}");
+    }
+}
+
+/// Every page is in the router of the bundle its path names (the shell links that bundle and
+/// that bundle hydrates it), so a page put in the wrong one is caught here, not by a page that
+/// never comes to life. The control: a path of each kind is told apart.
+#[test]
+fn every_page_is_in_the_bundle_its_path_belongs_to() {
+    use app::Bundle;
+    for (bundle, routes) in [
+        (
+            Bundle::Customer,
+            leptos_axum::generate_route_list(app::CustomerApp),
+        ),
+        (
+            Bundle::Staff,
+            leptos_axum::generate_route_list(app::StaffApp),
+        ),
+    ] {
+        assert!(!routes.is_empty());
+        for route in routes {
+            assert_eq!(Bundle::of_path(route.path()), bundle, "{}", route.path());
+        }
+    }
+    assert_eq!(Bundle::of_path("/administrator"), Bundle::Customer);
+    assert_eq!(Bundle::of_path("/admin/halls"), Bundle::Staff);
 }
 
 async fn pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose(backend: Backend) {

@@ -413,7 +413,7 @@ async fn every_staff_action_answers_401_without_a_session_and_403_to_other_roles
         "server functions in neither list"
     );
     // And every page of the console.
-    let pages: Vec<String> = leptos_axum::generate_route_list(app::App)
+    let pages: Vec<String> = leptos_axum::generate_route_list(app::StaffApp)
         .iter()
         .map(|route| route.path().to_string())
         .filter(|path| {
