@@ -305,6 +305,7 @@ impl Application {
                 .into(),
                 connections: connections.clone(),
                 pages: Default::default(),
+                live_halls: Arc::new(crate::http::LiveHalls::on_current_runtime()),
             }),
         };
         Ok(Self {

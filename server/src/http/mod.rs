@@ -10,12 +10,15 @@ pub mod guard;
 mod holds;
 pub mod json;
 pub mod live;
+mod live_halls;
 mod ops;
 mod page_frames;
 mod params;
 mod payments;
 mod queue;
 mod queue_pages;
+
+pub use live_halls::Halls as LiveHalls;
 mod reports;
 pub mod serve;
 pub mod session;
@@ -44,6 +47,8 @@ pub struct Web {
     pub connections: Arc<serve::Connections>,
     /// The waiting rooms' pages connected here.
     pub pages: Arc<queue_pages::Pages>,
+    /// The live seat map's viewers connected here, by showtime.
+    pub live_halls: Arc<LiveHalls>,
 }
 
 /// What every handler gets. axum clones it for each request, so it holds only `Arc`s (the

@@ -1,5 +1,6 @@
-//! The WebSocket framing a waiting page needs (`queue_pages`): the server's text frame and close
-//! frame, and the frames a browser sends, judged by their headers alone.
+//! The WebSocket framing the pages' sockets need (the waiting pages of `queue_pages`, the seat
+//! map's viewers of `live_halls`): the server's text frame and close frame, and the frames a
+//! browser sends, judged by their headers alone.
 
 /// A server's text frame (unmasked, final) carrying `text`; empty for no text.
 pub(super) fn text_frame(text: &str) -> Vec<u8> {
@@ -36,8 +37,11 @@ pub(super) enum Verdict {
     Gone,
     /// The browser closed the socket: answered with a close.
     Closed,
-    /// A text or binary message: a waiting page has nothing to say (1008).
+    /// A text or binary message: a page has nothing to say (1008).
     Unexpected,
+    /// A text or binary message over 125 bytes, refused on its header before any of it is
+    /// read (1009).
+    TooBig,
     /// Not WebSocket framing from a browser (unmasked, unknown opcode, reserved bits): 1002.
     Broken,
 }
@@ -48,6 +52,7 @@ impl Verdict {
             Verdict::More | Verdict::Gone => None,
             Verdict::Closed => Some(1000),
             Verdict::Unexpected => Some(1008),
+            Verdict::TooBig => Some(1009),
             Verdict::Broken => Some(1002),
         }
     }
@@ -119,6 +124,7 @@ impl ClientFrames {
         }
         match opcode {
             0x8 => Some(Verdict::Closed),
+            0x1 | 0x2 if len > 125 => Some(Verdict::TooBig),
             0x1 | 0x2 => Some(Verdict::Unexpected),
             // Pongs, and pings (browsers send none; they go unanswered): skipped.
             0x9 | 0xa => {
@@ -180,6 +186,9 @@ mod tests {
             ClientFrames::default().feed(&binary[..6]),
             Verdict::Unexpected
         );
+        // A long one is refused on its header, before its payload.
+        let long = client_frame(0x2, &[0u8; 300]);
+        assert_eq!(ClientFrames::default().feed(&long[..8]), Verdict::TooBig);
     }
 
     #[test]

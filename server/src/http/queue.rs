@@ -149,13 +149,13 @@ async fn live(
         .into_response())
 }
 
-fn not_an_upgrade() -> ApiError {
+pub(super) fn not_an_upgrade() -> ApiError {
     ApiError::BadRequest("connect to this address with a WebSocket upgrade".into())
 }
 
 /// Checks a WebSocket opening handshake (RFC 6455, version 13): the `Sec-WebSocket-Accept`
 /// value that answers it.
-fn handshake(headers: &HeaderMap) -> Result<HeaderValue, ApiError> {
+pub(super) fn handshake(headers: &HeaderMap) -> Result<HeaderValue, ApiError> {
     let names = |name: header::HeaderName, token: &str| {
         headers.get_all(name).iter().any(|v| {
             v.to_str()

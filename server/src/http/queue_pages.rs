@@ -121,31 +121,9 @@ impl Pages {
     ) {
         let pages = self.clone();
         runtime().spawn(async move {
-            let Ok(upgraded) = upgrade.await else { return };
-            // The server serves plain TCP connections; anything else is not a page of ours.
-            let Ok(parts) = upgraded.downcast::<TokioIo<TcpStream>>() else {
+            let Some((stream, frames, early)) = raw_socket(upgrade).await else {
                 return;
             };
-            // What the browser sent right behind its handshake, if anything. Those bytes share
-            // the allocation of hyper's whole read buffer (kilobytes), so they are read now and
-            // not kept for the page's life.
-            let mut frames = ClientFrames::default();
-            let early = frames.feed(&parts.read_buf);
-            drop(parts.read_buf);
-            // Onto this thread's reactor, away from the one that serves requests.
-            let Ok(stream) = parts
-                .io
-                .into_inner()
-                .into_std()
-                .and_then(TcpStream::from_std)
-            else {
-                return;
-            };
-            let stream = Arc::new(stream);
-            // Writable once the reactor has seen it: the hall's first write then goes through.
-            if stream.writable().await.is_err() {
-                return;
-            }
             let id = pages.next_id.fetch_add(1, Ordering::Relaxed);
             let page = Page {
                 id,
@@ -189,6 +167,34 @@ impl Pages {
     }
 }
 
+/// The upgraded connection as a plain socket on this (the pages') thread's reactor, with what
+/// the browser sent right behind its handshake already judged; `None` if it is not a TCP
+/// connection of this server or is gone. Called on the pages' runtime ([`runtime`]).
+pub(super) async fn raw_socket(
+    upgrade: hyper::upgrade::OnUpgrade,
+) -> Option<(Arc<TcpStream>, ClientFrames, Verdict)> {
+    let upgraded = upgrade.await.ok()?;
+    // The server serves plain TCP connections; anything else is not a page of ours.
+    let parts = upgraded.downcast::<TokioIo<TcpStream>>().ok()?;
+    // What the browser sent right behind its handshake, if anything. Those bytes share the
+    // allocation of hyper's whole read buffer (kilobytes), so they are read now and not kept
+    // for the page's life.
+    let mut frames = ClientFrames::default();
+    let early = frames.feed(&parts.read_buf);
+    drop(parts.read_buf);
+    // Onto this thread's reactor, away from the one that serves requests.
+    let stream = parts
+        .io
+        .into_inner()
+        .into_std()
+        .and_then(TcpStream::from_std)
+        .ok()?;
+    let stream = Arc::new(stream);
+    // Writable once the reactor has seen it: the first write then goes through.
+    stream.writable().await.ok()?;
+    Some((stream, frames, early))
+}
+
 /// Reads what the browser sends (after `early`, what came with the handshake) until the page
 /// ends, answers a close or refuses what it must, and tells the hall.
 async fn reader(
@@ -207,7 +213,7 @@ async fn reader(
 }
 
 /// Reads what the browser sends until the page ends: the verdict.
-async fn read(stream: &TcpStream, frames: &mut ClientFrames) -> Verdict {
+pub(super) async fn read(stream: &TcpStream, frames: &mut ClientFrames) -> Verdict {
     let mut buf = [0u8; 128];
     loop {
         if stream.readable().await.is_err() {
@@ -278,8 +284,8 @@ async fn hall(mut frames: watch::Receiver<Utf8Bytes>, mut rx: mpsc::UnboundedRec
     }
 }
 
-/// The waiting pages' thread and its runtime.
-fn runtime() -> &'static tokio::runtime::Handle {
+/// The waiting pages' thread and its runtime (the live seat map's viewers share it).
+pub(super) fn runtime() -> &'static tokio::runtime::Handle {
     static PAGES: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
     PAGES.get_or_init(|| {
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -1,0 +1,84 @@
+// The bundle benchmark's browser part (scripts/bench-bundle.sh, not the end-to-end suite): how
+// long after navigation the seat map is interactive — its page hydrated by the customer's
+// bundle — on an emulated mid-range phone (4× CPU slowdown, 10 Mbit/s, 40 ms round trip, an
+// empty cache) and unthrottled; and, as the baseline in the same run, how long the same page's
+// HTML and stylesheet alone take to load under the same conditions (JavaScript off). Writes
+// the figures to $BENCH_OUT as JSON; the script reports them.
+import { test, type Browser } from "@playwright/test";
+import * as fs from "fs";
+
+const base = process.env.BENCH_BASE!;
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+
+type Conditions = { name: string; phone: boolean };
+const conditions: Conditions[] = [
+  { name: "phone", phone: true },
+  { name: "unthrottled", phone: false },
+];
+
+/** Milliseconds from navigation start to `what`, for one fresh visit. */
+async function visit(browser: Browser, path: string, c: Conditions, javaScript: boolean): Promise<number> {
+  const context = await browser.newContext({
+    javaScriptEnabled: javaScript,
+    ...(c.phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 } : {}),
+  });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  if (c.phone) {
+    const bytesPerSecond = (10 * 1000 * 1000) / 8;
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 40,
+      downloadThroughput: bytesPerSecond,
+      uploadThroughput: bytesPerSecond,
+    });
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+  }
+  let ms: number;
+  if (javaScript) {
+    // The moment the page marks itself hydrated, seen by an observer set before any script.
+    await page.addInitScript(() => {
+      const seen = () => {
+        const root = document.querySelector('[data-test="seat-map-page"]');
+        if (root?.getAttribute("data-hydrated") === "true") {
+          (window as any).__interactiveAt = performance.now();
+          return true;
+        }
+        return false;
+      };
+      new MutationObserver((_, observer) => {
+        if (seen()) observer.disconnect();
+      }).observe(document, { subtree: true, attributes: true, childList: true, attributeFilter: ["data-hydrated"] });
+    });
+    await page.goto(base + path);
+    await page.waitForFunction(() => (window as any).__interactiveAt !== undefined, null, { timeout: 30_000 });
+    ms = await page.evaluate(() => (window as any).__interactiveAt as number);
+  } else {
+    await page.goto(base + path, { waitUntil: "load" });
+    ms = await page.evaluate(() => (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).loadEventEnd);
+  }
+  await context.close();
+  return ms;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+test("the seat map's time to interactive, phone and unthrottled, against its HTML alone", async ({ browser, request }) => {
+  test.setTimeout(300_000);
+  const list = await (await request.get(`${base}/showtimes`)).json();
+  const showtime = list.find((s: any) => s.seatsTotal === 300 && s.salesOpen && !s.waitingRoom) ?? list[0];
+  const path = `/showtimes/${showtime.id}`;
+  const out: Record<string, unknown> = { path };
+  for (const c of conditions) {
+    const interactive: number[] = [];
+    const html: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      interactive.push(await visit(browser, path, c, true));
+      html.push(await visit(browser, path, c, false));
+    }
+    out[c.name] = { interactive, html, interactiveMedian: median(interactive), htmlMedian: median(html) };
+  }
+  fs.writeFileSync(process.env.BENCH_OUT!, JSON.stringify(out, null, 2));
+});
