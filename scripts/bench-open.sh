@@ -34,7 +34,7 @@ serve() {
   PORT="$(free_port)"
   DATABASE_URL="$DB_URL" REDIS_URL="$THROWAWAY_REDIS_URL" REDIS_KEY_PREFIX="$db:" LEPTOS_SITE_ADDR="127.0.0.1:$PORT" \
     DATA_DIR="$DIR/data" SESSION_SECRET="open-loop benchmark session secret, not for production" \
-    PAYMENT_WEBHOOK_SECRET="open-loop benchmark webhook secret" TICKET_KEYS="b1:open-loop benchmark ticket key" \
+    PAYMENT_WEBHOOK_SECRET="open-loop benchmark webhook secret" TICKET_KEYS="b1:open-loop benchmark ticket signing key not for production" \
     HOLD_RATE_PER_MINUTE=0 HOLD_RATE_PER_ADDRESS=0 HELD_SEATS_PER_ADDRESS=0 MAX_CONNECTIONS_PER_ADDRESS=10000 \
     LONE_SEAT_RULE=off HOLD_COOLDOWN_SECONDS=0 RUST_LOG=warn "$BIN/server" &
   SERVER=$!

@@ -154,6 +154,8 @@ pub struct RedisLink {
     epoch: Instant,
     degraded: AtomicBool,
     bypassed: AtomicU64,
+    /// When a call last got its answer (milliseconds after `epoch`).
+    answered_ms: AtomicU64,
 }
 
 impl RedisLink {
@@ -174,6 +176,7 @@ impl RedisLink {
             epoch: Instant::now(),
             degraded: AtomicBool::new(false),
             bypassed: AtomicU64::new(0),
+            answered_ms: AtomicU64::new(0),
         }
     }
 
@@ -233,6 +236,7 @@ impl RedisLink {
             self.bypassed.fetch_add(1, Ordering::Relaxed);
             return Attempt::Skipped;
         }
+        let started_ms = self.elapsed_ms();
         let result = tokio::time::timeout(self.timeout, async {
             let conn = match self.current() {
                 Some(conn) => conn,
@@ -253,6 +257,8 @@ impl RedisLink {
         .await;
         match result {
             Ok(Ok(value)) => {
+                self.answered_ms
+                    .fetch_max(self.elapsed_ms(), Ordering::Relaxed);
                 if self.degraded.swap(false, Ordering::Relaxed) {
                     tracing::info!(
                         what,
@@ -263,6 +269,15 @@ impl RedisLink {
             }
             Ok(Err(e)) => {
                 self.trip(what, &e.to_string());
+                Attempt::Failed
+            }
+            // Redis answered other calls while this one waited: it is up, and the wait was this
+            // process's own (thousands of calls queued at once, the CPU busy). This call goes
+            // on without it; the others keep using it. Only a Redis that answered nobody for a
+            // whole timeout opens the breaker — else a burst of load would send every hold of
+            // the next second to the database, which is slower still.
+            Err(_) if self.answered_ms.load(Ordering::Relaxed) > started_ms => {
+                self.bypassed.fetch_add(1, Ordering::Relaxed);
                 Attempt::Failed
             }
             Err(_) => {
@@ -340,5 +355,40 @@ mod tests {
         assert!(again.elapsed() < Duration::from_millis(20));
         assert!(started.elapsed() < Duration::from_secs(2));
         assert_eq!(link.bypassed(), 2);
+    }
+
+    /// A call that waits past the timeout while Redis answers other calls (as when thousands
+    /// arrive at once and queue in this process) goes on without Redis alone: the breaker stays
+    /// shut. The control: the same wait with nobody answered meanwhile opens it.
+    #[tokio::test]
+    async fn a_call_kept_waiting_while_others_are_answered_does_not_open_the_breaker() {
+        let url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+        let link = RedisLink::new(
+            RedisTarget::parse(&url, false).unwrap(),
+            Duration::from_millis(100),
+        );
+        let ping =
+            |mut c: Conn| async move { redis::cmd("PING").query_async::<String>(&mut c).await };
+        assert!(link.run("ping", ping).await.is_some(), "Redis at {url}");
+        let queued = |_: Conn| async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            Ok::<_, redis::RedisError>(())
+        };
+        let answered = async {
+            for _ in 0..10 {
+                tokio::time::sleep(Duration::from_millis(15)).await;
+                assert!(link.run("ping", ping).await.is_some());
+            }
+        };
+        let (kept_waiting, ()) = tokio::join!(link.run("queued", queued), answered);
+        assert_eq!(kept_waiting, None);
+        assert!(!link.is_degraded(), "Redis answered the others meanwhile");
+        assert!(link.run("ping", ping).await.is_some());
+
+        assert_eq!(link.run("queued", queued).await, None);
+        assert!(
+            link.is_degraded(),
+            "nobody was answered for a whole timeout"
+        );
     }
 }

@@ -6,7 +6,8 @@
 //!
 //! `BENCH_BASE` (http://host:port), `BENCH_PATH` (/showtimes/{id}/holds), `BENCH_RATE`
 //! (requests a second), `BENCH_SECONDS`, `BENCH_CONNECTIONS` (kept open, 256), `BENCH_SEATS`
-//! ("pair": two adjacent seats in a random row A–O; "one": one random seat of the 15 rows × 20).
+//! ("pair": two adjacent seats in a random row A–O; "one": one random seat of the 15 rows × 20;
+//! "none": no seats, which the server refuses with 400 before any work).
 //! Each request carries no cookie, so each is a new customer. Prints one `RESULT` line:
 //! requests sent and answered, answers by status, the rate achieved, latency p50/p99/p99.9/max
 //! in ms, and the times (ms after the start) of the first and the last 201.
@@ -17,14 +18,28 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// A request's body: two adjacent seats of a random row, or one random seat.
-fn body(k: u64, pair: bool) -> String {
+/// What each request asks for.
+#[derive(Clone, Copy)]
+enum Seats {
+    /// Two adjacent seats of a random row.
+    Pair,
+    /// One random seat.
+    One,
+    /// No seats: refused with 400 before any work (the server's floor).
+    None,
+}
+
+/// A request's body.
+fn body(k: u64, seats: Seats) -> String {
     // A fixed mix of the index (splitmix64): every run asks for the same seats in the same order.
     let mut x = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^= x >> 31;
-    if pair {
+    if matches!(seats, Seats::None) {
+        return r#"{"seats":[]}"#.to_string();
+    }
+    if matches!(seats, Seats::Pair) {
         let row = (b'A' + (x % 15) as u8) as char;
         let seat = (x >> 8) % 19 + 1;
         format!(r#"{{"seats":["{row}{seat}","{row}{}"]}}"#, seat + 1)
@@ -99,7 +114,12 @@ async fn main() -> anyhow::Result<()> {
     let rate: f64 = var("BENCH_RATE", "1000").parse()?;
     let seconds: f64 = var("BENCH_SECONDS", "10").parse()?;
     let connections: usize = var("BENCH_CONNECTIONS", "256").parse()?;
-    let pair = var("BENCH_SEATS", "pair") == "pair";
+    let seats = match var("BENCH_SEATS", "pair").as_str() {
+        "pair" => Seats::Pair,
+        "one" => Seats::One,
+        "none" => Seats::None,
+        other => anyhow::bail!("BENCH_SEATS: pair, one or none, not {other}"),
+    };
     let total = (rate * seconds).round() as u64;
     let interval_ns = 1e9 / rate;
 
@@ -119,7 +139,7 @@ async fn main() -> anyhow::Result<()> {
                 }
                 let due = start + Duration::from_nanos((k as f64 * interval_ns) as u64);
                 tokio::time::sleep_until(due.into()).await;
-                let body = body(k, pair);
+                let body = body(k, seats);
                 let request = format!(
                     "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
                     body.len()
