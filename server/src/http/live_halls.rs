@@ -45,6 +45,10 @@ use tokio::sync::mpsc;
 const RETRY_EVERY: Duration = Duration::from_millis(10);
 /// How long a viewer may take nothing before it counts as stuck and is closed.
 const STUCK_AFTER: Duration = Duration::from_secs(5);
+/// How long a viewer may stay behind, however little it takes at a time.
+const BEHIND_AFTER: Duration = Duration::from_secs(30);
+/// How long a snapshot may take before the viewers waiting for it are closed (they reconnect).
+const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The viewers of this process, by showtime.
 pub struct Halls {
@@ -82,6 +86,8 @@ struct Viewer {
     cancelled: Option<Bytes>,
     /// Since when it has taken nothing (while busy).
     stuck_since: Option<Instant>,
+    /// Since when it has had something waiting, however little it took meanwhile.
+    busy_since: Option<Instant>,
     _held: (ViewerPlace, Option<HeldConnection>),
 }
 
@@ -112,16 +118,21 @@ impl Viewer {
         match self.stream.try_write(rest) {
             Ok(n) if n == rest.len() => {
                 self.stuck_since = None;
+                if self.idle() {
+                    self.busy_since = None;
+                }
                 Wrote::All
             }
             Ok(n) => {
                 self.unsent = Some((frame.clone(), offset + n));
                 self.stuck_since = None;
+                self.busy_since.get_or_insert_with(Instant::now);
                 Wrote::Busy
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 self.unsent = Some((frame.clone(), offset));
                 self.stuck_since.get_or_insert_with(Instant::now);
+                self.busy_since.get_or_insert_with(Instant::now);
                 Wrote::Busy
             }
             Err(_) => Wrote::Dead,
@@ -186,8 +197,20 @@ impl Viewer {
         true
     }
 
+    /// Took nothing for [`STUCK_AFTER`], or has been behind for [`BEHIND_AFTER`] however
+    /// little it took at a time (a connection taking a trickle).
     fn stuck(&self) -> bool {
         self.stuck_since.is_some_and(|t| t.elapsed() > STUCK_AFTER)
+            || self.busy_since.is_some_and(|t| t.elapsed() > BEHIND_AFTER)
+    }
+
+    /// Whether it has frames or changes waiting for its socket (not only for its snapshot).
+    fn behind(&self) -> bool {
+        self.unsent.is_some()
+            || (self.snapshot_since.is_none()
+                && (self.snapshot.is_some()
+                    || !self.pending.is_empty()
+                    || self.cancelled.is_some()))
     }
 }
 
@@ -286,6 +309,7 @@ impl Halls {
                 pending: BTreeMap::new(),
                 cancelled: None,
                 stuck_since: None,
+                busy_since: None,
                 _held: held,
             };
             let Some(hall) = halls.hall(&engine, showtime, viewer) else {
@@ -363,7 +387,8 @@ impl Hall {
         let mut retry = tokio::time::interval(RETRY_EVERY);
         retry.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            let busy = self.viewers.values().any(|v| !v.idle());
+            // Viewers waiting only for their snapshot need no retries.
+            let busy = self.viewers.values().any(Viewer::behind);
             tokio::select! {
                 msg = rx.recv() => match msg {
                     None => break,
@@ -373,7 +398,12 @@ impl Hall {
                         self.viewers.insert(viewer.id, viewer);
                         self.take_snapshot(since);
                     }
-                    Some(HallMsg::Snapshot { since, json }) => self.snapshot(since, json),
+                    Some(HallMsg::Snapshot { since, json }) => {
+                        self.snapshot(since, json);
+                        if self.viewers.is_empty() && self.end(&mut rx) {
+                            return;
+                        }
+                    }
                     Some(HallMsg::Leave(id, close)) => {
                         if let (Some(viewer), Some(code)) = (self.viewers.remove(&id), close) {
                             if viewer.unsent.is_none() {
@@ -406,11 +436,19 @@ impl Hall {
                     }
                     if resync {
                         // Events may have been missed: a fresh snapshot for everyone.
+                        // A cancellation is in no snapshot: it still goes out, after it.
+                        let cancelled = runs(self.showtime, &batch)
+                            .into_iter()
+                            .find(|run| run.cancels)
+                            .map(|run| run.frame);
                         let since = Instant::now();
                         for viewer in self.viewers.values_mut() {
                             viewer.snapshot_since = Some(since);
                             viewer.snapshot = None;
                             viewer.pending.clear();
+                            if cancelled.is_some() {
+                                viewer.cancelled.clone_from(&cancelled);
+                            }
                         }
                         self.take_snapshot(since);
                     } else {
@@ -419,7 +457,11 @@ impl Hall {
                 }
                 _ = retry.tick(), if busy => {
                     let showtime = self.showtime;
-                    self.viewers.retain(|_, v| v.idle() || v.catch_up(showtime));
+                    self.viewers.retain(|_, v| !v.behind() || v.catch_up(showtime));
+                    for viewer in self.viewers.values_mut().filter(|v| v.idle()) {
+                        viewer.busy_since = None;
+                        viewer.stuck_since = None;
+                    }
                     self.close_stuck();
                 }
                 _ = pings.tick() => {
@@ -460,11 +502,12 @@ impl Hall {
         self.fetching = true;
         let (engine, showtime, tx) = (self.engine.clone(), self.showtime, self.tx.clone());
         self.halls.main.spawn(async move {
-            let json = engine
-                .live_snapshot_json(showtime, since)
-                .await
-                .ok()
-                .map(|j| Bytes::from(text_frame(&j)));
+            let json =
+                tokio::time::timeout(SNAPSHOT_TIMEOUT, engine.live_snapshot_json(showtime, since))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .map(|j| Bytes::from(text_frame(&j)));
             let _ = tx.send(HallMsg::Snapshot { since, json });
         });
     }
@@ -628,6 +671,7 @@ mod tests {
             pending: BTreeMap::new(),
             cancelled: None,
             stuck_since: None,
+            busy_since: None,
             _held: (place, None),
         };
         viewer.keep(&[change("A1", SeatStatus::Held, 5)]);
