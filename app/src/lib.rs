@@ -35,6 +35,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name="venue-utc-offset" content=format::venue_offset_text() />
                 <link rel="stylesheet" id="leptos" href=stylesheet(&options) />
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
                 <AutoReload options=options.clone() />
                 <HydrationScripts options=scripts />
                 <MetaTags />

@@ -208,3 +208,55 @@ test("too many hold attempts: the page says when to try again and the hold butto
   expect(await apiStatus(page, ids[12], "B1")).toBe("AVAILABLE");
   await expect(map.seat("B1")).toHaveAttribute("data-view", "selected"); // the choice is kept
 });
+
+test("on a phone the whole hall fits the first view, the screen is centred on the seats, every control is at least 44 px, and zoom keeps the row letters", async ({ browser }) => {
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const page = await phone.newPage();
+  const missing: string[] = [];
+  page.on("response", (r) => {
+    if (r.status() >= 400) missing.push(`${r.status()} ${new URL(r.url()).pathname}`);
+  });
+  const ids = await showtimeIds(page);
+  const big = (await onSale(page)).find((s) => s.seatsTotal === 300)!.id;
+  for (const id of [ids[0], big]) {
+    const map = new SeatMapPage(page);
+    await map.open(id);
+    const seats = await page.locator('[data-test="seat-grid"] .seat').evaluateAll((els) =>
+      els.map((el) => {
+        const r = el.getBoundingClientRect();
+        return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+      }),
+    );
+    expect(seats.length).toBeGreaterThan(0);
+    const outside = seats.filter((r) => r.left < 0 || r.right > 390 || r.top < 0 || r.bottom > 844);
+    expect.soft(outside, `showtime ${id}: seats outside the 390×844 view`).toEqual([]);
+    const seatsCentre = (Math.min(...seats.map((r) => r.left)) + Math.max(...seats.map((r) => r.right))) / 2;
+    const screen = (await page.locator('[data-test="screen"]').boundingBox())!;
+    expect.soft(Math.abs(screen.x + screen.width / 2 - seatsCentre), `showtime ${id}: screen centre vs seats' centre`).toBeLessThanOrEqual(10);
+    const small = await page.locator("a:visible, button:visible:not(.seat)").evaluateAll((els) =>
+      els
+        .map((el) => ({ text: (el.textContent || el.getAttribute("aria-label") || "").trim().slice(0, 30), h: el.getBoundingClientRect().height }))
+        .filter((e) => e.h < 44),
+    );
+    expect.soft(small, `showtime ${id}: links and buttons under 44 px`).toEqual([]);
+  }
+  // Zoomed in: tappable seats, and the row letters stay in view when scrolled to the right.
+  await page.locator('[data-test="zoom"]').tap();
+  await expect(page.locator('[data-test="zoom"]')).toHaveAttribute("aria-pressed", "true");
+  const seat = (await page.locator('[data-test="seat-grid"] .seat').first().boundingBox())!;
+  expect(seat.height).toBeGreaterThanOrEqual(40);
+  await page.locator('[data-test="stage"]').evaluate((el) => (el.scrollLeft = el.scrollWidth));
+  const stage = (await page.locator('[data-test="stage"]').boundingBox())!;
+  const label = (await page.locator(".row-label:not(.end)").first().boundingBox())!;
+  expect(label.x).toBeGreaterThanOrEqual(stage.x - 1);
+  expect(label.x + label.width).toBeLessThanOrEqual(stage.x + 60);
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "seat-map-phone-zoomed.png") });
+  await page.locator('[data-test="zoom"]').tap();
+  await expect(page.locator('[data-test="zoom"]')).toHaveAttribute("aria-pressed", "false");
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "seat-map-phone-whole.png") });
+  // The page links its icon, and nothing it asked for was missing.
+  expect(await page.locator('link[rel="icon"]').getAttribute("href")).toBe("/favicon.svg");
+  expect((await page.request.get("/favicon.ico")).status()).toBe(200);
+  expect(missing).toEqual([]);
+  await phone.close();
+});

@@ -13,6 +13,22 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/health", get(health))
         .route("/metrics", get(metrics))
+        .route("/favicon.svg", get(favicon))
+        .route("/favicon.ico", get(favicon))
+}
+
+/// The site's icon: a seat in the accent colour (pages link it; `/favicon.ico` answers the same
+/// for clients that ask for it without reading the page).
+const FAVICON: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#15171b"/><path d="M8 9a3 3 0 0 1 3-3h10a3 3 0 0 1 3 3v9H8z" fill="#ffb020"/><rect x="6" y="19" width="20" height="4" rx="2" fill="#ffb020"/><rect x="8" y="23" width="3" height="4" fill="#ffb020"/><rect x="21" y="23" width="3" height="4" fill="#ffb020"/></svg>"##;
+
+async fn favicon() -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "public, max-age=86400"),
+        ],
+        FAVICON,
+    )
 }
 
 #[tracing::instrument(skip(state))]

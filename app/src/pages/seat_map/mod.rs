@@ -116,10 +116,7 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
         <p class="meta">{map.hall_name.clone()} " · " {move || crate::format::showtime_when(lang.get(), when)}</p>
         <Legend categories=map.categories.clone() />
         <NoticeBar picker />
-        <div class="stage">
-            <div class="screen" aria-hidden="true">{move || tr!(lang.get(), "map.screen")}</div>
-            <Plan picker />
-        </div>
+        <Stage picker zoom=true />
         <Show
             when=move || sales_open && !cancelled.get()
             fallback=move || {
@@ -144,13 +141,39 @@ fn Booking(map: SeatMap, current: Option<Hold>) -> impl IntoView {
 /// A hall's drawing as customers will see it, every seat free: the layout editor's preview.
 #[component]
 pub fn PlanPreview(map: SeatMap) -> impl IntoView {
-    let lang = use_lang();
     let picker = Picker::new(&map, None);
     view! {
         <Legend categories=map.categories.clone() />
-        <div class="stage" data-test="plan-preview">
-            <div class="screen" aria-hidden="true">{move || tr!(lang.get(), "map.screen")}</div>
-            <Plan picker />
+        <div data-test="plan-preview">
+            <Stage picker zoom=false />
         </div>
+    }
+}
+
+/// The screen and the seats, which the screen is centred on. On a phone the whole hall fits at
+/// first (seats scaled down to the frame's width); with `zoom`, a control enlarges it to
+/// tappable seats that scroll sideways under the row letters, and back.
+#[component]
+fn Stage(picker: Picker, zoom: bool) -> impl IntoView {
+    let lang = use_lang();
+    let zoomed = RwSignal::new(false);
+    view! {
+        <div class="stage" class:zoomed=move || zoomed.get() data-test="stage">
+            <div class="hall">
+                <div class="screen" data-test="screen" aria-hidden="true">{move || tr!(lang.get(), "map.screen")}</div>
+                <Plan picker />
+            </div>
+        </div>
+        {zoom.then(|| view! {
+            <button
+                type="button"
+                class="secondary zoom"
+                data-test="zoom"
+                aria-pressed=move || zoomed.get().to_string()
+                on:click=move |_| zoomed.update(|z| *z = !*z)
+            >
+                {move || if zoomed.get() { tr!(lang.get(), "map.zoom_fit") } else { tr!(lang.get(), "map.zoom_in") }}
+            </button>
+        })}
     }
 }

@@ -17,6 +17,15 @@ pub fn Plan(picker: Picker) -> impl IntoView {
         .with_value(|s| s.iter().map(|s| (s.y, s.row.clone())).collect());
     rows.sort();
     rows.dedup();
+    // Row letters on both sides, so the seats sit in the middle of the drawing (and the screen
+    // above them, centred on it, is centred on them).
+    // Seats keep their layout's columns, moved so the first is column 2, after the letters.
+    let (first, last) = picker.seats.with_value(|s| {
+        let xs = s.iter().map(|s| s.x);
+        (xs.clone().min().unwrap_or(1), xs.max().unwrap_or(1))
+    });
+    let shift = 2 - first;
+    let right = last + shift + 1;
     let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
         let Some(dir) = Direction::from_key(&ev.key()) else {
             return;
@@ -44,12 +53,15 @@ pub fn Plan(picker: Picker) -> impl IntoView {
                 .map(|(y, row)| {
                     view! {
                         <span class="row-label" aria-hidden="true" style=format!("grid-row:{y};grid-column:1")>
+                            {row.clone()}
+                        </span>
+                        <span class="row-label end" aria-hidden="true" style=format!("grid-row:{y};grid-column:{right}")>
                             {row}
                         </span>
                     }
                 })
                 .collect_view()}
-            {picker.seats.get_value().into_iter().map(|seat| view! { <SeatButton seat picker /> }).collect_view()}
+            {picker.seats.get_value().into_iter().map(|seat| view! { <SeatButton seat picker shift /> }).collect_view()}
         </div>
     }
 }
@@ -107,7 +119,7 @@ pub fn category_of(lang: Lang, picker: Picker, code: &str) -> String {
 }
 
 #[component]
-fn SeatButton(seat: Seat, picker: Picker) -> impl IntoView {
+fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
     let lang = use_lang();
     let code = seat.code.to_string();
     let view_of = {
@@ -166,7 +178,7 @@ fn SeatButton(seat: Seat, picker: Picker) -> impl IntoView {
             class:accessible=accessible
             class:companion=companion
             class:conflict=conflicted
-            style=format!("grid-row:{y};grid-column:{x}")
+            style=format!("grid-row:{y};grid-column:{}", x + shift)
             data-test=format!("seat-{code}")
             data-status=status
             data-view=move || view_of().name()
