@@ -40,13 +40,14 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpStream;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::mpsc;
+use viewer::{Viewer, Wrote};
+
+mod viewer;
 
 /// How often busy viewers are tried again.
 const RETRY_EVERY: Duration = Duration::from_millis(10);
 /// How long a viewer may take nothing before it counts as stuck and is closed.
 const STUCK_AFTER: Duration = Duration::from_secs(5);
-/// How long a viewer may stay behind, however little it takes at a time.
-const BEHIND_AFTER: Duration = Duration::from_secs(30);
 /// How long a snapshot may take before the viewers waiting for it are closed (they reconnect).
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -67,157 +68,6 @@ enum HallMsg {
     },
     /// The viewer's reader has ended: the close code to answer with, if any.
     Leave(u64, Option<u16>),
-}
-
-/// One viewer in its hall. Dropping it closes the socket (which ends its reader) and gives its
-/// place among the viewers and the connections back.
-struct Viewer {
-    id: u64,
-    stream: Arc<TcpStream>,
-    /// Waiting for a snapshot taken at this time or later; changes wait in `pending` meanwhile.
-    snapshot_since: Option<Instant>,
-    /// Its snapshot, ready to go out (after `unsent`, before `pending`).
-    snapshot: Option<Bytes>,
-    /// What did not go out yet of a frame begun: written before anything else.
-    unsent: Option<(Bytes, usize)>,
-    /// Changes not sent yet (its socket was full), each seat at its newest version.
-    pending: BTreeMap<String, SeatChange>,
-    /// The showtime's cancellation, to be sent after `pending`.
-    cancelled: Option<Bytes>,
-    /// Since when it has taken nothing (while busy).
-    stuck_since: Option<Instant>,
-    /// Since when it has had something waiting, however little it took meanwhile.
-    busy_since: Option<Instant>,
-    _held: (ViewerPlace, Option<HeldConnection>),
-}
-
-/// What a write did.
-enum Wrote {
-    All,
-    /// The socket is full: the rest waits.
-    Busy,
-    Dead,
-}
-
-impl Viewer {
-    /// Whether nothing waits for this viewer: a frame can be written to it now.
-    fn idle(&self) -> bool {
-        self.snapshot_since.is_none()
-            && self.snapshot.is_none()
-            && self.unsent.is_none()
-            && self.pending.is_empty()
-            && self.cancelled.is_none()
-    }
-
-    /// Writes `frame` from `offset` on, as far as the socket takes it.
-    fn write(&mut self, frame: &Bytes, offset: usize) -> Wrote {
-        let rest = &frame[offset..];
-        if rest.is_empty() {
-            return Wrote::All;
-        }
-        match self.stream.try_write(rest) {
-            Ok(n) if n == rest.len() => {
-                self.stuck_since = None;
-                if self.idle() {
-                    self.busy_since = None;
-                }
-                Wrote::All
-            }
-            Ok(n) => {
-                self.unsent = Some((frame.clone(), offset + n));
-                self.stuck_since = None;
-                self.busy_since.get_or_insert_with(Instant::now);
-                Wrote::Busy
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                self.unsent = Some((frame.clone(), offset));
-                self.stuck_since.get_or_insert_with(Instant::now);
-                self.busy_since.get_or_insert_with(Instant::now);
-                Wrote::Busy
-            }
-            Err(_) => Wrote::Dead,
-        }
-    }
-
-    /// Keeps `changes` for later (newest version of each seat).
-    fn keep(&mut self, changes: &[SeatChange]) {
-        for change in changes {
-            match self.pending.get(change.code.as_str()) {
-                Some(kept) if kept.version >= change.version => {}
-                _ => {
-                    self.pending
-                        .insert(change.code.as_str().to_string(), change.clone());
-                }
-            }
-        }
-    }
-
-    /// Sends what waits (the rest of a frame, its snapshot, the missed changes in one frame,
-    /// then a cancellation) as far as the socket takes it; false when the viewer is to be
-    /// dropped.
-    fn catch_up(&mut self, showtime: ShowtimeId) -> bool {
-        if let Some((frame, offset)) = self.unsent.take() {
-            match self.write(&frame, offset) {
-                Wrote::All => {}
-                Wrote::Busy => return true,
-                Wrote::Dead => return false,
-            }
-        }
-        if self.snapshot_since.is_some() {
-            return true;
-        }
-        if let Some(frame) = self.snapshot.take() {
-            match self.write(&frame, 0) {
-                Wrote::All => {}
-                Wrote::Busy => return true,
-                Wrote::Dead => return false,
-            }
-        }
-        if !self.pending.is_empty() {
-            let seats = std::mem::take(&mut self.pending).into_values().collect();
-            let merged = LiveMessage::SeatsChanged {
-                showtime_id: showtime,
-                seats,
-            };
-            let Ok(json) = serde_json::to_string(&merged) else {
-                return false;
-            };
-            match self.write(&Bytes::from(text_frame(&json)), 0) {
-                Wrote::All => {}
-                Wrote::Busy => return true,
-                Wrote::Dead => return false,
-            }
-        }
-        if let Some(frame) = self.cancelled.take() {
-            match self.write(&frame, 0) {
-                Wrote::All | Wrote::Busy => {}
-                Wrote::Dead => return false,
-            }
-        }
-        true
-    }
-
-    /// Took nothing for [`STUCK_AFTER`], or has been behind for [`BEHIND_AFTER`] however
-    /// little it took at a time (a connection taking a trickle).
-    fn stuck(&self) -> bool {
-        self.stuck_since.is_some_and(|t| t.elapsed() > STUCK_AFTER)
-            || self.busy_since.is_some_and(|t| t.elapsed() > BEHIND_AFTER)
-    }
-
-    /// Whether it has frames or changes waiting for its socket (not only for its snapshot).
-    fn behind(&self) -> bool {
-        self.unsent.is_some()
-            || (self.snapshot_since.is_none()
-                && (self.snapshot.is_some()
-                    || !self.pending.is_empty()
-                    || self.cancelled.is_some()))
-    }
-}
-
-impl Drop for Viewer {
-    fn drop(&mut self) {
-        let _ = socket2::SockRef::from(&*self.stream).shutdown(std::net::Shutdown::Both);
-    }
 }
 
 /// A batch of changes that waited together, as the frames that say them: each run of seat
