@@ -33,7 +33,7 @@ use crate::engine::Engine;
 use crate::live_bus::BusItem;
 use app::domain::{LiveMessage, SeatChange, ShowtimeId};
 use axum::body::Bytes;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -150,18 +150,7 @@ impl Halls {
                 return;
             };
             let id = halls.next_id.fetch_add(1, Ordering::Relaxed);
-            let viewer = Viewer {
-                id,
-                stream: stream.clone(),
-                snapshot_since: None,
-                snapshot: None,
-                unsent: None,
-                pending: BTreeMap::new(),
-                cancelled: None,
-                stuck_since: None,
-                busy_since: None,
-                _held: held,
-            };
+            let viewer = Viewer::new(id, stream.clone(), held);
             let Some(hall) = halls.hall(&engine, showtime, viewer) else {
                 return;
             };
@@ -512,18 +501,7 @@ mod tests {
         let (_client, (server, _)) = (client.unwrap(), accepted.unwrap());
         let viewers = Arc::new(super::super::live::Viewers::new(10, 10));
         let place = viewers.admit_for_test().unwrap();
-        let mut viewer = Viewer {
-            id: 1,
-            stream: Arc::new(server),
-            snapshot_since: None,
-            snapshot: None,
-            unsent: None,
-            pending: BTreeMap::new(),
-            cancelled: None,
-            stuck_since: None,
-            busy_since: None,
-            _held: (place, None),
-        };
+        let mut viewer = Viewer::new(1, Arc::new(server), (place, None));
         viewer.keep(&[change("A1", SeatStatus::Held, 5)]);
         viewer.keep(&[
             change("A1", SeatStatus::Available, 4),

@@ -45,6 +45,26 @@ pub(super) enum Wrote {
 }
 
 impl Viewer {
+    /// A viewer with nothing waiting yet.
+    pub(super) fn new(
+        id: u64,
+        stream: Arc<TcpStream>,
+        held: (ViewerPlace, Option<HeldConnection>),
+    ) -> Self {
+        Self {
+            id,
+            stream,
+            snapshot_since: None,
+            snapshot: None,
+            unsent: None,
+            pending: BTreeMap::new(),
+            cancelled: None,
+            stuck_since: None,
+            busy_since: None,
+            _held: held,
+        }
+    }
+
     /// Whether nothing waits for this viewer: a frame can be written to it now.
     pub(super) fn idle(&self) -> bool {
         self.snapshot_since.is_none()
