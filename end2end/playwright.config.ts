@@ -69,7 +69,8 @@ export default defineConfig({
         // The waiting room's spec: a cancel lets the next shopper in within a second or two.
         WAITING_ROOM_REHOLD_SECONDS: "1",
         WAITING_ROOM_POLL_SECONDS: "2",
-        RUST_LOG: "warn",
+        // E2E_RUST_LOG=server=debug (say): the main server's log among the tests' output.
+        RUST_LOG: process.env.E2E_RUST_LOG ?? "warn",
       },
     },
     {

@@ -752,6 +752,58 @@ async fn the_pages_are_rendered_on_the_server(backend: Backend) {
     }
 }
 
+/// The site's files answer 200 however many pages that end in an error render at the same time.
+/// (Leptos's own file handler gave a file the status a page rendering on the same worker thread
+/// had set: here about 200 of the 800 came back 404 with it, and a browser that got its
+/// WebAssembly that way never hydrated the page.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_sites_files_answer_200_while_error_pages_render_beside_them() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let site = std::env::temp_dir().join(format!("seats-site-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(site.join("pkg")).unwrap();
+    let bundle = "x".repeat(20_000);
+    std::fs::write(site.join("pkg/seats.0123456789abcdef.js"), &bundle).unwrap();
+    let root = site.display().to_string();
+    let app = TestApp::spawn_with(&db, "600", &[("LEPTOS_SITE_ROOT", &root)]).await;
+    let client = reqwest::Client::new();
+    let (file, missing) = (
+        app.url("/pkg/seats.0123456789abcdef.js"),
+        app.url("/showtimes/999999"),
+    );
+    let mut wrong = Vec::new();
+    for _ in 0..100 {
+        let pages = (0..4).map(|_| client.get(&missing).header("accept", "text/html").send());
+        let files = (0..8).map(|_| client.get(&file).send());
+        let (pages, files) = tokio::join!(
+            futures_util::future::join_all(pages),
+            futures_util::future::join_all(files)
+        );
+        for page in pages {
+            // 404 when "no such showtime" came before the page's head left, else 200.
+            let status = page.unwrap().status();
+            assert!(
+                matches!(status, StatusCode::OK | StatusCode::NOT_FOUND),
+                "{status}"
+            );
+        }
+        for answer in files {
+            let answer = answer.unwrap();
+            let status = answer.status();
+            let body = answer.text().await.unwrap();
+            if status != StatusCode::OK || body != bundle {
+                wrong.push(format!("{status}: {}", &body[..body.len().min(80)]));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&site);
+    assert!(
+        wrong.is_empty(),
+        "{} of 800 answers for a site file were wrong: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(3)]
+    );
+}
+
 /// Every page is in the router of the bundle its path names (the shell links that bundle and
 /// that bundle hydrates it), so a page put in the wrong one is caught here, not by a page that
 /// never comes to life. The control: a path of each kind is told apart.

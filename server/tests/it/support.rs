@@ -528,10 +528,13 @@ impl TestApp {
         .collect();
         vars.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
         let config = server::config::Config::from_lookup(|k| vars.get(k).cloned()).unwrap();
-        let options = leptos::config::LeptosOptions::builder()
+        let mut options = leptos::config::LeptosOptions::builder()
             .output_name("seats")
             .site_addr("127.0.0.1:0".parse::<std::net::SocketAddr>().unwrap())
             .build();
+        if let Some(root) = vars.get("LEPTOS_SITE_ROOT") {
+            options.site_root = root.as_str().into();
+        }
         let app = server::startup::Application::build(config, Clock::Database, options)
             .await
             .unwrap();

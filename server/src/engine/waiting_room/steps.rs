@@ -19,8 +19,12 @@ impl Engine {
                 .lock()
                 .expect("room settings")
                 .insert(showtime, (Instant::now(), settings.clone()));
-            let Ok(layout) = self.layout(showtime).await else {
-                continue;
+            let layout = match self.layout(showtime).await {
+                Ok(layout) => layout,
+                Err(e) => {
+                    tracing::warn!(%showtime, error = %e, "waiting room not stepped: no layout");
+                    continue;
+                }
             };
             if now >= layout.sales.closes_at {
                 continue;
@@ -40,6 +44,15 @@ impl Engine {
             };
             match self.rooms.room.admit(showtime, &step).await {
                 Ok(report) => {
+                    if report.admitted + report.expired + report.given_up > 0 {
+                        tracing::debug!(
+                            %showtime,
+                            admitted = report.admitted,
+                            expired = report.expired,
+                            given_up = report.given_up,
+                            "waiting room stepped"
+                        );
+                    }
                     admitted += report.admitted;
                     HoldMetrics::add(&self.metrics.room_admitted, report.admitted);
                 }
@@ -76,6 +89,7 @@ impl Engine {
                 .collect()
         };
         for showtime in closed {
+            tracing::debug!(%showtime, "waiting room off: its pages go to the seat map");
             let frame = QueueFrame {
                 served: 0,
                 per_minute: None,
