@@ -297,7 +297,7 @@ mod tests {
                 );
             }
         }
-        assert_eq!(tr!(Lang::Ko, "select.hold"), "좌석 선점하기");
+        assert_eq!(tr!(Lang::Ko, "select.hold"), "좌석 선택 완료");
         assert_eq!(
             tr!(
                 Lang::En,
@@ -310,5 +310,23 @@ mod tests {
             ),
             "Row F, seat 5, standard, 12,000 won, available"
         );
+    }
+
+    /// The Korean texts say what Korean cinema apps say: choosing seats is 선택 (never the
+    /// trade's word 선점), and a companion seat has one name, 동반자석, in the legend, the hints
+    /// and the rules alike.
+    #[test]
+    fn the_korean_texts_use_one_plain_word_for_each_thing() {
+        let locale = include_str!("../locales/app.yml");
+        let korean: Vec<&str> = locale
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("ko: "))
+            .collect();
+        assert!(korean.len() > 300, "the Korean lines are read");
+        for (word, instead) in [("선점", "선택"), ("동반석", "동반자석")] {
+            let found: Vec<&&str> = korean.iter().filter(|l| l.contains(word)).collect();
+            assert!(found.is_empty(), "{word} (say {instead}) in {found:?}");
+        }
+        assert!(korean.iter().any(|l| l.contains("동반자석")));
     }
 }
