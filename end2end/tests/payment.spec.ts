@@ -43,6 +43,12 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   await expect(status).toHaveText("Confirmed. Enjoy the show!");
   await expect(page.locator('[data-test="booking-seats"]')).toHaveText("Seats C5, C6");
   await expect(page.locator('[data-test="ticket-qr"] svg')).toBeVisible();
+  // The short booking number the printed ticket carries, in plain view; the long code in the
+  // QR code, and folded away for a scanner that cannot read it.
+  const bookingId = new URL(page.url()).pathname.split("/").pop()!;
+  const number = bookingId.replace(/-/g, "").slice(0, 8).toUpperCase();
+  await expect(page.locator('[data-test="booking-number"]')).toHaveText(`Booking number ${number}`);
+  await expect(page.locator('[data-test="ticket-code"]')).toBeHidden();
   const text = await page.locator('[data-test="ticket-code"]').textContent();
   const code = text!.match(/SEATS2-[0-9a-z]+-[0-9a-f]+-[0-9a-f]+/)![0];
   // The code in the QR verifies at the door; a forged one does not.

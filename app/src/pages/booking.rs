@@ -115,6 +115,7 @@ fn booking_view(b: BookingView) -> impl IntoView {
     let state = b.state();
     let issued = state == BookingState::Confirmed;
     let id = b.booking_id.0.to_string();
+    let number = b.booking_id.reference();
     let amount = b.amount;
     let status = b.status.clone();
     let b2 = b.clone();
@@ -138,6 +139,11 @@ fn booking_view(b: BookingView) -> impl IntoView {
         </p>
         <div class="booking-details">
             <h2>{b.movie_title.clone()}</h2>
+            // The short number the printed ticket and the box office use; the long code is in
+            // the QR code.
+            <p class="booking-number" data-test="booking-number">
+                {move || tr!(lang.get(), "booking.number", number = number.clone())}
+            </p>
             <p class="meta">{b.hall_name.clone()} " · " {move || showtime_when(lang.get(), when)}</p>
             <p data-test="booking-seats">{move || tr!(lang.get(), "booking.seats", seats = seats.clone())}</p>
             <p>{move || tr!(lang.get(), "booking.total", total = price(lang.get(), amount))}</p>
@@ -161,9 +167,13 @@ fn TicketView(booking_id: String) -> impl IntoView {
                             <div class="ticket" data-test="ticket">
                                 <div class="qr" data-test="ticket-qr" role="img"
                                     aria-label=move || tr!(lang.get(), "booking.qr_label") inner_html=t.qr_svg></div>
-                                <p class="ticket-code" data-test="ticket-code">
-                                    {move || tr!(lang.get(), "booking.ticket", code = code.clone())}
-                                </p>
+                                // For door staff whose scanner cannot read the QR code: folded away.
+                                <details class="ticket-code-details">
+                                    <summary>{move || tr!(lang.get(), "booking.ticket_code_summary")}</summary>
+                                    <p class="ticket-code" data-test="ticket-code">
+                                        {move || tr!(lang.get(), "booking.ticket", code = code.clone())}
+                                    </p>
+                                </details>
                                 // One ticket per seat, for a party arriving apart.
                                 {(seats.len() > 1).then(|| view! {
                                     <p class="hint">{move || tr!(lang.get(), "booking.seat_tickets")}</p>
