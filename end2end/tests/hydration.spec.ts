@@ -9,7 +9,11 @@ test("the showtime list is server-rendered and links to a seat map that hydrates
 
   const list = new ShowtimesPage(page);
   await list.open();
-  await expect(list.showtimes()).toHaveCount(24);
+  // As many as the REST API lists (from the start of the venue's day: after midnight there,
+  // yesterday's demo showtimes are no longer listed, so no fixed number).
+  const listed = (await (await page.request.get("/showtimes")).json()) as unknown[];
+  expect(listed.length).toBeGreaterThan(0);
+  await expect(list.showtimes()).toHaveCount(listed.length);
   await expect(list.onSale().first()).toContainText("seats free");
 
   await list.onSale().first().locator("a").click();
