@@ -64,6 +64,66 @@ async fn a_showtime_that_has_started_is_listed_closed_and_sells_nothing(backend:
     );
     let page = get_text(app.url(&format!("/showtimes/{open}"))).await;
     assert!(!page.contains("data-test=\"sales-closed\""));
+    // The console counts it as begun (no seats of it to take off sale; still cancelled if the
+    // show breaks down), one of this morning as ended (no "Cancel showtime"), and the one still
+    // to come as neither.
+    let ended = db
+        .showtime_at(chrono::Utc::now() - chrono::Duration::hours(6))
+        .await;
+    let operator = operator(&app).await;
+    let (_, counts) = post_fn(&operator, &app, "showtime_figures", json!({})).await;
+    let flags = |id: i64| {
+        counts
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .map(|s| (s["started"].clone(), s["ended"].clone()))
+    };
+    assert_eq!(
+        flags(started.get()),
+        Some((json!(true), json!(false))),
+        "{counts}"
+    );
+    assert_eq!(flags(ended.get()), Some((json!(true), json!(true))));
+    assert_eq!(flags(open), Some((json!(false), json!(false))));
+    let console = operator
+        .get(app.url("/admin/halls"))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let row = |id: app::domain::ShowtimeId| {
+        let marker = format!(
+            "data-test=\"showtime-count\" data-showtime=\"{}\"",
+            id.get()
+        );
+        let rest = console.split(&marker).nth(1).expect("the showtime's row");
+        rest[..rest.find("</tr>").unwrap()].to_string()
+    };
+    let (over, running) = (row(ended), row(started));
+    assert!(over.contains("data-test=\"showtime-ended\""), "{over}");
+    assert!(!over.contains("cancel-showtime"), "{over}");
+    assert!(running.contains("cancel-showtime"), "{running}");
+    // The seats-off-sale form offers neither.
+    let form = console
+        .split("data-test=\"block-showtime\"")
+        .nth(1)
+        .unwrap();
+    let form = &form[..form.find("</select>").unwrap()];
+    for id in [started, ended] {
+        assert!(
+            !form.contains(&format!("<option value=\"{}\"", id.get())),
+            "{form}"
+        );
+    }
+    assert!(
+        form.contains(&format!("<option value=\"{open}\"")),
+        "{form}"
+    );
 }
 
 /// Holds `seats` for `client` on `app` with `X-Forwarded-For: xff`; the status and the code.

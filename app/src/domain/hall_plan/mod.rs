@@ -90,6 +90,12 @@ pub struct ShowtimeCounts {
     /// Expected to sell out at once.
     pub hot_sale: bool,
     pub cancelled: bool,
+    /// It has begun (by the server's clock): no seats of it are taken off sale any more.
+    #[serde(default)]
+    pub started: bool,
+    /// It has ended: it is no longer cancelled (a show under way still can be: a breakdown).
+    #[serde(default)]
+    pub ended: bool,
     /// Refunds of its payments asked of the gateway and not yet made, and made.
     pub refunds_due: i64,
     pub refunded: i64,

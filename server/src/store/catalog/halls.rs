@@ -165,6 +165,10 @@ macro_rules! hall_plans {
                         },
                         hot_sale: r.hot_sale,
                         cancelled: r.cancelled,
+                        started: r.starts_at.0 <= now.0,
+                        ended: r.starts_at.0
+                            + chrono::Duration::minutes(i64::from(r.duration_minutes))
+                            <= now.0,
                         refunds_due: r.refunds_due,
                         refunded: r.refunded,
                         sold: r.sold,

@@ -246,7 +246,7 @@ pub fn HallsPage() -> impl IntoView {
                                     // rendered none while the browser had them: a hydration error).
                                     <Transition fallback=|| ()>
                                         {move || Suspend::new(async move {
-                                            counts.await.unwrap_or_default().into_iter().filter(|s| !s.cancelled).map(|s| view! {
+                                            counts.await.unwrap_or_default().into_iter().filter(|s| !s.cancelled && !s.started).map(|s| view! {
                                                 <option value=s.id.to_string()>{format!("{} · {} · {}", s.id, s.movie_title, showtime_when(lang.get(), s.starts_at))}</option>
                                             }).collect_view()
                                         })}

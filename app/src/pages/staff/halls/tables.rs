@@ -71,6 +71,7 @@ pub(super) fn CountsTable(
                     let ends = clock_time(at + chrono::Duration::minutes(i64::from(s.duration_minutes)));
                     let sales = s.sales;
                     let hot = s.hot_sale;
+                    let state = state_cell(&s, confirming, cancel);
                     view! {
                         <tr data-test="showtime-count" data-showtime=s.id.to_string()>
                             <td>{move || showtime_when(lang.get(), at)} "–" {ends.clone()}</td>
@@ -91,7 +92,7 @@ pub(super) fn CountsTable(
                             <td data-test="count-free">{s.free}</td>
                             <td data-test="count-off-sale">{s.off_sale}</td>
                             <td data-test="count-checked-in">{s.checked_in}</td>
-                            <td data-test="count-state">{state_cell(s.id, s.cancelled, s.refunds_due, s.refunded, confirming, cancel)}</td>
+                            <td data-test="count-state">{state}</td>
                         </tr>
                     }
                 }).collect_view()}
@@ -100,21 +101,26 @@ pub(super) fn CountsTable(
     }
 }
 
-/// A showtime's cancel button (pressed twice), or once cancelled its refunds' progress.
+/// A showtime's cancel button (pressed twice), or once cancelled its refunds' progress; a
+/// showtime that has ended only says so.
 pub(super) fn state_cell(
-    id: i64,
-    cancelled: bool,
-    due: i64,
-    refunded: i64,
+    s: &crate::domain::ShowtimeCounts,
     confirming: RwSignal<Option<i64>>,
     cancel: impl Fn(i64) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let lang = use_lang();
-    if cancelled {
+    let (id, due, refunded) = (s.id, s.refunds_due, s.refunded);
+    if s.cancelled {
         return view! {
             <span data-test="refund-progress" data-due=due.to_string() data-refunded=refunded.to_string()>
                 {move || tr!(lang.get(), "halls.refunds", refunded = refunded, total = due + refunded)}
             </span>
+        }
+        .into_any();
+    }
+    if s.ended {
+        return view! {
+            <span data-test="showtime-ended">{move || tr!(lang.get(), "halls.ended")}</span>
         }
         .into_any();
     }
