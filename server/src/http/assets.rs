@@ -9,10 +9,11 @@
 //!   bundle).
 //! - JSON answers over 1 KB are compressed (brotli or gzip, as asked): the seat map is ~47 kB.
 
+use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use tower_http::compression::predicate::{Predicate, SizeAbove};
 use tower_http::compression::CompressionLayer;
 
@@ -26,6 +27,40 @@ fn hashed(path: &str) -> bool {
     let (_ext, hash, name) = (parts.next(), parts.next(), parts.next());
     name.is_some_and(|n| !n.is_empty())
         && hash.is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The site's file at the request's path (precompressed as asked, 304 when unchanged, ranges),
+/// or `None` when there is none (or the method is not GET or HEAD).
+///
+/// Served here, not by `leptos_axum::file_and_error_handler`: that one reads the status of its
+/// answer from the Leptos context of whatever page last rendered on the worker thread, so a
+/// bundle asked for while a page ended in an error could come back 404 (and the browser's page
+/// never hydrated).
+pub async fn site_file(root: &str, req: &axum::http::request::Parts) -> Option<Response> {
+    if !matches!(req.method, Method::GET | Method::HEAD) {
+        return None;
+    }
+    let mut file = Request::builder()
+        .method(req.method.clone())
+        .uri(req.uri.clone());
+    for name in [
+        header::ACCEPT_ENCODING,
+        header::IF_MODIFIED_SINCE,
+        header::IF_UNMODIFIED_SINCE,
+        header::RANGE,
+    ] {
+        if let Some(value) = req.headers.get(&name) {
+            file = file.header(name, value);
+        }
+    }
+    let site = tower_http::services::ServeDir::new(root)
+        .precompressed_br()
+        .precompressed_gzip();
+    let answer = tower::ServiceExt::oneshot(site, file.body(Body::empty()).ok()?)
+        .await
+        .unwrap_or_else(|never| match never {});
+    let status = answer.status();
+    (status.is_success() || status == StatusCode::NOT_MODIFIED).then(|| answer.into_response())
 }
 
 /// Sets `Cache-Control` on the site's files and pages (an answer that set its own keeps it).

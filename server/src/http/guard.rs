@@ -360,42 +360,15 @@ async fn bad_arguments(path: &str, response: Response) -> Response {
 
 /// The answer for a path no route serves: a file of the site (`/pkg/…`), else the app's own
 /// "not found" page — or, for the API's paths, JSON (see [`answers`]).
-///
-/// The files are served here, not by `leptos_axum::file_and_error_handler`: that one reads the
-/// status of its answer from the Leptos context of whatever page last rendered on the worker
-/// thread, so a bundle asked for while a page ended in an error could come back 404 (and the
-/// browser's page never hydrated).
 pub async fn fallback(State(state): State<AppState>, req: Request<Body>) -> Response {
     if is_api_path(req.uri().path()) {
         return error(StatusCode::NOT_FOUND, "NOT_FOUND", "no such resource");
     }
-    if matches!(*req.method(), Method::GET | Method::HEAD) {
-        let mut file = Request::builder()
-            .method(req.method().clone())
-            .uri(req.uri().clone());
-        for name in [
-            header::ACCEPT_ENCODING,
-            header::IF_MODIFIED_SINCE,
-            header::IF_UNMODIFIED_SINCE,
-            header::RANGE,
-        ] {
-            if let Some(value) = req.headers().get(&name) {
-                file = file.header(name, value);
-            }
-        }
-        if let Ok(file) = file.body(Body::empty()) {
-            let site = tower_http::services::ServeDir::new(&*state.leptos_options.site_root)
-                .precompressed_br()
-                .precompressed_gzip();
-            let answer = tower::ServiceExt::oneshot(site, file)
-                .await
-                .unwrap_or_else(|never| match never {});
-            let status = answer.status();
-            if status.is_success() || status == StatusCode::NOT_MODIFIED {
-                return answer.into_response();
-            }
-        }
+    let (parts, body) = req.into_parts();
+    if let Some(file) = super::assets::site_file(&state.leptos_options.site_root, &parts).await {
+        return file;
     }
+    let req = Request::from_parts(parts, body);
     let page = leptos_axum::file_and_error_handler::<AppState, _>(app::shell);
     page(req.uri().clone(), State(state), req).await
 }
