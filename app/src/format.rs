@@ -175,6 +175,27 @@ pub fn showtime_when(lang: Lang, at: DateTime<Utc>) -> String {
     }
 }
 
+/// A moment with its year, as a receipt says it: `3 Dec 2026, 17:42` / `2026년 12월 3일 17:42`.
+pub fn date_time(lang: Lang, at: DateTime<Utc>) -> String {
+    let t = venue_time(at);
+    match lang {
+        Lang::En => format!(
+            "{} {} {}, {}",
+            t.day(),
+            &month_en(t.month())[..3],
+            t.year(),
+            clock_time(at)
+        ),
+        Lang::Ko => format!(
+            "{}년 {}월 {}일 {}",
+            t.year(),
+            t.month(),
+            t.day(),
+            clock_time(at)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,5 +242,7 @@ mod tests {
         let day = venue_time(at).date_naive();
         assert_eq!(day_heading(Lang::En, day), "Tuesday 1 December");
         assert_eq!(day_heading(Lang::Ko, day), "12월 1일 화요일");
+        assert_eq!(date_time(Lang::En, at), "1 Dec 2026, 10:30");
+        assert_eq!(date_time(Lang::Ko, at), "2026년 12월 1일 10:30");
     }
 }

@@ -328,5 +328,101 @@ mod tests {
             assert!(found.is_empty(), "{word} (say {instead}) in {found:?}");
         }
         assert!(korean.iter().any(|l| l.contains("동반자석")));
+        // "판매 완료" named the sold seat, the kiosk's sell button and its receipt: three words now.
+        let three = [
+            tr!(Lang::Ko, "status.booked"),
+            tr!(Lang::Ko, "kiosk.complete_sale"),
+            tr!(Lang::Ko, "kiosk.sold"),
+        ];
+        assert!(
+            three[0] != three[1] && three[1] != three[2] && three[0] != three[2],
+            "{three:?}"
+        );
+    }
+
+    /// The locale file's keys, each with its English and Korean text, in file order.
+    fn locale_entries() -> Vec<(String, String, String)> {
+        let locale = include_str!("../locales/app.yml");
+        let mut entries = Vec::new();
+        let mut lines = locale.lines().peekable();
+        while let Some(line) = lines.next() {
+            let Some(key) = line.strip_suffix(':').filter(|k| !k.starts_with(' ')) else {
+                continue;
+            };
+            let mut text = |lang: &str| {
+                lines
+                    .next_if(|l| l.trim_start().starts_with(&format!("{lang}:")))
+                    .map(|l| l.trim_start()[lang.len() + 1..].trim().to_string())
+                    .unwrap_or_default()
+            };
+            let (en, ko) = (text("en"), text("ko"));
+            entries.push((key.to_string(), en, ko));
+        }
+        entries
+    }
+
+    /// `%{name}` arguments of a text, sorted.
+    fn arguments(text: &str) -> Vec<String> {
+        let mut found: Vec<String> = text
+            .split("%{")
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_string()))
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    }
+
+    /// Every key of the locale file has an English and a Korean text with the same arguments,
+    /// no key is there twice, and every key the code names (a string literal of one of the
+    /// locale's key families, such as `"kiosk.sell"` or `"editor.problem.no_seats"`) is in the
+    /// file: rust-i18n would otherwise show the key itself, or the English text on a Korean
+    /// page, without a word.
+    #[test]
+    fn the_locale_is_complete_for_every_key_the_code_names() {
+        let entries = locale_entries();
+        assert!(entries.len() > 400, "{} keys read", entries.len());
+        let mut seen = std::collections::HashSet::new();
+        for (key, en, ko) in &entries {
+            assert!(seen.insert(key.as_str()), "{key} is in the locale twice");
+            assert!(en.len() > 2 && ko.len() > 2, "{key}: en {en:?}, ko {ko:?}");
+            assert_eq!(arguments(en), arguments(ko), "{key}: arguments differ");
+        }
+        let families: std::collections::HashSet<&str> = entries
+            .iter()
+            .filter_map(|(k, _, _)| k.split('.').next())
+            .collect();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = vec![src];
+        let mut missing = Vec::new();
+        let mut named = 0;
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let code = std::fs::read_to_string(&path).unwrap();
+            for literal in code.split('"').skip(1).step_by(2) {
+                let Some((family, rest)) = literal.split_once('.') else {
+                    continue;
+                };
+                let key_like = !rest.is_empty()
+                    && families.contains(family)
+                    && literal
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+                if key_like {
+                    named += 1;
+                    if !seen.contains(literal) {
+                        missing.push(format!("{literal} ({})", path.display()));
+                    }
+                }
+            }
+        }
+        assert!(named > 400, "{named} keys named in the code");
+        assert!(missing.is_empty(), "not in the locale: {missing:#?}");
     }
 }

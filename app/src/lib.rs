@@ -167,7 +167,7 @@ fn content_security_policy() {
 #[component]
 pub fn CustomerApp() -> impl IntoView {
     view! {
-        <Frame>
+        <Frame bundle=Bundle::Customer>
             <Routes fallback=|| view! { <OtherBundle mine=Bundle::Customer /> }>
                 <Route path=path!("/") view=pages::ShowtimesPage />
                 <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
@@ -185,7 +185,7 @@ pub fn CustomerApp() -> impl IntoView {
 #[component]
 pub fn StaffApp() -> impl IntoView {
     view! {
-        <Frame>
+        <Frame bundle=Bundle::Staff>
             <Routes fallback=|| view! { <OtherBundle mine=Bundle::Staff /> }>
                 <Route path=path!("/staff/sign-in") view=pages::SignInPage />
                 <Route path=path!("/box-office") view=pages::BoxOfficePage />
@@ -228,9 +228,10 @@ fn OtherBundle(mine: Bundle) -> impl IntoView {
     view! { <pages::NotFound /> }.into_any()
 }
 
-/// What every page has around it: the title, the router, the site's header.
+/// What every page has around it: the title, the router, the header of the bundle's pages (the
+/// customer's links, or the staff's with signing out).
 #[component]
-fn Frame(children: Children) -> impl IntoView {
+fn Frame(bundle: Bundle, children: Children) -> impl IntoView {
     provide_meta_context();
     let lang = i18n::provide_lang();
     // The title follows a language switch in the browser. On the server it is read once: a page
@@ -246,15 +247,20 @@ fn Frame(children: Children) -> impl IntoView {
     view! {
         <Title text=title />
         <Router>
-            <header class="site-header">
-                <a href="/" class="brand">"Seats"</a>
-                <nav aria-label=move || tr!(lang.get(), "nav.label")>
-                    <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
-                    <a href="/my-bookings">{move || tr!(lang.get(), "booking.all")}</a>
-                </nav>
-                <LangSwitch />
-                <components::HydratedMark />
-            </header>
+            {match bundle {
+                Bundle::Customer => view! {
+                    <header class="site-header">
+                        <a href="/" class="brand">"Seats"</a>
+                        <nav aria-label=move || tr!(lang.get(), "nav.label")>
+                            <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
+                            <a href="/my-bookings">{move || tr!(lang.get(), "booking.all")}</a>
+                        </nav>
+                        <LangSwitch />
+                        <components::HydratedMark />
+                    </header>
+                }.into_any(),
+                Bundle::Staff => view! { <pages::staff::StaffHeader /> }.into_any(),
+            }}
             <main>{children()}</main>
         </Router>
     }

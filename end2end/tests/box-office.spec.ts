@@ -74,6 +74,13 @@ async function chooseShowtime(kiosk: Page, id: number) {
   await expect(kiosk.locator('[data-test="kiosk-sale"]')).toHaveAttribute("data-online", "true", { timeout: 15_000 });
 }
 
+/** Types an amount on the kiosk's number pad, a tap per key. */
+async function padType(kiosk: Page, amount: string) {
+  for (const digit of amount) {
+    await kiosk.locator(`[data-test="pad-${digit}"]`).tap();
+  }
+}
+
 async function heldSeats(kiosk: Page): Promise<string[]> {
   const text = (await kiosk.locator('[data-test="held-seats"]').textContent()) ?? "";
   return text.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
@@ -129,15 +136,36 @@ test("a clerk opens a shift, sells the best 3 for cash with change, prints, and 
   }
   const total = won(await kiosk.locator('[data-test="sale-total"]').textContent());
   expect(total).toBeGreaterThan(0);
-  // Cash: less than the total cannot be sold; the change due is shown.
-  await kiosk.locator('[data-test="tendered"]').fill(String(total - 1));
+  // Cash, typed on the kiosk's own number pad: less than the total cannot be sold; the change
+  // due is shown.
+  await padType(kiosk, String(total - 1));
+  await expect(kiosk.locator('[data-test="tendered"]')).toHaveValue(String(total - 1));
   await expect(kiosk.locator('[data-test="sell"]')).toBeDisabled();
-  await kiosk.locator('[data-test="tendered"]').fill(String(total + 7000));
+  await kiosk.locator('[data-test="pad-back"]').tap();
+  await expect(kiosk.locator('[data-test="tendered"]')).toHaveValue(String(total - 1).slice(0, -1));
+  await kiosk.locator('[data-test="pad-clear"]').tap();
+  await padType(kiosk, String(total + 7000));
   await expect(kiosk.locator('[data-test="change-due"]')).toContainText("7,000");
+  // The exact amount is one tap; so is a note more.
+  await kiosk.locator('[data-test="cash-exact"]').tap();
+  await expect(kiosk.locator('[data-test="tendered"]')).toHaveValue(String(total));
+  await kiosk.locator('[data-test="cash-10000"]').tap();
+  await expect(kiosk.locator('[data-test="change-due"]')).toContainText("10,000");
+  await kiosk.locator('[data-test="pad-clear"]').tap();
+  await padType(kiosk, String(total + 7000));
   await touchTargetsAreLarge(kiosk);
+  // The tender screen: the whole sale and its controls in view, nothing to scroll.
   await kiosk.screenshot({ path: path.join(screenshots, "kiosk-sale.png") });
   await kiosk.locator('[data-test="sell"]').tap();
   await expect(kiosk.locator('[data-test="receipt-change"]')).toContainText("7,000");
+  // The receipt: the seats in seat order, the short booking number, when, at which register, by whom.
+  const ordered = [...seats].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  await expect(kiosk.locator('[data-test="receipt-seats"]')).toHaveText(ordered.join(", "));
+  await expect(kiosk.locator('[data-test="receipt-booking"]')).toHaveText(/^[0-9A-F]{8}$/);
+  const meta = kiosk.locator('[data-test="receipt-meta"]');
+  await expect(meta).toContainText(`R-clerk-a-${stamp}`);
+  await expect(meta).toContainText(`clerk-a-${stamp}`);
+  await expect(meta).toContainText(String(new Date().getFullYear()));
   for (const code of seats) {
     await expect(customer.seat(code)).toHaveAttribute("data-view", "booked");
   }
@@ -146,8 +174,13 @@ test("a clerk opens a shift, sells the best 3 for cash with change, prints, and 
   await kiosk.locator('[data-test="print"]').tap();
   const tickets = kiosk.locator('[data-test="printed-ticket"]');
   await expect(tickets).toHaveCount(3);
-  // The receipt comes out first, with the change.
-  await expect(kiosk.locator('[data-test="printed-receipt"]')).toContainText("7,000");
+  // The receipt comes out first, with the change, the date, the register and the clerk; the
+  // unit of money once per amount.
+  const printed = kiosk.locator('[data-test="printed-receipt"]');
+  await expect(printed).toContainText("7,000");
+  await expect(printed).toContainText(`R-clerk-a-${stamp}`);
+  await expect(printed).toContainText(String(new Date().getFullYear()));
+  await expect(printed).not.toContainText("(won)");
   await expect(tickets.first().locator(".qr svg")).toBeVisible();
   await expect(kiosk.locator('[data-test="reprint"]')).toHaveCount(0);
   await kiosk.emulateMedia({ media: "print" });
@@ -158,6 +191,57 @@ test("a clerk opens a shift, sells the best 3 for cash with change, prints, and 
   const booking = (await kiosk.locator('[data-test="receipt-booking"]').textContent())!.trim();
   const again = await kiosk.request.post("/api/print_ticket", { data: { booking, approval: null } });
   expect(again.status()).toBe(403);
+});
+
+test("rush hour: a showtime, the best 3, cash with change, print — counted in taps and seconds", async ({ browser }) => {
+  const id = (await ownShowtimes(browser))[1];
+  const kiosk = await openKiosk(browser, `clerk-r-${stamp}`, "3579");
+  // A kiosk is no place to browse: the staff's header, not the customer's links.
+  await expect(kiosk.locator('[data-test="staff-header"]')).toBeVisible();
+  await expect(kiosk.locator('header a[href="/my-bookings"]')).toHaveCount(0);
+  await expect(kiosk.locator('[data-test="staff-sign-out"]')).toBeVisible();
+  let taps = 0;
+  const tap = async (selector: string) => {
+    taps += 1;
+    await kiosk.locator(selector).tap();
+  };
+  const started = Date.now();
+  await tap(`[data-test="kiosk-showtime"][data-id="${id}"]`);
+  await expect(kiosk.locator('[data-test="kiosk-sale"]')).toHaveAttribute("data-online", "true", { timeout: 15_000 });
+  await tap('[data-test="best-3"]');
+  await expect(kiosk.locator('[data-test="tender"]')).toBeVisible();
+  // Three seats of these halls come to less than one ₩50,000 note.
+  await tap('[data-test="cash-50000"]');
+  const total = won(await kiosk.locator('[data-test="sale-total"]').textContent());
+  await expect(kiosk.locator('[data-test="sell"]')).toBeEnabled();
+  await tap('[data-test="sell"]');
+  await expect(kiosk.locator('[data-test="receipt-change"]')).toContainText((50000 - total).toLocaleString("en"));
+  await tap('[data-test="print"]');
+  await expect(kiosk.locator('[data-test="printed-ticket"]')).toHaveCount(3);
+  const seconds = (Date.now() - started) / 1000;
+  test.info().annotations.push({ type: "rush-hour sale", description: `${taps} taps, ${seconds.toFixed(1)} s` });
+  console.log(`rush-hour sale (showtime, best 3, cash with change, print): ${taps} taps, ${seconds.toFixed(1)} s`);
+  expect(taps).toBeLessThanOrEqual(6);
+});
+
+test("a 300-seat hall fits a 1080p kiosk without scrolling", async ({ browser }) => {
+  const kiosk = await openKiosk(browser, `clerk-h-${stamp}`, "2580");
+  // The first 300-seat showtime the kiosk offers; only looked at, nothing is held.
+  const tile = kiosk.locator('[data-test="kiosk-showtime"]', { hasText: "/ 300" }).first();
+  const id = Number(await tile.getAttribute("data-id"));
+  await chooseShowtime(kiosk, id);
+  await expect(kiosk.locator('button.seat')).toHaveCount(300);
+  const outside = await kiosk.evaluate(() => {
+    const seats = Array.from(document.querySelectorAll('button.seat'));
+    return seats
+      .map((s) => ({ code: s.getAttribute("data-test"), r: s.getBoundingClientRect() }))
+      .filter(({ r }) => r.left < 0 || r.top < 0 || r.right > window.innerWidth || r.bottom > window.innerHeight)
+      .map(({ code, r }) => `${code} ${Math.round(r.left)},${Math.round(r.top)}–${Math.round(r.right)},${Math.round(r.bottom)}`);
+  });
+  expect(outside).toEqual([]);
+  expect(await kiosk.evaluate(() => document.scrollingElement!.scrollHeight <= window.innerHeight)).toBe(true);
+  await touchTargetsAreLarge(kiosk);
+  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-300-seats.png") });
 });
 
 test("at 1366×768 the sale's controls are all at hand and at least 44 px", async ({ browser }) => {
@@ -205,7 +289,9 @@ test("an exchange at the counter, approved by a supervisor: a booking's seat for
   // A clerk alone moves no customer's seats.
   await kiosk.locator('[data-test="exchange-confirm"]').tap();
   await expect(kiosk.locator('[data-test="kiosk-error"]')).toContainText("supervisor");
-  await kiosk.locator('[data-test="exchange-supervisor"]').fill(`super-g-${stamp}`);
+  // The supervisor taps their name in the list and types the PIN.
+  await kiosk.locator(`[data-test="exchange-approver"][data-name="super-g-${stamp}"]`).tap();
+  await expect(kiosk.locator(`[data-test="exchange-approver"][data-name="super-g-${stamp}"]`)).toHaveAttribute("aria-checked", "true");
   await kiosk.locator('[data-test="exchange-pin"]').fill("9184");
   await kiosk.locator('[data-test="exchange-confirm"]').tap();
   await expect(kiosk.locator('[data-test="exchange-done"]')).toContainText(other);
@@ -262,7 +348,10 @@ test("a refund approved with a supervisor's PIN puts the seats back on the custo
   // Without the supervisor, refused.
   await kiosk.locator('[data-test="refund-button"]').tap();
   await expect(kiosk.locator('[data-test="kiosk-error"]')).toContainText("supervisor");
-  await kiosk.locator('[data-test="refund-supervisor"]').fill(`super-${stamp}`);
+  // Only those who may approve are offered: the clerk is not.
+  await expect(kiosk.locator(`[data-test="refund-approver"][data-name="super-${stamp}"]`)).toBeVisible();
+  await expect(kiosk.locator(`[data-test="refund-approver"][data-name="clerk-c-${stamp}"]`)).toHaveCount(0);
+  await kiosk.locator(`[data-test="refund-approver"][data-name="super-${stamp}"]`).tap();
   await kiosk.locator('[data-test="refund-pin"]').fill("9753");
   await touchTargetsAreLarge(kiosk);
   await axeClean(kiosk, "kiosk refund");

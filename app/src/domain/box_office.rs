@@ -139,6 +139,12 @@ pub struct CounterSale {
     /// Cash: tendered − amount.
     pub change: Option<i64>,
     pub card_reference: Option<String>,
+    /// When it was sold (the database's clock), by which clerk, at which register: what the
+    /// receipt says.
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub sold_at: DateTime<Utc>,
+    pub clerk: String,
+    pub register: String,
 }
 
 /// A refund at the counter, with a supervisor's approval (a supervisor's own session approves
@@ -332,7 +338,12 @@ pub struct PrintedSeat {
     pub qr_svg: String,
     pub row: String,
     pub number: String,
+    /// The category's name, as the hall names it.
     pub category: String,
+    /// The category's code (named in the page's language when the hall gives the default
+    /// name or none).
+    #[serde(default)]
+    pub category_code: String,
     pub price: i64,
 }
 

@@ -21,7 +21,8 @@ pub use box_office::{
     ScanAt, Shift, ShiftFigures, Tender, APPROVER_ROLES, COUNTER_ROLES, DOOR_ROLES,
 };
 pub use hall_plan::{
-    HallPlan, HallSummary, PlacedSeat, RowPlan, SeatPlan, ShowtimeCounts, MAX_HALL_SEATS,
+    seats_text, HallPlan, HallSummary, NameFault, PlacedSeat, PlanProblem, RowPlan, SeatPlan,
+    ShowtimeCounts, MAX_HALL_SEATS,
 };
 pub use ids::{BookingId, CustomerId, HoldId, InvalidHoldId, InvalidShowtimeId, ShowtimeId};
 pub use live::LiveMessage;

@@ -34,16 +34,7 @@ pub fn unprintable(text: &str) -> Option<char> {
 /// Why `text` may not be `what` (a name of 1 to `max` characters, trimmed, all printable), if
 /// it may not.
 pub fn name_problem(what: &str, text: &str, max: usize) -> Option<String> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() || trimmed.chars().count() > max {
-        return Some(format!("{what} is 1 to {max} characters"));
-    }
-    unprintable(text).map(|c| {
-        format!(
-            "{what} may not hold control, invisible or direction-changing characters (U+{:04X} found)",
-            c as u32
-        )
-    })
+    super::NameFault::of(text, max).map(|fault| fault.text(what))
 }
 
 #[cfg(test)]

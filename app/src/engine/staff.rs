@@ -54,6 +54,10 @@ pub trait Console: Send + Sync + 'static {
 pub trait StaffAccounts: Send + Sync + 'static {
     /// Every staff account (name, role, whether it has a PIN, disabled or not).
     async fn staff_accounts(&self) -> Result<Vec<StaffAccountView>, InventoryError>;
+    /// Who may approve at the counter (a refund, a reprint, complimentary tickets): the names of
+    /// the supervisors and operators with a PIN and not disabled, by name. The kiosk offers
+    /// them as a list, so a supervisor taps their name and types only the PIN.
+    async fn approvers(&self) -> Result<Vec<String>, InventoryError>;
     /// Sets the acting member's kiosk PIN (4 to 8 digits), after checking their password.
     async fn staff_set_pin(
         &self,

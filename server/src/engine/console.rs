@@ -18,9 +18,10 @@ impl Console for Engine {
         plan: &HallPlan,
         by: &Actor,
     ) -> Result<HallSummary, InventoryError> {
-        let seats = plan
-            .check()
-            .map_err(|problems| InventoryError::InvalidRequest(problems.join("; ")))?;
+        let seats = plan.check().map_err(|problems| {
+            let said: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            InventoryError::InvalidRequest(said.join("; "))
+        })?;
         let hall = NewHall {
             name: plan.name.trim().to_string(),
             categories: plan.categories.clone(),

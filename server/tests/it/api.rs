@@ -867,8 +867,10 @@ async fn the_sites_files_answer_200_while_error_pages_render_beside_them() {
 /// Every page is in the router of the bundle its path names (the shell links that bundle and
 /// that bundle hydrates it), so a page put in the wrong one is caught here, not by a page that
 /// never comes to life. The control: a path of each kind is told apart.
-#[test]
-fn every_page_is_in_the_bundle_its_path_belongs_to() {
+/// (In a runtime, as the server makes its route list: the staff pages' header asks who is signed
+/// in as it is made.)
+#[tokio::test]
+async fn every_page_is_in_the_bundle_its_path_belongs_to() {
     use app::Bundle;
     for (bundle, routes) in [
         (

@@ -111,6 +111,33 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
     let web = app.customer();
 
+    // The kiosk offers the members who may approve, by name: supervisors (and operators) with
+    // a PIN — not the clerk, not the door; and to the box office only.
+    let (status, names) = post_fn(&kim, &app, "approvers", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{names}");
+    let names: Vec<&str> = names
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(names.contains(&"lee"), "{names:?}");
+    assert!(
+        !names.contains(&"kim") && !names.contains(&"ahn"),
+        "{names:?}"
+    );
+    let (status, _) = post_fn(&door, &app, "approvers", json!({})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    // The staff pages' header: who is signed in, and `null` for nobody (not an error).
+    let (status, me) = post_fn(&kim, &app, "staff_whoami", json!({})).await;
+    assert_eq!(
+        (status, me["name"].as_str()),
+        (StatusCode::OK, Some("kim")),
+        "{me}"
+    );
+    let (status, nobody) = post_fn(&web, &app, "staff_whoami", json!({})).await;
+    assert_eq!((status, nobody), (StatusCode::OK, Value::Null));
+
     // No sale and no print without a shift; one open shift per clerk.
     let (status, body) = post_fn(
         &kim,
@@ -203,6 +230,17 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     let total = sold["amount"].as_i64().unwrap();
     assert!(total > 0);
     assert_eq!(sold["change"].as_i64(), Some(100_000 - total));
+    // The receipt's when, who and where: the database's clock, the shift's clerk and register.
+    assert_eq!(
+        (sold["clerk"].as_str(), sold["register"].as_str()),
+        (Some("kim"), Some("R1")),
+        "{sold}"
+    );
+    let sold_at: chrono::DateTime<chrono::Utc> = sold["soldAt"].as_str().unwrap().parse().unwrap();
+    assert!(
+        (chrono::Utc::now() - sold_at).num_seconds().abs() < 60,
+        "{sold}"
+    );
     assert_eq!(
         statuses(&app, showtime, &picked).await,
         ["BOOKED", "BOOKED", "BOOKED"]

@@ -280,6 +280,7 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
     ),
     // The box office: clerks and supervisors; approvals and the shifts report: supervisors.
     ("POST", "/api/box_office_shift", "{}", &COUNTER),
+    ("POST", "/api/approvers", "{}", &COUNTER),
     (
         "POST",
         "/api/open_shift",
@@ -393,6 +394,8 @@ const PUBLIC_SERVER_FNS: &[&str] = &[
     "/api/get_ticket",
     "/api/staff_sign_in",
     "/api/staff_sign_out",
+    // Who is signed in, if anyone (the staff pages' header): nobody's answer is `null`.
+    "/api/staff_whoami",
     "/api/join_queue",
     "/api/queue_status",
 ];

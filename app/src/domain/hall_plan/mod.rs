@@ -19,7 +19,12 @@
 //! A row with no label and no seats is an empty row (a cross aisle). [`HallPlan::check`] says
 //! everything that is wrong with a plan at once; a plan that passes makes a valid hall.
 
+mod problems;
+
+pub use problems::{seats_text, NameFault, PlanProblem};
+
 use super::{PriceCategory, SeatCode};
+use problems::add_seat;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -143,15 +148,17 @@ impl PlacedSeat {
 }
 
 impl HallPlan {
-    /// Every seat placed on the grid, or everything that is wrong with the plan.
-    pub fn check(&self) -> Result<Vec<PlacedSeat>, Vec<String>> {
+    /// Every seat placed on the grid, or everything that is wrong with the plan (a finding
+    /// about seats names every seat it concerns).
+    pub fn check(&self) -> Result<Vec<PlacedSeat>, Vec<PlanProblem>> {
+        use PlanProblem as P;
         let mut problems = Vec::new();
-        if let Some(problem) = super::name_problem("a hall's name", &self.name, 80) {
-            problems.push(problem);
+        if let Some(fault) = NameFault::of(&self.name, 80) {
+            problems.push(P::HallName(fault));
         }
         let mut codes = HashSet::new();
         if self.categories.is_empty() || self.categories.len() > 20 {
-            problems.push("a hall has 1 to 20 price categories".into());
+            problems.push(P::CategoryCount);
         }
         for c in &self.categories {
             let code_ok = (1..=16).contains(&c.code.len())
@@ -159,28 +166,23 @@ impl HallPlan {
                     .bytes()
                     .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
             if !code_ok {
-                problems.push(format!(
-                    "category code {:?} is not 1 to 16 of A-Z, 0-9, _",
-                    c.code
-                ));
+                problems.push(P::CategoryCode(c.code.clone()));
             }
             if !codes.insert(c.code.as_str()) {
-                problems.push(format!("category {} is named twice", c.code));
+                problems.push(P::CategoryTwice(c.code.clone()));
             }
-            if let Some(problem) =
-                super::name_problem(&format!("category {}'s name", c.code), &c.name, 40)
-            {
-                problems.push(problem);
+            if let Some(fault) = NameFault::of(&c.name, 40) {
+                problems.push(P::CategoryName {
+                    code: c.code.clone(),
+                    fault,
+                });
             }
             if !(0..=10_000_000).contains(&c.price) {
-                problems.push(format!(
-                    "category {}'s price is 0 to 10,000,000 won",
-                    c.code
-                ));
+                problems.push(P::CategoryPrice(c.code.clone()));
             }
         }
         if self.rows.len() > 200 {
-            problems.push("a hall has at most 200 rows".into());
+            problems.push(P::TooManyRows);
         }
         let mut seats = Vec::new();
         let mut labels = HashSet::new();
@@ -192,23 +194,20 @@ impl HallPlan {
             let label_ok =
                 (1..=2).contains(&label.len()) && label.bytes().all(|b| b.is_ascii_uppercase());
             if !label_ok {
-                problems.push(format!(
-                    "row label {:?} is not one or two letters A-Z",
-                    row.label
-                ));
+                problems.push(P::RowLabel(row.label.clone()));
                 continue;
             }
             if !labels.insert(label.clone()) {
-                problems.push(format!("row {label} is there twice"));
+                problems.push(P::RowTwice(label.clone()));
             }
             let mut numbers = HashSet::new();
+            let mut bad_numbers = Vec::new();
+            let mut bad_gap = false;
             let mut x = 0i32;
             for seat in &row.seats {
                 match seat {
                     SeatPlan::Gap { gap } => {
-                        if !(1..=20).contains(gap) {
-                            problems.push(format!("a gap in row {label} is 1 to 20 columns"));
-                        }
+                        bad_gap |= !(1..=20).contains(gap);
                         x += (*gap).min(20) as i32;
                     }
                     SeatPlan::Seat {
@@ -217,27 +216,48 @@ impl HallPlan {
                         wheelchair,
                         companion,
                     } => {
-                        let code = match SeatCode::parse(&format!("{label}{number}")) {
-                            Ok(code) => code,
-                            Err(_) => {
-                                problems.push(format!(
-                                    "seat number {number} in row {label} is not 1 to 999"
-                                ));
-                                continue;
-                            }
+                        let Ok(code) = SeatCode::parse(&format!("{label}{number}")) else {
+                            bad_numbers.push(*number);
+                            continue;
                         };
+                        let name = code.to_string();
                         if !numbers.insert(*number) {
-                            problems.push(format!("seat {code} is there twice"));
+                            add_seat(
+                                &mut problems,
+                                name.clone(),
+                                |p| match p {
+                                    P::SeatsTwice(seats) => Some(seats),
+                                    _ => None,
+                                },
+                                P::SeatsTwice,
+                            );
                         }
                         if !codes.contains(category.as_str()) {
-                            problems.push(format!(
-                                "seat {code}'s category {category} is not one of the hall's"
-                            ));
+                            add_seat(
+                                &mut problems,
+                                name.clone(),
+                                |p| match p {
+                                    P::UnknownCategory { category: c, seats } if c == category => {
+                                        Some(seats)
+                                    }
+                                    _ => None,
+                                },
+                                |seats| P::UnknownCategory {
+                                    category: category.clone(),
+                                    seats,
+                                },
+                            );
                         }
                         if *wheelchair && *companion {
-                            problems.push(format!(
-                                "seat {code} is a wheelchair place or a companion seat, not both"
-                            ));
+                            add_seat(
+                                &mut problems,
+                                name,
+                                |p| match p {
+                                    P::WheelchairAndCompanion(seats) => Some(seats),
+                                    _ => None,
+                                },
+                                P::WheelchairAndCompanion,
+                            );
                         }
                         x += 1;
                         seats.push(PlacedSeat {
@@ -253,19 +273,25 @@ impl HallPlan {
                     }
                 }
             }
+            if bad_gap {
+                problems.push(P::GapWidth(label.clone()));
+            }
+            if !bad_numbers.is_empty() {
+                problems.push(P::SeatNumbers {
+                    row: label.clone(),
+                    numbers: bad_numbers,
+                });
+            }
         }
         if seats.is_empty() {
-            problems.push("a hall has at least one seat".into());
+            problems.push(P::NoSeats);
         }
         if seats.len() > MAX_HALL_SEATS {
-            problems.push(format!(
-                "a hall has at most {MAX_HALL_SEATS} seats, not {}",
-                seats.len()
-            ));
+            problems.push(P::TooManySeats(seats.len()));
         }
         if let Some(best) = &self.best_seat {
             if !seats.iter().any(|s| s.code.as_str() == best.trim()) {
-                problems.push(format!("bestSeat {best} is not a seat of the hall"));
+                problems.push(P::BestSeat(best.clone()));
             }
         }
         if problems.is_empty() {

@@ -75,7 +75,13 @@ fn everything_wrong_with_a_plan_is_said_at_once() {
                                                   { "number": 4, "category": "std", "wheelchair": true, "companion": true },
                                                   { "gap": 0 } ] } ] }"#,
     );
-    let problems = bad.check().unwrap_err().join("\n");
+    let problems: Vec<String> = bad
+        .check()
+        .unwrap_err()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    let problems = problems.join("\n");
     for says in [
         "B4 is a wheelchair place or a companion seat, not both",
         "name is 1 to 80",

@@ -159,34 +159,12 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
             Ok(_) => None,
         })
     };
-    let best_count = RwSignal::new(2usize);
     view! {
-        <div class="best-bar" data-test="best-bar">
-            <label for="best-count">{move || tr!(lang.get(), "best.label")}</label>
-            <select
-                id="best-count"
-                data-test="best-count"
-                on:change=move |ev| {
-                    if let Ok(n) = event_target_value(&ev).parse() {
-                        best_count.set(n);
-                    }
-                }
-            >
-                {(1..=MAX_SEATS_PER_HOLD)
-                    .map(|n| view! { <option value=n.to_string() selected=n == 2>{n}</option> })
-                    .collect_view()}
-            </select>
-            <button
-                type="button"
-                class="secondary"
-                data-test="best-button"
-                disabled=move || picker.pending.get() || picker.retry_in_seconds().is_some()
-                on:click=move |_| picker.hold_best(best_count.get_untracked())
-            >
-                {move || tr!(lang.get(), "best.button", count = best_count.get())}
-            </button>
-        </div>
         <div class="picker-bar" data-test="picker-bar">
+            // Nothing chosen yet: the seats can be chosen for the customer, where the thumb is.
+            <Show when=move || picker.selected.with(|s| s.is_empty())>
+                <BestBar picker />
+            </Show>
             <div class="picker-summary">
                 <p data-test="selection">{summary}</p>
                 <p class="total" data-test="total">{total}</p>
@@ -227,6 +205,100 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
                     }}
                 </button>
             </div>
+        </div>
+    }
+}
+
+/// "Choose for me": how many seats and in which price category (the cheapest with free seats
+/// unless the customer picks another), its price said before anything is held.
+#[component]
+fn BestBar(picker: Picker) -> impl IntoView {
+    let lang = use_lang();
+    let count = RwSignal::new(2usize);
+    let categories = picker.categories.get_value();
+    // The categories with a free seat now, cheapest first.
+    let open = Memo::new(move |_| {
+        let free: std::collections::BTreeSet<String> = picker.status.with(|status| {
+            picker.seats.with_value(|seats| {
+                seats
+                    .iter()
+                    .filter(|s| {
+                        status.get(s.code.as_str()) == Some(&crate::domain::SeatStatus::Available)
+                    })
+                    .map(|s| s.category.clone())
+                    .collect()
+            })
+        });
+        let mut list: Vec<PriceCategory> = picker
+            .categories
+            .get_value()
+            .into_iter()
+            .filter(|c| free.contains(&c.code))
+            .collect();
+        list.sort_by_key(|c| c.price);
+        list
+    });
+    let chosen = RwSignal::new(None::<String>);
+    // The customer's choice while it has free seats, else the cheapest that has.
+    let category = Memo::new(move |_| {
+        open.with(|list| {
+            chosen
+                .get()
+                .and_then(|c| list.iter().find(|x| x.code == c).cloned())
+                .or_else(|| list.first().cloned())
+        })
+    });
+    let several = categories.len() > 1;
+    view! {
+        <div class="best-bar" data-test="best-bar">
+            <label for="best-count">{move || tr!(lang.get(), "best.label")}</label>
+            <select
+                id="best-count"
+                data-test="best-count"
+                on:change=move |ev| {
+                    if let Ok(n) = event_target_value(&ev).parse() {
+                        count.set(n);
+                    }
+                }
+            >
+                {(1..=MAX_SEATS_PER_HOLD)
+                    .map(|n| view! { <option value=n.to_string() selected=n == 2>{n}</option> })
+                    .collect_view()}
+            </select>
+            {several.then(|| view! {
+                <div class="best-categories" role="radiogroup" aria-label=move || tr!(lang.get(), "best.category")>
+                    {move || open.get().into_iter().map(|c| {
+                        let code = c.code.clone();
+                        let is = code.clone();
+                        let (label, amount) = (c.clone(), c.price);
+                        view! {
+                            <button type="button" role="radio" class="chip" data-test="best-category" data-code=code.clone()
+                                aria-checked=move || category.with(|x| x.as_ref().is_some_and(|x| x.code == is)).to_string()
+                                on:click=move |_| chosen.set(Some(code.clone()))>
+                                {move || category_name(lang.get(), &label)} " " {move || price(lang.get(), amount)}
+                            </button>
+                        }
+                    }).collect_view()}
+                </div>
+            })}
+            <button
+                type="button"
+                class="secondary"
+                data-test="best-button"
+                disabled=move || picker.pending.get() || picker.retry_in_seconds().is_some() || category.with(Option::is_none)
+                on:click=move |_| picker.hold_best(count.get_untracked(), category.get_untracked().map(|c| c.code))
+            >
+                {move || tr!(lang.get(), "best.button", count = count.get())}
+            </button>
+            <p class="hint best-choice" data-test="best-choice">
+                {move || category.get().map(|c| tr!(
+                    lang.get(),
+                    "best.choice",
+                    category = category_name(lang.get(), &c),
+                    count = count.get(),
+                    total = price(lang.get(), c.price * count.get() as i64)
+                ))}
+            </p>
         </div>
     }
 }

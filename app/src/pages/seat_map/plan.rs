@@ -100,10 +100,17 @@ fn seat_label(lang: Lang, seat: &Seat, category: &str, view: SeatView) -> String
 /// A price category's name as a customer reads it: the operator's own name (`커플석` stays
 /// `커플석`), except that the demo halls' default names are said in the page's language.
 pub fn category_name(lang: Lang, category: &crate::domain::PriceCategory) -> String {
-    match (category.code.as_str(), category.name.trim()) {
+    category_label(lang, &category.code, &category.name)
+}
+
+/// A category's name from its code and the operator's name for it: the operator's own name,
+/// the demo halls' default names in the page's language, and a category left unnamed by its
+/// code as the language says a seat class (`R석`).
+pub fn category_label(lang: Lang, code: &str, name: &str) -> String {
+    match (code, name.trim()) {
         ("STANDARD", "" | "Standard") => tr!(lang, "category.STANDARD"),
         ("PREMIUM", "" | "Premium") => tr!(lang, "category.PREMIUM"),
-        (code, "") => code.to_lowercase(),
+        (code, "") => tr!(lang, "category.unnamed", code = code),
         (_, name) => name.to_string(),
     }
 }
@@ -114,7 +121,7 @@ pub fn category_of(lang: Lang, picker: Picker, code: &str) -> String {
         .categories
         .with_value(|list| match list.iter().find(|c| c.code == code) {
             Some(category) => category_name(lang, category),
-            None => code.to_lowercase(),
+            None => category_label(lang, code, ""),
         })
 }
 

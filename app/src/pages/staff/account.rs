@@ -170,7 +170,7 @@ pub fn StaffPins(member: StaffMember, accounts: StaffList) -> impl IntoView {
                                     view! {
                                         <tr data-test="staff-row" data-member=a.name.clone()>
                                             <td>{a.name.clone()}</td>
-                                            <td>{a.role.as_str()}</td>
+                                            <td>{move || super::role_name(lang.get(), a.role)}</td>
                                             <td>{move || match has_pin {
                                                 true => tr!(lang.get(), "account.has_pin"),
                                                 false => tr!(lang.get(), "account.no_pin"),

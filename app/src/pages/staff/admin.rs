@@ -37,7 +37,7 @@ pub fn AdminPage() -> impl IntoView {
                             view! {
                             <AdminNav />
                             <p data-test="signed-in-as">
-                                {move || tr!(lang.get(), "staff.signed_in_as", name = member.name.clone(), role = member.role)}
+                                {move || tr!(lang.get(), "staff.signed_in_as", name = member.name.clone(), role = super::role_name(lang.get(), member.role))}
                             </p>
                             <button type="button" class="secondary" on:click=sign_out data-test="sign-out">
                                 {move || tr!(lang.get(), "staff.sign_out")}

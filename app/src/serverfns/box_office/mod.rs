@@ -1,5 +1,6 @@
 //! The box office kiosk and the door, by task: shifts, the counter, refunds and exchanges, prints, check-in. Each checks the member's role first.
 
+mod approvers;
 mod box_office_shift;
 mod check_in_ticket;
 mod clerk_hold;
@@ -13,6 +14,7 @@ mod refunds_owed;
 mod sell_at_counter;
 mod shifts_report;
 
+pub use approvers::*;
 pub use box_office_shift::*;
 pub use check_in_ticket::*;
 pub use clerk_hold::*;

@@ -13,6 +13,7 @@ mod staff_set_pin;
 mod staff_sign_in;
 mod staff_sign_out;
 mod staff_unlock;
+mod staff_whoami;
 
 pub use api_tokens::*;
 pub use audit_log::*;
@@ -27,3 +28,4 @@ pub use staff_set_pin::*;
 pub use staff_sign_in::*;
 pub use staff_sign_out::*;
 pub use staff_unlock::*;
+pub use staff_whoami::*;

@@ -45,7 +45,8 @@ impl Counter for Engine {
         }
         .customer_id();
         let showtime = request.hold_id.showtime_id();
-        let shift = self.open_shift_id(actor).await?;
+        let open = self.open_shift_of(actor).await?;
+        let shift = open.id;
         let live = self.live_hold(request.hold_id, clerk).await?;
         let layout = self.layout(showtime).await?;
         if live.now >= layout.sales_close_at() {
@@ -138,6 +139,9 @@ impl Counter for Engine {
             tendered,
             change: tendered.map(|t| t - amount),
             card_reference,
+            sold_at: live.now,
+            clerk: open.clerk,
+            register: open.register,
         })
     }
 }

@@ -46,11 +46,15 @@ impl Engine {
     }
 
     async fn open_shift_id(&self, actor: &Actor) -> Result<i64, InventoryError> {
+        Ok(self.open_shift_of(actor).await?.id)
+    }
+
+    /// The acting member's open shift.
+    async fn open_shift_of(&self, actor: &Actor) -> Result<ShiftRecord, InventoryError> {
         self.store
             .shifts(ShiftFilter::OpenOf(actor.member.id))
             .await?
             .pop()
-            .map(|s| s.id)
             .ok_or(InventoryError::NoOpenShift)
     }
 

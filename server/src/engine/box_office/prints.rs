@@ -51,6 +51,7 @@ impl Prints for Engine {
                     row: seat.row.clone(),
                     number: seat.number.to_string(),
                     category: category.map_or_else(|| seat.category.clone(), |c| c.name.clone()),
+                    category_code: seat.category.clone(),
                     price: category.map_or(0, |c| c.price),
                 })
             })

@@ -21,6 +21,23 @@ impl StaffAccounts for Engine {
             .collect())
     }
 
+    async fn approvers(&self) -> Result<Vec<String>, InventoryError> {
+        let mut names: Vec<String> = self
+            .store
+            .staff_list()
+            .await?
+            .into_iter()
+            .filter(|a| {
+                a.pin_hash.is_some()
+                    && a.disabled_at.is_none()
+                    && a.role.may(&app::domain::APPROVER_ROLES)
+            })
+            .map(|a| a.name)
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
     /// Sets the signed-in member's PIN, after checking their password (counted and slowed like
     /// a sign-in from the member's address).
     async fn staff_set_pin(

@@ -31,17 +31,15 @@ impl Picker {
     }
 
     /// Asks the server for the best `count` seats and holds them in one step.
-    pub fn hold_best(self, count: usize) {
+    /// Holds the best `count` seats (of `category`, when given).
+    pub fn hold_best(self, count: usize, category: Option<String>) {
         if self.pending.get_untracked() {
             return;
         }
         self.pending.set(true);
         let (showtime, kiosk) = (self.showtime, self.kiosk);
         spawn_local(async move {
-            let request = BestAvailable {
-                count,
-                category: None,
-            };
+            let request = BestAvailable { count, category };
             let outcome = match kiosk {
                 true => clerk_hold(showtime, None, Some(request)).await,
                 false => hold_best(showtime, request).await,

@@ -53,6 +53,9 @@ pub struct Picker {
     pub judgement: Memo<Result<Vec<String>, Refusal>>,
     /// A box-office clerk's picker: holds are the clerk's (for the sale at the counter).
     pub kiosk: bool,
+    /// The operator's console marking seats (house, killed, back on sale): any seat that is
+    /// not sold or held is picked, as many as wanted, and no seat rule applies.
+    pub console: bool,
     /// The live connection is up (its snapshot arrived and it has not closed since).
     pub online: RwSignal<bool>,
 }
@@ -137,6 +140,7 @@ impl Picker {
             retry_at_ms: RwSignal::new(None),
             judgement,
             kiosk: false,
+            console: false,
             online: RwSignal::new(false),
         }
     }
@@ -145,6 +149,14 @@ impl Picker {
     pub fn for_kiosk(map: &SeatMap) -> Self {
         Self {
             kiosk: true,
+            ..Self::new(map, None)
+        }
+    }
+
+    /// The console's picker (see [`Picker::console`]).
+    pub fn for_console(map: &SeatMap) -> Self {
+        Self {
+            console: true,
             ..Self::new(map, None)
         }
     }
@@ -168,6 +180,8 @@ impl Picker {
             return SeatView::Selected;
         }
         match self.status.with(|s| s.get(code).copied()) {
+            // The console shows what is off sale as such, and picks it all the same.
+            Some(SeatStatus::House | SeatStatus::Killed) if self.console => SeatView::Blocked,
             Some(status) if self.open(status) && self.strands(code) => SeatView::Stranded,
             Some(status) if self.open(status) => SeatView::Free,
             Some(SeatStatus::Held) => SeatView::Taken,
@@ -179,13 +193,20 @@ impl Picker {
     /// Whether a seat of `status` may be picked here: a free one, and at the box office a house
     /// seat too (the venue's staff sell those).
     fn open(self, status: SeatStatus) -> bool {
-        status == SeatStatus::Available || (self.kiosk && status == SeatStatus::House)
+        match status {
+            SeatStatus::Available => true,
+            SeatStatus::House => self.kiosk || self.console,
+            SeatStatus::Killed => self.console,
+            _ => false,
+        }
     }
 
     /// Whether the current selection would leave `code` alone (and may not).
     fn strands(self, code: &str) -> bool {
-        self.judgement
-            .with(|j| matches!(j, Err(Refusal::LoneSeat(alone)) if alone.iter().any(|c| c == code)))
+        !self.console
+            && self.judgement.with(
+                |j| matches!(j, Err(Refusal::LoneSeat(alone)) if alone.iter().any(|c| c == code)),
+            )
     }
 
     pub fn click(self, code: &str) {
@@ -193,16 +214,24 @@ impl Picker {
             self.notice.set(Some(Notice::HoldFirst));
             return;
         }
-        if !matches!(
-            self.view(code),
-            SeatView::Free | SeatView::Selected | SeatView::Stranded
-        ) {
+        let pickable = match self.view(code) {
+            SeatView::Free | SeatView::Selected | SeatView::Stranded => true,
+            SeatView::Blocked => self.console,
+            _ => false,
+        };
+        if !pickable {
             self.notice
                 .set(Some(Notice::NotAvailable(code.to_string())));
             return;
         }
         let mut outcome = Ok(false);
-        self.selected.update(|s| outcome = seating::toggle(s, code));
+        self.selected.update(|s| {
+            outcome = if self.console {
+                Ok(s.remove(code) || s.insert(code.to_string()))
+            } else {
+                seating::toggle(s, code)
+            }
+        });
         match outcome {
             Err(LimitReached) => self.notice.set(Some(Notice::Limit)),
             Ok(_) => {

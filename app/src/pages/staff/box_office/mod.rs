@@ -37,8 +37,9 @@ use crate::pages::seat_map::plan::Plan;
 use crate::pages::seat_map::{Legend, NoticeBar};
 use crate::pages::staff::StaffRefusal;
 use crate::serverfns::{
-    box_office_shift, close_shift, exchange_at_counter, get_seat_map, list_showtimes, open_shift,
-    print_ticket, refund_at_counter, sell_at_counter, staff_lock, staff_sign_out, staff_unlock,
+    approvers, box_office_shift, close_shift, exchange_at_counter, get_seat_map, list_showtimes,
+    open_shift, print_ticket, refund_at_counter, sell_at_counter, staff_lock, staff_sign_out,
+    staff_unlock,
 };
 use crate::tr;
 use leptos::prelude::*;
@@ -90,7 +91,8 @@ pub(super) fn approval(name: RwSignal<String>, pin: RwSignal<String>) -> Option<
     })
 }
 
-/// The supervisor's name and PIN fields.
+/// The supervisor's approval: their name tapped in the list of those who may approve (no name
+/// to type at a counter), and their PIN.
 #[component]
 pub(super) fn ApprovalFields(
     name: RwSignal<String>,
@@ -98,12 +100,35 @@ pub(super) fn ApprovalFields(
     id: &'static str,
 ) -> impl IntoView {
     let lang = use_lang();
+    let list = Resource::new(|| (), |_| approvers());
+    let choose = move |who: String| {
+        let (checked, active, pick, test) = (who.clone(), who.clone(), who.clone(), who.clone());
+        view! {
+            <button type="button" role="radio" class="approver"
+                aria-checked=move || name.with(|n| *n == checked).to_string()
+                class:active=move || name.with(|n| *n == active)
+                on:click=move |_| name.set(pick.clone())
+                data-test=format!("{id}-approver") data-name=test>
+                {who}
+            </button>
+        }
+    };
     view! {
         <fieldset class="approval" data-test=format!("{id}-approval")>
             <legend>{move || tr!(lang.get(), "kiosk.approval")}</legend>
-            <label for=format!("{id}-supervisor")>{move || tr!(lang.get(), "kiosk.supervisor")}</label>
-            <input id=format!("{id}-supervisor") autocomplete="off" autocapitalize="none"
-                bind:value=name data-test=format!("{id}-supervisor") />
+            <div class="approvers" role="radiogroup" aria-label=move || tr!(lang.get(), "kiosk.supervisor")>
+                <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                    {move || Suspend::new(async move {
+                        match list.await {
+                            Ok(names) if names.is_empty() => view! {
+                                <p class="hint" data-test=format!("{id}-no-approver")>{move || tr!(lang.get(), "kiosk.no_approver")}</p>
+                            }.into_any(),
+                            Ok(names) => names.into_iter().map(choose).collect_view().into_any(),
+                            Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
+                        }
+                    })}
+                </Suspense>
+            </div>
             <label for=format!("{id}-pin")>{move || tr!(lang.get(), "kiosk.supervisor_pin")}</label>
             <input id=format!("{id}-pin") type="password" inputmode="numeric" autocomplete="off"
                 bind:value=pin data-test=format!("{id}-pin") />

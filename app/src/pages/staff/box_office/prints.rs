@@ -1,6 +1,7 @@
 //! The tickets to print (80 mm receipt paper or A4).
 
 use super::*;
+use crate::pages::seat_map::plan::category_label;
 
 /// The tickets as printed: one per seat, each with the booking's QR code.
 #[component]
@@ -22,13 +23,15 @@ pub(super) fn PrintView(
             <article class="printed-ticket printed-receipt" data-test="printed-receipt">
                 <p class="venue">{ticket.venue.clone()}</p>
                 <h3>{tr!(l, "kiosk.receipt")}</h3>
+                <p data-test="printed-receipt-meta">{crate::format::date_time(l, sale.sold_at)}<br />
+                    {tr!(l, "kiosk.register")} " " {sale.register.clone()} " · " {sale.clerk.clone()}</p>
                 <p>{crate::seating::reading_order(&sale.seats).join(", ")}</p>
                 <p>{tr!(l, "kiosk.total")} " " <strong>{price(l, sale.amount)}</strong></p>
                 <p>{tender}</p>
-                {sale.tendered.map(|t| view! { <p>{tr!(l, "kiosk.tendered")} ": " {price(l, t)}</p> })}
+                {sale.tendered.map(|t| view! { <p>{tr!(l, "kiosk.cash_received")} " " {price(l, t)}</p> })}
                 {sale.change.map(|c| view! { <p class="receipt-change">{tr!(l, "kiosk.change_due", amount = price(l, c))}</p> })}
-                {sale.card_reference.clone().map(|r| view! { <p>{tr!(l, "kiosk.card_reference")} ": " {r}</p> })}
-                <p class="ticket-code">{sale.booking_id.0.to_string()}</p>
+                {sale.card_reference.clone().map(|r| view! { <p>{tr!(l, "kiosk.card_reference")} " " {r}</p> })}
+                <p class="reference">{tr!(l, "kiosk.reference")} " " {sale.booking_id.reference()}</p>
             </article>
         }
     });
@@ -48,15 +51,16 @@ pub(super) fn PrintView(
             {seats.into_iter().map(|seat| {
                 let reference = reference.clone();
                 let (row, number, price_of) = (seat.row.clone(), seat.number.clone(), seat.price);
+                let (category_code, category) = (seat.category_code.clone(), seat.category.clone());
                 view! {
                     <article class="printed-ticket" data-test="printed-ticket">
-                        {(reprint > 0).then(|| view! { <p class="reprint" data-test="reprint">{format!("REPRINT {reprint}")}</p> })}
+                        {(reprint > 0).then(|| view! { <p class="reprint" data-test="reprint">{move || tr!(lang.get(), "kiosk.reprint_mark", n = reprint)}</p> })}
                         <p class="venue">{venue.clone()}</p>
                         <h3>{movie_title.clone()}</h3>
                         <p>{hall_name.clone()}</p>
                         <p>{move || showtime_when(lang.get(), when)}</p>
                         <p class="ticket-seat">{move || tr!(lang.get(), "kiosk.row_seat", row = row.clone(), number = number.clone())}</p>
-                        <p>{seat.category.clone()} " · " {move || price(lang.get(), price_of)}</p>
+                        <p>{move || category_label(lang.get(), &category_code, &category)} " · " {move || price(lang.get(), price_of)}</p>
                         // Each seat's own code: it admits this seat alone.
                         <div class="qr" inner_html=seat.qr_svg.clone()></div>
                         <p class="reference">{move || tr!(lang.get(), "kiosk.reference")} " " {reference.clone()}</p>

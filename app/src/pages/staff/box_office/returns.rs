@@ -13,6 +13,18 @@ pub(super) fn seat_list(text: &str) -> Option<Vec<String>> {
     (!seats.is_empty()).then_some(seats)
 }
 
+/// How a refund is given back, in `lang`: `cash`, `card`, `comp`, `gateway` (another word is
+/// shown as it came).
+pub(crate) fn refund_method(lang: crate::i18n::Lang, method: &str) -> String {
+    match method {
+        "cash" => tr!(lang, "refund_method.cash"),
+        "card" => tr!(lang, "refund_method.card"),
+        "comp" => tr!(lang, "refund_method.comp"),
+        "gateway" => tr!(lang, "refund_method.gateway"),
+        other => other.to_string(),
+    }
+}
+
 /// A booking found by its ticket or reference: refund it (whole, or some seats) or reprint it,
 /// with a supervisor's approval.
 #[component]
@@ -77,7 +89,7 @@ pub(super) fn Refund() -> impl IntoView {
                 let seats: Vec<String> = r.seats.iter().map(|s| s.code.to_string()).collect();
                 view! {
                     <p class="notice ok" role="status" data-test="refund-done">
-                        {tr!(lang.get(), "kiosk.refunded", seats = seats.join(", "), amount = price(lang.get(), r.amount), method = r.method.clone())}
+                        {tr!(lang.get(), "kiosk.refunded", seats = seats.join(", "), amount = price(lang.get(), r.amount), method = refund_method(lang.get(), &r.method))}
                     </p>
                 }
             })}

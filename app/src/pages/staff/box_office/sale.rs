@@ -22,26 +22,22 @@ pub(super) fn Sell(browser_online: RwSignal<bool>, sale_round: RwSignal<u32>) ->
                     Ok(list) => {
                         let list = upcoming(list);
                         view! {
-                            <div class="kiosk-showtimes" role="group" aria-label=move || tr!(lang.get(), "kiosk.showtimes") data-test="kiosk-showtimes">
+                            // Once one is chosen the list steps aside for its map (the map's heading
+                            // offers the others again).
+                            <div class="kiosk-showtimes" class:hidden=move || chosen.with(Option::is_some) role="group"
+                                aria-label=move || tr!(lang.get(), "kiosk.showtimes") data-test="kiosk-showtimes">
                                 {list.into_iter().map(|s| {
                                     let id = s.id;
                                     let when = s.starts_at;
-                                    // Once one is chosen, the others step aside for the map.
-                                    let hidden = move || chosen.get().is_some_and(|c| c != id);
                                     view! {
                                         <button type="button" class="showtime-tile" aria-pressed=move || (chosen.get() == Some(id)).to_string()
-                                            class:hidden=hidden on:click=move |_| chosen.set(Some(id)) data-test="kiosk-showtime" data-id=id.to_string()>
+                                            on:click=move |_| chosen.set(Some(id)) data-test="kiosk-showtime" data-id=id.to_string()>
                                             <strong>{s.movie_title.clone()}</strong>
                                             <span>{move || showtime_when(lang.get(), when)}</span>
                                             <span>{s.hall_name.clone()} " · " {s.seats_available} " / " {s.seats_total}</span>
                                         </button>
                                     }
                                 }).collect_view()}
-                                <Show when=move || chosen.with(Option::is_some)>
-                                    <button type="button" on:click=move |_| chosen.set(None) data-test="change-showtime">
-                                        {move || tr!(lang.get(), "kiosk.change_showtime")}
-                                    </button>
-                                </Show>
                             </div>
                         }.into_any()
                     }
@@ -49,13 +45,14 @@ pub(super) fn Sell(browser_online: RwSignal<bool>, sale_round: RwSignal<u32>) ->
                 }
             })}
         </Suspense>
-        {move || chosen.get().map(|id| view! { <SaleMap showtime=id browser_online sale_round /> })}
+        {move || chosen.get().map(|id| view! { <SaleMap showtime=id chosen browser_online sale_round /> })}
     }
 }
 
 #[component]
 pub(super) fn SaleMap(
     showtime: ShowtimeId,
+    chosen: RwSignal<Option<ShowtimeId>>,
     browser_online: RwSignal<bool>,
     sale_round: RwSignal<u32>,
 ) -> impl IntoView {
@@ -65,7 +62,7 @@ pub(super) fn SaleMap(
         <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
             {move || Suspend::new(async move {
                 match map.await {
-                    Ok(map) => view! { <Sale map browser_online sale_round /> }.into_any(),
+                    Ok(map) => view! { <Sale map chosen browser_online sale_round /> }.into_any(),
                     Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
                 }
             })}
@@ -76,6 +73,7 @@ pub(super) fn SaleMap(
 #[component]
 pub(super) fn Sale(
     map: SeatMap,
+    chosen: RwSignal<Option<ShowtimeId>>,
     browser_online: RwSignal<bool>,
     sale_round: RwSignal<u32>,
 ) -> impl IntoView {
@@ -97,7 +95,7 @@ pub(super) fn Sale(
     let best = move |count: usize| {
         view! {
             <button type="button" class="best" disabled=move || !online.get() || picker.pending.get() || picker.hold.with(Option::is_some)
-                on:click=move |_| picker.hold_best(count) data-test=format!("best-{count}")>
+                on:click=move |_| picker.hold_best(count, None) data-test=format!("best-{count}")>
                 {move || tr!(lang.get(), "kiosk.best", count = count)}
             </button>
         }
@@ -108,7 +106,12 @@ pub(super) fn Sale(
         </Show>
         <div class="kiosk-sale" data-test="kiosk-sale" data-online=move || online.get().to_string()>
             <div class="kiosk-map">
-                <h2>{map.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</h2>
+                <div class="kiosk-map-head">
+                    <h2>{map.movie_title.clone()} " · " {map.hall_name.clone()} " · " {move || showtime_when(lang.get(), when)}</h2>
+                    <button type="button" on:click=move |_| chosen.set(None) data-test="change-showtime">
+                        {move || tr!(lang.get(), "kiosk.change_showtime")}
+                    </button>
+                </div>
                 <Legend categories=map.categories.clone() />
                 <NoticeBar picker />
                 <div class="stage">

@@ -77,6 +77,7 @@ pub(super) fn Tender(
                 Tender::Cash => view! {
                     <label for="tendered">{move || tr!(lang.get(), "kiosk.tendered")}</label>
                     <input id="tendered" inputmode="numeric" autocomplete="off" bind:value=tendered data-test="tendered" />
+                    <CashPad tendered total />
                     <p class="change" data-test="change-due">
                         {move || match change() {
                             Some(c) if c >= 0 => tr!(lang.get(), "kiosk.change_due", amount = price(lang.get(), c)),
@@ -107,6 +108,84 @@ pub(super) fn Tender(
             {error_line(lang, error)}
         </section>
         </Show>
+    }
+}
+
+/// Banknotes a quick-cash button adds to what was tendered (the two a cinema's customers hand
+/// over most).
+pub(super) const QUICK_NOTES: [i64; 2] = [10_000, 50_000];
+
+/// What a key of the cash pad does to the amount tendered, as typed (digits only): a digit
+/// or `00` is appended, `⌫` takes the last digit back, `C` clears; a note adds its value; the
+/// exact amount replaces it. Never more than 9 digits (the server refuses cash over its limit
+/// anyway), and never a leading zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PadKey {
+    Digits(&'static str),
+    Back,
+    Clear,
+    Note(i64),
+    Exact(i64),
+}
+
+pub fn press(tendered: &str, key: PadKey) -> String {
+    let now: String = tendered.chars().filter(char::is_ascii_digit).collect();
+    let now = now.trim_start_matches('0').to_string();
+    let next = match key {
+        PadKey::Digits(d) => format!("{now}{d}"),
+        PadKey::Back => {
+            let mut s = now.clone();
+            s.pop();
+            s
+        }
+        PadKey::Clear => String::new(),
+        PadKey::Note(value) => (now.parse::<i64>().unwrap_or(0) + value).to_string(),
+        PadKey::Exact(total) => total.to_string(),
+    };
+    let next = next.trim_start_matches('0').to_string();
+    if next.len() > 9 {
+        now
+    } else {
+        next
+    }
+}
+
+/// The cash keys beside the amount tendered: the exact amount and the common notes in one tap,
+/// and a number pad, so a touch screen needs no keyboard.
+#[component]
+fn CashPad(tendered: RwSignal<String>, total: Memo<i64>) -> impl IntoView {
+    let lang = use_lang();
+    let key = move |k: PadKey, label: String, test: String| {
+        view! {
+            <button type="button" on:click=move |_| tendered.update(|t| *t = press(t, k)) data-test=test>
+                {label}
+            </button>
+        }
+    };
+    let digits = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "00", "0"];
+    view! {
+        <div class="quick-cash" role="group" aria-label=move || tr!(lang.get(), "kiosk.quick_cash")>
+            <button type="button" class="primary-outline" data-test="cash-exact"
+                on:click=move |_| tendered.update(|t| *t = press(t, PadKey::Exact(total.get_untracked())))>
+                {move || tr!(lang.get(), "kiosk.exact")}
+            </button>
+            {QUICK_NOTES.into_iter().map(|note| view! {
+                <button type="button" data-test=format!("cash-{note}")
+                    aria-label=move || tr!(lang.get(), "kiosk.add_note", amount = price(lang.get(), note))
+                    on:click=move |_| tendered.update(|t| *t = press(t, PadKey::Note(note)))>
+                    {move || format!("+{}", price(lang.get(), note))}
+                </button>
+            }).collect_view()}
+            <button type="button" class="pad-clear" data-test="pad-clear"
+                on:click=move |_| tendered.update(|t| *t = press(t, PadKey::Clear))>
+                {move || tr!(lang.get(), "kiosk.pad_clear")}
+            </button>
+        </div>
+        <div class="numpad" role="group" aria-label=move || tr!(lang.get(), "kiosk.numpad")>
+            {digits.into_iter().map(|d| key(PadKey::Digits(d), d.to_string(), format!("pad-{d}"))).collect_view()}
+            <button type="button" data-test="pad-back" aria-label=move || tr!(lang.get(), "kiosk.pad_back")
+                on:click=move |_| tendered.update(|t| *t = press(t, PadKey::Back))>"⌫"</button>
+        </div>
     }
 }
 
@@ -148,16 +227,21 @@ pub(super) fn Receipt(
     let amount = sale.amount;
     let change = sale.change;
     let slip = sale.clone();
+    let when = sale.sold_at;
     view! {
         <section class="receipt" data-test="receipt" aria-live="polite">
             <h2>{move || tr!(lang.get(), "kiosk.sold")}</h2>
-            <p>{sale.seats.join(", ")}</p>
+            <p class="receipt-seats" data-test="receipt-seats">{crate::seating::reading_order(&sale.seats).join(", ")}</p>
             <p class="reference">{move || tr!(lang.get(), "kiosk.reference")} " "
-                <code data-test="receipt-booking">{sale.booking_id.0.to_string()}</code></p>
+                <strong data-test="receipt-booking" data-booking=sale.booking_id.0.to_string()>{sale.booking_id.reference()}</strong></p>
             <p>{move || tr!(lang.get(), "kiosk.total")} " " <strong>{move || price(lang.get(), amount)}</strong></p>
             {change.map(|c| view! {
                 <p class="change" data-test="receipt-change">{move || tr!(lang.get(), "kiosk.change_due", amount = price(lang.get(), c))}</p>
             })}
+            <p class="receipt-meta" data-test="receipt-meta">
+                {move || crate::format::date_time(lang.get(), when)} " · "
+                {move || tr!(lang.get(), "kiosk.register")} " " {sale.register.clone()} " · " {sale.clerk.clone()}
+            </p>
             // Printed once from here; a reprint is a supervisor's (the Refund tab).
             <button type="button" class="primary" on:click=print data-test="print"
                 disabled=move || busy.get() || ticket.with(Option::is_some)>
@@ -169,5 +253,35 @@ pub(super) fn Receipt(
             {error_line(lang, error)}
         </section>
         {move || ticket.get().map(|t| view! { <PrintView ticket=t slip=slip.clone() /> })}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{press, PadKey};
+
+    #[test]
+    fn the_cash_pad_types_adds_notes_and_never_leads_with_zero() {
+        let typed = [
+            PadKey::Digits("0"),
+            PadKey::Digits("3"),
+            PadKey::Digits("00"),
+            PadKey::Digits("00"),
+        ]
+        .into_iter()
+        .fold(String::new(), |t, k| press(&t, k));
+        assert_eq!(typed, "30000");
+        assert_eq!(press(&typed, PadKey::Back), "3000");
+        assert_eq!(press("3", PadKey::Back), "");
+        assert_eq!(press("", PadKey::Back), "");
+        assert_eq!(press("30000", PadKey::Clear), "");
+        assert_eq!(press("", PadKey::Note(50_000)), "50000");
+        assert_eq!(press("50000", PadKey::Note(10_000)), "60000");
+        assert_eq!(press("123", PadKey::Exact(36_000)), "36000");
+        // Typed by hand with a separator: the digits count.
+        assert_eq!(press("12,000", PadKey::Digits("0")), "120000");
+        // No tenth digit.
+        assert_eq!(press("123456789", PadKey::Digits("0")), "123456789");
+        assert_eq!(press("999999999", PadKey::Note(50_000)), "999999999");
     }
 }

@@ -10,8 +10,11 @@ use crate::tr;
 use leptos::prelude::*;
 
 mod plan;
+mod problems;
 
 pub use plan::*;
+use problems::{problem_text, shown};
+use std::collections::HashSet;
 
 #[component]
 pub fn LayoutEditor(
@@ -39,6 +42,68 @@ pub fn LayoutEditor(
         row(4, "C", 8, "PREMIUM", "4"),
     ]);
     let plan = Memo::new(move |_| plan_of(&name.get(), &categories.get(), &rows.get()));
+    // The fields the operator has been in ("name", "cat:<id>", "row:<id>"), and whether they
+    // asked to make the hall: only their problems are shown.
+    let touched = RwSignal::new(HashSet::<String>::new());
+    let all_touched = RwSignal::new(false);
+    let touch = move |key: String| {
+        if !touched.with_untracked(|t| t.contains(&key)) {
+            touched.update(|t| {
+                t.insert(key);
+            });
+        }
+    };
+    let is_touched = move |source: &Source| {
+        if all_touched.get() {
+            return true;
+        }
+        let t = touched.get();
+        let normal = |s: String| s.trim().to_uppercase();
+        match source {
+            Source::Name => t.contains("name"),
+            Source::Hall => true,
+            Source::Category(code) => categories.with(|list| {
+                list.iter()
+                    .any(|c| normal(c.code.get()) == *code && t.contains(&format!("cat:{}", c.id)))
+            }),
+            Source::Row(label) => rows.with(|list| {
+                list.iter().any(|r| {
+                    normal(r.label.get()) == *label && t.contains(&format!("row:{}", r.id))
+                })
+            }),
+        }
+    };
+    let problems = Memo::new(move |_| match plan.get() {
+        Ok(_) => (Vec::new(), 0),
+        Err(all) => {
+            let count = all.len();
+            let visible: Vec<DraftProblem> =
+                all.into_iter().filter(|p| shown(p, is_touched)).collect();
+            (visible, count)
+        }
+    });
+    // Each row starts where it centres under the widest (short rows in the middle).
+    let centre_rows = move |_| {
+        rows.with_untracked(|list| {
+            let widths: Vec<Option<u32>> = list
+                .iter()
+                .map(|r| {
+                    let seats = r.seats.get_untracked().trim().parse::<u32>().ok()?;
+                    let aisles = seat_numbers(&r.aisles.get_untracked()).ok()?;
+                    Some(row_width(seats, &aisles))
+                })
+                .collect();
+            for (r, offset) in list.iter().zip(centred_offsets(&widths)) {
+                if let Some(offset) = offset {
+                    r.offset.set(if offset == 0 {
+                        String::new()
+                    } else {
+                        offset.to_string()
+                    });
+                }
+            }
+        });
+    };
     // A hall to edit: its rows and categories into the drafts, under a new name; a hall the
     // editor cannot show row by row goes to the JSON box instead.
     Effect::new(move |_| {
@@ -61,6 +126,9 @@ pub fn LayoutEditor(
                 .zip(fields)
                 .map(|(r, f)| {
                     let draft = row(fresh(), &r.label, f.seats, &f.category, &listed(&f.aisles));
+                    if f.offset > 0 {
+                        draft.offset.set(f.offset.to_string());
+                    }
                     draft.wheelchair.set(listed(&f.wheelchair));
                     draft.companion.set(listed(&f.companion));
                     draft
@@ -107,7 +175,8 @@ pub fn LayoutEditor(
         <section class="layout-editor" data-test="layout-editor">
             <h2>{move || tr!(lang.get(), "editor.heading")}</h2>
             <label for="editor-name">{move || tr!(lang.get(), "editor.name")}</label>
-            <input id="editor-name" required maxlength="80" bind:value=name data-test="editor-name" />
+            <input id="editor-name" required maxlength="80" bind:value=name data-test="editor-name"
+                on:focusout=move |_| touch("name".into()) />
             <h3>{move || tr!(lang.get(), "editor.categories")}</h3>
             <table class="editor-table">
                 <thead>
@@ -120,7 +189,7 @@ pub fn LayoutEditor(
                 </thead>
                 <tbody>
                     <For each=move || categories.get() key=|c| c.id let:c>
-                        <tr data-test="editor-category">
+                        <tr data-test="editor-category" on:focusout=move |_| touch(format!("cat:{}", c.id))>
                             <td><input aria-label=move || tr!(lang.get(), "editor.code") bind:value=c.code data-test="category-code" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.category_name") bind:value=c.name data-test="category-name" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.price") type="number" min="0" bind:value=c.price data-test="category-price" /></td>
@@ -139,6 +208,7 @@ pub fn LayoutEditor(
                 <thead>
                     <tr>
                         <th scope="col">{move || tr!(lang.get(), "editor.row")}</th>
+                        <th scope="col"><abbr title=move || tr!(lang.get(), "editor.offset_hint")>{move || tr!(lang.get(), "editor.offset")}</abbr></th>
                         <th scope="col">{move || tr!(lang.get(), "editor.seats")}</th>
                         <th scope="col">{move || tr!(lang.get(), "editor.category")}</th>
                         <th scope="col">{move || tr!(lang.get(), "editor.aisles")}</th>
@@ -149,8 +219,10 @@ pub fn LayoutEditor(
                 </thead>
                 <tbody>
                     <For each=move || rows.get() key=|r| r.id let:r>
-                        <tr data-test="editor-row">
+                        <tr data-test="editor-row" on:focusout=move |_| touch(format!("row:{}", r.id))>
                             <td><input aria-label=move || tr!(lang.get(), "editor.row") maxlength="2" size="2" bind:value=r.label data-test="row-label" /></td>
+                            <td><input aria-label=move || tr!(lang.get(), "editor.offset_hint") type="number" min="0" max=MAX_OFFSET
+                                placeholder="0" bind:value=r.offset data-test="row-offset" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.seats") type="number" min="1" max=MAX_ROW_SEATS bind:value=r.seats data-test="row-seats" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.category") bind:value=r.category data-test="row-category" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.aisles") bind:value=r.aisles data-test="row-aisles" /></td>
@@ -165,7 +237,10 @@ pub fn LayoutEditor(
                     </For>
                 </tbody>
             </table>
-            <button type="button" on:click=add_row data-test="add-row">{move || tr!(lang.get(), "editor.add_row")}</button>
+            <div class="editor-row-actions">
+                <button type="button" on:click=add_row data-test="add-row">{move || tr!(lang.get(), "editor.add_row")}</button>
+                <button type="button" on:click=centre_rows data-test="centre-rows">{move || tr!(lang.get(), "editor.centre_rows")}</button>
+            </div>
             <h3>{move || tr!(lang.get(), "editor.preview")}</h3>
             {move || preview.get().map(|map| {
                 let seats = map.seats.len();
@@ -174,30 +249,34 @@ pub fn LayoutEditor(
                     <PlanPreview map />
                 }
             })}
-            {move || match plan.get() {
-                Ok(plan) => {
-                    let json = plan.clone();
-                    view! {
-                        <div class="editor-actions">
-                            <button type="button" class="primary" data-test="editor-create" on:click=move |_| create(plan.clone())>
-                                {move || tr!(lang.get(), "editor.create")}
-                            </button>
-                            <button type="button" data-test="editor-json" on:click=move |_| to_json(json.clone())>
-                                {move || tr!(lang.get(), "editor.json")}
-                            </button>
-                        </div>
-                    }
-                    .into_any()
-                }
-                Err(problems) => view! {
+            {move || {
+                let (visible, count) = problems.get();
+                (!visible.is_empty()).then(|| view! {
                     <div role="alert">
                         <ul class="error" data-test="editor-problems">
-                            {problems.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+                            {visible.into_iter().map(|p| view! { <li>{move || problem_text(lang.get(), &p)}</li> }).collect_view()}
                         </ul>
                     </div>
-                }
-                .into_any(),
+                }).or_else(|| (count > 0).then(|| view! {
+                    <div role="alert">
+                        <p class="hint" data-test="editor-unfinished">{move || tr!(lang.get(), "editor.problems_hidden")}</p>
+                    </div>
+                }))
             }}
+            <div class="editor-actions">
+                // With problems, making the hall shows them all (including fields not yet visited).
+                <button type="button" class="primary" data-test="editor-create"
+                    on:click=move |_| match plan.get_untracked() {
+                        Ok(plan) => create(plan),
+                        Err(_) => all_touched.set(true),
+                    }>
+                    {move || tr!(lang.get(), "editor.create")}
+                </button>
+                <button type="button" data-test="editor-json" disabled=move || plan.with(Result::is_err)
+                    on:click=move |_| if let Ok(plan) = plan.get_untracked() { to_json(plan) }>
+                    {move || tr!(lang.get(), "editor.json")}
+                </button>
+            </div>
         </section>
     }
 }

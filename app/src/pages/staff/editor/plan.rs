@@ -2,9 +2,12 @@
 //! preview (pure, tested in `tests`).
 
 use super::*;
+use crate::domain::PlanProblem;
 
 /// Seats in one row of the editor, at most.
 pub(super) const MAX_ROW_SEATS: u32 = 100;
+/// Empty columns before a row's first seat, at most (a gap of the plan is at most 20).
+pub(super) const MAX_OFFSET: u32 = 20;
 
 #[derive(Clone, Copy)]
 pub(super) struct CategoryDraft {
@@ -18,6 +21,9 @@ pub(super) struct CategoryDraft {
 pub(super) struct RowDraft {
     pub(super) id: usize,
     pub(super) label: RwSignal<String>,
+    /// Empty columns before the first seat: a short row moved to the centre, or seats lined up
+    /// with the aisles of the rows around them.
+    pub(super) offset: RwSignal<String>,
     pub(super) seats: RwSignal<String>,
     pub(super) category: RwSignal<String>,
     /// Seat numbers an aisle follows: "4, 10".
@@ -41,6 +47,7 @@ pub(super) fn row(id: usize, label: &str, seats: u32, category: &str, aisles: &s
     RowDraft {
         id,
         label: RwSignal::new(label.into()),
+        offset: RwSignal::new(String::new()),
         seats: RwSignal::new(seats.to_string()),
         category: RwSignal::new(category.into()),
         aisles: RwSignal::new(aisles.into()),
@@ -49,15 +56,104 @@ pub(super) fn row(id: usize, label: &str, seats: u32, category: &str, aisles: &s
     }
 }
 
-/// Seat numbers written as "4, 10" (spaces and commas between them).
+/// Seat numbers written as "4, 10" (spaces and commas between them); what is not one, as typed.
 pub fn seat_numbers(text: &str) -> Result<Vec<u32>, String> {
     text.split(|c: char| c == ',' || c.is_whitespace())
         .filter(|part| !part.is_empty())
-        .map(|part| {
-            part.parse::<u32>()
-                .map_err(|_| format!("{part:?} is not a seat number"))
-        })
+        .map(|part| part.parse::<u32>().map_err(|_| part.to_string()))
         .collect()
+}
+
+/// A mark the editor puts on seat numbers of a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// An aisle after the seat.
+    Aisle,
+    Wheelchair,
+    Companion,
+}
+
+/// What is wrong with the editor's drafts: the fields' own findings, then the plan's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DraftProblem {
+    /// The price of this category is not a whole number of won.
+    Price(String),
+    /// This row has not 1 to [`MAX_ROW_SEATS`] seats.
+    SeatCount(String),
+    /// Something typed among a row's seat numbers that is not one.
+    NotANumber {
+        row: String,
+        text: String,
+    },
+    /// Seat numbers of a row marked `mark` that are not among its `seats` seats.
+    PastTheRow {
+        row: String,
+        mark: Mark,
+        numbers: Vec<u32>,
+        seats: u32,
+    },
+    /// An aisle after the row's last seat.
+    AisleAfterLast {
+        row: String,
+        seats: u32,
+    },
+    /// The row's offset (empty columns before its first seat) is not 0 to [`MAX_OFFSET`].
+    Offset(String),
+    Plan(PlanProblem),
+}
+
+/// Where a problem is: the field a person fixes it in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Name,
+    Category(String),
+    Row(String),
+    /// The hall as a whole (no seats, too many…).
+    Hall,
+}
+
+impl DraftProblem {
+    /// The fields a person fixes it in.
+    pub fn sources(&self) -> Vec<Source> {
+        use PlanProblem as P;
+        let row_of = |seat: &String| {
+            Source::Row(
+                seat.trim_end_matches(|c: char| c.is_ascii_digit())
+                    .to_string(),
+            )
+        };
+        match self {
+            Self::Price(code) => vec![Source::Category(code.clone())],
+            Self::SeatCount(row)
+            | Self::NotANumber { row, .. }
+            | Self::PastTheRow { row, .. }
+            | Self::AisleAfterLast { row, .. }
+            | Self::Offset(row) => vec![Source::Row(row.clone())],
+            Self::Plan(p) => match p {
+                P::HallName(_) => vec![Source::Name],
+                P::CategoryCode(code)
+                | P::CategoryTwice(code)
+                | P::CategoryName { code, .. }
+                | P::CategoryPrice(code) => vec![Source::Category(code.clone())],
+                P::RowLabel(row)
+                | P::RowTwice(row)
+                | P::GapWidth(row)
+                | P::SeatNumbers { row, .. } => vec![Source::Row(row.clone())],
+                P::SeatsTwice(seats)
+                | P::UnknownCategory { seats, .. }
+                | P::WheelchairAndCompanion(seats) => {
+                    let mut rows: Vec<Source> = seats.iter().map(row_of).collect();
+                    rows.dedup();
+                    rows
+                }
+                P::CategoryCount
+                | P::TooManyRows
+                | P::NoSeats
+                | P::TooManySeats(_)
+                | P::BestSeat(_) => vec![Source::Hall],
+            },
+        }
+    }
 }
 
 /// Every seat number typed for a row of `seats` seats is kept or named here: none is dropped
@@ -68,23 +164,32 @@ pub fn past_the_row(
     aisles: &[u32],
     wheelchair: &[u32],
     companion: &[u32],
-) -> Vec<String> {
+) -> Vec<DraftProblem> {
     let mut problems = Vec::new();
-    for (what, list) in [
-        ("an aisle after seat", aisles),
-        ("wheelchair place", wheelchair),
-        ("companion seat", companion),
+    for (mark, list) in [
+        (Mark::Aisle, aisles),
+        (Mark::Wheelchair, wheelchair),
+        (Mark::Companion, companion),
     ] {
-        for n in list.iter().filter(|n| **n == 0 || **n > seats) {
-            problems.push(format!(
-                "row {label}: {what} {n} is not one of its {seats} seats"
-            ));
+        let numbers: Vec<u32> = list
+            .iter()
+            .copied()
+            .filter(|n| *n == 0 || *n > seats)
+            .collect();
+        if !numbers.is_empty() {
+            problems.push(DraftProblem::PastTheRow {
+                row: label.to_string(),
+                mark,
+                numbers,
+                seats,
+            });
         }
     }
     if seats > 0 && aisles.contains(&seats) {
-        problems.push(format!(
-            "row {label}: an aisle after seat {seats}, the last, would be past the row"
-        ));
+        problems.push(DraftProblem::AisleAfterLast {
+            row: label.to_string(),
+            seats,
+        });
     }
     problems
 }
@@ -95,16 +200,20 @@ pub struct Marked<'a> {
     pub companion: &'a [u32],
 }
 
-/// One row of seats numbered from 1, with an aisle (one empty column) after each seat of
-/// `aisles` that is not the last.
+/// One row of seats numbered from 1, `offset` empty columns in, with an aisle (one empty
+/// column) after each seat of `aisles` that is not the last.
 pub fn row_plan(
     label: &str,
+    offset: u32,
     seats: u32,
     category: &str,
     aisles: &[u32],
     marked: Marked,
 ) -> RowPlan {
     let mut plan = Vec::new();
+    if offset > 0 {
+        plan.push(SeatPlan::Gap { gap: offset });
+    }
     for number in 1..=seats {
         plan.push(SeatPlan::Seat {
             number,
@@ -122,9 +231,24 @@ pub fn row_plan(
     }
 }
 
+/// How many columns a row of `seats` seats with aisles after `aisles` spans.
+pub fn row_width(seats: u32, aisles: &[u32]) -> u32 {
+    seats + aisles.iter().filter(|a| **a >= 1 && **a < seats).count() as u32
+}
+
+/// The offset of each row that centres it under the widest (rows that cannot be read: `None`).
+pub fn centred_offsets(widths: &[Option<u32>]) -> Vec<Option<u32>> {
+    let widest = widths.iter().flatten().copied().max().unwrap_or(0);
+    widths
+        .iter()
+        .map(|w| w.map(|w| ((widest - w) / 2).min(MAX_OFFSET)))
+        .collect()
+}
+
 /// A row as the editor's fields hold it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowFields {
+    pub offset: u32,
     pub seats: u32,
     pub category: String,
     pub aisles: Vec<u32>,
@@ -137,7 +261,11 @@ pub struct RowFields {
 pub fn row_fields(row: &RowPlan) -> Option<RowFields> {
     let (mut seats, mut category) = (0u32, None::<String>);
     let (mut aisles, mut wheelchair, mut companion) = (Vec::new(), Vec::new(), Vec::new());
-    for item in &row.seats {
+    let offset = match row.seats.first() {
+        Some(SeatPlan::Gap { gap }) if *gap <= MAX_OFFSET => *gap,
+        _ => 0,
+    };
+    for item in row.seats.iter().skip(usize::from(offset > 0)) {
         match item {
             SeatPlan::Gap { gap: 1 } if seats > 0 => aisles.push(seats),
             SeatPlan::Gap { .. } => return None,
@@ -164,6 +292,7 @@ pub fn row_fields(row: &RowPlan) -> Option<RowFields> {
         return None;
     }
     Some(RowFields {
+        offset,
         seats,
         category: category?,
         aisles,
@@ -185,14 +314,14 @@ pub(super) fn plan_of(
     name: &str,
     categories: &[CategoryDraft],
     rows: &[RowDraft],
-) -> Result<HallPlan, Vec<String>> {
+) -> Result<HallPlan, Vec<DraftProblem>> {
     let mut problems = Vec::new();
     let categories: Vec<PriceCategory> = categories
         .iter()
         .map(|c| {
             let code = c.code.get().trim().to_uppercase();
             let price = c.price.get().trim().parse::<i64>().unwrap_or_else(|_| {
-                problems.push(format!("the price of {code} is not a whole number of won"));
+                problems.push(DraftProblem::Price(code.clone()));
                 0
             });
             PriceCategory {
@@ -205,17 +334,30 @@ pub(super) fn plan_of(
     let rows: Vec<RowPlan> = rows
         .iter()
         .map(|r| {
-            let label = r.label.get();
+            let label = r.label.get().trim().to_uppercase();
             let seats = match r.seats.get().trim().parse::<u32>() {
                 Ok(n) if (1..=MAX_ROW_SEATS).contains(&n) => n,
                 _ => {
-                    problems.push(format!("row {label}: 1 to {MAX_ROW_SEATS} seats"));
+                    problems.push(DraftProblem::SeatCount(label.clone()));
                     0
                 }
             };
+            let offset = match r.offset.get().trim() {
+                "" => 0,
+                text => match text.parse::<u32>() {
+                    Ok(n) if n <= MAX_OFFSET => n,
+                    _ => {
+                        problems.push(DraftProblem::Offset(label.clone()));
+                        0
+                    }
+                },
+            };
             let mut numbers = |text: String| {
-                seat_numbers(&text).unwrap_or_else(|e| {
-                    problems.push(format!("row {label}: {e}"));
+                seat_numbers(&text).unwrap_or_else(|text| {
+                    problems.push(DraftProblem::NotANumber {
+                        row: label.clone(),
+                        text,
+                    });
                     Vec::new()
                 })
             };
@@ -233,7 +375,14 @@ pub(super) fn plan_of(
                 wheelchair: &wheelchair,
                 companion: &companion,
             };
-            row_plan(&label, seats, r.category.get().trim(), &aisles, marked)
+            row_plan(
+                &label,
+                offset,
+                seats,
+                r.category.get().trim(),
+                &aisles,
+                marked,
+            )
         })
         .collect();
     let plan = HallPlan {
@@ -242,13 +391,13 @@ pub(super) fn plan_of(
         rows,
         best_seat: None,
     };
-    match (problems.is_empty(), plan.check()) {
-        (true, Ok(_)) => Ok(plan),
-        (_, Err(more)) => {
-            problems.extend(more);
+    match plan.check() {
+        Ok(_) if problems.is_empty() => Ok(plan),
+        Ok(_) => Err(problems),
+        Err(more) => {
+            problems.extend(more.into_iter().map(DraftProblem::Plan));
             Err(problems)
         }
-        (false, Ok(_)) => Err(problems),
     }
 }
 

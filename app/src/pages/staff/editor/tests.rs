@@ -2,25 +2,173 @@ use super::*;
 
 #[test]
 fn a_wheelchair_place_or_aisle_past_the_row_is_named_not_dropped() {
+    assert_eq!(super::past_the_row("A", 12, &[4], &[12], &[11]), Vec::new());
+    let problems = super::past_the_row("A", 12, &[12], &[14, 15], &[0]);
     assert_eq!(
-        super::past_the_row("A", 12, &[4], &[12], &[11]),
-        Vec::<String>::new()
+        problems,
+        vec![
+            DraftProblem::PastTheRow {
+                row: "A".into(),
+                mark: Mark::Wheelchair,
+                numbers: vec![14, 15],
+                seats: 12
+            },
+            DraftProblem::PastTheRow {
+                row: "A".into(),
+                mark: Mark::Companion,
+                numbers: vec![0],
+                seats: 12
+            },
+            DraftProblem::AisleAfterLast {
+                row: "A".into(),
+                seats: 12
+            },
+        ]
     );
-    let problems = super::past_the_row("A", 12, &[12], &[14], &[0]);
-    assert_eq!(problems.len(), 3, "{problems:?}");
-    assert!(
-        problems.iter().any(|p| p.contains("wheelchair place 14")),
-        "{problems:?}"
+    let said: Vec<String> = problems
+        .iter()
+        .map(|p| super::problems::problem_text(crate::i18n::Lang::En, p))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Row A: wheelchair place 14, 15, but the row has seats 1 to 12.",
+            "Row A: companion seat 0, but the row has seats 1 to 12.",
+            "Row A: an aisle after seat 12, the last, would be past the row."
+        ]
     );
-    assert!(
-        problems.iter().any(|p| p.contains("companion seat 0")),
-        "{problems:?}"
+}
+
+/// A category typo on a 20-seat row is one problem naming the row's seats, in both languages,
+/// and in the row the operator fixes it in.
+#[test]
+fn a_mistake_on_a_whole_row_is_one_problem_naming_its_seats() {
+    let plan = crate::domain::HallPlan {
+        name: "Hall".into(),
+        categories: vec![crate::domain::PriceCategory {
+            code: "STANDARD".into(),
+            name: "Standard".into(),
+            price: 12_000,
+        }],
+        rows: vec![
+            row_plan(
+                "A",
+                0,
+                20,
+                "STANDRAD",
+                &[],
+                Marked {
+                    wheelchair: &[],
+                    companion: &[],
+                },
+            ),
+            row_plan(
+                "B",
+                0,
+                4,
+                "STANDARD",
+                &[],
+                Marked {
+                    wheelchair: &[],
+                    companion: &[],
+                },
+            ),
+        ],
+        best_seat: None,
+    };
+    let problems: Vec<DraftProblem> = plan
+        .check()
+        .unwrap_err()
+        .into_iter()
+        .map(DraftProblem::Plan)
+        .collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].sources(), vec![Source::Row("A".into())]);
+    assert_eq!(
+        super::problems::problem_text(crate::i18n::Lang::En, &problems[0]),
+        "Category STANDRAD is not one of the hall's (20 seats: A1–A20)."
     );
-    assert!(
-        problems
-            .iter()
-            .any(|p| p.contains("after seat 12, the last")),
-        "{problems:?}"
+    assert_eq!(
+        super::problems::problem_text(crate::i18n::Lang::Ko, &problems[0]),
+        "STANDRAD은(는) 이 상영관의 등급이 아닙니다(20석: A1–A20)."
+    );
+    // Shown once row A was touched, not before.
+    assert!(!super::problems::shown(&problems[0], |_| false));
+    assert!(super::problems::shown(&problems[0], |s| *s == Source::Row("A".into())));
+}
+
+/// Every finding of a plan's check is said in Korean from the locale, not in English.
+#[test]
+fn every_plan_problem_is_said_in_korean() {
+    use crate::domain::{NameFault, PlanProblem as P};
+    let seats = vec!["A1".to_string(), "A2".to_string()];
+    for p in [
+        P::HallName(NameFault::Length(80)),
+        P::HallName(NameFault::Unprintable('\u{202E}')),
+        P::CategoryCount,
+        P::CategoryCode("x".into()),
+        P::CategoryTwice("VIP".into()),
+        P::CategoryName {
+            code: "VIP".into(),
+            fault: NameFault::Length(40),
+        },
+        P::CategoryPrice("VIP".into()),
+        P::TooManyRows,
+        P::RowLabel("A1".into()),
+        P::RowTwice("A".into()),
+        P::GapWidth("A".into()),
+        P::SeatNumbers {
+            row: "A".into(),
+            numbers: vec![0],
+        },
+        P::SeatsTwice(seats.clone()),
+        P::UnknownCategory {
+            category: "GOLD".into(),
+            seats: seats.clone(),
+        },
+        P::WheelchairAndCompanion(seats),
+        P::NoSeats,
+        P::TooManySeats(3001),
+        P::BestSeat("Z9".into()),
+    ] {
+        let ko =
+            super::problems::problem_text(crate::i18n::Lang::Ko, &DraftProblem::Plan(p.clone()));
+        assert!(
+            ko.chars().any(|c| ('가'..='힣').contains(&c)) && !ko.contains("%{"),
+            "{p:?}: {ko}"
+        );
+    }
+}
+
+/// Centring puts each row's offset at half the difference to the widest row.
+#[test]
+fn short_rows_are_centred_under_the_widest() {
+    assert_eq!(row_width(12, &[6]), 13);
+    assert_eq!(
+        row_width(8, &[8]),
+        8,
+        "an aisle after the last seat is no column"
+    );
+    assert_eq!(
+        centred_offsets(&[Some(13), Some(9), None, Some(8)]),
+        vec![Some(0), Some(2), None, Some(2)]
+    );
+    let row = row_plan(
+        "C",
+        2,
+        3,
+        "STANDARD",
+        &[],
+        Marked {
+            wheelchair: &[],
+            companion: &[],
+        },
+    );
+    assert_eq!(row.seats[0], SeatPlan::Gap { gap: 2 });
+    assert_eq!(
+        row_fields(&row).map(|f| f.offset),
+        Some(2),
+        "read back as an offset"
     );
 }
 
@@ -30,7 +178,7 @@ fn a_row_gets_its_aisles_after_the_named_seats_and_its_wheelchair_places() {
         wheelchair: &[1],
         companion: &[2],
     };
-    let row = row_plan(" b ", 5, "STANDARD", &[2, 5], marked);
+    let row = row_plan(" b ", 0, 5, "STANDARD", &[2, 5], marked);
     assert_eq!(row.label, "B");
     let shape: Vec<String> = row
         .seats
@@ -57,6 +205,7 @@ fn a_row_gets_its_aisles_after_the_named_seats_and_its_wheelchair_places() {
     assert_eq!(
         row_fields(&row),
         Some(RowFields {
+            offset: 0,
             seats: 5,
             category: "STANDARD".into(),
             aisles: vec![2],

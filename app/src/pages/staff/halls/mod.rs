@@ -4,6 +4,7 @@
 //! hall at a venue-time date and time, with its running time, its sales window (on sale at once
 //! and until the start unless set) and the hot-sale flag.
 
+mod block_map;
 mod tables;
 
 use tables::*;
@@ -31,7 +32,8 @@ pub fn HallsPage() -> impl IntoView {
     let list = Resource::new(|| (), |_| halls());
     let counts = Resource::new(|| (), |_| showtime_figures());
     let plan_text = RwSignal::new(String::new());
-    let notice = RwSignal::new(None::<String>);
+    // What the last action did, said in the page's language (a switch re-says it).
+    let notice = RwSignal::new(None::<(&'static str, Vec<(&'static str, String)>)>);
     let error = RwSignal::new(None::<InventoryError>);
     // A showtime is cancelled in two presses: the first asks to confirm.
     let confirming = RwSignal::new(None::<i64>);
@@ -43,12 +45,13 @@ pub fn HallsPage() -> impl IntoView {
         spawn_local(async move {
             match cancel_showtime(showtime).await {
                 Ok(done) => {
-                    notice.set(Some(tr!(
-                        lang.get_untracked(),
+                    notice.set(Some((
                         "halls.cancelled",
-                        id = id,
-                        released = done.released,
-                        refunds = done.refunds
+                        vec![
+                            ("id", id.to_string()),
+                            ("released", done.released.to_string()),
+                            ("refunds", done.refunds.to_string()),
+                        ],
                     )));
                     error.set(None);
                     counts.refetch();
@@ -63,11 +66,9 @@ pub fn HallsPage() -> impl IntoView {
         spawn_local(async move {
             match import_hall(plan).await {
                 Ok(hall) => {
-                    notice.set(Some(tr!(
-                        lang.get_untracked(),
+                    notice.set(Some((
                         "halls.imported",
-                        name = hall.name,
-                        seats = hall.seats
+                        vec![("name", hall.name), ("seats", hall.seats.to_string())],
                     )));
                     error.set(None);
                     list.refetch();
@@ -121,6 +122,7 @@ pub fn HallsPage() -> impl IntoView {
     let block_showtime = RwSignal::new(String::new());
     let block_codes = RwSignal::new(String::new());
     let block_kind = RwSignal::new("house".to_string());
+    let block_round = RwSignal::new(0u32);
     let block = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let Ok(showtime) = crate::domain::ShowtimeId::try_from(
@@ -143,13 +145,18 @@ pub fn HallsPage() -> impl IntoView {
             match block_seats(showtime, seats, kind).await {
                 Ok(changed) => {
                     let codes: Vec<String> = changed.iter().map(|c| c.code.to_string()).collect();
-                    notice.set(Some(tr!(
-                        lang.get_untracked(),
-                        "halls.blocked",
-                        id = showtime,
-                        seats = codes.join(", ")
+                    let key = match kind {
+                        crate::domain::SeatBlock::House => "halls.blocked_house",
+                        crate::domain::SeatBlock::Killed => "halls.blocked_killed",
+                        crate::domain::SeatBlock::OnSale => "halls.blocked_on_sale",
+                    };
+                    let seats = crate::domain::seats_text(&crate::seating::reading_order(&codes));
+                    notice.set(Some((
+                        key,
+                        vec![("id", showtime.to_string()), ("seats", seats)],
                     )));
                     error.set(None);
+                    block_round.update(|r| *r += 1);
                 }
                 Err(e) => error.set(Some(e)),
             }
@@ -205,7 +212,7 @@ pub fn HallsPage() -> impl IntoView {
             .await
             {
                 Ok(id) => {
-                    notice.set(Some(tr!(lang.get_untracked(), "halls.scheduled", id = id)));
+                    notice.set(Some(("halls.scheduled", vec![("id", id.to_string())])));
                     error.set(None);
                     counts.refetch();
                 }
@@ -221,7 +228,9 @@ pub fn HallsPage() -> impl IntoView {
                     match list.await {
                         Ok(rows) => view! {
                             <AdminNav />
-                            {move || notice.get().map(|n| view! { <p role="status" data-test="halls-notice">{n}</p> })}
+                            {move || notice.get().map(|(key, args)| view! {
+                                <p role="status" data-test="halls-notice">{move || crate::i18n::translate(lang.get(), key, &args)}</p>
+                            })}
                             {move || error.get().map(|e| view! { <p class="error" role="alert" data-test="halls-error">{error_text(lang.get(), &e)}</p> })}
                             <HallTable rows export edit />
                             {move || exported.get().map(|json| view! {
@@ -252,6 +261,7 @@ pub fn HallsPage() -> impl IntoView {
                                         })}
                                     </Transition>
                                 </select>
+                                <block_map::BlockMap showtime=block_showtime codes=block_codes round=block_round />
                                 <label for="block-seats">{move || tr!(lang.get(), "halls.block_seats")}</label>
                                 <input id="block-seats" required placeholder="A1 A2" bind:value=block_codes data-test="block-seats" />
                                 <label for="block-kind">{move || tr!(lang.get(), "halls.block_kind")}</label>
