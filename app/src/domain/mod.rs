@@ -36,7 +36,9 @@ pub use showtime::{
     NewShowtime, Sales, SalesWindow, SeatBlock, ShowtimeCancelled, DEFAULT_DURATION_MINUTES,
     MAX_DURATION_MINUTES, MAX_PRICE,
 };
-pub use staff::{ApiToken, AuditEntry, NewApiToken, StaffAccountView, StaffMember, StaffRole};
+pub use staff::{
+    ApiToken, AuditEntry, AuditFact, NewApiToken, StaffAccountView, StaffMember, StaffRole,
+};
 pub use text::{name_problem, unprintable};
 pub use waiting_room::{
     wait_minutes, Admission, QueueDraw, QueueFrame, QueuePlace, QueueProof, QueueState,

@@ -84,8 +84,80 @@ pub struct AuditEntry {
     pub staff_name: String,
     /// A stable name: `sign_in`, `sign_in_failed`, `sign_out`, `api_token_created`, …
     pub action: String,
+    /// What the line says beyond its action, in English, as it was written.
     pub detail: String,
+    /// The same as facts the console says in the page's language (lines written before facts
+    /// were kept have none: their `detail` is shown).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<AuditFact>,
     pub address: Option<String>,
+}
+
+/// One fact of an audit line: what it is about (a showtime, seats, a booking, an amount…) or
+/// why (a wrong password…). Times are RFC 3339 text, amounts whole won.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AuditFact {
+    Showtime(i64),
+    Hall(i64),
+    HallName(String),
+    SeatCount(i64),
+    Title(String),
+    StartsAt(String),
+    Minutes(i64),
+    OnSaleFrom(String),
+    OnSaleUntil(String),
+    HotSale,
+    /// A price per category code, where the showtime's differ from the hall's.
+    Prices(Vec<(String, i64)>),
+    Seats(Vec<String>),
+    /// What the seats were made: `AVAILABLE`, `HOUSE` or `KILLED`.
+    SeatsMade(String),
+    AllSeats,
+    /// For seats: an exchange's new seats.
+    ForSeats(Vec<String>),
+    HoldsReleased(i64),
+    RefundsDue(i64),
+    OwedBack(i64),
+    WaitingRoom {
+        on: bool,
+        paused: bool,
+        max_active: i64,
+        per_minute: i64,
+        drawn: bool,
+        proof_bits: i64,
+    },
+    Booking(String),
+    Shift(i64),
+    Register(String),
+    Float(i64),
+    Clerk(String),
+    ExpectedCash(i64),
+    Counted(i64),
+    Variance(i64),
+    /// `cash`, `card` or `comp`.
+    Tender(String),
+    Amount(i64),
+    ApprovedBy(String),
+    Reprint(i64),
+    Token(i64),
+    TokenName(String),
+    Member(String),
+    Role(StaffRole),
+    PinRemoved,
+    SessionsEnded(i64),
+    WrongPassword,
+    WrongPin,
+    /// The PIN was wrong this many times: the session ended.
+    WrongPinSessionEnded(i64),
+    /// Not checked: too many failures lately, this many seconds to wait.
+    TooManyFailures(u64),
+    /// A supervisor named at the counter whose approval was not accepted.
+    NotAccepted(String),
+    /// Made at the first start, there being no staff account.
+    FirstAccount,
+    /// Done with the `server staff` command.
+    ByCommand,
 }
 
 /// A bearer token for API clients of the reports (the token itself is shown once, at creation).

@@ -3,10 +3,12 @@
 //! public sale — and the sales figures (kept by the sales consumer). A hall's layout never changes once made
 //! (a changed layout is a new hall), so a showtime's seats never change under its sales.
 
+use super::staff::Said;
 use super::*;
 use crate::store::{BlockOutcome, NewHall};
 use app::domain::{
-    HallPlan, HallSummary, NewShowtime, SeatBlock, SeatCode, ShowtimeCancelled, ShowtimeCounts,
+    AuditFact, HallPlan, HallSummary, NewShowtime, SeatBlock, SeatCode, ShowtimeCancelled,
+    ShowtimeCounts,
 };
 use app::engine::{Actor, Console};
 use chrono::Utc;
@@ -35,7 +37,14 @@ impl Console for Engine {
         self.audit(
             by,
             "hall_created",
-            format!("hall {id} ({}, {count} seats)", hall.name),
+            Said::new(
+                format!("hall {id} ({}, {count} seats)", hall.name),
+                vec![
+                    AuditFact::Hall(id),
+                    AuditFact::HallName(hall.name.clone()),
+                    AuditFact::SeatCount(count),
+                ],
+            ),
         )
         .await;
         Ok(HallSummary {
@@ -114,7 +123,30 @@ impl Console for Engine {
         } else {
             format!("{detail}; prices {}", prices.join(", "))
         };
-        self.audit(by, "showtime_scheduled", detail).await;
+        let mut facts = vec![
+            AuditFact::Showtime(id.get()),
+            AuditFact::Title(showtime.title.trim().to_string()),
+            AuditFact::Hall(hall_id),
+            AuditFact::StartsAt(showtime.starts_at.to_rfc3339()),
+            AuditFact::Minutes(i64::from(showtime.duration_minutes)),
+        ];
+        if let Some(at) = sales.opens_at {
+            facts.push(AuditFact::OnSaleFrom(at.to_rfc3339()));
+        }
+        facts.push(AuditFact::OnSaleUntil(sales.closes_at.to_rfc3339()));
+        if showtime.hot_sale {
+            facts.push(AuditFact::HotSale);
+        }
+        if !showtime.prices.is_empty() {
+            let prices = showtime
+                .prices
+                .iter()
+                .map(|(c, p)| (c.clone(), *p))
+                .collect();
+            facts.push(AuditFact::Prices(prices));
+        }
+        self.audit(by, "showtime_scheduled", Said::new(detail, facts))
+            .await;
         Ok(id)
     }
 
@@ -166,7 +198,14 @@ impl Console for Engine {
                 showtime_id: showtime,
             };
             self.announce(showtime, cancelled).await;
-            self.audit(by, "showtime_cancelled", detail).await;
+            let facts = vec![
+                AuditFact::Showtime(showtime.get()),
+                AuditFact::HoldsReleased(done.released.len() as i64),
+                AuditFact::RefundsDue(done.refunds as i64),
+                AuditFact::OwedBack(done.owed_at_counter as i64),
+            ];
+            self.audit(by, "showtime_cancelled", Said::new(detail, facts))
+                .await;
         }
         Ok(ShowtimeCancelled {
             already: !done.cancelled_now,
@@ -237,7 +276,13 @@ impl Console for Engine {
             status.as_str(),
             codes.join(" ")
         );
-        self.audit(by, "seats_blocked", detail).await;
+        let facts = vec![
+            AuditFact::Showtime(showtime.get()),
+            AuditFact::SeatsMade(status.as_str().to_string()),
+            AuditFact::Seats(codes.clone()),
+        ];
+        self.audit(by, "seats_blocked", Said::new(detail, facts))
+            .await;
         Ok(changes)
     }
 

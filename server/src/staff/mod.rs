@@ -11,6 +11,7 @@ pub mod hashing;
 
 use crate::store::{At, NewStaff, Store};
 use anyhow::{bail, Context};
+use app::domain::AuditFact;
 pub use app::domain::StaffRole;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
@@ -173,7 +174,16 @@ pub async fn command(
             match store.add_staff(&new).await? {
                 Some(id) => {
                     let detail = format!("added with role {role} by the server staff command");
-                    audit_command(store, Some(id), name.as_str(), "staff_added", &detail).await;
+                    let facts = [AuditFact::Role(role), AuditFact::ByCommand];
+                    audit_command(
+                        store,
+                        Some(id),
+                        name.as_str(),
+                        "staff_added",
+                        &detail,
+                        &facts,
+                    )
+                    .await;
                     Ok(format!("added {name} ({role})"))
                 }
                 None => bail!("there is already a staff account named {name}; nothing changed"),
@@ -202,7 +212,8 @@ pub async fn command(
                 true => {
                     let detail = "disabled by the server staff command";
                     let id = store.staff_named(name.as_str()).await?.map(|a| a.id);
-                    audit_command(store, id, name.as_str(), "staff_disabled", detail).await;
+                    let facts = [AuditFact::ByCommand];
+                    audit_command(store, id, name.as_str(), "staff_disabled", detail, &facts).await;
                     Ok(format!("disabled {name}"))
                 }
                 false => match store.staff_named(name.as_str()).await? {
@@ -233,6 +244,7 @@ pub async fn command(
                 name.as_str(),
                 "password_changed",
                 &detail,
+                &[AuditFact::ByCommand, AuditFact::SessionsEnded(ended as i64)],
             )
             .await;
             Ok(format!(
@@ -251,6 +263,7 @@ pub async fn command(
                 name.as_str(),
                 "signed_out_everywhere",
                 &detail,
+                &[AuditFact::ByCommand, AuditFact::SessionsEnded(ended as i64)],
             )
             .await;
             Ok(format!("{ended} sessions of {name} ended"))
@@ -262,7 +275,16 @@ pub async fn command(
                 .await?;
             let detail =
                 format!("failed tries forgotten by the server staff command ({cleared} counts)");
-            audit_command(store, Some(account.id), name.as_str(), "unlocked", &detail).await;
+            let facts = [AuditFact::ByCommand];
+            audit_command(
+                store,
+                Some(account.id),
+                name.as_str(),
+                "unlocked",
+                &detail,
+                &facts,
+            )
+            .await;
             Ok(format!(
                 "{name} may sign in again at once ({cleared} counts of failed tries forgotten)"
             ))
@@ -273,13 +295,21 @@ pub async fn command(
 
 /// Records a change the command (or a start) made in the audit log, named after the account
 /// changed; it runs on the server's machine, so no address.
-async fn audit_command(store: &dyn Store, id: Option<i64>, name: &str, action: &str, detail: &str) {
+async fn audit_command(
+    store: &dyn Store,
+    id: Option<i64>,
+    name: &str,
+    action: &str,
+    detail: &str,
+    facts: &[AuditFact],
+) {
     let entry = crate::store::NewAuditEntry {
         at: crate::store::At::or_now(None),
         staff_id: id,
         staff_name: name,
         action,
         detail,
+        facts: crate::store::facts_json(facts),
         address: None,
     };
     if let Err(e) = store.record_staff_action(&entry).await {
@@ -314,7 +344,11 @@ pub async fn ensure_first_operator(store: &dyn Store, password: &str) -> anyhow:
     };
     let id = store.add_staff(&new).await?;
     let detail = "made at start: there was no staff account";
-    audit_command(store, id, "operator", "staff_added", detail).await;
+    let facts = [
+        AuditFact::Role(StaffRole::Operator),
+        AuditFact::FirstAccount,
+    ];
+    audit_command(store, id, "operator", "staff_added", detail, &facts).await;
     tracing::info!("staff account \"operator\" created (role operator)");
     Ok(())
 }

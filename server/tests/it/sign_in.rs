@@ -223,6 +223,8 @@ async fn sessions_live_until_idle_expired_or_ended_and_guesses_wait_longer_each_
             staff_name: "lee",
             action,
             detail: "d",
+            // The first with facts, the second as lines were written before facts were kept.
+            facts: (n == 0).then(|| r#"[{"token":7},"wrongPassword"]"#.to_string()),
             address: None,
         };
         store.record_staff_action(&entry).await.unwrap();
@@ -230,6 +232,14 @@ async fn sessions_live_until_idle_expired_or_ended_and_guesses_wait_longer_each_
     let lines = store.staff_audit(10).await.unwrap();
     let actions: Vec<&str> = lines.iter().map(|l| l.action.as_str()).collect();
     assert_eq!(actions, ["api_token_created", "sign_in"]);
+    assert_eq!(lines[0].facts, []);
+    assert_eq!(
+        lines[1].facts,
+        [
+            app::domain::AuditFact::Token(7),
+            app::domain::AuditFact::WrongPassword
+        ]
+    );
     assert_eq!(store.staff_audit(1).await.unwrap().len(), 1);
     db.drop_database().await;
 }

@@ -94,14 +94,27 @@ impl Counter for Engine {
         let approval = approved_by
             .as_ref()
             .map_or_else(String::new, |(_, name)| format!(", approved by {name}"));
+        let mut facts = vec![
+            AuditFact::Booking(booking.0.to_string()),
+            AuditFact::Showtime(showtime.get()),
+            AuditFact::Seats(seats.clone()),
+            AuditFact::Tender(request.tender.as_str().to_string()),
+            AuditFact::Amount(amount),
+        ];
+        if let Some((_, name)) = &approved_by {
+            facts.push(AuditFact::ApprovedBy(name.clone()));
+        }
         let audit = self.audit_line(
             actor,
             "counter_sale",
-            format!(
-                "booking {} showtime {showtime} seats {} {} {amount}{approval}",
-                booking.0,
-                seats.join(" "),
-                request.tender.as_str()
+            Said::new(
+                format!(
+                    "booking {} showtime {showtime} seats {} {} {amount}{approval}",
+                    booking.0,
+                    seats.join(" "),
+                    request.tender.as_str()
+                ),
+                facts,
             ),
         );
         let row = CounterSaleRow {

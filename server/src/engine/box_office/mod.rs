@@ -15,6 +15,7 @@ mod shifts;
 pub use door::DOORS_OPEN_BEFORE;
 pub use prints::VENUE;
 
+use super::staff::Said;
 use super::*;
 use crate::store::{
     AuditLine, BookingFilter, BookingStatus, CounterExchangeRow, CounterExchanged,
@@ -22,9 +23,9 @@ use crate::store::{
     ShiftRecord, TenderSum,
 };
 use app::domain::{
-    Approval, BestAvailable, CheckIn, CheckInResult, CounterExchange, CounterExchangeRequest,
-    CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest, PrintedSeat,
-    PrintedTicket, ScanAt, Shift, ShiftFigures, StaffRole, Tender, APPROVER_ROLES,
+    Approval, AuditFact, BestAvailable, CheckIn, CheckInResult, CounterExchange,
+    CounterExchangeRequest, CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest,
+    PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, StaffRole, Tender, APPROVER_ROLES,
 };
 use app::engine::{Actor, Counter, Door, Holder, Holds, Prints, Returns, Shifts};
 
@@ -34,13 +35,14 @@ const MAX_CASH: i64 = 100_000_000;
 
 impl Engine {
     /// An audit line of `actor`'s, to be written by the transaction of the action it records.
-    fn audit_line(&self, actor: &Actor, action: &'static str, detail: String) -> AuditLine {
+    fn audit_line(&self, actor: &Actor, action: &'static str, said: Said) -> AuditLine {
         AuditLine {
             at: self.staff_now(),
             staff_id: actor.member.id,
             staff_name: actor.member.name.clone(),
             action,
-            detail,
+            detail: said.text,
+            facts: said.facts,
             address: actor.address.map(|a| a.to_string()),
         }
     }
@@ -86,17 +88,13 @@ impl Engine {
             (Ok(()), Some(account)) => Ok((account.id, account.name)),
             (Err(e @ (InventoryError::RateLimited(_) | InventoryError::Unavailable)), _) => Err(e),
             _ => {
-                self.audit(
-                    actor,
-                    "approval_failed",
-                    format!(
-                        "supervisor {:?}: not accepted",
-                        name.chars()
-                            .filter(|c| !c.is_control())
-                            .take(40)
-                            .collect::<String>()
-                    ),
-                )
+                self.audit(actor, "approval_failed", {
+                    let named: String = name.chars().filter(|c| !c.is_control()).take(40).collect();
+                    Said::new(
+                        format!("supervisor {named:?}: not accepted"),
+                        vec![AuditFact::NotAccepted(named)],
+                    )
+                })
                 .await;
                 Err(InventoryError::ApprovalRefused)
             }

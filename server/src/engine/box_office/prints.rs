@@ -68,17 +68,33 @@ impl Prints for Engine {
                 (0, _) => self.audit_line(
                     actor,
                     "ticket_printed",
-                    format!("booking {} in shift {shift}", booking.0),
-                ),
-                (n, approver) => self.audit_line(
-                    actor,
-                    "ticket_reprinted",
-                    format!(
-                        "booking {} reprint {n} in shift {shift}, approved by {}",
-                        booking.0,
-                        approver.as_ref().map_or("", |(_, name)| name.as_str())
+                    Said::new(
+                        format!("booking {} in shift {shift}", booking.0),
+                        vec![
+                            AuditFact::Booking(booking.0.to_string()),
+                            AuditFact::Shift(shift),
+                        ],
                     ),
                 ),
+                (n, approver) => {
+                    let name = approver.as_ref().map_or("", |(_, name)| name.as_str());
+                    self.audit_line(
+                        actor,
+                        "ticket_reprinted",
+                        Said::new(
+                            format!(
+                                "booking {} reprint {n} in shift {shift}, approved by {name}",
+                                booking.0,
+                            ),
+                            vec![
+                                AuditFact::Booking(booking.0.to_string()),
+                                AuditFact::Reprint(n),
+                                AuditFact::Shift(shift),
+                                AuditFact::ApprovedBy(name.to_string()),
+                            ],
+                        ),
+                    )
+                }
             };
             let approver = approved_by.as_ref().map(|(id, _)| *id);
             if self

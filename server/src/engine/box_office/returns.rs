@@ -28,10 +28,19 @@ impl Returns for Engine {
         };
         // The amount and method are the store's decision: the line names the booking, the
         // seats and the approver; the answer and the shift's figures carry the amount.
+        let mut facts = vec![AuditFact::Booking(booking.0.to_string())];
+        facts.push(match &seats {
+            Some((_, seats)) => AuditFact::Seats(seats.clone()),
+            None => AuditFact::AllSeats,
+        });
+        facts.push(AuditFact::ApprovedBy(approver.clone()));
         let audit = self.audit_line(
             actor,
             "counter_refund",
-            format!("booking {} {what}, approved by {approver}", booking.0),
+            Said::new(
+                format!("booking {} {what}, approved by {approver}", booking.0),
+                facts,
+            ),
         );
         let row = CounterRefundRow {
             booking,
@@ -112,11 +121,20 @@ impl Returns for Engine {
         let audit = self.audit_line(
             actor,
             "counter_exchange",
-            format!(
-                "booking {} showtime {showtime}: {} for {}, approved by {approver}",
-                booking.0,
-                from.join(" "),
-                to.join(" ")
+            Said::new(
+                format!(
+                    "booking {} showtime {showtime}: {} for {}, approved by {approver}",
+                    booking.0,
+                    from.join(" "),
+                    to.join(" ")
+                ),
+                vec![
+                    AuditFact::Booking(booking.0.to_string()),
+                    AuditFact::Showtime(showtime.get()),
+                    AuditFact::Seats(from.clone()),
+                    AuditFact::ForSeats(to.clone()),
+                    AuditFact::ApprovedBy(approver.clone()),
+                ],
             ),
         );
         let row = CounterExchangeRow {

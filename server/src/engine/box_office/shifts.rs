@@ -74,7 +74,14 @@ impl Shifts for Engine {
         self.audit(
             actor,
             "shift_opened",
-            format!("shift {id} at register {register}, float {float}"),
+            Said::new(
+                format!("shift {id} at register {register}, float {float}"),
+                vec![
+                    AuditFact::Shift(id),
+                    AuditFact::Register(register.to_string()),
+                    AuditFact::Float(float),
+                ],
+            ),
         )
         .await;
         let record = self.store.shifts(ShiftFilter::One(id)).await?.pop();
@@ -124,11 +131,20 @@ impl Shifts for Engine {
         self.audit(
             actor,
             "shift_closed",
-            format!(
-                "shift {id} of {}: expected cash {}, counted {counted}, variance {}",
-                shift.clerk,
-                shift.expected_cash(),
-                shift.variance().unwrap_or_default()
+            Said::new(
+                format!(
+                    "shift {id} of {}: expected cash {}, counted {counted}, variance {}",
+                    shift.clerk,
+                    shift.expected_cash(),
+                    shift.variance().unwrap_or_default()
+                ),
+                vec![
+                    AuditFact::Shift(id),
+                    AuditFact::Clerk(shift.clerk.clone()),
+                    AuditFact::ExpectedCash(shift.expected_cash()),
+                    AuditFact::Counted(counted),
+                    AuditFact::Variance(shift.variance().unwrap_or_default()),
+                ],
             ),
         )
         .await;

@@ -60,8 +60,8 @@ impl StaffAccounts for Engine {
             .password_matches(&account.name, Some(&account), password, actor.address)
             .await?
         {
-            self.audit(actor, "pin_set_failed", "wrong password".into())
-                .await;
+            let said = Said::new("wrong password", vec![AuditFact::WrongPassword]);
+            self.audit(actor, "pin_set_failed", said).await;
             return Err(InventoryError::SignInFailed);
         }
         let pin_hash = Hasher::global()
@@ -71,7 +71,7 @@ impl StaffAccounts for Engine {
         self.store
             .set_staff_pin(account.id, Some(&pin_hash))
             .await?;
-        self.audit(actor, "pin_set", String::new()).await;
+        self.audit(actor, "pin_set", ()).await;
         Ok(())
     }
 
@@ -110,10 +110,14 @@ impl StaffAccounts for Engine {
         let prefix = format!("pin:{}@", account.name);
         self.store.throttle_clear(&[prefix]).await?;
         let what = if pin.is_some() { "set" } else { "removed" };
+        let mut facts = vec![AuditFact::Member(account.name.clone())];
+        if pin.is_none() {
+            facts.push(AuditFact::PinRemoved);
+        }
         self.audit(
             by,
             "pin_reset",
-            format!("{what} the PIN of {}", account.name),
+            Said::new(format!("{what} the PIN of {}", account.name), facts),
         )
         .await;
         Ok(())
@@ -144,8 +148,13 @@ impl StaffAccounts for Engine {
             .store
             .add_api_token(name, &secret_hash(&secret), by.member.id, now)
             .await?;
-        self.audit(by, "api_token_created", format!("token {id} ({name})"))
-            .await;
+        let facts = vec![AuditFact::Token(id), AuditFact::TokenName(name.to_string())];
+        self.audit(
+            by,
+            "api_token_created",
+            Said::new(format!("token {id} ({name})"), facts),
+        )
+        .await;
         let token = ApiToken {
             id,
             name: name.to_string(),
@@ -161,23 +170,49 @@ impl StaffAccounts for Engine {
         if !self.store.revoke_api_token(id, self.staff_now()).await? {
             return Err(InventoryError::ApiTokenNotFound);
         }
-        self.audit(by, "api_token_revoked", format!("token {id}"))
-            .await;
+        let said = Said::new(format!("token {id}"), vec![AuditFact::Token(id)]);
+        self.audit(by, "api_token_revoked", said).await;
         Ok(())
+    }
+}
+
+/// What an audit line says: in English as it is kept (`detail`), and as facts the console
+/// says in the page's language.
+#[derive(Debug, Clone, Default)]
+pub struct Said {
+    pub text: String,
+    pub facts: Vec<AuditFact>,
+}
+
+impl Said {
+    pub fn new(text: impl Into<String>, facts: Vec<AuditFact>) -> Self {
+        Self {
+            text: text.into(),
+            facts,
+        }
+    }
+}
+
+/// Nothing to say beyond the action.
+impl From<()> for Said {
+    fn from(_: ()) -> Self {
+        Self::default()
     }
 }
 
 impl Engine {
     /// Adds a line to the audit log for `actor`'s action. A failure to write it is logged, not
     /// returned: the action itself has happened.
-    pub async fn audit(&self, actor: &Actor, action: &str, detail: String) {
+    pub async fn audit(&self, actor: &Actor, action: &str, said: impl Into<Said>) {
+        let said = said.into();
         let address = actor.address.map(|a| a.to_string());
         self.record(NewAuditEntry {
             at: self.staff_now(),
             staff_id: Some(actor.member.id),
             staff_name: &actor.member.name,
             action,
-            detail: &detail,
+            detail: &said.text,
+            facts: crate::store::facts_json(&said.facts),
             address: address.as_deref(),
         })
         .await;

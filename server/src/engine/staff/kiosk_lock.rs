@@ -34,7 +34,7 @@ impl Engine {
                 member: session.member,
                 address,
             };
-            self.audit(&actor, "session_locked", String::new()).await;
+            self.audit(&actor, "session_locked", ()).await;
         }
         Ok(())
     }
@@ -87,7 +87,7 @@ impl Engine {
                 if !self.store.unlock_staff_session(&token, now).await? {
                     return Err(InventoryError::StaffSignInRequired);
                 }
-                self.audit(&actor, "session_unlocked", String::new()).await;
+                self.audit(&actor, "session_unlocked", ()).await;
                 Ok(())
             }
             Ok(false) => {
@@ -95,16 +95,22 @@ impl Engine {
                 if failures >= UNLOCK_TRIES {
                     self.store.end_staff_session(&token, now).await?;
                     self.release_clerk_holds(actor.member.id).await?;
-                    let detail = format!("wrong PIN {failures} times: session ended");
+                    let detail = Said::new(
+                        format!("wrong PIN {failures} times: session ended"),
+                        vec![AuditFact::WrongPinSessionEnded(i64::from(failures))],
+                    );
                     self.audit(&actor, "unlock_failed", detail).await;
                     return Err(InventoryError::StaffSignInRequired);
                 }
-                self.audit(&actor, "unlock_failed", "wrong PIN".into())
-                    .await;
+                let said = Said::new("wrong PIN", vec![AuditFact::WrongPin]);
+                self.audit(&actor, "unlock_failed", said).await;
                 Err(InventoryError::WrongPin)
             }
             Err(seconds) => {
-                let detail = format!("not checked: too many wrong PINs, wait {seconds} s");
+                let detail = Said::new(
+                    format!("not checked: too many wrong PINs, wait {seconds} s"),
+                    vec![AuditFact::TooManyFailures(seconds)],
+                );
                 self.audit(&actor, "unlock_refused", detail).await;
                 Err(InventoryError::SignInLocked(seconds))
             }

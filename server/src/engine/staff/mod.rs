@@ -12,13 +12,14 @@ mod accounts;
 mod kiosk_lock;
 mod sign_in;
 
+pub use accounts::Said;
 pub use kiosk_lock::valid_pin;
 
 use super::*;
 use crate::staff::hashing::{Busy, Hasher};
 use crate::staff::StaffName;
 use crate::store::{At, NewAuditEntry, NewStaffSession, StaffAccount, ThrottleRule, Throttled};
-use app::domain::{ApiToken, AuditEntry, NewApiToken, StaffMember};
+use app::domain::{ApiToken, AuditEntry, AuditFact, NewApiToken, StaffMember};
 use app::engine::Actor;
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
@@ -294,17 +295,14 @@ impl Engine {
             Ok(matches) => Ok(matches),
             Err(seconds) => {
                 if let Some(account) = account {
-                    let detail = format!("not checked: too many failures, wait {seconds} s");
+                    let detail = Said::new(
+                        format!("not checked: too many failures, wait {seconds} s"),
+                        vec![AuditFact::TooManyFailures(seconds)],
+                    );
                     let address = address.map(|a| a.to_string());
                     let now = self.staff_now();
-                    self.audit_sign_in(
-                        account,
-                        address.as_deref(),
-                        now,
-                        "sign_in_refused",
-                        &detail,
-                    )
-                    .await;
+                    self.audit_sign_in(account, address.as_deref(), now, "sign_in_refused", detail)
+                        .await;
                 }
                 Err(InventoryError::SignInLocked(seconds))
             }

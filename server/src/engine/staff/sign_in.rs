@@ -38,7 +38,7 @@ impl Engine {
                 address_text.as_deref(),
                 now,
                 "sign_in_failed",
-                "wrong password",
+                Said::new("wrong password", vec![AuditFact::WrongPassword]),
             )
             .await;
             return Err(InventoryError::SignInFailed);
@@ -54,7 +54,7 @@ impl Engine {
                 address: address_text.as_deref(),
             })
             .await?;
-        self.audit_sign_in(&account, address_text.as_deref(), now, "sign_in", "")
+        self.audit_sign_in(&account, address_text.as_deref(), now, "sign_in", ().into())
             .await;
         let member = StaffMember {
             id: account.id,
@@ -127,8 +127,8 @@ impl Engine {
             .password_matches(&account.name, Some(&account), current, address)
             .await?
         {
-            self.audit(&actor, "password_change_failed", "wrong password".into())
-                .await;
+            let said = Said::new("wrong password", vec![AuditFact::WrongPassword]);
+            self.audit(&actor, "password_change_failed", said).await;
             return Err(InventoryError::SignInFailed);
         }
         let hash = Hasher::global()
@@ -144,7 +144,10 @@ impl Engine {
         self.audit(
             &actor,
             "password_changed",
-            format!("{ended} other sessions ended"),
+            Said::new(
+                format!("{ended} other sessions ended"),
+                vec![AuditFact::SessionsEnded(ended as i64)],
+            ),
         )
         .await;
         Ok(())
@@ -171,7 +174,7 @@ impl Engine {
             // Seats a clerk picked and did not sell go back on sale.
             self.release_clerk_holds(member.id).await?;
             let actor = Actor { member, address };
-            self.audit(&actor, "sign_out", String::new()).await;
+            self.audit(&actor, "sign_out", ()).await;
         }
         Ok(())
     }
@@ -182,14 +185,15 @@ impl Engine {
         address: Option<&str>,
         at: At,
         action: &str,
-        detail: &str,
+        said: Said,
     ) {
         self.record(NewAuditEntry {
             at,
             staff_id: Some(account.id),
             staff_name: &account.name,
             action,
-            detail,
+            detail: &said.text,
+            facts: crate::store::facts_json(&said.facts),
             address,
         })
         .await;

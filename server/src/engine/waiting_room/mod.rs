@@ -299,7 +299,19 @@ impl WaitingRooms for Engine {
                 bits => format!(", proof of work {bits} bits"),
             },
         );
-        self.audit(by, "waiting_room_set", detail).await;
+        let facts = vec![
+            app::domain::AuditFact::Showtime(showtime.get()),
+            app::domain::AuditFact::WaitingRoom {
+                on: settings.on,
+                paused: settings.paused,
+                max_active: i64::from(settings.max_active),
+                per_minute: i64::from(settings.admit_per_minute),
+                drawn: settings.shuffle,
+                proof_bits: i64::from(settings.proof_bits),
+            },
+        ];
+        let said = crate::engine::staff::Said::new(detail, facts);
+        self.audit(by, "waiting_room_set", said).await;
         self.room_view(showtime).await
     }
 
@@ -314,8 +326,11 @@ impl WaitingRooms for Engine {
             .reset(showtime)
             .await
             .map_err(|RoomDown| InventoryError::QueueUnavailable)?;
-        self.audit(by, "waiting_room_reset", format!("showtime {showtime}"))
-            .await;
+        let said = crate::engine::staff::Said::new(
+            format!("showtime {showtime}"),
+            vec![app::domain::AuditFact::Showtime(showtime.get())],
+        );
+        self.audit(by, "waiting_room_reset", said).await;
         self.room_view(showtime).await
     }
 }

@@ -201,8 +201,14 @@ pub(super) async fn refund_at_counter<T: CounterSteps>(
             format!("{}: {method} {amount}", refund.audit.detail)
         }
     };
+    let mut facts = refund.audit.facts.clone();
+    facts.extend([
+        app::domain::AuditFact::Tender(method.clone()),
+        app::domain::AuditFact::Amount(amount),
+    ]);
     let line = AuditLine {
         detail,
+        facts,
         ..refund.audit.clone()
     };
     tx.record_audit(&line).await?;

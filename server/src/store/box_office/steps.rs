@@ -201,6 +201,7 @@ macro_rules! counter_steps {
                 .bind(line.action)
                 .bind(&line.detail)
                 .bind(line.address.as_deref())
+                .bind(crate::store::facts_json(&line.facts))
                 .execute(&mut *self.0)
                 .await?;
             Ok(())

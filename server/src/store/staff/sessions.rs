@@ -23,6 +23,8 @@ pub struct NewAuditEntry<'a> {
     pub staff_name: &'a str,
     pub action: &'a str,
     pub detail: &'a str,
+    /// The line's facts as JSON (none: `None`).
+    pub facts: Option<String>,
     pub address: Option<&'a str>,
 }
 
@@ -35,7 +37,13 @@ pub struct AuditLine {
     pub staff_name: String,
     pub action: &'static str,
     pub detail: String,
+    pub facts: Vec<app::domain::AuditFact>,
     pub address: Option<String>,
+}
+
+/// Facts as the audit table keeps them: a JSON list, or nothing for none.
+pub(crate) fn facts_json(facts: &[app::domain::AuditFact]) -> Option<String> {
+    (!facts.is_empty()).then(|| serde_json::to_string(facts).unwrap_or_default())
 }
 
 /// A live session's member, and when the session was last used.
@@ -126,8 +134,9 @@ const SET_PIN: &str = "update staff_user set pin_hash = $2 where id = $1";
 const END_SESSION: &str =
     "update staff_session set ended_at = $2 where token_hash = $1 and ended_at is null";
 pub(crate) const RECORD_ACTION: &str = "insert into staff_audit
-     (at, staff_id, staff_name, action, detail, address) values ($1, $2, $3, $4, $5, $6)";
-const AUDIT: &str = "select at, staff_name, action, detail, address from staff_audit
+     (at, staff_id, staff_name, action, detail, address, facts)
+     values ($1, $2, $3, $4, $5, $6, $7)";
+const AUDIT: &str = "select at, staff_name, action, detail, address, facts from staff_audit
      order by at desc, id desc limit $1";
 const ADD_TOKEN: &str = "insert into api_token (name, token_hash, created_by, created_at)
      values ($1, $2, $3, $4) returning id";
@@ -175,6 +184,7 @@ pub(super) struct AuditRow {
     action: String,
     detail: String,
     address: Option<String>,
+    facts: Option<String>,
 }
 
 impl From<AuditRow> for AuditEntry {
@@ -184,6 +194,11 @@ impl From<AuditRow> for AuditEntry {
             staff_name: row.staff_name,
             action: row.action,
             detail: row.detail,
+            // Facts this version cannot read are left out: the detail still says it all.
+            facts: row
+                .facts
+                .and_then(|json| serde_json::from_str(&json).ok())
+                .unwrap_or_default(),
             address: row.address,
         }
     }
@@ -329,6 +344,7 @@ macro_rules! staff_sessions {
                     .bind(entry.action)
                     .bind(entry.detail)
                     .bind(entry.address)
+                    .bind(entry.facts.as_deref())
                     .execute(&self.$write)
                     .await?;
                 Ok(())
