@@ -194,6 +194,7 @@ pub fn StaffApp() -> impl IntoView {
                 <Route path=path!("/admin/halls") view=pages::HallsPage ssr=SsrMode::Async />
                 <Route path=path!("/admin/sales") view=pages::SalesPage ssr=SsrMode::Async />
                 <Route path=path!("/admin/audit") view=pages::AuditPage ssr=SsrMode::Async />
+                <Route path=path!("/admin/bookings") view=pages::BookingsPage ssr=SsrMode::Async />
                 <Route path=path!("/admin/tokens") view=pages::TokensPage ssr=SsrMode::Async />
             </Routes>
         </Frame>

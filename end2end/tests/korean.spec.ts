@@ -171,6 +171,7 @@ test("the console is Korean throughout: sign-in, home, halls with the editor's p
   await expect(problems).toHaveCount(3);
   await expect(problems.filter({ hasText: "STANDRAD" })).toContainText("A1–A8");
   await allKorean(page, "editor problems", data);
+  await editor.screenshot({ path: path.join(root, "docs", "screenshots", "admin-editor-problems.png") });
   // Seats taken off sale, and the notice that says so.
   const showtime = (await onSale(page, shop))[5].id;
   await page.locator('[data-test="block-showtime"]').selectOption(String(showtime));
@@ -196,7 +197,8 @@ test("the kiosk and the door are Korean throughout: a shift, a sale, the receipt
   await page.addInitScript(() => {
     window.print = () => {};
   });
-  await staff(await (await browser.newContext()).newPage(), boss, "supervisor", "8642");
+  const supervisor = await korean(browser);
+  await staff(supervisor, boss, "supervisor", "8642");
   await staff(page, clerk, "clerk", "2468");
   const data = await dataNames(page, [clerk, boss, register]);
   await page.goto(`${shop}/box-office?idle=600`);
@@ -240,6 +242,21 @@ test("the kiosk and the door are Korean throughout: a shift, a sale, the receipt
   await page.locator('[data-test="refund-button"]').tap();
   await expect(page.locator('[data-test="refund-done"]')).toBeVisible();
   await allKorean(page, "kiosk, refunded", data);
+
+  // The console's booking search: the refunded sale by its number, its events, in Korean.
+  await supervisor.goto(`${shop}/admin/bookings?q=${booking}`);
+  await hydrated(supervisor);
+  const found = supervisor.locator('[data-test="booking-found"]');
+  await expect(found).toHaveAttribute("data-state", "REFUNDED");
+  await expect(found.locator('[data-test="booking-event"][data-type="BookingConfirmed"]')).toHaveCount(1);
+  await expect(found.locator('[data-test="booking-event"][data-type="RefundIssued"]')).toHaveCount(1);
+  await allKorean(supervisor, "booking search", data);
+  await supervisor.screenshot({ path: path.join(root, "docs", "screenshots", "admin-booking-search.png"), fullPage: true });
+  // A seat of it, once sold, finds it too; a number that names nothing says so.
+  await supervisor.locator('[data-test="booking-query"]').fill("00000000");
+  await supervisor.locator('[data-test="booking-find"]').click();
+  await expect(supervisor.locator('[data-test="booking-search-error"]')).toBeVisible();
+  await allKorean(supervisor, "booking search, nothing found", data);
 
   await page.locator('[data-test="lock"]').tap();
   await expect(page.locator('[data-test="lock-screen"]')).toBeVisible();

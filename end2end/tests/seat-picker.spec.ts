@@ -240,6 +240,20 @@ test("on a phone the whole hall fits the first view, the screen is centred on th
     );
     expect.soft(small, `showtime ${id}: links and buttons under 44 px`).toEqual([]);
   }
+  // "Best N" is in the bottom bar, where the thumb is, and says which category it takes and
+  // what it costs before anything is held (the cheapest with free seats, unless another is
+  // chosen).
+  const best = (await page.locator('[data-test="best-button"]').boundingBox())!;
+  expect(best.y + best.height).toBeLessThanOrEqual(844);
+  expect(best.y).toBeGreaterThan(844 / 2);
+  await expect(page.locator('[data-test="best-category"]')).toHaveValue("STANDARD");
+  await expect(page.locator('[data-test="best-choice"]')).toHaveText("2 × standard: ₩24,000");
+  await page.locator('[data-test="best-category"]').selectOption("PREMIUM");
+  await expect(page.locator('[data-test="best-choice"]')).toHaveText("2 × premium: ₩30,000");
+  // The bar leaves most of the hall in view.
+  const bar = (await page.locator('[data-test="picker-bar"]').boundingBox())!;
+  expect(bar.height).toBeLessThanOrEqual(844 / 4);
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "seat-map-phone-best.png") });
   // Zoomed in: tappable seats, and the row letters stay in view when scrolled to the right.
   await page.locator('[data-test="zoom"]').tap();
   await expect(page.locator('[data-test="zoom"]')).toHaveAttribute("aria-pressed", "true");

@@ -36,6 +36,8 @@ test("best 4 in one tap: four seats side by side in one row are held and shown b
   const xs = held.map((s) => s.x).sort((a, b) => a - b);
   expect(xs).toEqual([xs[0], xs[0] + 1, xs[0] + 2, xs[0] + 3]);
   expect(held.some((s) => s.accessible || s.companion)).toBe(false);
+  // Of the category the bar chose and said: the cheapest (standard) in these halls.
+  expect(held.every((s) => (s as MapSeat & { category: string }).category === "STANDARD")).toBe(true);
   for (const code of codes) {
     await expect(map.seat(code)).toHaveAttribute("data-view", "mine");
     expect(await apiStatus(page, id, code)).toBe("HELD");

@@ -347,6 +347,32 @@ pub struct PrintedSeat {
     pub price: i64,
 }
 
+/// A booking as the console's search shows it: the booking as its customer sees it, its number,
+/// the seats in, how often it was printed, and its events (what the consumers were told).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookingFound {
+    pub booking: super::BookingView,
+    /// The 8-character booking number (`21D6B008`).
+    pub number: String,
+    pub checked_in: Vec<String>,
+    pub prints: i64,
+    /// Oldest first.
+    pub events: Vec<BookingEventLine>,
+}
+
+/// One event of a booking: its type (`BookingConfirmed`, `RefundDue`…), when it was written and
+/// when the relay published it (`None`: not yet).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookingEventLine {
+    pub event_type: String,
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub at: DateTime<Utc>,
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub published_at: Option<DateTime<Utc>>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

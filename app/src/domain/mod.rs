@@ -16,9 +16,10 @@ mod text;
 mod waiting_room;
 
 pub use box_office::{
-    Approval, CheckIn, CheckInResult, CounterExchange, CounterExchangeRequest, CounterRefund,
-    CounterRefundRequest, CounterSale, CounterSaleRequest, OwedRefund, PrintedSeat, PrintedTicket,
-    ScanAt, Shift, ShiftFigures, Tender, APPROVER_ROLES, COUNTER_ROLES, DOOR_ROLES,
+    Approval, BookingEventLine, BookingFound, CheckIn, CheckInResult, CounterExchange,
+    CounterExchangeRequest, CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest,
+    OwedRefund, PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, Tender, APPROVER_ROLES,
+    COUNTER_ROLES, DOOR_ROLES,
 };
 pub use hall_plan::{
     seats_text, HallPlan, HallSummary, NameFault, PlacedSeat, PlanProblem, RowPlan, SeatPlan,

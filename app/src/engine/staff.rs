@@ -5,7 +5,7 @@
 
 use super::Actor;
 use crate::domain::{
-    ApiToken, Approval, AuditEntry, BestAvailable, CheckIn, CounterExchange,
+    ApiToken, Approval, AuditEntry, BestAvailable, BookingFound, CheckIn, CounterExchange,
     CounterExchangeRequest, CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest,
     HallPlan, HallSummary, Hold, NewApiToken, NewShowtime, OwedRefund, PrintedTicket, SalesFigure,
     ScanAt, SeatBlock, SeatChange, SeatSelection, Shift, ShowtimeCancelled, ShowtimeCounts,
@@ -47,6 +47,9 @@ pub trait Console: Send + Sync + 'static {
     ) -> Result<Vec<SeatChange>, InventoryError>;
     /// Sales figures per showtime and day, newest day first.
     async fn sales_figures(&self) -> Result<Vec<SalesFigure>, InventoryError>;
+    /// The booking `query` names: its id, its 8-character number, a ticket's code, or a sold
+    /// seat as `<showtime> <seat>` (`25 G7`).
+    async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError>;
 }
 
 /// Staff accounts, their PINs, API tokens and the audit log.

@@ -14,5 +14,6 @@ pub use queue::QueuePage;
 pub use seat_map::SeatMapPage;
 pub use showtimes::ShowtimesPage;
 pub use staff::{
-    AdminPage, AuditPage, BoxOfficePage, DoorPage, HallsPage, SalesPage, SignInPage, TokensPage,
+    AdminPage, AuditPage, BookingsPage, BoxOfficePage, DoorPage, HallsPage, SalesPage, SignInPage,
+    TokensPage,
 };

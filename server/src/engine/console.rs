@@ -5,10 +5,10 @@
 
 use super::staff::Said;
 use super::*;
-use crate::store::{BlockOutcome, NewHall};
+use crate::store::{BlockOutcome, BookingFilter, NewHall};
 use app::domain::{
-    AuditFact, HallPlan, HallSummary, NewShowtime, SeatBlock, SeatCode, ShowtimeCancelled,
-    ShowtimeCounts,
+    AuditFact, BookingEventLine, BookingFound, HallPlan, HallSummary, NewShowtime, SeatBlock,
+    SeatCode, ShowtimeCancelled, ShowtimeCounts,
 };
 use app::engine::{Actor, Console};
 use chrono::Utc;
@@ -284,6 +284,59 @@ impl Console for Engine {
         self.audit(by, "seats_blocked", Said::new(detail, facts))
             .await;
         Ok(changes)
+    }
+
+    async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError> {
+        let query = query.trim();
+        // "25 G7": the booking a sold seat belongs to; anything else names the booking itself.
+        let booking = match query.split_once(' ') {
+            Some((showtime, seat)) if showtime.bytes().all(|b| b.is_ascii_digit()) => {
+                let showtime = showtime
+                    .parse::<i64>()
+                    .ok()
+                    .and_then(|id| ShowtimeId::try_from(id).ok())
+                    .ok_or_else(|| {
+                        InventoryError::InvalidRequest(format!("no showtime {showtime}"))
+                    })?;
+                let seat = SeatCode::parse(seat.trim())
+                    .map_err(|e| InventoryError::InvalidRequest(e.to_string()))?;
+                self.store
+                    .booking_of_seat(showtime, seat.as_str())
+                    .await?
+                    .ok_or(InventoryError::BookingNotFound)?
+            }
+            _ if query.is_empty() || query.len() > 200 => {
+                return Err(InventoryError::InvalidRequest(
+                    "give a booking number, a ticket's code, or a showtime and a seat (25 G7)"
+                        .into(),
+                ))
+            }
+            _ => self.booking_named(query).await?,
+        };
+        let record = self
+            .store
+            .bookings(BookingFilter::One(booking))
+            .await?
+            .pop()
+            .ok_or(InventoryError::BookingNotFound)?;
+        let events = self
+            .store
+            .booking_events(booking)
+            .await?
+            .into_iter()
+            .map(|e| BookingEventLine {
+                event_type: e.event_type,
+                at: e.created_at.0,
+                published_at: e.processed_at.map(|at| at.0),
+            })
+            .collect();
+        Ok(BookingFound {
+            number: booking.reference(),
+            checked_in: self.store.seats_checked_in(booking).await?,
+            prints: self.store.prints(booking).await?,
+            events,
+            booking: self.booking_view(record).await?,
+        })
     }
 
     async fn sales_figures(&self) -> Result<Vec<app::domain::SalesFigure>, InventoryError> {

@@ -107,7 +107,7 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     let app = TestApp::spawn(&db, "600").await;
     let showtime = first_showtime(&app.base).await;
     let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
-    let _lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    let lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
     let web = app.customer();
 
@@ -241,6 +241,39 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         (chrono::Utc::now() - sold_at).num_seconds().abs() < 60,
         "{sold}"
     );
+
+    // The console's search finds the sale by its number and by one of its seats, with its
+    // events; a clerk may not search; what names nothing is a 404, what is no search a 400.
+    let booking_id = sold["bookingId"].as_str().unwrap().to_string();
+    let number = booking_id.replace('-', "")[..8].to_uppercase();
+    for query in [number.clone(), format!("{showtime} {}", picked[1])] {
+        let (status, found) = post_fn(&lee, &app, "find_booking", json!({ "query": query })).await;
+        assert_eq!(status, StatusCode::OK, "{query}: {found}");
+        assert_eq!(found["booking"]["bookingId"], json!(booking_id), "{query}");
+        assert_eq!(found["number"], json!(number));
+        assert_eq!(found["booking"]["seats"].as_array().unwrap().len(), 3);
+        let events: Vec<&str> = found["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["eventType"].as_str())
+            .collect();
+        assert_eq!(events, ["BookingConfirmed"], "{found}");
+    }
+    let (status, _) = post_fn(&kim, &app, "find_booking", json!({ "query": number })).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, none) = post_fn(&lee, &app, "find_booking", json!({ "query": "" })).await;
+    assert_eq!((status, none), (StatusCode::OK, Value::Null));
+    for (query, want) in [
+        ("00000000".to_string(), StatusCode::NOT_FOUND),
+        (format!("{showtime} Z99"), StatusCode::NOT_FOUND),
+        (format!("{showtime} 7G"), StatusCode::BAD_REQUEST),
+        ("not a booking".to_string(), StatusCode::NOT_FOUND),
+    ] {
+        let (status, body) = post_fn(&lee, &app, "find_booking", json!({ "query": query })).await;
+        assert_eq!(status, want, "{query}: {body}");
+        assert!(body["kind"].is_string(), "{query}: {body}");
+    }
     assert_eq!(
         statuses(&app, showtime, &picked).await,
         ["BOOKED", "BOOKED", "BOOKED"]

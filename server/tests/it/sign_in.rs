@@ -255,6 +255,13 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
     ("GET", "/admin/sales", "", &[]),
     ("GET", "/admin/audit", "", &[]),
     ("GET", "/admin/tokens", "", &[]),
+    ("GET", "/admin/bookings", "", &[StaffRole::Supervisor]),
+    (
+        "POST",
+        "/api/find_booking",
+        r#"{"query":"25 G7"}"#,
+        &[StaffRole::Supervisor],
+    ),
     ("POST", "/api/staff_me", "{}", &StaffRole::ALL),
     ("POST", "/api/sales_figures", "{}", &[]),
     ("POST", "/api/audit_log", "{}", &[]),

@@ -161,18 +161,19 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
     };
     view! {
         <div class="picker-bar" data-test="picker-bar">
-            // Nothing chosen yet: the seats can be chosen for the customer, where the thumb is.
-            <Show when=move || picker.selected.with(|s| s.is_empty())>
-                <BestBar picker />
-            </Show>
             <div class="picker-summary">
                 <p data-test="selection">{summary}</p>
-                <p class="total" data-test="total">{total}</p>
+                <p class="total" data-test="total" hidden=move || picker.selected.with(|s| s.is_empty())>{total}</p>
                 <p class="rule-hint" id="rule-hint" data-test="rule-hint" role="status" hidden=move || rule().is_none()>
                     {rule}
                 </p>
             </div>
-            <div class="picker-actions">
+            // Nothing chosen yet: the seats can be chosen for the customer, in the bar at the
+            // thumb; once some are, the bar holds them.
+            <Show when=move || picker.selected.with(|s| s.is_empty())>
+                <BestBar picker />
+            </Show>
+            <div class="picker-actions" hidden=move || picker.selected.with(|s| s.is_empty())>
                 <button
                     type="button"
                     class="secondary"
@@ -251,7 +252,7 @@ fn BestBar(picker: Picker) -> impl IntoView {
     let several = categories.len() > 1;
     view! {
         <div class="best-bar" data-test="best-bar">
-            <label for="best-count">{move || tr!(lang.get(), "best.label")}</label>
+            <label for="best-count" class="visually-hidden">{move || tr!(lang.get(), "best.label")}</label>
             <select
                 id="best-count"
                 data-test="best-count"
@@ -266,20 +267,20 @@ fn BestBar(picker: Picker) -> impl IntoView {
                     .collect_view()}
             </select>
             {several.then(|| view! {
-                <div class="best-categories" role="radiogroup" aria-label=move || tr!(lang.get(), "best.category")>
+                <label for="best-category" class="visually-hidden">{move || tr!(lang.get(), "best.category")}</label>
+                <select id="best-category" data-test="best-category"
+                    on:change=move |ev| chosen.set(Some(event_target_value(&ev)))>
                     {move || open.get().into_iter().map(|c| {
                         let code = c.code.clone();
                         let is = code.clone();
                         let (label, amount) = (c.clone(), c.price);
                         view! {
-                            <button type="button" role="radio" class="chip" data-test="best-category" data-code=code.clone()
-                                aria-checked=move || category.with(|x| x.as_ref().is_some_and(|x| x.code == is)).to_string()
-                                on:click=move |_| chosen.set(Some(code.clone()))>
+                            <option value=code selected=move || category.with(|x| x.as_ref().is_some_and(|x| x.code == is))>
                                 {move || category_name(lang.get(), &label)} " " {move || price(lang.get(), amount)}
-                            </button>
+                            </option>
                         }
                     }).collect_view()}
-                </div>
+                </select>
             })}
             <button
                 type="button"

@@ -86,8 +86,13 @@ pub fn StaffHeader() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match me.await {
                         Ok(Some(m)) => member(m).into_any(),
-                        // Not signed in (the sign-in page): the language alone.
-                        _ => view! { <span class="staff-spacer"></span><LangSwitch /> }.into_any(),
+                        // Not signed in (the sign-in page): the public site, and the language.
+                        _ => view! {
+                            <nav aria-label=move || tr!(lang.get(), "nav.label")>
+                                <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
+                            </nav>
+                            <LangSwitch />
+                        }.into_any(),
                     }
                 })}
             </Transition>

@@ -6,6 +6,7 @@
 mod account;
 mod admin;
 mod audit;
+mod bookings;
 mod box_office;
 mod chart;
 mod door;
@@ -19,6 +20,7 @@ mod waiting_room;
 
 pub use admin::AdminPage;
 pub use audit::AuditPage;
+pub use bookings::BookingsPage;
 pub use box_office::BoxOfficePage;
 pub use door::DoorPage;
 pub use halls::HallsPage;
@@ -63,6 +65,7 @@ pub fn AdminNav() -> impl IntoView {
             <a href="/admin">{move || tr!(lang.get(), "admin.home")}</a>
             <a href="/admin/halls">{move || tr!(lang.get(), "halls.heading")}</a>
             <a href="/admin/sales">{move || tr!(lang.get(), "sales.heading")}</a>
+            <a href="/admin/bookings">{move || tr!(lang.get(), "bookings.heading")}</a>
             <a href="/admin/audit">{move || tr!(lang.get(), "audit.heading")}</a>
             <a href="/admin/tokens">{move || tr!(lang.get(), "tokens.heading")}</a>
         </nav>

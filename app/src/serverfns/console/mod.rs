@@ -3,6 +3,7 @@
 mod block_seats;
 mod cancel_showtime;
 mod export_hall;
+mod find_booking;
 mod halls;
 mod import_hall;
 mod sales_figures;
@@ -12,6 +13,7 @@ mod showtime_figures;
 pub use block_seats::*;
 pub use cancel_showtime::*;
 pub use export_hall::*;
+pub use find_booking::*;
 pub use halls::*;
 pub use import_hall::*;
 pub use sales_figures::*;

@@ -103,7 +103,10 @@ impl Engine {
 
     /// The booking a reference names: its id, the booking number printed on its tickets
     /// (`21D6B008`), or a ticket's code (the booking's or a seat's).
-    async fn booking_named(&self, reference: &str) -> Result<BookingId, InventoryError> {
+    pub(in crate::engine) async fn booking_named(
+        &self,
+        reference: &str,
+    ) -> Result<BookingId, InventoryError> {
         let reference = reference.trim();
         if let Ok(id) = uuid::Uuid::try_parse(reference) {
             return Ok(BookingId(id));

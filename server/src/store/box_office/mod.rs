@@ -94,6 +94,14 @@ pub trait BoxOffice: Send + Sync {
 #[async_trait::async_trait]
 /// Shifts, check-ins, prints and clerks' holds: the same statements in both dialects.
 pub trait BoxOfficeBooks: Send + Sync {
+    /// A booking's events in the outbox, oldest first: type, written, published.
+    async fn booking_events(&self, booking: BookingId) -> Result<Vec<EventRecord>, StoreError>;
+    /// The booking that seat `seat` of `showtime` is sold to, if it is sold.
+    async fn booking_of_seat(
+        &self,
+        showtime: ShowtimeId,
+        seat: &str,
+    ) -> Result<Option<BookingId>, StoreError>;
     /// Opens a shift; `None` when the clerk or the register has an open one.
     async fn open_shift(
         &self,
@@ -252,6 +260,14 @@ pub struct OwedRefund {
     pub owed_at: At,
     /// Who sold it.
     pub clerk: String,
+}
+
+/// A booking's event as the outbox keeps it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EventRecord {
+    pub event_type: String,
+    pub created_at: At,
+    pub processed_at: Option<At>,
 }
 
 /// A shift as stored, with its clerk's name.

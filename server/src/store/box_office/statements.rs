@@ -81,6 +81,12 @@ pub(super) const CHECK_IN: &str =
                         on conflict (booking_id, seat_code) do nothing returning seat_code";
 pub(super) const CHECKED_IN: &str =
     "select exists (select 1 from seat_check_in where booking_id = $1)";
+/// A booking's events, oldest first, and when the relay published each.
+pub(super) const BOOKING_EVENTS: &str = "select event_type, created_at, processed_at from outbox
+     where aggregate_id = $1 order by id";
+/// The booking a sold seat belongs to.
+pub(super) const BOOKING_OF_SEAT: &str = "select booking_id from show_seat
+     where showtime_id = $1 and seat_code = $2 and status = 'BOOKED'";
 pub(super) const SEATS_CHECKED_IN: &str =
     "select seat_code from seat_check_in where booking_id = $1 order by seat_code";
 pub(super) const SEATS_IN: &str =

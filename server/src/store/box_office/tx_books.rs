@@ -6,6 +6,29 @@ macro_rules! box_office_books {
     ($store:ty, write: $write:ident, read: $read:ident) => {
         #[async_trait::async_trait]
         impl BoxOfficeBooks for $store {
+            async fn booking_events(
+                &self,
+                booking: BookingId,
+            ) -> Result<Vec<EventRecord>, StoreError> {
+                Ok(sqlx::query_as(BOOKING_EVENTS)
+                    .bind(booking.0)
+                    .fetch_all(&self.$read)
+                    .await?)
+            }
+
+            async fn booking_of_seat(
+                &self,
+                showtime: ShowtimeId,
+                seat: &str,
+            ) -> Result<Option<BookingId>, StoreError> {
+                let id: Option<Option<uuid::Uuid>> = sqlx::query_scalar(BOOKING_OF_SEAT)
+                    .bind(showtime.get())
+                    .bind(seat)
+                    .fetch_optional(&self.$read)
+                    .await?;
+                Ok(id.flatten().map(BookingId))
+            }
+
             async fn open_shift(
                 &self,
                 clerk: i64,

@@ -1,0 +1,169 @@
+//! `/admin/bookings`: a booking found by its number, a ticket's code or a sold seat (`25 G7`),
+//! for operators and supervisors: its state, seats and amount, the seats checked in, its
+//! payments and its events. The search is the page's address (`?q=`), so a result can be
+//! linked and reloaded.
+
+use super::{AdminNav, StaffRefusal};
+use crate::domain::BookingFound;
+use crate::format::{date_time, price, showtime_when};
+use crate::i18n::{translate, use_lang, Lang};
+use crate::serverfns::find_booking;
+use crate::tr;
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+#[component]
+pub fn BookingsPage() -> impl IntoView {
+    let lang = use_lang();
+    let query = use_query_map();
+    let asked = Memo::new(move |_| {
+        query
+            .with(|q| q.get("q"))
+            .map(|q| q.trim().to_string())
+            .filter(|q| !q.is_empty())
+    });
+    // Without a search, the member's role is checked alone (an empty query finds nothing).
+    let found = Resource::new(
+        move || asked.get(),
+        |asked| find_booking(asked.unwrap_or_default()),
+    );
+    view! {
+        <section class="bookings-page" data-test="bookings-page">
+            <h1>{move || tr!(lang.get(), "bookings.heading")}</h1>
+            <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || Suspend::new(async move {
+                    let answer = found.await;
+                    let refusal = matches!(
+                        answer,
+                        Err(crate::error::InventoryError::StaffSignInRequired
+                            | crate::error::InventoryError::StaffForbidden)
+                    );
+                    if refusal {
+                        let error = answer.err().unwrap_or(crate::error::InventoryError::Unavailable);
+                        return view! { <StaffRefusal error here="/admin/bookings" /> }.into_any();
+                    }
+                    view! {
+                        <AdminNav />
+                        <form method="get" action="/admin/bookings" class="booking-search" data-test="booking-search">
+                            <label for="booking-query">{move || tr!(lang.get(), "bookings.query")}</label>
+                            <input id="booking-query" name="q" required maxlength="200" autocomplete="off"
+                                autocapitalize="characters" value=asked.get_untracked().unwrap_or_default()
+                                placeholder="21D6B008 · 25 G7" data-test="booking-query" />
+                            <button type="submit" class="primary" data-test="booking-find">{move || tr!(lang.get(), "bookings.find")}</button>
+                        </form>
+                        {match answer {
+                            Ok(Some(found)) => view! { <Found found /> }.into_any(),
+                            Ok(None) => ().into_any(),
+                            Err(e) => view! {
+                                <p class="error" role="alert" data-test="booking-search-error">{move || crate::i18n::error_text(lang.get(), &e)}</p>
+                            }.into_any(),
+                        }}
+                    }.into_any()
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+/// An event's type said in `lang` (one the locale does not know: as the topic has it).
+fn event_name(lang: Lang, event: &str) -> String {
+    let key = format!("bookings.event.{event}");
+    let said = translate(lang, &key, &[]);
+    if said.ends_with(&key) {
+        event.to_string()
+    } else {
+        said
+    }
+}
+
+fn payment_status(lang: Lang, status: &str) -> String {
+    let key = format!("bookings.payment.{status}");
+    let said = translate(lang, &key, &[]);
+    if said.ends_with(&key) {
+        status.to_string()
+    } else {
+        said
+    }
+}
+
+#[component]
+fn Found(found: BookingFound) -> impl IntoView {
+    let lang = use_lang();
+    let b = found.booking;
+    let state = b.state();
+    let (starts, amount, created) = (b.starts_at, b.amount, b.created_at);
+    let seats = crate::domain::seats_text(&crate::seating::reading_order(&b.seats));
+    let checked_in = found.checked_in.join(", ");
+    let number = found.number.clone();
+    let (title, hall, showtime) = (b.movie_title.clone(), b.hall_name.clone(), b.showtime_id);
+    view! {
+        <article class="booking-found" data-test="booking-found" data-booking=b.booking_id.0.to_string() data-state=state.as_str()>
+            <h2>{move || tr!(lang.get(), "booking.number", number = number.clone())}</h2>
+            <p class="booking-state" data-test="booking-found-state">
+                {move || translate(lang.get(), &format!("booking.state_{}", state.as_str()), &[])}
+            </p>
+            <dl class="booking-facts">
+                <dt>{move || tr!(lang.get(), "bookings.showtime")}</dt>
+                <dd>{title} " · " {hall} " · " {move || showtime_when(lang.get(), starts)} " (" {showtime.get()} ")"</dd>
+                <dt>{move || tr!(lang.get(), "bookings.seats")}</dt>
+                <dd data-test="booking-found-seats">{seats}</dd>
+                <dt>{move || tr!(lang.get(), "bookings.amount")}</dt>
+                <dd>{move || price(lang.get(), amount)}</dd>
+                <dt>{move || tr!(lang.get(), "bookings.made")}</dt>
+                <dd>{move || date_time(lang.get(), created)}</dd>
+                <dt>{move || tr!(lang.get(), "bookings.checked_in")}</dt>
+                <dd data-test="booking-found-in">{if checked_in.is_empty() { "—".to_string() } else { checked_in }}</dd>
+                <dt>{move || tr!(lang.get(), "bookings.prints")}</dt>
+                <dd>{found.prints}</dd>
+            </dl>
+            <h3>{move || tr!(lang.get(), "bookings.payments")}</h3>
+            {if b.payments.is_empty() {
+                view! { <p class="hint">{move || tr!(lang.get(), "bookings.no_payments")}</p> }.into_any()
+            } else {
+                view! {
+                    <table class="audit" data-test="booking-payments">
+                        <thead><tr>
+                            <th scope="col">{move || tr!(lang.get(), "bookings.payment_status")}</th>
+                            <th scope="col">{move || tr!(lang.get(), "bookings.amount")}</th>
+                            <th scope="col">{move || tr!(lang.get(), "bookings.updated")}</th>
+                        </tr></thead>
+                        <tbody>
+                            {b.payments.into_iter().map(|p| {
+                                let (status, amount, at) = (p.status.clone(), p.amount, p.updated_at);
+                                view! {
+                                    <tr data-test="booking-payment" data-status=p.status>
+                                        <td>{move || payment_status(lang.get(), &status)}</td>
+                                        <td>{move || price(lang.get(), amount)}</td>
+                                        <td>{move || date_time(lang.get(), at)}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any()
+            }}
+            <h3>{move || tr!(lang.get(), "bookings.events")}</h3>
+            <table class="audit" data-test="booking-events">
+                <thead><tr>
+                    <th scope="col">{move || tr!(lang.get(), "bookings.event")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "bookings.written")}</th>
+                    <th scope="col">{move || tr!(lang.get(), "bookings.published")}</th>
+                </tr></thead>
+                <tbody>
+                    {found.events.into_iter().map(|e| {
+                        let (kind, at, published) = (e.event_type.clone(), e.at, e.published_at);
+                        view! {
+                            <tr data-test="booking-event" data-type=e.event_type>
+                                <td>{move || event_name(lang.get(), &kind)}</td>
+                                <td>{move || date_time(lang.get(), at)}</td>
+                                <td>{move || published.map_or_else(|| tr!(lang.get(), "bookings.not_yet"), |at| date_time(lang.get(), at))}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+            // Giving money back happens where it is counted: at a register, with a supervisor.
+            <p class="hint" data-test="booking-refund-hint">{move || tr!(lang.get(), "bookings.refund_hint")}</p>
+        </article>
+    }
+}
