@@ -24,6 +24,10 @@ pub enum InventoryError {
     TicketNotReady,
     #[error("{0}")]
     InvalidRequest(String),
+    /// A request a person can put right, with every reason (said in their language by the
+    /// pages, in English by the REST API).
+    #[error("{}", said(.0, crate::i18n::Lang::En))]
+    Invalid(Vec<Reason>),
     #[error("seats not in this showtime: {}", .0.join(", "))]
     UnknownSeats(Vec<String>),
     #[error("seats no longer available: {}", .0.join(", "))]
@@ -39,7 +43,7 @@ pub enum InventoryError {
     CompanionNeedsWheelchair(usize),
     /// Best available found no seats for the request; the reason says why.
     #[error("{0}")]
-    NoBlock(String),
+    NoBlock(Reason),
     /// Too little of the hold is left to pay within it.
     #[error("only {0} s of this hold are left, too little to pay safely; hold the seats again")]
     TooLittleTime(i64),
@@ -90,13 +94,13 @@ pub enum InventoryError {
     ShiftClosed,
     /// The clerk or the register has an open shift already.
     #[error("{0}")]
-    ShiftAlreadyOpen(String),
+    ShiftAlreadyOpen(Reason),
     /// A refund or a complimentary sale needs a supervisor: their session, or their name and PIN.
     #[error("a supervisor must approve this (their name and PIN)")]
     ApprovalRequired,
     /// The booking cannot be refunded at the counter; the reason says why.
     #[error("{0}")]
-    NotRefundable(String),
+    NotRefundable(Reason),
     #[error("no such API token (or it is revoked already)")]
     ApiTokenNotFound,
     #[error("no such hall")]
@@ -174,7 +178,10 @@ impl InventoryError {
             | Self::ProofRequired { .. } => 403,
             Self::StaffSignInRequired | Self::SignInFailed | Self::WrongPin => 401,
             Self::StaffSessionLocked => 423,
-            Self::InvalidRequest(_) | Self::UnknownSeats(_) | Self::Transport(_) => 400,
+            Self::InvalidRequest(_)
+            | Self::Invalid(_)
+            | Self::UnknownSeats(_)
+            | Self::Transport(_) => 400,
             Self::LoneSeat(_) | Self::CompanionNeedsWheelchair(_) => 422,
             Self::SeatsUnavailable(_)
             | Self::HoldLapsed
@@ -209,7 +216,7 @@ impl InventoryError {
             Self::BookingNotFound => "BOOKING_NOT_FOUND",
             Self::NotYourBooking => "NOT_YOUR_BOOKING",
             Self::TicketNotReady => "TICKET_NOT_READY",
-            Self::InvalidRequest(_) => "INVALID_REQUEST",
+            Self::InvalidRequest(_) | Self::Invalid(_) => "INVALID_REQUEST",
             Self::UnknownSeats(_) => "UNKNOWN_SEATS",
             Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",
             Self::HoldLapsed => "HOLD_LAPSED",
@@ -286,6 +293,63 @@ impl InventoryError {
             }
             _ => None,
         }
+    }
+}
+
+/// Why something was refused, as the locale says it: a key and its arguments. An argument whose
+/// name ends in `_key` is itself a key, said in the same language first (`what_key:
+/// "invalid.what.register"` fills `%{what}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reason {
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<(String, String)>,
+}
+
+impl Reason {
+    pub fn new(key: &str, args: &[(&str, String)]) -> Self {
+        Self {
+            key: key.to_string(),
+            args: args
+                .iter()
+                .map(|(name, value)| (name.to_string(), value.clone()))
+                .collect(),
+        }
+    }
+
+    /// The reason in `lang`.
+    pub fn said(&self, lang: crate::i18n::Lang) -> String {
+        let args: Vec<(&str, String)> = self
+            .args
+            .iter()
+            .map(|(name, value)| match name.strip_suffix("_key") {
+                Some(name) => (name, crate::i18n::translate(lang, value, &[])),
+                None => (name.as_str(), value.clone()),
+            })
+            .collect();
+        crate::i18n::translate(lang, &self.key, &args)
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said(crate::i18n::Lang::En))
+    }
+}
+
+/// Reasons in `lang`, one after another.
+pub fn said(reasons: &[Reason], lang: crate::i18n::Lang) -> String {
+    reasons
+        .iter()
+        .map(|r| r.said(lang))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl InventoryError {
+    /// A request refused for one reason a person can put right.
+    pub fn invalid(key: &str, args: &[(&str, String)]) -> Self {
+        Self::Invalid(vec![Reason::new(key, args)])
     }
 }
 

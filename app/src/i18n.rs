@@ -167,7 +167,8 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::CompanionNeedsWheelchair(count) => {
             tr!(lang, "error.companion_needs_wheelchair", count = count)
         }
-        E::NoBlock(detail) => tr!(lang, "error.no_block", detail = detail),
+        E::NoBlock(why) => tr!(lang, "error.no_block", detail = why.said(lang)),
+        E::Invalid(reasons) => crate::error::said(reasons, lang),
         E::TooLittleTime(_) => tr!(lang, "error.too_little_time"),
         E::SalesClosed => tr!(lang, "error.sales_closed"),
         E::ShowtimeCancelled => tr!(lang, "error.showtime_cancelled"),
@@ -199,9 +200,7 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::HallNameTaken(name) => tr!(lang, "error.hall_name_taken", name = name),
         E::NoOpenShift => tr!(lang, "error.no_open_shift"),
         E::ShiftClosed => tr!(lang, "error.shift_closed"),
-        E::ShiftAlreadyOpen(detail) | E::NotRefundable(detail) => {
-            tr!(lang, "error.invalid", detail = detail)
-        }
+        E::ShiftAlreadyOpen(why) | E::NotRefundable(why) => why.said(lang),
         E::ApprovalRequired => tr!(lang, "error.approval_required"),
         E::SignInLocked(seconds) => tr!(lang, "error.sign_in_locked", seconds = seconds),
         E::SignInNotAllowedHere => tr!(lang, "error.sign_in_not_allowed_here"),
@@ -298,6 +297,24 @@ mod tests {
             }
         }
         assert_eq!(tr!(Lang::Ko, "select.hold"), "좌석 선택 완료");
+        // A refusal a person can put right, in their language; in English for the REST API.
+        let short = InventoryError::invalid(
+            "invalid.cash_short",
+            &[("tendered", "9000".into()), ("total", "12000".into())],
+        );
+        assert_eq!(
+            error_text(Lang::Ko, &short),
+            "받은 금액(9000원)이 합계(12000원)보다 적습니다."
+        );
+        assert_eq!(
+            short.to_string(),
+            "Cash tendered (9000 won) is less than the total (12000 won)."
+        );
+        let register = crate::domain::name_problem("invalid.what.register", " ", 40).unwrap();
+        assert_eq!(
+            error_text(Lang::Ko, &InventoryError::Invalid(vec![register])),
+            "창구 이름은(는) 1~40자입니다."
+        );
         assert_eq!(
             tr!(
                 Lang::En,

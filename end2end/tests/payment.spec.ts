@@ -49,6 +49,11 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   const number = bookingId.replace(/-/g, "").slice(0, 8).toUpperCase();
   await expect(page.locator('[data-test="booking-number"]')).toHaveText(`Booking number ${number}`);
   await expect(page.locator('[data-test="ticket-code"]')).toBeHidden();
+  // Each seat's own ticket, for a party arriving apart: its QR code in view, its long code
+  // folded away too.
+  await expect(page.locator('[data-test="seat-ticket"]')).toHaveCount(2);
+  await expect(page.locator('[data-test="seat-ticket"] .qr svg')).toHaveCount(2);
+  await expect(page.locator('[data-test="seat-ticket-code"]').first()).toBeHidden();
   const text = await page.locator('[data-test="ticket-code"]').textContent();
   const code = text!.match(/SEATS2-[0-9a-z]+-[0-9a-f]+-[0-9a-f]+/)![0];
   // The code in the QR verifies at the door; a forged one does not.

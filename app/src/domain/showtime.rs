@@ -1,6 +1,7 @@
 //! A showtime as the operator schedules it: its running time, when its seats are on sale, and
 //! whether it is a hot sale.
 
+use crate::error::Reason;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -105,40 +106,45 @@ pub struct NewShowtime {
 
 impl NewShowtime {
     /// What is wrong with it, judged at `now` (all of it, one line each), or nothing.
-    pub fn problems(&self, now: DateTime<Utc>) -> Vec<String> {
+    pub fn problems(&self, now: DateTime<Utc>) -> Vec<Reason> {
         let mut problems = Vec::new();
-        if let Some(problem) = super::name_problem("a showtime's title", &self.title, 200) {
+        if let Some(problem) = super::name_problem("invalid.what.title", &self.title, 200) {
             problems.push(problem);
         }
         if self.starts_at <= now || self.starts_at > now + Duration::days(400) {
-            problems.push("a showtime starts in the future, at most 400 days from now".to_string());
+            problems.push(Reason::new("invalid.showtime.starts", &[]));
         }
         if !(1..=MAX_DURATION_MINUTES).contains(&self.duration_minutes) {
-            problems.push(format!(
-                "durationMinutes is 1 to {MAX_DURATION_MINUTES} (the running time in minutes)"
-            ));
+            let max = ("max", MAX_DURATION_MINUTES.to_string());
+            problems.push(Reason::new("invalid.showtime.duration", &[max]));
         }
         let closes = self.sales_close_at.unwrap_or(self.starts_at);
         if closes > self.starts_at {
-            problems.push("sales close at the start at the latest".to_string());
+            problems.push(Reason::new("invalid.showtime.closes_after_start", &[]));
         }
         if closes <= now {
-            problems.push("sales close in the future".to_string());
+            problems.push(Reason::new("invalid.showtime.closes_in_past", &[]));
         }
         if let Some(opens) = self.sales_open_at {
             if opens >= closes {
-                problems.push("sales open before they close".to_string());
+                problems.push(Reason::new("invalid.showtime.opens_after_close", &[]));
             }
         }
         if self
             .accessible_release_at
             .is_some_and(|at| at > self.starts_at)
         {
-            problems.push("accessible seats are released before the start".to_string());
+            problems.push(Reason::new("invalid.showtime.release_after_start", &[]));
         }
         for (category, price) in &self.prices {
             if !(0..=MAX_PRICE).contains(price) {
-                problems.push(format!("the price of {category} is 0 to {MAX_PRICE} won"));
+                problems.push(Reason::new(
+                    "invalid.showtime.price",
+                    &[
+                        ("category", category.clone()),
+                        ("max", MAX_PRICE.to_string()),
+                    ],
+                ));
             }
         }
         problems
@@ -209,20 +215,24 @@ mod tests {
             prices: BTreeMap::from([("VIP".to_string(), -1), ("STANDARD".to_string(), 0)]),
             ..showtime()
         };
-        let problems = bad.problems(at(8));
+        let problems: Vec<String> = bad.problems(at(8)).iter().map(|p| p.to_string()).collect();
         assert_eq!(problems.len(), 5, "{problems:?}");
-        assert!(problems.contains(&"the price of VIP is 0 to 10000000 won".to_string()));
+        assert!(problems.contains(&"The price of VIP is 0 to 10000000 won.".to_string()));
+        // Said in Korean too, from the same reasons.
+        let korean = crate::error::said(&bad.problems(at(8)), crate::i18n::Lang::Ko);
+        assert!(korean.contains("VIP") && korean.contains("원"), "{korean}");
         let late = NewShowtime {
             sales_close_at: Some(at(9)),
             ..showtime()
         };
         assert_eq!(
             late.problems(at(10)),
-            vec!["sales close in the future".to_string()]
+            vec![Reason::new("invalid.showtime.closes_in_past", &[])]
         );
         let past = showtime().problems(at(20));
         assert!(
-            past.iter().any(|p| p.contains("starts in the future")),
+            past.iter()
+                .any(|p| p.to_string().contains("starts in the future")),
             "{past:?}"
         );
     }

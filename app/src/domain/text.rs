@@ -31,10 +31,10 @@ pub fn unprintable(text: &str) -> Option<char> {
     })
 }
 
-/// Why `text` may not be `what` (a name of 1 to `max` characters, trimmed, all printable), if
-/// it may not.
-pub fn name_problem(what: &str, text: &str, max: usize) -> Option<String> {
-    super::NameFault::of(text, max).map(|fault| fault.text(what))
+/// Why `text` may not be the name the locale key `what_key` names (1 to `max` characters,
+/// trimmed, all printable), if it may not.
+pub fn name_problem(what_key: &str, text: &str, max: usize) -> Option<crate::error::Reason> {
+    super::NameFault::of(text, max).map(|fault| fault.reason(what_key))
 }
 
 #[cfg(test)]
@@ -51,10 +51,13 @@ mod tests {
             "a\nb",
             "x\u{2066}y",
         ] {
-            assert!(name_problem("a name", bad, 80).is_some(), "{bad:?}");
+            assert!(
+                name_problem("invalid.what.title", bad, 80).is_some(),
+                "{bad:?}"
+            );
         }
-        assert!(name_problem("a name", "", 80).is_some());
-        assert!(name_problem("a name", &"x".repeat(81), 80).is_some());
+        assert!(name_problem("invalid.what.title", "", 80).is_some());
+        assert!(name_problem("invalid.what.title", &"x".repeat(81), 80).is_some());
     }
 
     #[test]
@@ -67,10 +70,16 @@ mod tests {
             "シネマ",
             "قاعة",
         ] {
-            assert_eq!(name_problem("a name", good, 80), None, "{good:?}");
+            assert_eq!(
+                name_problem("invalid.what.title", good, 80),
+                None,
+                "{good:?}"
+            );
         }
-        assert!(name_problem("a name", "Salle\u{202E}", 80)
-            .unwrap()
-            .contains("U+202E"));
+        let why = name_problem("invalid.what.title", "Salle\u{202E}", 80).unwrap();
+        assert!(why.to_string().contains("U+202E"), "{why}");
+        assert!(why.to_string().starts_with("A showtime's title"), "{why}");
+        let ko = why.said(crate::i18n::Lang::Ko);
+        assert!(ko.starts_with("상영 제목") && ko.contains("U+202E"), "{ko}");
     }
 }

@@ -54,19 +54,22 @@ impl Default for WaitingRoomSettings {
 
 impl WaitingRoomSettings {
     /// What is wrong with the settings, one line each (nothing: they are fine).
-    pub fn problems(&self) -> Vec<String> {
+    pub fn problems(&self) -> Vec<crate::error::Reason> {
+        use crate::error::Reason;
         let mut problems = Vec::new();
+        let rate = ("max", MAX_ROOM_RATE.to_string());
         if !(1..=MAX_ROOM_RATE).contains(&self.max_active) {
-            problems.push(format!("maxActive is 1 to {MAX_ROOM_RATE}"));
+            problems.push(Reason::new("invalid.room.max_active", &[rate.clone()]));
         }
         if !(1..=MAX_ROOM_RATE).contains(&self.admit_per_minute) {
-            problems.push(format!("admitPerMinute is 1 to {MAX_ROOM_RATE}"));
+            problems.push(Reason::new("invalid.room.admit_per_minute", &[rate]));
         }
         if self.proof_bits > MAX_PROOF_BITS {
-            problems.push(format!("proofBits is 0 (none) to {MAX_PROOF_BITS}"));
+            let max = ("max", MAX_PROOF_BITS.to_string());
+            problems.push(Reason::new("invalid.room.proof_bits", &[max]));
         }
         if !self.message.is_empty() {
-            if let Some(p) = super::name_problem("the room's message", &self.message, 500) {
+            if let Some(p) = super::name_problem("invalid.what.room_message", &self.message, 500) {
                 problems.push(p);
             }
         }

@@ -184,7 +184,11 @@ fn TicketView(booking_id: String) -> impl IntoView {
                                                 <li data-test="seat-ticket" data-seat=st.seat.clone()>
                                                     <div class="qr" role="img" aria-label=move || tr!(lang.get(), "booking.seat_qr_label", seat = seat.clone()) inner_html=st.qr_svg></div>
                                                     <p class="ticket-seat">{st.seat.clone()}</p>
-                                                    <p class="ticket-code" data-test="seat-ticket-code">{st.code}</p>
+                                                    // The long code only for a scanner that cannot read the QR code.
+                                                    <details class="ticket-code-details">
+                                                        <summary>{move || tr!(lang.get(), "booking.ticket_code_summary")}</summary>
+                                                        <p class="ticket-code" data-test="seat-ticket-code">{st.code}</p>
+                                                    </details>
                                                 </li>
                                             }
                                         }).collect_view()}

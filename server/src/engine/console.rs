@@ -21,8 +21,7 @@ impl Console for Engine {
         by: &Actor,
     ) -> Result<HallSummary, InventoryError> {
         let seats = plan.check().map_err(|problems| {
-            let said: Vec<String> = problems.iter().map(ToString::to_string).collect();
-            InventoryError::InvalidRequest(said.join("; "))
+            InventoryError::Invalid(problems.iter().map(|p| p.reason()).collect())
         })?;
         let hall = NewHall {
             name: plan.name.trim().to_string(),
@@ -84,7 +83,7 @@ impl Console for Engine {
         let now = self.clock.now().unwrap_or_else(Utc::now);
         let problems = showtime.problems(now);
         if !problems.is_empty() {
-            return Err(InventoryError::InvalidRequest(problems.join("; ")));
+            return Err(InventoryError::Invalid(problems));
         }
         let hall_id = showtime.hall_id;
         let Some(hall) = self.store.stored_hall(hall_id).await? else {
@@ -97,10 +96,10 @@ impl Console for Engine {
             .map(String::as_str)
             .collect();
         if !strangers.is_empty() {
-            return Err(InventoryError::InvalidRequest(format!(
-                "no price category {} in this hall",
-                strangers.join(", ")
-            )));
+            return Err(InventoryError::invalid(
+                "invalid.no_category_in_hall",
+                &[("categories", strangers.join(", "))],
+            ));
         }
         let id = self.store.add_showtime(showtime).await?;
         let sales = showtime.sales();
@@ -163,10 +162,10 @@ impl Console for Engine {
         let layout = self.layout(showtime).await?;
         let ends = layout.starts_at + chrono::Duration::minutes(i64::from(layout.duration_minutes));
         if now >= ends {
-            return Err(InventoryError::InvalidRequest(format!(
-                "showtime {showtime} ended at {}; a showtime is cancelled before it ends",
-                ends.to_rfc3339()
-            )));
+            return Err(InventoryError::invalid(
+                "invalid.showtime_ended",
+                &[("id", showtime.to_string()), ("ended", ends.to_rfc3339())],
+            ));
         }
         let done = self
             .store
@@ -226,9 +225,10 @@ impl Console for Engine {
     ) -> Result<Vec<SeatChange>, InventoryError> {
         const MOST: usize = 500;
         if seats.is_empty() || seats.len() > MOST {
-            return Err(InventoryError::InvalidRequest(format!(
-                "name 1 to {MOST} seats"
-            )));
+            return Err(InventoryError::invalid(
+                "invalid.block_seat_count",
+                &[("max", MOST.to_string())],
+            ));
         }
         let layout = self.layout(showtime).await?;
         let mut codes = Vec::with_capacity(seats.len());
@@ -296,20 +296,18 @@ impl Console for Engine {
                     .ok()
                     .and_then(|id| ShowtimeId::try_from(id).ok())
                     .ok_or_else(|| {
-                        InventoryError::InvalidRequest(format!("no showtime {showtime}"))
+                        InventoryError::invalid("invalid.no_showtime", &[("id", showtime.into())])
                     })?;
-                let seat = SeatCode::parse(seat.trim())
-                    .map_err(|e| InventoryError::InvalidRequest(e.to_string()))?;
+                let seat = SeatCode::parse(seat.trim()).map_err(|_| {
+                    InventoryError::invalid("invalid.seat_code", &[("seat", seat.trim().into())])
+                })?;
                 self.store
                     .booking_of_seat(showtime, seat.as_str())
                     .await?
                     .ok_or(InventoryError::BookingNotFound)?
             }
             _ if query.is_empty() || query.len() > 200 => {
-                return Err(InventoryError::InvalidRequest(
-                    "give a booking number, a ticket's code, or a showtime and a seat (25 G7)"
-                        .into(),
-                ))
+                return Err(InventoryError::invalid("invalid.booking_query", &[]))
             }
             _ => self.booking_named(query).await?,
         };

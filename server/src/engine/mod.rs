@@ -31,7 +31,7 @@ use app::domain::{
     SeatSelection, SeatStatus, ShowtimeId, ShowtimeSummary,
 };
 
-use app::error::InventoryError;
+use app::error::{InventoryError, Reason};
 use axum::extract::ws::Utf8Bytes;
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -359,7 +359,7 @@ async fn a_showtime_is_cancelled_before_it_ends_and_then_holds_nothing(backend: 
     };
     let ended = ended.cancel_showtime(showtime, &actor).await;
     assert!(
-        matches!(ended, Err(InventoryError::InvalidRequest(ref why)) if why.contains("ended")),
+        matches!(ended, Err(ref e @ InventoryError::Invalid(_)) if e.to_string().contains("ended")),
         "{ended:?}"
     );
     assert!(!db.store.is_cancelled(showtime).await.unwrap());

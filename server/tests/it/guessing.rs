@@ -232,7 +232,7 @@ async fn passwords_change_in_the_console_and_by_command_and_old_sessions_end() {
     .await;
     assert_eq!(
         (status, body["kind"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("InvalidRequest"))
+        (StatusCode::BAD_REQUEST, Some("Invalid"))
     );
     let (status, body) = post_fn(&here, &app, "staff_change_password", change(PASSWORD, new)).await;
     assert_eq!(status, StatusCode::OK, "{body}");

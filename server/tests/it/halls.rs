@@ -39,13 +39,30 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     bad["bestSeat"] = json!("C9");
     let (status, body) = post_fn(&operator, &app, "import_hall", json!({ "plan": bad })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let detail = body["detail"].as_str().unwrap();
+    // Every reason, each a key of the locale with its arguments (the pages say them in the
+    // customer's language).
+    let reasons = body["detail"].as_array().unwrap();
+    let reason = |key: &str| {
+        reasons
+            .iter()
+            .find(|r| r["key"] == key)
+            .map(|r| r["args"].to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(body["kind"], "Invalid", "{body}");
     assert!(
-        detail.contains("A2's category BALCONY")
-            && detail.contains("VIP's price")
-            && detail.contains("bestSeat C9"),
-        "{detail}"
+        reason("editor.problem.unknown_category").contains("BALCONY"),
+        "{body}"
     );
+    assert!(
+        reason("editor.problem.unknown_category").contains("A2"),
+        "{body}"
+    );
+    assert!(
+        reason("editor.problem.category_price").contains("VIP"),
+        "{body}"
+    );
+    assert!(reason("editor.problem.best_seat").contains("C9"), "{body}");
     assert_eq!(
         post_fn(&operator, &app, "halls", json!({})).await.1,
         before,
@@ -147,11 +164,9 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     priced["prices"] = json!({ "VIP": 25000, "GOLD": 1 });
     let (status, refused) = post_fn(&operator, &app, "schedule_showtime", priced.clone()).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(
-        refused["detail"]
-            .as_str()
-            .unwrap()
-            .contains("no price category GOLD"),
+    assert_eq!(
+        refused["detail"][0],
+        json!({ "key": "invalid.no_category_in_hall", "args": [["categories", "GOLD"]] }),
         "{refused}"
     );
     priced["prices"] = json!({ "VIP": 25000 });
@@ -247,11 +262,11 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
-    let detail = refused["detail"].as_str().unwrap();
+    let detail = refused["detail"].to_string();
     for problem in [
-        "durationMinutes",
-        "close at the start at the latest",
-        "open before they close",
+        "invalid.showtime.duration",
+        "invalid.showtime.closes_after_start",
+        "invalid.showtime.opens_after_close",
     ] {
         assert!(detail.contains(problem), "{detail}");
     }

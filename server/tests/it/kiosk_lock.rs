@@ -33,7 +33,7 @@ async fn a_locked_session_waits_for_its_pin() {
     let (status, body) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "1234" })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("InvalidRequest")),
+        (StatusCode::BAD_REQUEST, Some("Invalid")),
         "{body}"
     );
     assert_eq!(

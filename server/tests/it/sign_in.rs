@@ -503,7 +503,7 @@ async fn an_api_token_reads_the_sales_report_until_it_is_revoked_and_the_audit_l
     .await;
     assert_eq!(
         code_of(r).await,
-        (StatusCode::BAD_REQUEST, "INVALID_REQUEST".into())
+        (StatusCode::BAD_REQUEST, "INVALID".into())
     );
     let r = call(
         &operator,

@@ -304,7 +304,10 @@ async fn a_new_place_costs_a_proof_of_work_when_the_room_asks_one(backend: Backe
     };
     let (status, body) = post_fn(&op, &app, "set_waiting_room", set(25)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert!(body.to_string().contains("proofBits"), "{body}");
+    assert!(
+        body.to_string().contains("invalid.room.proof_bits"),
+        "{body}"
+    );
     let (status, body) = post_fn(&op, &app, "set_waiting_room", set(12)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 

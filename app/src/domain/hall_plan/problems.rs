@@ -3,6 +3,7 @@
 //! 20 findings). `Display` says it in English — the REST API's message — and the console says
 //! it in the page's language from the same value.
 
+use crate::error::Reason;
 use std::fmt;
 
 /// Why a typed name may not be used.
@@ -25,13 +26,16 @@ impl NameFault {
         super::super::unprintable(text).map(Self::Unprintable)
     }
 
-    /// The fault in English, of `what`.
-    pub fn text(&self, what: &str) -> String {
+    /// The fault of the name the locale key `what_key` names.
+    pub fn reason(&self, what_key: &str) -> Reason {
+        let what = ("what_key", what_key.to_string());
         match self {
-            Self::Length(max) => format!("{what} is 1 to {max} characters"),
-            Self::Unprintable(c) => format!(
-                "{what} may not hold control, invisible or direction-changing characters (U+{:04X} found)",
-                *c as u32
+            Self::Length(max) => {
+                Reason::new("invalid.name_length", &[what, ("max", max.to_string())])
+            }
+            Self::Unprintable(c) => Reason::new(
+                "invalid.name_unprintable",
+                &[what, ("code", format!("U+{:04X}", *c as u32))],
             ),
         }
     }
@@ -77,51 +81,72 @@ pub enum PlanProblem {
     BestSeat(String),
 }
 
+impl PlanProblem {
+    /// The problem as the locale says it.
+    pub fn reason(&self) -> Reason {
+        let r = |key: &str, args: &[(&str, String)]| Reason::new(key, args);
+        match self {
+            Self::HallName(fault) => fault.reason("invalid.what.hall_name"),
+            Self::CategoryCount => r("editor.problem.category_count", &[]),
+            Self::CategoryCode(code) => {
+                r("editor.problem.category_code", &[("code", code.clone())])
+            }
+            Self::CategoryTwice(code) => {
+                r("editor.problem.category_twice", &[("code", code.clone())])
+            }
+            Self::CategoryName { code, fault } => match fault {
+                NameFault::Length(max) => r(
+                    "editor.problem.category_name_length",
+                    &[("code", code.clone()), ("max", max.to_string())],
+                ),
+                NameFault::Unprintable(c) => r(
+                    "editor.problem.category_name_unprintable",
+                    &[
+                        ("code", code.clone()),
+                        ("char", format!("U+{:04X}", *c as u32)),
+                    ],
+                ),
+            },
+            Self::CategoryPrice(code) => {
+                r("editor.problem.category_price", &[("code", code.clone())])
+            }
+            Self::TooManyRows => r("editor.problem.too_many_rows", &[]),
+            Self::RowLabel(label) => r("editor.problem.row_label", &[("label", label.clone())]),
+            Self::RowTwice(label) => r("editor.problem.row_twice", &[("label", label.clone())]),
+            Self::GapWidth(row) => r("editor.problem.gap", &[("row", row.clone())]),
+            Self::SeatNumbers { row, numbers } => r(
+                "editor.problem.seat_numbers",
+                &[("row", row.clone()), ("numbers", list(numbers))],
+            ),
+            Self::SeatsTwice(seats) => r(
+                "editor.problem.seats_twice",
+                &[("seats", seats_text(seats))],
+            ),
+            Self::UnknownCategory { category, seats } => r(
+                "editor.problem.unknown_category",
+                &[("category", category.clone()), ("seats", seats_text(seats))],
+            ),
+            Self::WheelchairAndCompanion(seats) => r(
+                "editor.problem.wheelchair_and_companion",
+                &[("seats", seats_text(seats))],
+            ),
+            Self::NoSeats => r("editor.problem.no_seats", &[]),
+            Self::TooManySeats(n) => r(
+                "editor.problem.too_many_seats",
+                &[
+                    ("max", super::MAX_HALL_SEATS.to_string()),
+                    ("count", n.to_string()),
+                ],
+            ),
+            Self::BestSeat(seat) => r("editor.problem.best_seat", &[("seat", seat.clone())]),
+        }
+    }
+}
+
+/// In English (the REST API's message).
 impl fmt::Display for PlanProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::HallName(fault) => f.write_str(&fault.text("a hall's name")),
-            Self::CategoryCount => f.write_str("a hall has 1 to 20 price categories"),
-            Self::CategoryCode(code) => {
-                write!(f, "category code {code:?} is not 1 to 16 of A-Z, 0-9, _")
-            }
-            Self::CategoryTwice(code) => write!(f, "category {code} is named twice"),
-            Self::CategoryName { code, fault } => {
-                f.write_str(&fault.text(&format!("category {code}'s name")))
-            }
-            Self::CategoryPrice(code) => {
-                write!(f, "category {code}'s price is 0 to 10,000,000 won")
-            }
-            Self::TooManyRows => f.write_str("a hall has at most 200 rows"),
-            Self::RowLabel(label) => {
-                write!(f, "row label {label:?} is not one or two letters A-Z")
-            }
-            Self::RowTwice(label) => write!(f, "row {label} is there twice"),
-            Self::GapWidth(row) => write!(f, "a gap in row {row} is 1 to 20 columns"),
-            Self::SeatNumbers { row, numbers } => write!(
-                f,
-                "seat number {} in row {row} is not 1 to 999",
-                list(numbers)
-            ),
-            Self::SeatsTwice(seats) => write!(f, "seat {} is there twice", seats.join(", ")),
-            Self::UnknownCategory { category, seats } => write!(
-                f,
-                "seat {}'s category {category} is not one of the hall's",
-                seats_text(seats)
-            ),
-            Self::WheelchairAndCompanion(seats) => write!(
-                f,
-                "seat {} is a wheelchair place or a companion seat, not both",
-                seats.join(", ")
-            ),
-            Self::NoSeats => f.write_str("a hall has at least one seat"),
-            Self::TooManySeats(n) => write!(
-                f,
-                "a hall has at most {} seats, not {n}",
-                super::MAX_HALL_SEATS
-            ),
-            Self::BestSeat(seat) => write!(f, "bestSeat {seat} is not a seat of the hall"),
-        }
+        f.write_str(&self.reason().said(crate::i18n::Lang::En))
     }
 }
 

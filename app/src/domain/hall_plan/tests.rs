@@ -83,16 +83,16 @@ fn everything_wrong_with_a_plan_is_said_at_once() {
         .collect();
     let problems = problems.join("\n");
     for says in [
-        "B4 is a wheelchair place or a companion seat, not both",
+        "Seat B4 is a wheelchair place or a companion seat, not both",
         "name is 1 to 80",
-        "\"std\" is not 1 to 16",
+        "“std” is not 1 to 16",
         "std's name",
         "std's price",
-        "row label \"A1\"",
-        "seat number 0 in row B",
+        "Row label “A1”",
+        "Seat number 0 in row B",
         "B3's category VIP",
-        "seat B3 is there twice",
-        "a gap in row B",
+        "Seat B3 is there twice",
+        "A gap in row B",
     ] {
         assert!(
             problems.contains(says),

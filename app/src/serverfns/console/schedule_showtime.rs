@@ -32,9 +32,10 @@ pub async fn schedule_showtime(
             let actor = require_staff(&[]).await?;
             let time = |name: &str, text: &str| {
                 rfc3339::parse(text.trim()).ok_or_else(|| {
-                    InventoryError::InvalidRequest(format!(
-                        "{name} {text:?} is not an RFC 3339 time such as 2026-12-24T19:30:00+09:00"
-                    ))
+                    InventoryError::invalid(
+                        "invalid.time",
+                        &[("field", name.to_string()), ("text", text.to_string())],
+                    )
                 })
             };
             // An empty field of the console's form is "not set".
@@ -45,9 +46,7 @@ pub async fn schedule_showtime(
             let starts = time("startsAt", &starts_at)?;
             let accessible_release_at = match accessible_release_hours {
                 Some(hours) if hours > 24 * 400 => {
-                    return Err(InventoryError::InvalidRequest(
-                        "accessibleReleaseHours is 0 to 9600 (hours before the start)".into(),
-                    ))
+                    return Err(InventoryError::invalid("invalid.release_hours", &[]))
                 }
                 Some(hours) => Some(starts - chrono::Duration::hours(i64::from(hours))),
                 None => None,

@@ -24,9 +24,7 @@ impl Counter for Engine {
         match (seats, best) {
             (Some(seats), None) => self.hold_seats(showtime, seats, clerk).await,
             (None, Some(best)) => self.hold_best(showtime, best, clerk).await,
-            _ => Err(InventoryError::InvalidRequest(
-                "give either seats or a best-available request".into(),
-            )),
+            _ => Err(InventoryError::invalid("invalid.seats_or_best", &[])),
         }
     }
 
@@ -55,18 +53,23 @@ impl Counter for Engine {
         let price = layout.price_of(&live.seats);
         let (amount, tendered, card_reference, approved_by) = match request.tender {
             Tender::Cash => {
-                let tendered = request.tendered.ok_or_else(|| {
-                    InventoryError::InvalidRequest("cash: say how much was tendered".into())
-                })?;
+                let tendered = request
+                    .tendered
+                    .ok_or_else(|| InventoryError::invalid("invalid.cash_tendered_missing", &[]))?;
                 if tendered < price {
-                    return Err(InventoryError::InvalidRequest(format!(
-                        "cash tendered ({tendered} won) is less than the total ({price} won)"
-                    )));
+                    return Err(InventoryError::invalid(
+                        "invalid.cash_short",
+                        &[
+                            ("tendered", tendered.to_string()),
+                            ("total", price.to_string()),
+                        ],
+                    ));
                 }
                 if tendered > MAX_CASH {
-                    return Err(InventoryError::InvalidRequest(format!(
-                        "cash tendered is at most {MAX_CASH} won"
-                    )));
+                    return Err(InventoryError::invalid(
+                        "invalid.cash_too_much",
+                        &[("max", MAX_CASH.to_string())],
+                    ));
                 }
                 (price, Some(tendered), None, None)
             }
@@ -76,12 +79,7 @@ impl Counter for Engine {
                     .as_deref()
                     .map(str::trim)
                     .filter(|r| app::domain::name_problem("", r, 64).is_none())
-                    .ok_or_else(|| {
-                        InventoryError::InvalidRequest(
-                            "card: give the terminal's reference of the payment (1 to 64 printable characters)"
-                                .into(),
-                        )
-                    })?;
+                    .ok_or_else(|| InventoryError::invalid("invalid.card_reference", &[]))?;
                 (price, None, Some(reference.to_string()), None)
             }
             Tender::Comp => {

@@ -32,8 +32,8 @@ impl Door for Engine {
             .map(str::trim)
             .filter(|g| !g.is_empty())
             .unwrap_or("main");
-        if let Some(problem) = app::domain::name_problem("a gate's name", gate, 40) {
-            return Err(InventoryError::InvalidRequest(problem));
+        if let Some(why) = app::domain::name_problem("invalid.what.gate", gate, 40) {
+            return Err(InventoryError::Invalid(vec![why]));
         }
         let Some(ticket) = self.verify_ticket_ref(code) else {
             return Ok(CheckIn::not_found());

@@ -120,9 +120,10 @@ impl Engine {
             {
                 [one] => Ok(*one),
                 [] => Err(InventoryError::BookingNotFound),
-                _ => Err(InventoryError::InvalidRequest(format!(
-                    "several bookings have the number {reference}: scan the ticket or give the whole booking id"
-                ))),
+                _ => Err(InventoryError::invalid(
+                    "invalid.several_bookings",
+                    &[("number", reference.to_string())],
+                )),
             };
         }
         self.verify_ticket(reference)

@@ -26,9 +26,10 @@ impl Prints for Engine {
             .filter(|r| r.status == BookingStatus::Confirmed)
             .ok_or(InventoryError::BookingNotFound)?;
         if record.refunded_at.is_some() {
-            return Err(InventoryError::NotRefundable(
-                "this booking was refunded: its ticket is not printed".into(),
-            ));
+            return Err(InventoryError::NotRefundable(Reason::new(
+                "invalid.refunded_not_printed",
+                &[],
+            )));
         }
         if record.showtime_cancelled {
             return Err(InventoryError::ShowtimeCancelled);

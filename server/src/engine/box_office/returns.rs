@@ -93,10 +93,7 @@ impl Returns for Engine {
         .customer_id();
         let (showtime, from) = self.seats_of_booking(booking, &request.seats).await?;
         if showtime != request.hold_id.showtime_id() {
-            return Err(InventoryError::InvalidRequest(
-                "an exchange is for seats of the same showtime; anything else is a refund and a new sale"
-                    .into(),
-            ));
+            return Err(InventoryError::invalid("invalid.exchange_showtime", &[]));
         }
         let live = self.live_hold(request.hold_id, clerk).await?;
         let to: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
@@ -111,11 +108,10 @@ impl Returns for Engine {
             list
         };
         if categories(&from) != categories(&to) {
-            return Err(InventoryError::InvalidRequest(format!(
-                "an exchange is for as many seats of the same price categories ({} for {}); anything else is a refund and a new sale",
-                from.join(", "),
-                to.join(", ")
-            )));
+            return Err(InventoryError::invalid(
+                "invalid.exchange_categories",
+                &[("from", from.join(", ")), ("to", to.join(", "))],
+            ));
         }
         let (_, approver) = self.approver(actor, request.approval.as_ref()).await?;
         let audit = self.audit_line(
@@ -182,10 +178,13 @@ impl Engine {
         let record = self.booking_record(booking).await?;
         let seats: Vec<String> = selection.seats().iter().map(|c| c.to_string()).collect();
         if let Some(seat) = seats.iter().find(|s| !record.seats.contains(s)) {
-            return Err(InventoryError::InvalidRequest(format!(
-                "seat {seat} is not in this booking (it has {})",
-                record.seats.join(", ")
-            )));
+            return Err(InventoryError::invalid(
+                "invalid.seat_not_in_booking",
+                &[
+                    ("seat", seat.to_string()),
+                    ("seats", record.seats.join(", ")),
+                ],
+            ));
         }
         Ok((record.showtime, seats))
     }

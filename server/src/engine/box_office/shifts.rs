@@ -47,14 +47,15 @@ impl Shifts for Engine {
         register: &str,
         float: i64,
     ) -> Result<Shift, InventoryError> {
-        if let Some(problem) = app::domain::name_problem("a register's name", register, 40) {
-            return Err(InventoryError::InvalidRequest(problem));
+        if let Some(why) = app::domain::name_problem("invalid.what.register", register, 40) {
+            return Err(InventoryError::Invalid(vec![why]));
         }
         let register = register.trim();
         if !(0..=MAX_CASH).contains(&float) {
-            return Err(InventoryError::InvalidRequest(format!(
-                "the float is between 0 and {MAX_CASH} won"
-            )));
+            return Err(InventoryError::invalid(
+                "invalid.float",
+                &[("max", MAX_CASH.to_string())],
+            ));
         }
         let Some(id) = self
             .store
@@ -63,11 +64,13 @@ impl Shifts for Engine {
         else {
             return Err(InventoryError::ShiftAlreadyOpen(
                 match self.box_office_shift(actor).await? {
-                    Some(shift) => format!(
-                        "you have a shift open at register {:?}: close it first",
-                        shift.register
+                    Some(shift) => {
+                        Reason::new("invalid.shift_open_yours", &[("register", shift.register)])
+                    }
+                    None => Reason::new(
+                        "invalid.shift_open_register",
+                        &[("register", register.to_string())],
                     ),
-                    None => format!("register {register:?} has another clerk's shift open"),
                 },
             ));
         };
@@ -98,9 +101,10 @@ impl Shifts for Engine {
         counted: i64,
     ) -> Result<Shift, InventoryError> {
         if !(0..=MAX_CASH).contains(&counted) {
-            return Err(InventoryError::InvalidRequest(format!(
-                "the cash counted is between 0 and {MAX_CASH} won"
-            )));
+            return Err(InventoryError::invalid(
+                "invalid.counted",
+                &[("max", MAX_CASH.to_string())],
+            ));
         }
         let id = match id {
             Some(id) => id,
@@ -111,7 +115,9 @@ impl Shifts for Engine {
             .shifts(ShiftFilter::One(id))
             .await?
             .pop()
-            .ok_or_else(|| InventoryError::InvalidRequest(format!("no shift {id}")))?;
+            .ok_or_else(|| {
+                InventoryError::invalid("invalid.no_shift", &[("id", id.to_string())])
+            })?;
         if record.clerk_id != actor.member.id && !actor.member.role.may(&APPROVERS) {
             return Err(InventoryError::StaffForbidden);
         }

@@ -89,15 +89,13 @@ impl Engine {
                 }
             };
             let Some((pick, seats, _claim)) = picked else {
+                let count = ("count", request.count.to_string());
                 return Err(InventoryError::NoBlock(match request.category.as_deref() {
-                    Some(c) => format!(
-                        "fewer than {} seats of category {c} are free (wheelchair and companion seats are chosen on the seat map)",
-                        request.count
+                    Some(c) => Reason::new(
+                        "invalid.no_block_category",
+                        &[count, ("category", c.to_string())],
                     ),
-                    None => format!(
-                        "fewer than {} seats are free (wheelchair and companion seats are chosen on the seat map)",
-                        request.count
-                    ),
+                    None => Reason::new("invalid.no_block", &[count]),
                 }));
             };
             let selection = SeatSelection::parse(&pick.seats)?;
@@ -121,9 +119,10 @@ impl Engine {
                 Err(e) => return Err(e),
             }
         }
-        Err(InventoryError::NoBlock(
-            "seats are going faster than they can be picked: others took the best seats first several times; try again".into(),
-        ))
+        Err(InventoryError::NoBlock(Reason::new(
+            "invalid.no_block_race",
+            &[],
+        )))
     }
 
     /// One best-available pick on this process's seat map — the cached snapshot if it is fresh

@@ -109,10 +109,13 @@ impl Holds for Engine {
         if let Some(category) = &request.category {
             if !layout.categories.iter().any(|c| &c.code == category) {
                 let known: Vec<&str> = layout.categories.iter().map(|c| c.code.as_str()).collect();
-                return Err(InventoryError::InvalidRequest(format!(
-                    "this showtime has no price category {category:?} (it has {})",
-                    known.join(", ")
-                )));
+                return Err(InventoryError::invalid(
+                    "invalid.no_category",
+                    &[
+                        ("category", category.to_string()),
+                        ("categories", known.join(", ")),
+                    ],
+                ));
             }
         }
         self.check_sales(&layout)?;

@@ -47,9 +47,7 @@ impl StaffAccounts for Engine {
         pin: &str,
     ) -> Result<(), InventoryError> {
         if !valid_pin(pin) {
-            return Err(InventoryError::InvalidRequest(
-                "a PIN is 4 to 8 digits".into(),
-            ));
+            return Err(InventoryError::invalid("invalid.pin_digits", &[]));
         }
         let account = self
             .store
@@ -84,11 +82,9 @@ impl StaffAccounts for Engine {
         by: &Actor,
     ) -> Result<(), InventoryError> {
         if pin.is_some_and(|p| !valid_pin(p)) {
-            return Err(InventoryError::InvalidRequest(
-                "a PIN is 4 to 8 digits".into(),
-            ));
+            return Err(InventoryError::invalid("invalid.pin_digits", &[]));
         }
-        let unknown = || InventoryError::InvalidRequest(format!("no staff member {member:?}"));
+        let unknown = || InventoryError::invalid("invalid.no_member", &[("name", member.into())]);
         let name = crate::staff::StaffName::parse(member).map_err(|_| unknown())?;
         let account = self
             .store
@@ -137,10 +133,8 @@ impl StaffAccounts for Engine {
         by: &Actor,
     ) -> Result<NewApiToken, InventoryError> {
         let name = name.trim();
-        if app::domain::name_problem("a token's name", name, 80).is_some() {
-            return Err(InventoryError::InvalidRequest(
-                "a token's name is 1 to 80 characters (what or who it is for)".into(),
-            ));
+        if let Some(why) = app::domain::name_problem("invalid.what.token_name", name, 80) {
+            return Err(InventoryError::Invalid(vec![why]));
         }
         let secret = new_secret();
         let now = self.staff_now();

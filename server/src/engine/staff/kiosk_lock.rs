@@ -55,9 +55,7 @@ impl Engine {
             return Ok(());
         }
         let Some(hash) = session.pin_hash.clone() else {
-            return Err(InventoryError::InvalidRequest(
-                "you have no PIN: sign out and sign in with your password".into(),
-            ));
+            return Err(InventoryError::invalid("invalid.no_pin", &[]));
         };
         let token = secret_hash(secret);
         let key = Throttled {

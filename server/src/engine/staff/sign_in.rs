@@ -115,8 +115,12 @@ impl Engine {
             member: session.member,
             address,
         };
-        if let Some(problem) = crate::staff::password_problem(new) {
-            return Err(InventoryError::InvalidRequest(problem));
+        if crate::staff::password_problem(new).is_some() {
+            let length = new.chars().count().to_string();
+            return Err(InventoryError::invalid(
+                "invalid.password_length",
+                &[("length", length)],
+            ));
         }
         let account = self
             .store

@@ -273,7 +273,7 @@ impl WaitingRooms for Engine {
     ) -> Result<WaitingRoomView, InventoryError> {
         let problems = settings.problems();
         if !problems.is_empty() {
-            return Err(InventoryError::InvalidRequest(problems.join("; ")));
+            return Err(InventoryError::Invalid(problems));
         }
         if !self.store.set_room_settings(showtime, settings).await? {
             return Err(InventoryError::ShowtimeNotFound(showtime));

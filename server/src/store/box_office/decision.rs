@@ -2,6 +2,7 @@
 //! transactions (`counter.rs`, `returns.rs`, `door.rs`) apply the answers.
 
 use super::*;
+use app::error::Reason;
 
 /// Whether a sale (or an exchange) may go on, from its shift being open and its showtime's
 /// `(cancelled, on sale)` state; the refusal otherwise.
@@ -37,14 +38,12 @@ pub(super) fn refund_method(
     tender: Option<&str>,
     paid_online: bool,
     whole: bool,
-) -> Result<String, String> {
+) -> Result<String, Reason> {
     match (tender, paid_online) {
         (Some(tender), _) => Ok(tender.to_string()),
         (None, true) if whole => Ok("gateway".to_string()),
-        (None, true) => {
-            Err("an online booking is refunded whole (its payment goes back in one piece)".into())
-        }
-        (None, false) => Err("this booking has no payment to give back".into()),
+        (None, true) => Err(Reason::new("invalid.online_whole", &[])),
+        (None, false) => Err(Reason::new("invalid.no_payment", &[])),
     }
 }
 
@@ -62,15 +61,23 @@ pub(super) fn refund_channel(method: &str) -> SalesChannel {
 pub(super) fn exchange_refusal(
     booking: &RefundFacts,
     exchange: &CounterExchangeRow,
-) -> Option<String> {
+) -> Option<Reason> {
     if booking.showtime_id != exchange.hold.showtime_id().get() {
-        return Some("an exchange is for seats of the same showtime".into());
+        return Some(Reason::new("invalid.exchange_showtime", &[]));
     }
     exchange
         .from
         .iter()
         .find(|s| !booking.seats.0.contains(s))
-        .map(|seat| format!("seat {seat} is not in this booking"))
+        .map(|seat| {
+            Reason::new(
+                "invalid.seat_not_in_booking",
+                &[
+                    ("seat", seat.clone()),
+                    ("seats", booking.seats.0.join(", ")),
+                ],
+            )
+        })
 }
 
 /// The booking's seats after an exchange: those it keeps, then those it gets.

@@ -227,7 +227,7 @@ pub enum CounterExchanged {
         booked: Vec<SeatChange>,
     },
     NotFound,
-    Refused(String),
+    Refused(app::error::Reason),
     /// The clerk's hold had lapsed or the booking's seats changed: nothing changed.
     HoldLapsed,
     ShiftClosed,
@@ -244,7 +244,7 @@ pub enum CounterRefunded {
     },
     NotFound,
     /// Not refundable: why.
-    Refused(String),
+    Refused(app::error::Reason),
     ShiftClosed,
 }
 

@@ -2,12 +2,13 @@
 //! splits it (`RefundFacts`), and the two transactions, written once for both dialects.
 
 use super::*;
+use app::error::Reason;
 
 /// Why a booking is not refunded or exchanged at the counter (see `booking_at_counter`).
 pub(super) enum AtCounter {
     ShiftClosed,
     NotFound,
-    Refused(String),
+    Refused(Reason),
 }
 
 impl From<AtCounter> for CounterRefunded {
@@ -53,13 +54,16 @@ impl RefundFacts {
     pub(super) fn split(
         &self,
         refund: &CounterRefundRow,
-    ) -> Result<(Vec<String>, Vec<String>, i64), String> {
+    ) -> Result<(Vec<String>, Vec<String>, i64), Reason> {
         let giving = match &refund.seats {
             None => self.seats.0.clone(),
             Some(seats) => seats.clone(),
         };
         if let Some(seat) = giving.iter().find(|s| !self.seats.0.contains(s)) {
-            return Err(format!("seat {seat} is not in this booking"));
+            return Err(Reason::new(
+                "invalid.seat_not_in_booking",
+                &[("seat", seat.clone()), ("seats", self.seats.0.join(", "))],
+            ));
         }
         let keeping: Vec<String> = self
             .seats
@@ -75,16 +79,15 @@ impl RefundFacts {
         Ok((giving, keeping, amount))
     }
 
-    /// Why the booking cannot be `what` (refunded, exchanged) at the counter, if it cannot.
-    pub(super) fn refusal(&self, what: &str) -> Option<String> {
+    /// Why the booking cannot be `what` (`refunded`, `exchanged`) at the counter, if it cannot.
+    pub(super) fn refusal(&self, what: &str) -> Option<Reason> {
+        let what = ("what_key", format!("invalid.what.{what}"));
         if self.status != BookingStatus::Confirmed {
-            Some(format!("only a confirmed booking is {what} at the counter"))
+            Some(Reason::new("invalid.counter_not_confirmed", &[what]))
         } else if self.refunded {
-            Some("this booking was refunded already".into())
+            Some(Reason::new("invalid.refunded_already", &[]))
         } else if self.checked_in && !self.owed {
-            Some(format!(
-                "this ticket was checked in at the door: it is not {what}"
-            ))
+            Some(Reason::new("invalid.checked_in_not", &[what]))
         } else {
             None
         }
@@ -136,9 +139,10 @@ pub(super) async fn refund_at_counter<T: CounterSteps>(
     // the figures (its `RefundOwed`): paying it out writes no second refund event.
     let owed = booking.owed;
     if owed && !keeping.is_empty() {
-        return Ok(CounterRefunded::Refused(
-            "its showtime was cancelled: the whole booking is given back".into(),
-        ));
+        return Ok(CounterRefunded::Refused(Reason::new(
+            "invalid.owed_whole",
+            &[],
+        )));
     }
     let paid = tx.paid_online(refund.booking).await?;
     let method = match refund_method(
@@ -154,9 +158,10 @@ pub(super) async fn refund_at_counter<T: CounterSteps>(
         .await?;
     if released.len() != giving.len() {
         tx.rollback().await?;
-        return Ok(CounterRefunded::Refused(
-            "the booking's seats changed meanwhile; try again".into(),
-        ));
+        return Ok(CounterRefunded::Refused(Reason::new(
+            "invalid.seats_changed",
+            &[],
+        )));
     }
     tx.set_booking_seats(refund.booking, &keeping, amount, keeping.is_empty(), at)
         .await?;
@@ -176,9 +181,10 @@ pub(super) async fn refund_at_counter<T: CounterSteps>(
                 Some((payment_id, paid_amount)) if booking.tender.is_none() => {
                     if !tx.mark_payment_refund(payment_id).await? {
                         tx.rollback().await?;
-                        return Ok(CounterRefunded::Refused(
-                            "its payment is being refunded already".into(),
-                        ));
+                        return Ok(CounterRefunded::Refused(Reason::new(
+                            "invalid.refund_under_way",
+                            &[],
+                        )));
                     }
                     BookingEvent::RefundDue {
                         showtime_id: showtime,
@@ -236,9 +242,10 @@ pub(super) async fn exchange_at_counter<T: CounterSteps>(
         .showtime_state(exchange.hold.showtime_id().get(), fence)
         .await?;
     if state != Some((false, true)) {
-        return Ok(CounterExchanged::Refused(
-            "this showtime's sales have closed (or it was cancelled)".into(),
-        ));
+        return Ok(CounterExchanged::Refused(Reason::new(
+            "invalid.exchange_closed",
+            &[],
+        )));
     }
     let booking =
         match booking_at_counter(&mut tx, exchange.shift, exchange.booking, "exchanged").await? {

@@ -3,7 +3,7 @@
 //! wrong before anything was typed into it).
 
 use super::plan::{DraftProblem, Mark, Source};
-use crate::domain::{seats_text, NameFault, PlanProblem};
+
 use crate::i18n::Lang;
 use crate::tr;
 
@@ -14,21 +14,8 @@ fn numbers(list: &[u32]) -> String {
         .join(", ")
 }
 
-fn name_fault(lang: Lang, what: String, fault: &NameFault) -> String {
-    match fault {
-        NameFault::Length(max) => tr!(lang, "editor.problem.name_length", what = what, max = max),
-        NameFault::Unprintable(c) => tr!(
-            lang,
-            "editor.problem.name_unprintable",
-            what = what,
-            code = format!("U+{:04X}", *c as u32)
-        ),
-    }
-}
-
 /// A problem of the drafts in `lang`.
 pub fn problem_text(lang: Lang, problem: &DraftProblem) -> String {
-    use PlanProblem as P;
     match problem {
         DraftProblem::Price(code) => tr!(lang, "editor.problem.price_number", code = code),
         DraftProblem::SeatCount(row) => tr!(
@@ -70,55 +57,7 @@ pub fn problem_text(lang: Lang, problem: &DraftProblem) -> String {
             row = row,
             max = super::plan::MAX_OFFSET
         ),
-        DraftProblem::Plan(p) => match p {
-            P::HallName(fault) => name_fault(lang, tr!(lang, "editor.problem.hall_name"), fault),
-            P::CategoryCount => tr!(lang, "editor.problem.category_count"),
-            P::CategoryCode(code) => tr!(lang, "editor.problem.category_code", code = code),
-            P::CategoryTwice(code) => tr!(lang, "editor.problem.category_twice", code = code),
-            P::CategoryName { code, fault } => name_fault(
-                lang,
-                tr!(lang, "editor.problem.category_name", code = code),
-                fault,
-            ),
-            P::CategoryPrice(code) => tr!(lang, "editor.problem.category_price", code = code),
-            P::TooManyRows => tr!(lang, "editor.problem.too_many_rows"),
-            P::RowLabel(label) => tr!(lang, "editor.problem.row_label", label = label),
-            P::RowTwice(label) => tr!(lang, "editor.problem.row_twice", label = label),
-            P::GapWidth(row) => tr!(lang, "editor.problem.gap", row = row),
-            P::SeatNumbers { row, numbers: list } => tr!(
-                lang,
-                "editor.problem.seat_numbers",
-                row = row,
-                numbers = numbers(list)
-            ),
-            P::SeatsTwice(seats) => {
-                tr!(
-                    lang,
-                    "editor.problem.seats_twice",
-                    seats = seats_text(seats)
-                )
-            }
-            P::UnknownCategory { category, seats } => tr!(
-                lang,
-                "editor.problem.unknown_category",
-                category = category,
-                seats = seats_text(seats),
-                count = seats.len()
-            ),
-            P::WheelchairAndCompanion(seats) => tr!(
-                lang,
-                "editor.problem.wheelchair_and_companion",
-                seats = seats_text(seats)
-            ),
-            P::NoSeats => tr!(lang, "editor.problem.no_seats"),
-            P::TooManySeats(n) => tr!(
-                lang,
-                "editor.problem.too_many_seats",
-                max = crate::domain::MAX_HALL_SEATS,
-                count = n
-            ),
-            P::BestSeat(seat) => tr!(lang, "editor.problem.best_seat", seat = seat),
-        },
+        DraftProblem::Plan(p) => p.reason().said(lang),
     }
 }
 

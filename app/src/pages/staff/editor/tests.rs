@@ -86,11 +86,11 @@ fn a_mistake_on_a_whole_row_is_one_problem_naming_its_seats() {
     assert_eq!(problems[0].sources(), vec![Source::Row("A".into())]);
     assert_eq!(
         super::problems::problem_text(crate::i18n::Lang::En, &problems[0]),
-        "Category STANDRAD is not one of the hall's (20 seats: A1–A20)."
+        "Seat A1–A20's category STANDRAD is not one of the hall's."
     );
     assert_eq!(
         super::problems::problem_text(crate::i18n::Lang::Ko, &problems[0]),
-        "STANDRAD은(는) 이 상영관의 등급이 아닙니다(20석: A1–A20)."
+        "STANDRAD은(는) 이 상영관의 등급이 아닙니다(좌석 A1–A20)."
     );
     // Shown once row A was touched, not before.
     assert!(!super::problems::shown(&problems[0], |_| false));

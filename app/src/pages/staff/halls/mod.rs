@@ -85,9 +85,10 @@ pub fn HallsPage() -> impl IntoView {
         let plan = match serde_json::from_str::<HallPlan>(&plan_text.get_untracked()) {
             Ok(plan) => plan,
             Err(e) => {
-                error.set(Some(InventoryError::InvalidRequest(format!(
-                    "the plan is not valid JSON: {e}"
-                ))));
+                error.set(Some(InventoryError::invalid(
+                    "invalid.plan_json",
+                    &[("detail", e.to_string())],
+                )));
                 return;
             }
         };
