@@ -59,7 +59,10 @@ impl WaitingRoomSettings {
         let mut problems = Vec::new();
         let rate = ("max", MAX_ROOM_RATE.to_string());
         if !(1..=MAX_ROOM_RATE).contains(&self.max_active) {
-            problems.push(Reason::new("invalid.room.max_active", &[rate.clone()]));
+            problems.push(Reason::new(
+                "invalid.room.max_active",
+                std::slice::from_ref(&rate),
+            ));
         }
         if !(1..=MAX_ROOM_RATE).contains(&self.admit_per_minute) {
             problems.push(Reason::new("invalid.room.admit_per_minute", &[rate]));
