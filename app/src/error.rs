@@ -298,7 +298,9 @@ impl InventoryError {
 
 /// Why something was refused, as the locale says it: a key and its arguments. An argument whose
 /// name ends in `_key` is itself a key, said in the same language first (`what_key:
-/// "invalid.what.register"` fills `%{what}`).
+/// "invalid.what.register"` fills `%{what}`); one whose name ends in `_won` is an amount, said
+/// as the language writes money (`total_won: "12000"` fills `%{total}` with `₩12,000` or
+/// `12,000원`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reason {
     pub key: String,
@@ -322,9 +324,16 @@ impl Reason {
         let args: Vec<(&str, String)> = self
             .args
             .iter()
-            .map(|(name, value)| match name.strip_suffix("_key") {
-                Some(name) => (name, crate::i18n::translate(lang, value, &[])),
-                None => (name.as_str(), value.clone()),
+            .map(|(name, value)| {
+                if let Some(name) = name.strip_suffix("_key") {
+                    (name, crate::i18n::translate(lang, value, &[]))
+                } else if let (Some(name), Ok(amount)) =
+                    (name.strip_suffix("_won"), value.parse::<i64>())
+                {
+                    (name, crate::format::price(lang, amount))
+                } else {
+                    (name.as_str(), value.clone())
+                }
             })
             .collect();
         crate::i18n::translate(lang, &self.key, &args)

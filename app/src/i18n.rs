@@ -300,15 +300,18 @@ mod tests {
         // A refusal a person can put right, in their language; in English for the REST API.
         let short = InventoryError::invalid(
             "invalid.cash_short",
-            &[("tendered", "9000".into()), ("total", "12000".into())],
+            &[
+                ("tendered_won", "9000".into()),
+                ("total_won", "12000".into()),
+            ],
         );
         assert_eq!(
             error_text(Lang::Ko, &short),
-            "받은 금액(9000원)이 합계(12000원)보다 적습니다."
+            "받은 금액(9,000원)이 합계(12,000원)보다 적습니다."
         );
         assert_eq!(
             short.to_string(),
-            "Cash tendered (9000 won) is less than the total (12000 won)."
+            "Cash tendered (₩9,000) is less than the total (₩12,000)."
         );
         let register = crate::domain::name_problem("invalid.what.register", " ", 40).unwrap();
         assert_eq!(

@@ -142,7 +142,7 @@ impl NewShowtime {
                     "invalid.showtime.price",
                     &[
                         ("category", category.clone()),
-                        ("max", MAX_PRICE.to_string()),
+                        ("max_won", MAX_PRICE.to_string()),
                     ],
                 ));
             }
@@ -217,7 +217,7 @@ mod tests {
         };
         let problems: Vec<String> = bad.problems(at(8)).iter().map(|p| p.to_string()).collect();
         assert_eq!(problems.len(), 5, "{problems:?}");
-        assert!(problems.contains(&"The price of VIP is 0 to 10000000 won.".to_string()));
+        assert!(problems.contains(&"The price of VIP is ₩0 to ₩10,000,000.".to_string()));
         // Said in Korean too, from the same reasons.
         let korean = crate::error::said(&bad.problems(at(8)), crate::i18n::Lang::Ko);
         assert!(korean.contains("VIP") && korean.contains("원"), "{korean}");

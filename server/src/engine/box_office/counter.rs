@@ -60,15 +60,15 @@ impl Counter for Engine {
                     return Err(InventoryError::invalid(
                         "invalid.cash_short",
                         &[
-                            ("tendered", tendered.to_string()),
-                            ("total", price.to_string()),
+                            ("tendered_won", tendered.to_string()),
+                            ("total_won", price.to_string()),
                         ],
                     ));
                 }
                 if tendered > MAX_CASH {
                     return Err(InventoryError::invalid(
                         "invalid.cash_too_much",
-                        &[("max", MAX_CASH.to_string())],
+                        &[("max_won", MAX_CASH.to_string())],
                     ));
                 }
                 (price, Some(tendered), None, None)

@@ -54,7 +54,7 @@ impl Shifts for Engine {
         if !(0..=MAX_CASH).contains(&float) {
             return Err(InventoryError::invalid(
                 "invalid.float",
-                &[("max", MAX_CASH.to_string())],
+                &[("max_won", MAX_CASH.to_string())],
             ));
         }
         let Some(id) = self
@@ -103,7 +103,7 @@ impl Shifts for Engine {
         if !(0..=MAX_CASH).contains(&counted) {
             return Err(InventoryError::invalid(
                 "invalid.counted",
-                &[("max", MAX_CASH.to_string())],
+                &[("max_won", MAX_CASH.to_string())],
             ));
         }
         let id = match id {
