@@ -325,7 +325,7 @@ impl Console for Engine {
             .map(|e| BookingEventLine {
                 event_type: e.event_type,
                 at: e.created_at.0,
-                published_at: e.processed_at.map(|at| at.0),
+                published_at: e.published_at.map(|at| at.0),
             })
             .collect();
         Ok(BookingFound {

@@ -260,6 +260,18 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
             .collect();
         assert_eq!(events, ["BookingConfirmed"], "{found}");
     }
+    // Once the relay has passed it on, the event says when.
+    let published = eventually(
+        Duration::from_secs(10),
+        || post_fn(&lee, &app, "find_booking", json!({ "query": number })),
+        |(_, found)| !found["events"][0]["publishedAt"].is_null(),
+    )
+    .await;
+    assert!(
+        !published.1["events"][0]["publishedAt"].is_null(),
+        "{}",
+        published.1
+    );
     let (status, _) = post_fn(&kim, &app, "find_booking", json!({ "query": number })).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     let (status, none) = post_fn(&lee, &app, "find_booking", json!({ "query": "" })).await;

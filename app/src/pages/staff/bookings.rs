@@ -92,7 +92,10 @@ fn Found(found: BookingFound) -> impl IntoView {
     let b = found.booking;
     let state = b.state();
     let (starts, amount, created) = (b.starts_at, b.amount, b.created_at);
-    let seats = crate::domain::seats_text(&crate::seating::reading_order(&b.seats));
+    let seats = match crate::domain::seats_text(&crate::seating::reading_order(&b.seats)) {
+        none if none.is_empty() => "—".to_string(),
+        seats => seats,
+    };
     let checked_in = found.checked_in.join(", ");
     let number = found.number.clone();
     let (title, hall, showtime) = (b.movie_title.clone(), b.hall_name.clone(), b.showtime_id);

@@ -267,7 +267,8 @@ pub struct OwedRefund {
 pub struct EventRecord {
     pub event_type: String,
     pub created_at: At,
-    pub processed_at: Option<At>,
+    /// When the relay published it (to the broker, or to the in-process consumers).
+    pub published_at: Option<At>,
 }
 
 /// A shift as stored, with its clerk's name.

@@ -82,7 +82,7 @@ pub(super) const CHECK_IN: &str =
 pub(super) const CHECKED_IN: &str =
     "select exists (select 1 from seat_check_in where booking_id = $1)";
 /// A booking's events, oldest first, and when the relay published each.
-pub(super) const BOOKING_EVENTS: &str = "select event_type, created_at, processed_at from outbox
+pub(super) const BOOKING_EVENTS: &str = "select event_type, created_at, published_at from outbox
      where aggregate_id = $1 order by id";
 /// The booking a sold seat belongs to.
 pub(super) const BOOKING_OF_SEAT: &str = "select booking_id from show_seat
