@@ -86,10 +86,20 @@ test("an operator makes a seat a house seat: every customer's map shows it off s
   await expect(page).toHaveURL(/\/admin\/halls$/);
   await expect(page.locator('[data-test="block-form"]')).toBeVisible();
   await page.locator('[data-test="block-showtime"]').selectOption(String(id));
-  await page.locator('[data-test="block-seats"]').fill("A5");
+  // The seats are tapped on the showtime's map (A5, and A6 tapped twice: not taken), which
+  // writes their codes into the field.
+  const blockMap = page.locator('[data-test="block-map"]');
+  await blockMap.locator('[data-test="seat-A5"]').click();
+  await blockMap.locator('[data-test="seat-A6"]').click();
+  await blockMap.locator('[data-test="seat-A6"]').click();
+  await expect(page.locator('[data-test="block-seats"]')).toHaveValue("A5");
   await page.locator('[data-test="block-kind"]').selectOption("house");
   await page.locator('[data-test="block-button"]').click();
   await expect(page.locator('[data-test="halls-notice"]')).toContainText("A5");
+  await expect(page.locator('[data-test="halls-notice"]')).toContainText("house seats");
+  // The map is read again: A5 is off sale on it, nothing is tapped.
+  await expect(blockMap.locator('[data-test="seat-A5"]')).toHaveAttribute("data-view", "blocked");
+  await expect(page.locator('[data-test="block-seats"]')).toHaveValue("A5");
 
   // The customer's map follows without a reload, and the seat cannot be picked or held.
   await expect(customer.seat("A5")).toHaveAttribute("data-view", "blocked");
