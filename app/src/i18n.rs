@@ -72,10 +72,30 @@ impl Lang {
 /// One function for every call site: expanding rust-i18n's `t!` at each of them made the
 /// browser bundle noticeably larger.
 pub fn translate(lang: Lang, key: &str, args: &[(&str, String)]) -> String {
-    let mut text = crate::_rust_i18n_translate(lang.code(), key).into_owned();
-    for (name, value) in args {
-        text = text.replace(&format!("%{{{name}}}"), value);
+    let template = crate::_rust_i18n_translate(lang.code(), key);
+    // One pass over the template: a value that itself holds `%{…}` (a name someone typed) is
+    // never filled in turn.
+    let mut text = String::with_capacity(template.len());
+    let mut rest: &str = &template;
+    while let Some(at) = rest.find("%{") {
+        text.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        match after.find('}') {
+            Some(end) => {
+                let name = &after[..end];
+                match args.iter().find(|(n, _)| *n == name) {
+                    Some((_, value)) => text.push_str(value),
+                    None => text.push_str(&rest[at..at + 2 + end + 1]),
+                }
+                rest = &after[end + 1..];
+            }
+            None => {
+                text.push_str(&rest[at..]);
+                rest = "";
+            }
+        }
     }
+    text.push_str(rest);
     text
 }
 
@@ -239,6 +259,20 @@ mod tests {
         );
         assert_eq!(Lang::from_accept_language("fr, de"), None);
         assert_eq!(Lang::from_accept_language(""), None);
+    }
+
+    #[test]
+    fn arguments_are_filled_once_even_when_a_value_looks_like_one() {
+        let said = translate(
+            Lang::En,
+            "invalid.no_member",
+            &[("name", "%{name} and %{max}".to_string())],
+        );
+        assert_eq!(said, "No staff member %{name} and %{max}.");
+        assert_eq!(
+            translate(Lang::En, "notice.limit", &[("max", "8".into())]),
+            tr!(Lang::En, "notice.limit", max = 8)
+        );
     }
 
     #[test]

@@ -288,6 +288,9 @@ impl Console for Engine {
 
     async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError> {
         let query = query.trim();
+        if query.is_empty() || query.len() > 200 {
+            return Err(InventoryError::invalid("invalid.booking_query", &[]));
+        }
         // "25 G7": the booking a sold seat belongs to; anything else names the booking itself.
         let booking = match query.split_once(' ') {
             Some((showtime, seat)) if showtime.bytes().all(|b| b.is_ascii_digit()) => {
@@ -305,9 +308,6 @@ impl Console for Engine {
                     .booking_of_seat(showtime, seat.as_str())
                     .await?
                     .ok_or(InventoryError::BookingNotFound)?
-            }
-            _ if query.is_empty() || query.len() > 200 => {
-                return Err(InventoryError::invalid("invalid.booking_query", &[]))
             }
             _ => self.booking_named(query).await?,
         };

@@ -24,7 +24,6 @@ mod problems;
 pub use problems::{seats_text, NameFault, PlanProblem};
 
 use super::{PriceCategory, SeatCode};
-use problems::add_seat;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -186,6 +185,12 @@ impl HallPlan {
         }
         let mut seats = Vec::new();
         let mut labels = HashSet::new();
+        // Findings about seats, one per kind (and per unknown category), naming every seat:
+        // kept apart while the seats are read (a lookup each, however many there are).
+        let mut twice = Vec::new();
+        let mut both = Vec::new();
+        let mut unknown: Vec<(String, Vec<String>)> = Vec::new();
+        let mut unknown_at: std::collections::HashMap<String, usize> = Default::default();
         for (y, row) in self.rows.iter().enumerate() {
             if row.label.is_empty() && row.seats.is_empty() {
                 continue;
@@ -222,42 +227,17 @@ impl HallPlan {
                         };
                         let name = code.to_string();
                         if !numbers.insert(*number) {
-                            add_seat(
-                                &mut problems,
-                                name.clone(),
-                                |p| match p {
-                                    P::SeatsTwice(seats) => Some(seats),
-                                    _ => None,
-                                },
-                                P::SeatsTwice,
-                            );
+                            twice.push(name.clone());
                         }
                         if !codes.contains(category.as_str()) {
-                            add_seat(
-                                &mut problems,
-                                name.clone(),
-                                |p| match p {
-                                    P::UnknownCategory { category: c, seats } if c == category => {
-                                        Some(seats)
-                                    }
-                                    _ => None,
-                                },
-                                |seats| P::UnknownCategory {
-                                    category: category.clone(),
-                                    seats,
-                                },
-                            );
+                            let at = *unknown_at.entry(category.clone()).or_insert_with(|| {
+                                unknown.push((category.clone(), Vec::new()));
+                                unknown.len() - 1
+                            });
+                            unknown[at].1.push(name.clone());
                         }
                         if *wheelchair && *companion {
-                            add_seat(
-                                &mut problems,
-                                name,
-                                |p| match p {
-                                    P::WheelchairAndCompanion(seats) => Some(seats),
-                                    _ => None,
-                                },
-                                P::WheelchairAndCompanion,
-                            );
+                            both.push(name);
                         }
                         x += 1;
                         seats.push(PlacedSeat {
@@ -282,6 +262,17 @@ impl HallPlan {
                     numbers: bad_numbers,
                 });
             }
+        }
+        if !twice.is_empty() {
+            problems.push(P::SeatsTwice(twice));
+        }
+        problems.extend(
+            unknown
+                .into_iter()
+                .map(|(category, seats)| P::UnknownCategory { category, seats }),
+        );
+        if !both.is_empty() {
+            problems.push(P::WheelchairAndCompanion(both));
         }
         if seats.is_empty() {
             problems.push(P::NoSeats);

@@ -186,19 +186,6 @@ pub fn seats_text(seats: &[String]) -> String {
         .join(", ")
 }
 
-/// Adds `seat` to the finding of `problems` that `same` picks, or starts one with `new`.
-pub(super) fn add_seat(
-    problems: &mut Vec<PlanProblem>,
-    seat: String,
-    same: impl Fn(&mut PlanProblem) -> Option<&mut Vec<String>>,
-    new: impl FnOnce(Vec<String>) -> PlanProblem,
-) {
-    match problems.iter_mut().find_map(same) {
-        Some(seats) => seats.push(seat),
-        None => problems.push(new(vec![seat])),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -104,3 +104,28 @@ fn everything_wrong_with_a_plan_is_said_at_once() {
     )
     .is_err());
 }
+
+#[test]
+fn each_unknown_category_is_one_problem_naming_its_seats_in_order() {
+    let bad = plan(
+        r#"{ "name": "Hall", "categories": [ { "code": "STANDARD", "name": "Standard", "price": 1 } ],
+             "rows": [ { "label": "A", "seats": [ { "number": 1, "category": "STANDRAD" },
+                                                  { "number": 2, "category": "GOLD" },
+                                                  { "number": 3, "category": "STANDRAD" } ] },
+                       { "label": "B", "seats": [ { "number": 1, "category": "GOLD" } ] } ] }"#,
+    );
+    let problems = bad.check().unwrap_err();
+    assert_eq!(
+        problems,
+        vec![
+            PlanProblem::UnknownCategory {
+                category: "STANDRAD".into(),
+                seats: vec!["A1".into(), "A3".into()]
+            },
+            PlanProblem::UnknownCategory {
+                category: "GOLD".into(),
+                seats: vec!["A2".into(), "B1".into()]
+            },
+        ]
+    );
+}

@@ -210,43 +210,51 @@ pub fn SelectionBar(picker: Picker) -> impl IntoView {
     }
 }
 
-/// "Choose for me": how many seats and in which price category (the cheapest with free seats
-/// unless the customer picks another), its price said before anything is held.
+/// "Choose for me": how many seats and in which price category — the cheapest with that many
+/// ordinary seats free unless the customer picks another, else any category — its price said
+/// before anything is held.
 #[component]
 fn BestBar(picker: Picker) -> impl IntoView {
     let lang = use_lang();
     let count = RwSignal::new(2usize);
     let categories = picker.categories.get_value();
-    // The categories with a free seat now, cheapest first.
+    // The categories with free ordinary seats now (best available leaves wheelchair places and
+    // companion seats to the map), cheapest first, with how many.
     let open = Memo::new(move |_| {
-        let free: std::collections::BTreeSet<String> = picker.status.with(|status| {
+        let mut free: std::collections::BTreeMap<String, usize> = Default::default();
+        picker.status.with(|status| {
             picker.seats.with_value(|seats| {
-                seats
-                    .iter()
-                    .filter(|s| {
-                        status.get(s.code.as_str()) == Some(&crate::domain::SeatStatus::Available)
-                    })
-                    .map(|s| s.category.clone())
-                    .collect()
+                for s in seats.iter().filter(|s| !s.accessible && !s.companion) {
+                    if status.get(s.code.as_str()) == Some(&crate::domain::SeatStatus::Available) {
+                        *free.entry(s.category.clone()).or_default() += 1;
+                    }
+                }
             })
         });
-        let mut list: Vec<PriceCategory> = picker
+        let mut list: Vec<(PriceCategory, usize)> = picker
             .categories
             .get_value()
             .into_iter()
-            .filter(|c| free.contains(&c.code))
+            .filter_map(|c| free.get(&c.code).map(|n| (c.clone(), *n)))
             .collect();
-        list.sort_by_key(|c| c.price);
+        list.sort_by_key(|(c, _)| c.price);
         list
     });
+    // `Some("")`: the customer chose any category.
     let chosen = RwSignal::new(None::<String>);
-    // The customer's choice while it has free seats, else the cheapest that has.
+    // The customer's choice; else the cheapest with enough seats free; else any.
     let category = Memo::new(move |_| {
-        open.with(|list| {
-            chosen
-                .get()
-                .and_then(|c| list.iter().find(|x| x.code == c).cloned())
-                .or_else(|| list.first().cloned())
+        let wanted = count.get();
+        open.with(|list| match chosen.get() {
+            Some(c) if c.is_empty() => None,
+            Some(c) => list
+                .iter()
+                .find(|(x, _)| x.code == c)
+                .map(|(x, _)| x.clone()),
+            None => list
+                .iter()
+                .find(|(_, free)| *free >= wanted)
+                .map(|(x, _)| x.clone()),
         })
     });
     let several = categories.len() > 1;
@@ -270,7 +278,10 @@ fn BestBar(picker: Picker) -> impl IntoView {
                 <label for="best-category" class="visually-hidden">{move || tr!(lang.get(), "best.category")}</label>
                 <select id="best-category" data-test="best-category"
                     on:change=move |ev| chosen.set(Some(event_target_value(&ev)))>
-                    {move || open.get().into_iter().map(|c| {
+                    <option value="" selected=move || category.with(Option::is_none)>
+                        {move || tr!(lang.get(), "best.any")}
+                    </option>
+                    {move || open.get().into_iter().map(|(c, _)| {
                         let code = c.code.clone();
                         let is = code.clone();
                         let (label, amount) = (c.clone(), c.price);
@@ -286,19 +297,22 @@ fn BestBar(picker: Picker) -> impl IntoView {
                 type="button"
                 class="secondary"
                 data-test="best-button"
-                disabled=move || picker.pending.get() || picker.retry_in_seconds().is_some() || category.with(Option::is_none)
+                disabled=move || picker.pending.get() || picker.retry_in_seconds().is_some()
                 on:click=move |_| picker.hold_best(count.get_untracked(), category.get_untracked().map(|c| c.code))
             >
                 {move || tr!(lang.get(), "best.button", count = count.get())}
             </button>
             <p class="hint best-choice" data-test="best-choice">
-                {move || category.get().map(|c| tr!(
-                    lang.get(),
-                    "best.choice",
-                    category = category_name(lang.get(), &c),
-                    count = count.get(),
-                    total = price(lang.get(), c.price * count.get() as i64)
-                ))}
+                {move || match category.get() {
+                    Some(c) => tr!(
+                        lang.get(),
+                        "best.choice",
+                        category = category_name(lang.get(), &c),
+                        count = count.get(),
+                        total = price(lang.get(), c.price * count.get() as i64)
+                    ),
+                    None => tr!(lang.get(), "best.choice_any", count = count.get()),
+                }}
             </p>
         </div>
     }

@@ -86,13 +86,20 @@ pub fn StaffHeader() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match me.await {
                         Ok(Some(m)) => member(m).into_any(),
-                        // Not signed in (the sign-in page): the public site, and the language.
-                        _ => view! {
-                            <nav aria-label=move || tr!(lang.get(), "nav.label")>
-                                <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
-                            </nav>
-                            <LangSwitch />
-                        }.into_any(),
+                        // Nobody (the sign-in page: the public site too), or a locked kiosk
+                        // (nothing but the language until its PIN opens it).
+                        _ => {
+                            let signing_in = location.pathname.get_untracked().starts_with("/staff/sign-in");
+                            view! {
+                                {signing_in.then(|| view! {
+                                    <nav aria-label=move || tr!(lang.get(), "nav.label")>
+                                        <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
+                                    </nav>
+                                })}
+                                <span class="staff-spacer"></span>
+                                <LangSwitch />
+                            }.into_any()
+                        }
                     }
                 })}
             </Transition>

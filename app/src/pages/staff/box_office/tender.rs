@@ -129,20 +129,31 @@ pub enum PadKey {
 }
 
 pub fn press(tendered: &str, key: PadKey) -> String {
-    let now: String = tendered.chars().filter(char::is_ascii_digit).collect();
-    let now = now.trim_start_matches('0').to_string();
+    // Digits without leading zeros, but a zero typed (or a total of ₩0) stays "0".
+    let number = |digits: String| {
+        let trimmed = digits.trim_start_matches('0');
+        match (trimmed.is_empty(), digits.is_empty()) {
+            (true, false) => "0".to_string(),
+            _ => trimmed.to_string(),
+        }
+    };
+    let now = number(tendered.chars().filter(char::is_ascii_digit).collect());
     let next = match key {
-        PadKey::Digits(d) => format!("{now}{d}"),
+        PadKey::Digits(d) if now == "0" => number(d.to_string()),
+        PadKey::Digits(d) => number(format!("{now}{d}")),
         PadKey::Back => {
             let mut s = now.clone();
             s.pop();
             s
         }
         PadKey::Clear => String::new(),
-        PadKey::Note(value) => (now.parse::<i64>().unwrap_or(0) + value).to_string(),
+        PadKey::Note(value) => match now.parse::<i64>() {
+            Ok(n) => (n + value).to_string(),
+            Err(_) if now.is_empty() => value.to_string(),
+            Err(_) => now.clone(),
+        },
         PadKey::Exact(total) => total.to_string(),
     };
-    let next = next.trim_start_matches('0').to_string();
     if next.len() > 9 {
         now
     } else {
@@ -283,5 +294,10 @@ mod tests {
         // No tenth digit.
         assert_eq!(press("123456789", PadKey::Digits("0")), "123456789");
         assert_eq!(press("999999999", PadKey::Note(50_000)), "999999999");
+        // A ₩0 total can be tendered exactly; a 0 is typed as 0, then replaced by a digit.
+        assert_eq!(press("", PadKey::Exact(0)), "0");
+        assert_eq!(press("", PadKey::Digits("0")), "0");
+        assert_eq!(press("0", PadKey::Digits("5")), "5");
+        assert_eq!(press("0", PadKey::Digits("00")), "0");
     }
 }

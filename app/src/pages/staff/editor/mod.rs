@@ -62,6 +62,7 @@ pub fn LayoutEditor(
         match source {
             Source::Name => t.contains("name"),
             Source::Hall => true,
+            Source::Categories => t.iter().any(|k| k.starts_with("cat:")),
             Source::Category(code) => categories.with(|list| {
                 list.iter()
                     .any(|c| normal(c.code.get()) == *code && t.contains(&format!("cat:{}", c.id)))
@@ -267,7 +268,10 @@ pub fn LayoutEditor(
                 // With problems, making the hall shows them all (including fields not yet visited).
                 <button type="button" class="primary" data-test="editor-create"
                     on:click=move |_| match plan.get_untracked() {
-                        Ok(plan) => create(plan),
+                        Ok(plan) => {
+                            create(plan);
+                            all_touched.set(false);
+                        }
                         Err(_) => all_touched.set(true),
                     }>
                     {move || tr!(lang.get(), "editor.create")}

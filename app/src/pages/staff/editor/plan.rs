@@ -107,6 +107,8 @@ pub enum DraftProblem {
 pub enum Source {
     Name,
     Category(String),
+    /// The categories' table as a whole (a row's category the table no longer has).
+    Categories,
     Row(String),
     /// The hall as a whole (no seats, too many…).
     Hall,
@@ -139,11 +141,16 @@ impl DraftProblem {
                 | P::RowTwice(row)
                 | P::GapWidth(row)
                 | P::SeatNumbers { row, .. } => vec![Source::Row(row.clone())],
-                P::SeatsTwice(seats)
-                | P::UnknownCategory { seats, .. }
-                | P::WheelchairAndCompanion(seats) => {
+                P::SeatsTwice(seats) | P::WheelchairAndCompanion(seats) => {
                     let mut rows: Vec<Source> = seats.iter().map(row_of).collect();
                     rows.dedup();
+                    rows
+                }
+                // Fixed in its rows, or made by renaming a category in the table.
+                P::UnknownCategory { seats, .. } => {
+                    let mut rows: Vec<Source> = seats.iter().map(row_of).collect();
+                    rows.dedup();
+                    rows.push(Source::Categories);
                     rows
                 }
                 P::CategoryCount

@@ -83,7 +83,10 @@ fn a_mistake_on_a_whole_row_is_one_problem_naming_its_seats() {
         .map(DraftProblem::Plan)
         .collect();
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert_eq!(problems[0].sources(), vec![Source::Row("A".into())]);
+    assert_eq!(
+        problems[0].sources(),
+        vec![Source::Row("A".into()), Source::Categories]
+    );
     assert_eq!(
         super::problems::problem_text(crate::i18n::Lang::En, &problems[0]),
         "Seat A1–A20's category STANDRAD is not one of the hall's."
