@@ -81,11 +81,19 @@ build_bundles() {
   local mode="$1" site="$2" name pkg dir crate out
   name="$(leptos_option output-name)"
   pkg="$site/$(leptos_option site-pkg-dir)"
+  # One bundle at a time: built together, cargo would give both the staff's feature of `app`
+  # (its texts), and the customer's bundle would carry the console's and the kiosk's texts.
+  local bundle
+  for bundle in frontend frontend-staff; do
+    if [ "$mode" = release ]; then
+      cargo build -p "$bundle" --lib --target wasm32-unknown-unknown --profile wasm-release
+    else
+      cargo build -p "$bundle" --lib --target wasm32-unknown-unknown
+    fi
+  done
   if [ "$mode" = release ]; then
-    cargo build -p frontend -p frontend-staff --lib --target wasm32-unknown-unknown --profile wasm-release
     dir="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release"
   else
-    cargo build -p frontend -p frontend-staff --lib --target wasm32-unknown-unknown
     dir="$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug"
   fi
   rm -rf "$site"

@@ -1,4 +1,6 @@
-//! Korean and English. Translations live in `app/locales/app.yml` and are compiled in by
+//! Korean and English. Translations live in `app/locales/customer/app.yml` (the customer's pages
+//! and what both bundles share) and `app/locales/staff/staff.yml` (the staff's pages, never in
+//! the customer's bundle), and are compiled in by
 //! `rust-i18n`; the current language is a signal in context, chosen on the server from the
 //! `lang` cookie or else `Accept-Language`, written into `<html lang>`, and read back from there
 //! when the browser hydrates, so both sides render the same text. The switch sets the cookie.
@@ -371,7 +373,7 @@ mod tests {
     /// and the rules alike.
     #[test]
     fn the_korean_texts_use_one_plain_word_for_each_thing() {
-        let locale = include_str!("../locales/app.yml");
+        let locale = [CUSTOMER_LOCALE, STAFF_LOCALE].concat();
         let korean: Vec<&str> = locale
             .lines()
             .filter_map(|l| l.trim_start().strip_prefix("ko: "))
@@ -394,13 +396,18 @@ mod tests {
         );
     }
 
-    /// The locale file's keys, each with its English and Korean text, in file order.
-    fn locale_entries() -> Vec<(String, String, String)> {
-        let locale = include_str!("../locales/app.yml");
+    const CUSTOMER_LOCALE: &str = include_str!("../locales/customer/app.yml");
+    const STAFF_LOCALE: &str = include_str!("../locales/staff/staff.yml");
+
+    /// A locale file's keys, each with its English and Korean text, in file order.
+    fn locale_entries(locale: &str) -> Vec<(String, String, String)> {
         let mut entries = Vec::new();
         let mut lines = locale.lines().peekable();
         while let Some(line) = lines.next() {
-            let Some(key) = line.strip_suffix(':').filter(|k| !k.starts_with(' ')) else {
+            let Some(key) = line
+                .strip_suffix(':')
+                .filter(|k| !k.starts_with(' ') && !k.starts_with('#'))
+            else {
                 continue;
             };
             let mut text = |lang: &str| {
@@ -427,14 +434,47 @@ mod tests {
         found
     }
 
-    /// Every key of the locale file has an English and a Korean text with the same arguments,
+    /// Whether a source file is shown on staff pages only (its keys may be the staff's, which the
+    /// customer's bundle does not have): the staff's pages, the checks whose refusals only staff
+    /// meet, the console's server functions, the server but for its holds.
+    fn staff_only(path: &std::path::Path) -> bool {
+        let path = path.to_string_lossy().replace('\\', "/");
+        ["pages/staff/", "domain/hall_plan/", "serverfns/console/"]
+            .iter()
+            .any(|part| path.contains(part))
+            || [
+                "domain/showtime.rs",
+                "domain/waiting_room.rs",
+                "domain/text.rs",
+                "i18n.rs",
+            ]
+            .iter()
+            .any(|end| path.ends_with(end))
+            || (path.contains("/server/src/") && !path.contains("/engine/holds"))
+    }
+
+    /// Every key of the locale files has an English and a Korean text with the same arguments,
     /// no key is there twice, and every key the code names (a string literal of one of the
-    /// locale's key families, such as `"kiosk.sell"` or `"editor.problem.no_seats"`) is in the
-    /// file: rust-i18n would otherwise show the key itself, or the English text on a Korean
-    /// page, without a word.
+    /// locale's key families, such as `"kiosk.sell"` or `"editor.problem.no_seats"`, in `app` or
+    /// `server`) is in the files — and in the customer's file when the code can show it on a
+    /// customer's page: rust-i18n would otherwise show the key itself, or the English text on a
+    /// Korean page, without a word.
     #[test]
     fn the_locale_is_complete_for_every_key_the_code_names() {
-        let entries = locale_entries();
+        let customer: std::collections::HashSet<String> = locale_entries(CUSTOMER_LOCALE)
+            .into_iter()
+            .map(|(k, _, _)| k)
+            .collect();
+        let entries = [
+            locale_entries(CUSTOMER_LOCALE),
+            locale_entries(STAFF_LOCALE),
+        ]
+        .concat();
+        assert!(
+            customer.len() > 100,
+            "{} customer keys read",
+            customer.len()
+        );
         assert!(entries.len() > 400, "{} keys read", entries.len());
         let mut seen = std::collections::HashSet::new();
         for (key, en, ko) in &entries {
@@ -446,8 +486,8 @@ mod tests {
             .iter()
             .filter_map(|(k, _, _)| k.split('.').next())
             .collect();
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut files = vec![src];
+        let app = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = vec![app.join("src"), app.join("../server/src")];
         let mut missing = Vec::new();
         let mut named = 0;
         while let Some(path) = files.pop() {
@@ -455,7 +495,10 @@ mod tests {
                 files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
                 continue;
             }
-            if path.extension().is_none_or(|e| e != "rs") {
+            // (The server's own tests name hosts such as `kiosk.example.com`, not texts.)
+            let server_test =
+                path.ends_with("tests.rs") && path.to_string_lossy().contains("server");
+            if path.extension().is_none_or(|e| e != "rs") || server_test {
                 continue;
             }
             let code = std::fs::read_to_string(&path).unwrap();
@@ -472,6 +515,11 @@ mod tests {
                     named += 1;
                     if !seen.contains(literal) {
                         missing.push(format!("{literal} ({})", path.display()));
+                    } else if !staff_only(&path) && !customer.contains(literal) {
+                        missing.push(format!(
+                            "{literal} ({}): not in the customer's file",
+                            path.display()
+                        ));
                     }
                 }
             }

@@ -12,7 +12,13 @@ pub mod pages;
 pub mod seating;
 pub mod serverfns;
 
+// The texts: the server and the staff's bundle have all of them (`locales/**`); the customer's
+// bundle only the customer's pages' and the shared ones (`locales/customer/`), so that a phone
+// downloads none of the console's or the kiosk's. (The unit tests have all of them.)
+#[cfg(any(feature = "ssr", feature = "staff", test))]
 rust_i18n::i18n!("locales", fallback = "en");
+#[cfg(not(any(feature = "ssr", feature = "staff", test)))]
+rust_i18n::i18n!("locales/customer", fallback = "en");
 
 use components::LangSwitch;
 use leptos::prelude::*;
@@ -167,7 +173,7 @@ fn content_security_policy() {
 #[component]
 pub fn CustomerApp() -> impl IntoView {
     view! {
-        <Frame bundle=Bundle::Customer>
+        <Frame header=customer_header>
             <Routes fallback=|| view! { <OtherBundle mine=Bundle::Customer /> }>
                 <Route path=path!("/") view=pages::ShowtimesPage />
                 <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
@@ -185,7 +191,7 @@ pub fn CustomerApp() -> impl IntoView {
 #[component]
 pub fn StaffApp() -> impl IntoView {
     view! {
-        <Frame bundle=Bundle::Staff>
+        <Frame header=staff_header>
             <Routes fallback=|| view! { <OtherBundle mine=Bundle::Staff /> }>
                 <Route path=path!("/staff/sign-in") view=pages::SignInPage />
                 <Route path=path!("/box-office") view=pages::BoxOfficePage />
@@ -229,10 +235,33 @@ fn OtherBundle(mine: Bundle) -> impl IntoView {
     view! { <pages::NotFound /> }.into_any()
 }
 
-/// What every page has around it: the title, the router, the header of the bundle's pages (the
-/// customer's links, or the staff's with signing out).
+/// The customer's pages' header: the showtimes, their bookings, the language.
+fn customer_header() -> AnyView {
+    let lang = i18n::use_lang();
+    view! {
+        <header class="site-header">
+            <a href="/" class="brand">"Seats"</a>
+            <nav aria-label=move || tr!(lang.get(), "nav.label")>
+                <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
+                <a href="/my-bookings">{move || tr!(lang.get(), "booking.all")}</a>
+            </nav>
+            <LangSwitch />
+            <components::HydratedMark />
+        </header>
+    }
+    .into_any()
+}
+
+/// The staff pages' header (signing out, where the member's role works).
+fn staff_header() -> AnyView {
+    view! { <pages::staff::StaffHeader /> }.into_any()
+}
+
+/// What every page has around it: the title, the router, the header of the bundle's pages. The
+/// header is given by the bundle's root, so that the customer's bundle holds nothing of the
+/// staff's header (nor the staff's of the customer's).
 #[component]
-fn Frame(bundle: Bundle, children: Children) -> impl IntoView {
+fn Frame(header: fn() -> AnyView, children: Children) -> impl IntoView {
     provide_meta_context();
     let lang = i18n::provide_lang();
     // The title follows a language switch in the browser. On the server it is read once: a page
@@ -248,20 +277,7 @@ fn Frame(bundle: Bundle, children: Children) -> impl IntoView {
     view! {
         <Title text=title />
         <Router>
-            {match bundle {
-                Bundle::Customer => view! {
-                    <header class="site-header">
-                        <a href="/" class="brand">"Seats"</a>
-                        <nav aria-label=move || tr!(lang.get(), "nav.label")>
-                            <a href="/">{move || tr!(lang.get(), "nav.showtimes")}</a>
-                            <a href="/my-bookings">{move || tr!(lang.get(), "booking.all")}</a>
-                        </nav>
-                        <LangSwitch />
-                        <components::HydratedMark />
-                    </header>
-                }.into_any(),
-                Bundle::Staff => view! { <pages::staff::StaffHeader /> }.into_any(),
-            }}
+            {header()}
             <main>{children()}</main>
         </Router>
     }

@@ -22,7 +22,10 @@ const stamp = Date.now().toString(36);
 
 /** The locale file: each key with its English and Korean text. */
 function locale(): { key: string; en: string; ko: string }[] {
-  const lines = fs.readFileSync(path.join(root, "app", "locales", "app.yml"), "utf8").split("\n");
+  const lines = [["customer", "app.yml"], ["staff", "staff.yml"]]
+    .map(([folder, file]) => fs.readFileSync(path.join(root, "app", "locales", folder, file), "utf8"))
+    .join("\n")
+    .split("\n");
   const entries = [];
   for (let i = 0; i < lines.length; i++) {
     const key = lines[i].match(/^([A-Za-z0-9_.]+):$/);

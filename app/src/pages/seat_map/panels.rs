@@ -218,27 +218,37 @@ fn BestBar(picker: Picker) -> impl IntoView {
     let lang = use_lang();
     let count = RwSignal::new(2usize);
     let categories = picker.categories.get_value();
+    // Cheapest first (a selection by price keeps the bundle free of another sort's code; a hall
+    // has a handful of categories).
+    let by_price = {
+        let mut left = categories.clone();
+        let mut ordered = Vec::with_capacity(left.len());
+        while let Some(i) = (0..left.len()).min_by_key(|&i| left[i].price) {
+            ordered.push(left.remove(i));
+        }
+        ordered
+    };
     // The categories with free ordinary seats now (best available leaves wheelchair places and
     // companion seats to the map), cheapest first, with how many.
     let open = Memo::new(move |_| {
-        let mut free: std::collections::BTreeMap<String, usize> = Default::default();
+        let mut free = vec![0usize; by_price.len()];
         picker.status.with(|status| {
             picker.seats.with_value(|seats| {
                 for s in seats.iter().filter(|s| !s.accessible && !s.companion) {
                     if status.get(s.code.as_str()) == Some(&crate::domain::SeatStatus::Available) {
-                        *free.entry(s.category.clone()).or_default() += 1;
+                        if let Some(i) = by_price.iter().position(|c| c.code == s.category) {
+                            free[i] += 1;
+                        }
                     }
                 }
             })
         });
-        let mut list: Vec<(PriceCategory, usize)> = picker
-            .categories
-            .get_value()
-            .into_iter()
-            .filter_map(|c| free.get(&c.code).map(|n| (c.clone(), *n)))
-            .collect();
-        list.sort_by_key(|(c, _)| c.price);
-        list
+        by_price
+            .iter()
+            .zip(free)
+            .filter(|(_, n)| *n > 0)
+            .map(|(c, n)| (c.clone(), n))
+            .collect::<Vec<(PriceCategory, usize)>>()
     });
     // `Some("")`: the customer chose any category.
     let chosen = RwSignal::new(None::<String>);
