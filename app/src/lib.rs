@@ -180,6 +180,7 @@ pub fn CustomerApp() -> impl IntoView {
                 <Route path=path!("/showtimes/:id/waiting-room") view=pages::QueuePage />
                 <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
                 <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
+                <Route path=path!("/find-booking") view=pages::FindBookingPage />
             </Routes>
         </Frame>
     }

@@ -114,7 +114,8 @@ test.setTimeout(120_000);
 
 test("a customer's pages are Korean throughout: showtimes, the seat map, a hold, the booking", async ({ browser }) => {
   const page = await korean(browser, { width: 390, height: 844 });
-  const data = await dataNames(page);
+  // The address given at checkout, masked on the booking page, is the customer's, not a text.
+  const data = await dataNames(page, ["k***@example.com"]);
   await page.goto(`${shop}/`);
   await hydrated(page);
   await allKorean(page, "showtimes", data);
@@ -129,7 +130,7 @@ test("a customer's pages are Korean throughout: showtimes, the seat map, a hold,
   await map.holdButton.click();
   await expect(map.holdPanel).toBeVisible();
   await allKorean(page, "seat map, seats held", data);
-  await page.locator('[data-test="pay"]').click();
+  await map.pay();
   await expect(page).toHaveURL(/\/pay\/ps_/);
   // The gateway's page is the payment company's, not this product's.
   await page.locator('[data-test="sandbox-pay"]').click();
@@ -139,6 +140,15 @@ test("a customer's pages are Korean throughout: showtimes, the seat map, a hold,
   await page.goto(`${shop}/my-bookings`);
   await hydrated(page);
   await allKorean(page, "my bookings", data);
+  await page.goto(`${shop}/find-booking`);
+  await hydrated(page);
+  await expect(page.locator('[data-test="find-booking-page"]')).toHaveAttribute("data-hydrated", "true");
+  await allKorean(page, "find a booking", data);
+  await page.locator('[data-test="find-reference"]').fill("00000000");
+  await page.locator('[data-test="find-email"]').fill("nobody@example.com");
+  await page.locator('[data-test="find-button"]').click();
+  await expect(page.locator('[data-test="find-error"]')).toBeVisible();
+  await allKorean(page, "find a booking, not found", [...data, "00000000", "nobody@example.com"]);
   await page.goto(`${shop}/no-such-page`);
   await allKorean(page, "not found", data);
 });

@@ -65,6 +65,11 @@ export class SeatMapPage {
     await this.holdButton.click();
     await expect(this.holdPanel).toBeVisible();
   }
+  /** Gives the address the ticket goes to and goes on to the payment. */
+  async pay(email = "kim@example.com") {
+    await this.page.locator('[data-test="checkout-email"]').fill(email);
+    await this.page.locator('[data-test="pay"]').click();
+  }
 }
 
 /** A showtime as `GET /showtimes` lists it. */

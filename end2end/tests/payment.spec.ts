@@ -29,10 +29,10 @@ async function openShowtime(page: import("@playwright/test").Page, index: number
 test("hold, pay on the gateway's page, and the booking page shows the QR ticket without reloading", async ({ page, browser }) => {
   // A hold, the gateway's page, a payment and the booking page, each waited for by its state:
   // on a loaded 2-core machine that passed 30 s in all.
-  test.setTimeout(60_000);
+  test.setTimeout(90_000);
   const map = await openShowtime(page, 0);
   await map.hold("C5", "C6");
-  await page.locator('[data-test="pay"]').click();
+  await map.pay("Kim.Min@Example.com");
   await expect(page).toHaveURL(/\/pay\/ps_/);
   await expect(page.locator('[data-test="sandbox-amount"]')).toHaveText(/^[\d,]+ KRW$/);
   await page.locator('[data-test="sandbox-pay"]').click();
@@ -48,6 +48,7 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   const bookingId = new URL(page.url()).pathname.split("/").pop()!;
   const number = bookingId.replace(/-/g, "").slice(0, 8).toUpperCase();
   await expect(page.locator('[data-test="booking-number"]')).toHaveText(`Booking number ${number}`);
+  await expect(page.locator('[data-test="booking-email"]')).toHaveText("E-mail: k***@example.com");
   await expect(page.locator('[data-test="ticket-code"]')).toBeHidden();
   // Each seat's own ticket, for a party arriving apart: its QR code in view, its long code
   // folded away too.
@@ -78,6 +79,28 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   await page.locator('[data-test="lang-switch"]').click();
   await expect(page.locator('[data-test="booking"]').first()).toContainText("확정");
 
+  // Another device (no cookie of this one): nothing is its own until it finds the booking
+  // with its number and the address given at checkout; a wrong address finds nothing.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+  const other = await phone.newPage();
+  await other.goto(`${shop}/my-bookings`);
+  await expect(other.locator('[data-test="booking-list"]')).toHaveCount(0);
+  await other.locator('[data-test="find-booking-link"]').click();
+  await expect(other).toHaveURL(`${shop}/find-booking`);
+  await expect(other.locator('[data-test="find-booking-page"]')).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
+  await other.locator('[data-test="find-reference"]').fill(number.toLowerCase());
+  await other.locator('[data-test="find-email"]').fill("kim@example.com");
+  await other.locator('[data-test="find-button"]').click();
+  await expect(other.locator('[data-test="find-error"]')).toHaveText("No booking has this number and e-mail address. Check both and try again.");
+  await other.locator('[data-test="find-email"]').fill("kim.min@example.com");
+  await other.locator('[data-test="find-button"]').click();
+  await expect(other).toHaveURL(`${shop}/my-bookings/${bookingId}`);
+  await expect(other.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED");
+  await expect(other.locator('[data-test="ticket-qr"] svg')).toBeVisible();
+  await other.goto(`${shop}/my-bookings`);
+  await expect(other.locator('[data-test="booking"]')).toHaveCount(1);
+  await phone.close();
+
   // The sale reaches the operator's sales page (through the outbox and the sales consumer),
   // for a signed-in operator only.
   const showtimeId = String((await onSale(page, shop))[0].id);
@@ -103,7 +126,11 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
 test("declining on the gateway's page returns to the hold with a message", async ({ page }) => {
   const map = await openShowtime(page, 1);
   await map.hold("D1");
+  // The address the ticket goes to is asked for first.
   await page.locator('[data-test="pay"]').click();
+  await expect(map.notice).toHaveText("Enter the e-mail address for your ticket.");
+  await expect(page).toHaveURL(/\/showtimes\/\d+$/);
+  await map.pay();
   await expect(page).toHaveURL(/\/pay\/ps_/);
   await page.locator('[data-test="sandbox-decline"]').click();
   // The booking page sends the browser back once it has hydrated (a debug bundle, a loaded CPU).
@@ -137,7 +164,7 @@ test("an operator cancels a showtime in the console and the customer's booking p
   const map = new SeatMapPage(page);
   await map.waitForHydration();
   await map.hold("A1");
-  await page.locator('[data-test="pay"]').click();
+  await map.pay();
   await page.locator('[data-test="sandbox-pay"]').click();
   await expect(page).toHaveURL(/\/my-bookings\/[0-9a-f-]+\?/);
   await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
@@ -220,7 +247,7 @@ test("an operator builds a hall in the editor and schedules it with two prices; 
   const map = new SeatMapPage(page);
   await map.waitForHydration();
   await map.hold("A1", "B1");
-  await page.locator('[data-test="pay"]').click();
+  await map.pay();
   await expect(page.locator('[data-test="sandbox-amount"]')).toHaveText("35,000 KRW");
   await page.locator('[data-test="sandbox-pay"]').click();
   await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });

@@ -228,6 +228,21 @@ impl Application {
                     link.clone(),
                 ),
             )
+            .with_lookup_rate_limits(
+                RateLimiter::keyed(
+                    "lookup-address",
+                    config.limits.lookup_rate_per_address,
+                    link.clone(),
+                ),
+                RateLimiter::keyed(
+                    "lookup-reference",
+                    config.limits.lookup_rate_per_reference,
+                    link.clone(),
+                ),
+            )
+            .with_email_retention(chrono::Duration::days(i64::from(
+                config.limits.email_retention_days,
+            )))
             .with_staff_policy(config.staff.policy.clone())
             .with_seat_rules(config.sales.seat_rules)
             .with_hold_limits(HoldLimits {

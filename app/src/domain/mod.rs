@@ -2,6 +2,7 @@
 //! one of these types can only exist if it is valid, so the same rule runs on both sides.
 
 mod box_office;
+mod contact;
 mod hall_plan;
 mod ids;
 mod live;
@@ -21,6 +22,7 @@ pub use box_office::{
     OwedRefund, PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, Tender, APPROVER_ROLES,
     COUNTER_ROLES, DOOR_ROLES,
 };
+pub use contact::{mask, BookingLookup, CheckoutDetails, Email, MailLanguage, MAX_EMAIL_LEN};
 pub use hall_plan::{
     seats_text, HallPlan, HallSummary, NameFault, PlacedSeat, PlanProblem, RowPlan, SeatPlan,
     ShowtimeCounts, MAX_HALL_SEATS,

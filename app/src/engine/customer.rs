@@ -3,8 +3,8 @@
 //! function that calls it.
 
 use crate::domain::{
-    BestAvailable, BookingId, BookingView, Checkout, CustomerId, Hold, HoldId, SeatMap,
-    SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
+    BestAvailable, BookingId, BookingLookup, BookingView, Checkout, CheckoutDetails, CustomerId,
+    Hold, HoldId, SeatMap, SeatSelection, ShowtimeId, ShowtimeSummary, Ticket,
 };
 use crate::error::InventoryError;
 use std::net::IpAddr;
@@ -133,11 +133,13 @@ pub trait Holds: Send + Sync + 'static {
 #[async_trait::async_trait]
 pub trait Checkouts: Send + Sync + 'static {
     /// Starts (or finds again) the payment of the hold; only its customer may, within the
-    /// checkout rate limits (per customer, and per `client_addr` when given).
+    /// checkout rate limits (per customer, and per `client_addr` when given). `details` says
+    /// where the ticket goes and in which language.
     async fn checkout_hold(
         &self,
         hold: HoldId,
         customer: CustomerId,
+        details: CheckoutDetails,
         client_addr: Option<IpAddr>,
     ) -> Result<Checkout, InventoryError>;
 }
@@ -157,8 +159,17 @@ pub trait Bookings: Send + Sync + 'static {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<Ticket, InventoryError>;
-    /// The customer's bookings, newest first.
+    /// The customer's bookings, newest first (those they found again too).
     async fn my_bookings(&self, customer: CustomerId) -> Result<Vec<BookingView>, InventoryError>;
+    /// A booking found again by its reference and the address given at checkout, on any
+    /// device: from then on `customer` sees it as their own. Rate-limited per client address
+    /// and per reference; a wrong pair answers as an unknown booking does (404).
+    async fn lookup_booking(
+        &self,
+        lookup: BookingLookup,
+        customer: CustomerId,
+        client_addr: Option<IpAddr>,
+    ) -> Result<BookingView, InventoryError>;
 }
 
 #[cfg(test)]

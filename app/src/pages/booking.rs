@@ -63,7 +63,10 @@ pub fn BookingPage() -> impl IntoView {
                         }
                         Err(e) => {
                             pending.set(false);
-                            view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }
+                            view! {
+                                <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p>
+                                <p><a class="tap" href="/find-booking">{move || tr!(lang.get(), "find.link")}</a></p>
+                            }
                                 .into_any()
                         }
                     }
@@ -147,6 +150,9 @@ fn booking_view(b: BookingView) -> impl IntoView {
             <p class="meta">{b.hall_name.clone()} " · " {move || showtime_when(lang.get(), when)}</p>
             <p data-test="booking-seats">{move || tr!(lang.get(), "booking.seats", seats = seats.clone())}</p>
             <p>{move || tr!(lang.get(), "booking.total", total = price(lang.get(), amount))}</p>
+            {b.email.clone().map(|email| view! {
+                <p class="meta" data-test="booking-email">{move || tr!(lang.get(), "booking.email", email = email.clone())}</p>
+            })}
         </div>
         {issued.then(|| view! { <TicketView booking_id=id /> })}
     }
@@ -215,6 +221,7 @@ pub fn MyBookingsPage() -> impl IntoView {
     let list = Resource::new(|| (), |_| my_bookings());
     view! {
         <h1>{move || tr!(lang.get(), "booking.all")}</h1>
+        <p><a class="tap" href="/find-booking" data-test="find-booking-link">{move || tr!(lang.get(), "find.link")}</a></p>
         <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
             {move || Suspend::new(async move {
                 match list.await {

@@ -2,6 +2,7 @@
 //! office kiosk, the door).
 
 mod booking;
+mod find_booking;
 mod not_found;
 mod queue;
 pub(crate) mod seat_map;
@@ -9,6 +10,7 @@ mod showtimes;
 pub(crate) mod staff;
 
 pub use booking::{BookingPage, MyBookingsPage};
+pub use find_booking::FindBookingPage;
 pub use not_found::NotFound;
 pub use queue::QueuePage;
 pub use seat_map::SeatMapPage;

@@ -1,4 +1,5 @@
-//! Abuse limits on holds and checkouts (`0`: no limit, for each).
+//! Abuse limits on holds, checkouts and finding bookings again (`0`: no limit, for each), and
+//! how long customers' e-mail addresses are kept.
 
 use super::Env;
 use std::time::Duration;
@@ -19,6 +20,12 @@ pub struct LimitsConfig {
     /// Checkout attempts per customer, and per client address, a minute.
     pub checkout_rate_per_minute: u32,
     pub checkout_rate_per_address: u32,
+    /// Tries to find a booking again (reference and e-mail) per client address, and per
+    /// reference, a minute.
+    pub lookup_rate_per_address: u32,
+    pub lookup_rate_per_reference: u32,
+    /// Days after its showtime that a booking's e-mail address is kept (at least 1).
+    pub email_retention_days: u32,
 }
 
 impl LimitsConfig {
@@ -35,6 +42,15 @@ impl LimitsConfig {
             },
             checkout_rate_per_minute: env.count("CHECKOUT_RATE_PER_MINUTE", 20)?,
             checkout_rate_per_address: env.count("CHECKOUT_RATE_PER_ADDRESS", 60)?,
+            lookup_rate_per_address: env.count("LOOKUP_RATE_PER_ADDRESS", 10)?,
+            lookup_rate_per_reference: env.count("LOOKUP_RATE_PER_REFERENCE", 5)?,
+            email_retention_days: match env.count(
+                "EMAIL_RETENTION_DAYS",
+                crate::engine::DEFAULT_EMAIL_RETENTION_DAYS as u64,
+            )? {
+                0 => anyhow::bail!("EMAIL_RETENTION_DAYS must be at least 1"),
+                days => days,
+            },
         })
     }
 }

@@ -1,22 +1,24 @@
 //! A customer's bookings as they see them: status, seats, money, payments, the ticket once
-//! issued. Only their own.
+//! issued. Only their own, and those they found again by reference and e-mail.
 
 use super::*;
 use crate::store::{BookingFilter, BookingRecord, BookingStatus, PaymentStatus};
 use app::domain::Ticket;
-use app::domain::{BookingView, PaymentView};
+use app::domain::{BookingLookup, BookingView, Email, PaymentView};
 use app::engine::Bookings;
+use app::error::Reason;
 
 #[async_trait::async_trait]
 impl Bookings for Engine {
-    /// A booking as its customer sees it: 404 when unknown, 403 for another customer's.
+    /// A booking as its customer sees it (or one who found it again): 404 when unknown, 403
+    /// for another customer's.
     async fn get_booking(
         &self,
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<BookingView, InventoryError> {
         let record = self.booking_record(booking).await?;
-        if record.customer != customer {
+        if record.customer != customer && !self.store.has_booking_access(booking, customer).await? {
             return Err(InventoryError::NotYourBooking);
         }
         self.booking_view(record).await
@@ -57,9 +59,72 @@ impl Bookings for Engine {
         }
         Ok(out)
     }
+
+    async fn lookup_booking(
+        &self,
+        lookup: BookingLookup,
+        customer: CustomerId,
+        client_addr: Option<std::net::IpAddr>,
+    ) -> Result<BookingView, InventoryError> {
+        let mut problems = Vec::new();
+        let reference = lookup.reference();
+        if reference.is_none() {
+            problems.push(Reason::new("invalid.reference", &[]));
+        }
+        let email = Email::parse(&lookup.email)
+            .map_err(|r| problems.push(r))
+            .ok();
+        let (Some(reference), Some(email)) = (reference, email) else {
+            return Err(InventoryError::Invalid(problems));
+        };
+        // Every well-formed try counts, found or not: guessing is slowed per address and per
+        // reference (an address spread over many networks still meets the second).
+        let limited =
+            |wait: Duration| InventoryError::RateLimited(wait.as_secs_f64().ceil().max(1.0) as u64);
+        let (per_address, per_reference) = &self.lookup_limiters;
+        if let Some(addr) = client_addr.filter(|_| !per_address.is_off()) {
+            per_address
+                .check(&crate::net::bucket(addr).to_string())
+                .await
+                .map_err(limited)?;
+        }
+        per_reference.check(&reference).await.map_err(limited)?;
+        // The address is the key; the reference picks among its bookings. An unknown address
+        // and a known one with another reference answer alike.
+        let found = self
+            .store
+            .bookings_with_email(email.as_str())
+            .await?
+            .into_iter()
+            .find(|id| id.reference() == reference)
+            .ok_or(InventoryError::BookingNotFound)?;
+        let record = self.booking_record(found).await?;
+        if record.customer != customer {
+            self.store
+                .grant_booking_access(found, customer, self.clock.now())
+                .await?;
+        }
+        self.booking_view(record).await
+    }
 }
 
 impl Engine {
+    /// Limits the tries to find a booking again, per client address and per reference.
+    pub fn with_lookup_rate_limits(
+        mut self,
+        per_address: crate::gate::RateLimiter,
+        per_reference: crate::gate::RateLimiter,
+    ) -> Self {
+        self.lookup_limiters = (per_address, per_reference);
+        self
+    }
+
+    /// How long after its showtime a booking's address is kept (then emptied by the purge).
+    pub fn with_email_retention(mut self, retention: chrono::Duration) -> Self {
+        self.email_retention = retention;
+        self
+    }
+
     /// A booking as stored: 404 when unknown.
     pub(super) async fn booking_record(
         &self,
@@ -83,6 +148,8 @@ impl Engine {
             None
         };
         Ok(BookingView {
+            reference: record.id.reference(),
+            email: record.email.as_deref().map(app::domain::mask),
             ticket_issued_at,
             showtime_cancelled: record.showtime_cancelled,
             refunded_at: record.refunded_at,

@@ -11,7 +11,7 @@ use crate::payments::gateway::{NewSession, PaymentGateway};
 use crate::store::{
     BookingStatus, HoldCheck, LiveHold, NewBooking, PaymentReport, PaymentSessionRow, ReportOutcome,
 };
-use app::domain::{BookingId, Checkout, CustomerId, HoldId};
+use app::domain::{BookingId, Checkout, CheckoutDetails, CustomerId, HoldId};
 use app::engine::Checkouts;
 use app::error::InventoryError;
 use std::sync::Arc;
@@ -44,10 +44,11 @@ impl Checkouts for Engine {
         &self,
         hold: HoldId,
         customer: CustomerId,
+        details: CheckoutDetails,
         client_addr: Option<std::net::IpAddr>,
     ) -> Result<Checkout, InventoryError> {
         self.checkout_gate(hold, customer, client_addr).await?;
-        self.payment_session(hold, customer).await
+        self.payment_session(hold, customer, &details).await
     }
 }
 
@@ -120,10 +121,13 @@ impl Engine {
 
     /// Starts (or finds again) the payment session of a hold's booking: the step after
     /// [`Engine::checkout_gate`] (the REST handler keeps its idempotency key in between).
+    /// The address and language in `details` are kept with the booking (an address given
+    /// again, while it is unpaid, replaces the one before).
     pub async fn payment_session(
         &self,
         hold: HoldId,
         customer: CustomerId,
+        details: &CheckoutDetails,
     ) -> Result<Checkout, InventoryError> {
         let Some(payments) = &self.payments else {
             tracing::error!("checkout without a payment gateway configured");
@@ -158,6 +162,8 @@ impl Engine {
                 customer,
                 seats: live.seats.clone(),
                 amount,
+                email: details.email.as_ref().map(|e| e.as_str().to_string()),
+                language: details.language.map(|l| l.code().to_string()),
             })
             .await?;
         if booking.status != BookingStatus::Pending {

@@ -40,6 +40,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use std::time::Instant;
 
+/// Days after its showtime that a booking's e-mail address is kept (`EMAIL_RETENTION_DAYS`).
+pub const DEFAULT_EMAIL_RETENTION_DAYS: i64 = 90;
+
 pub struct Engine {
     store: Arc<dyn Store>,
     clock: Clock,
@@ -60,6 +63,10 @@ pub struct Engine {
     address_limiter: RateLimiter,
     /// Checkout attempts per customer and per client address.
     checkout_limiters: (RateLimiter, RateLimiter),
+    /// Tries to find a booking again, per client address and per reference.
+    lookup_limiters: (RateLimiter, RateLimiter),
+    /// How long after its showtime a booking's e-mail address is kept.
+    email_retention: chrono::Duration,
     /// Caps on live holds (per customer, per address) the hold statement enforces.
     limits: HoldLimits,
     /// Turns of holds by one customer or address (see `hold_turn`).
@@ -182,6 +189,8 @@ impl Engine {
             limiter: RateLimiter::off(),
             address_limiter: RateLimiter::off(),
             checkout_limiters: (RateLimiter::off(), RateLimiter::off()),
+            lookup_limiters: (RateLimiter::off(), RateLimiter::off()),
+            email_retention: chrono::Duration::days(DEFAULT_EMAIL_RETENTION_DAYS),
             limits: HoldLimits::default(),
             hold_turns: (0..holds::HOLD_TURNS)
                 .map(|_| tokio::sync::Mutex::new(()))
@@ -234,8 +243,9 @@ impl Engine {
     }
 
     /// Deletes holds that ended more than `retention` ago, idempotency keys past their 24
-    /// hours and counts of failed staff tries untouched for `retention`; how many holds and
-    /// keys.
+    /// hours and counts of failed staff tries untouched for `retention`, and empties the
+    /// e-mail addresses of bookings whose showtime is older than the e-mail retention; how
+    /// many holds and keys.
     pub async fn purge(&self, retention: chrono::Duration) -> Result<(u64, u64), InventoryError> {
         let now = self.clock.now();
         let holds = self.store.purge_holds(now, retention).await?;
@@ -246,6 +256,13 @@ impl Engine {
             .checked_sub_signed(retention)
             .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
         self.store.throttle_purge(crate::store::At(before)).await?;
+        let emptied = self.store.purge_emails(now, self.email_retention).await?;
+        if emptied > 0 {
+            tracing::info!(
+                bookings = emptied,
+                "e-mail addresses emptied after their retention"
+            );
+        }
         Ok((holds, keys))
     }
 

@@ -1,13 +1,14 @@
-//! `/bookings`: the customer's own bookings; `/tickets/{code}`: what a door scanner learns from a
+//! `/bookings`: the customer's own bookings (and those found again with `POST /bookings/lookup`);
+//! `/tickets/{code}`: what a door scanner learns from a
 //! ticket's QR code, and `POST /tickets/{code}/check-in`: the door letting its holder in, once.
 
 use super::error::ApiError;
-use super::json::RawBody;
+use super::json::{RawBody, MAX_JSON_BODY};
 use super::AppState;
-use app::domain::{BookingId, CheckInResult, CustomerId, ScanAt, DOOR_ROLES};
+use app::domain::{BookingId, BookingLookup, CheckInResult, CustomerId, ScanAt, DOOR_ROLES};
 use app::engine::{Actor, Bookings, ClientAddr, Door, StaffAccess};
 use app::error::InventoryError;
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -17,6 +18,10 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/bookings", get(my_bookings))
         .route("/bookings/{id}", get(get_booking))
+        .route(
+            "/bookings/lookup",
+            post(lookup_booking).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
+        )
         .route("/tickets/{code}", get(ticket_booking))
         .route("/tickets/{code}/check-in", post(check_in_ticket))
 }
@@ -62,6 +67,30 @@ async fn get_booking(
     let id = uuid::Uuid::try_parse(&raw)
         .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
     let view = state.engine.get_booking(BookingId(id), customer).await?;
+    Ok(axum::Json(view).into_response())
+}
+
+/// `POST /bookings/lookup` `{"reference": "21D6B008", "email": "kim@example.com"}`: the booking
+/// with that reference (the short number on its ticket) checked out with that address; from
+/// then on it is the caller's to see too (`GET /bookings/{id}`, `GET /bookings`). 404 when no
+/// booking has both (an unknown reference and a wrong address answer alike); 400 for what
+/// cannot be a reference or an address; 429 (with `Retry-After`) past the tries allowed per
+/// client address and per reference.
+async fn lookup_booking(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+    client: Option<Extension<ClientAddr>>,
+    RawBody(body): RawBody,
+) -> Result<Response, ApiError> {
+    let lookup: BookingLookup = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "the body must be {{\"reference\": the booking number on the ticket, \"email\": the address given at checkout}}: {e}"
+        ))
+    })?;
+    let view = state
+        .engine
+        .lookup_booking(lookup, customer, client.map(|c| c.0 .0))
+        .await?;
     Ok(axum::Json(view).into_response())
 }
 

@@ -9,7 +9,7 @@ use super::json::{RawBody, MAX_JSON_BODY};
 use super::params::Id;
 use super::AppState;
 use crate::store::IdempotencyBegin;
-use app::domain::{CustomerId, HoldId};
+use app::domain::{CheckoutDetails, CustomerId, HoldId};
 use app::engine::Holds;
 use app::error::InventoryError;
 use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
@@ -38,11 +38,6 @@ async fn cancel_hold(
     state.engine.cancel_hold(hold, customer).await?;
     Ok(StatusCode::NO_CONTENT)
 }
-
-/// Checkout takes no fields; an empty body or `{}` is fine, anything else is refused.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoFields {}
 
 fn json_answer(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
@@ -75,20 +70,31 @@ async fn checkout_hold(
     Id(hold): Id<HoldId>,
     RawBody(body): RawBody,
 ) -> Result<Response, ApiError> {
-    if !body.iter().all(u8::is_ascii_whitespace) {
-        serde_json::from_slice::<NoFields>(&body).map_err(|e| {
-            ApiError::BadRequest(format!(
-                "checkout takes no fields (empty body or {{}}): {e}"
-            ))
-        })?;
-    }
+    // An empty body is `{}`: no address, no language (what checkout took before them).
+    let details = if body.iter().all(u8::is_ascii_whitespace) {
+        CheckoutDetails::default()
+    } else {
+        // An object, not the same fields in a list.
+        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&body)
+            .and_then(|fields| serde_json::from_value(serde_json::Value::Object(fields)))
+            .map_err(|e| {
+                ApiError::BadRequest(format!(
+                    "checkout takes an optional \"email\" (an e-mail address) and \"language\" (\"ko\" or \"en\"): {e}"
+                ))
+            })?
+    };
     // Rate-limited, and only for the caller's own hold, before any of it is stored.
     state
         .engine
         .checkout_gate(hold, customer, client.map(|c| c.0 .0))
         .await?;
-    // The request is its hold (the body has no fields).
-    let fingerprint = hex::encode(Sha256::digest(format!("POST /holds/{hold}/checkout")));
+    // The request is its hold, and the address and language it gives (none: as before they
+    // were taken, so a key used then means the same request now).
+    let mut request = format!("POST /holds/{hold}/checkout");
+    if details != CheckoutDetails::default() {
+        request.push_str(&serde_json::to_string(&details).expect("details serialise"));
+    }
+    let fingerprint = hex::encode(Sha256::digest(request));
     let store = state.engine.store();
     let begin = store
         .idempotency_begin(customer, &key, &fingerprint, state.engine.clock().now())
@@ -106,7 +112,8 @@ async fn checkout_hold(
         IdempotencyBegin::InFlight => Err(ApiError::IdempotencyKeyInFlight),
         IdempotencyBegin::Mismatch => Err(ApiError::IdempotencyKeyReused),
         IdempotencyBegin::Started => {
-            let (status, body) = match state.engine.payment_session(hold, customer).await {
+            let (status, body) = match state.engine.payment_session(hold, customer, &details).await
+            {
                 Ok(checkout) => (
                     StatusCode::CREATED,
                     serde_json::to_string(&checkout).expect("checkouts serialise"),

@@ -19,6 +19,7 @@
 //! - `idempotency`: customers' idempotency keys;
 //! - `relay`: the relay's lease and the booking events to send;
 //! - `consumers`: applying events once, tickets, sales figures;
+//! - `contacts`: bookings found again by reference and e-mail, addresses purged;
 //! - `box_office`: shifts, counter sales and refunds, check-in at the door;
 //! - `staff`: staff accounts, their sessions and lockouts, API tokens, the audit log.
 //!
@@ -28,6 +29,7 @@
 mod box_office;
 mod catalog;
 mod consumers;
+mod contacts;
 mod holds;
 mod idempotency;
 mod payments;
@@ -41,6 +43,7 @@ mod staff;
 pub use box_office::*;
 pub use catalog::*;
 pub use consumers::*;
+pub use contacts::*;
 pub use holds::*;
 pub use idempotency::*;
 pub use payments::*;
@@ -100,6 +103,7 @@ pub trait Store:
     + IdempotencyOutcome
     + Relay
     + Consumers
+    + Contacts
     + StaffAccounts
     + StaffSessions
     + SignInThrottle

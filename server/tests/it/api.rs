@@ -1244,6 +1244,7 @@ mod hygiene {
             "get_booking",
             "get_ticket",
             "my_bookings",
+            "lookup_booking",
             "list_showtimes",
             "current_hold",
         ];

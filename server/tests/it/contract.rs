@@ -50,6 +50,7 @@ on_both_backends!(
     one_live_hold_per_customer_and_a_seat_cap_per_address,
     finished_holds_and_old_idempotency_keys_are_purged_after_their_retention,
     a_burst_of_holds_by_one_customer_at_once_makes_one_hold,
+    a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptied_after_its_retention,
 );
 
 /// The seats `hold` holds, from the stored rows (no lazy expiry).
@@ -596,6 +597,132 @@ async fn finished_holds_and_old_idempotency_keys_are_purged_after_their_retentio
         engine.purge(chrono::Duration::days(1)).await.unwrap(),
         (0, 0)
     );
+    db.drop_database().await;
+}
+
+async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptied_after_its_retention(
+    backend: Backend,
+) {
+    use server::store::{BookingFilter, NewBooking};
+    let db = TestDb::new(backend).await;
+    let showtime = db.showtime().await;
+    let clock = Clock::manual(t0());
+    let engine = engine(&db, clock.clone(), TTL);
+    let (alice, bob) = (customer(), customer());
+    let mut bookings = Vec::new();
+    for (seat, email) in [("A1", Some("kim@example.com")), ("A2", None)] {
+        let hold = engine
+            .hold_seats(showtime, &sel(&[seat]), Holder::customer(alice, None))
+            .await
+            .unwrap();
+        let new = NewBooking {
+            id: BookingId(Uuid::new_v4()),
+            hold: hold.hold_id,
+            customer: alice,
+            seats: vec![code(seat)],
+            amount: 1000,
+            email: email.map(String::from),
+            language: email.map(|_| "ko".into()),
+        };
+        db.store.booking_for_hold(&new).await.unwrap();
+        // Asked again with another address while unpaid: the newer address is kept; asked
+        // again with none, the address stays.
+        if email.is_some() {
+            let again = NewBooking {
+                id: BookingId(Uuid::new_v4()),
+                email: Some("kim.min@example.com".into()),
+                language: Some("en".into()),
+                ..new.clone()
+            };
+            db.store.booking_for_hold(&again).await.unwrap();
+            let none = NewBooking {
+                email: None,
+                language: None,
+                ..again
+            };
+            db.store.booking_for_hold(&none).await.unwrap();
+        }
+        bookings.push(new.id);
+        engine.cancel_hold(hold.hold_id, alice).await.unwrap();
+    }
+    let record = |id| {
+        let store = db.store.clone();
+        async move {
+            store
+                .bookings(BookingFilter::One(id))
+                .await
+                .unwrap()
+                .pop()
+                .unwrap()
+        }
+    };
+    let first = record(bookings[0]).await;
+    assert_eq!(first.email.as_deref(), Some("kim.min@example.com"));
+    assert_eq!(first.language.as_deref(), Some("en"));
+    assert_eq!(record(bookings[1]).await.email, None);
+    assert_eq!(
+        db.store
+            .bookings_with_email("kim.min@example.com")
+            .await
+            .unwrap(),
+        vec![bookings[0]]
+    );
+    assert!(db
+        .store
+        .bookings_with_email("kim@example.com")
+        .await
+        .unwrap()
+        .is_empty());
+
+    // Bob found it again: he sees it, and his list has it; Alice keeps it.
+    assert!(!db.store.has_booking_access(bookings[0], bob).await.unwrap());
+    for _ in 0..2 {
+        db.store
+            .grant_booking_access(bookings[0], bob, clock.now())
+            .await
+            .unwrap();
+    }
+    assert!(db.store.has_booking_access(bookings[0], bob).await.unwrap());
+    assert!(!db.store.has_booking_access(bookings[1], bob).await.unwrap());
+    let ids = |list: Vec<server::store::BookingRecord>| {
+        list.into_iter().map(|b| b.id).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(db
+            .store
+            .bookings(BookingFilter::OfCustomer(bob))
+            .await
+            .unwrap()),
+        vec![bookings[0]],
+        "once, however often it was found"
+    );
+    assert_eq!(
+        ids(db
+            .store
+            .bookings(BookingFilter::OfCustomer(alice))
+            .await
+            .unwrap())
+        .len(),
+        2
+    );
+
+    // Emptied once its showtime is older than the retention, not before.
+    let retention = chrono::Duration::days(90);
+    assert_eq!(
+        db.store.purge_emails(clock.now(), retention).await.unwrap(),
+        0
+    );
+    assert!(record(bookings[0]).await.email.is_some());
+    let later = Some(t0() + chrono::Duration::days(365 * 2));
+    assert_eq!(db.store.purge_emails(later, retention).await.unwrap(), 1);
+    assert_eq!(record(bookings[0]).await.email, None);
+    assert!(db
+        .store
+        .bookings_with_email("kim.min@example.com")
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(db.store.purge_emails(later, retention).await.unwrap(), 0);
     db.drop_database().await;
 }
 

@@ -409,6 +409,7 @@ const PUBLIC_SERVER_FNS: &[&str] = &[
     "/api/get_booking",
     "/api/my_bookings",
     "/api/get_ticket",
+    "/api/lookup_booking",
     "/api/staff_sign_in",
     "/api/staff_sign_out",
     // Who is signed in, if anyone (the staff pages' header): nobody's answer is `null`.

@@ -164,6 +164,12 @@ pub struct Checkout {
 #[serde(rename_all = "camelCase")]
 pub struct BookingView {
     pub booking_id: BookingId,
+    /// The short booking number printed on its ticket (found again with it and the address).
+    #[serde(default)]
+    pub reference: String,
+    /// The address given at checkout, masked (`k***@example.com`); none given, or purged.
+    #[serde(default)]
+    pub email: Option<String>,
     /// PENDING, CONFIRMED or FAILED.
     pub status: String,
     pub showtime_id: ShowtimeId,

@@ -4,6 +4,8 @@ fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
     let at = chrono::DateTime::from_timestamp(1_900_000_000, 0).unwrap();
     BookingView {
         booking_id: BookingId(uuid::Uuid::nil()),
+        reference: String::new(),
+        email: None,
         status: status.into(),
         showtime_id: ShowtimeId::parse("1").unwrap(),
         movie_title: String::new(),

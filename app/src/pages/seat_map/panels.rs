@@ -331,6 +331,7 @@ fn BestBar(picker: Picker) -> impl IntoView {
 #[component]
 pub fn HoldPanel(picker: Picker) -> impl IntoView {
     let lang = use_lang();
+    let email = RwSignal::new(String::new());
     let seats = move || {
         picker.hold.with(|h| {
             h.as_ref()
@@ -372,6 +373,12 @@ pub fn HoldPanel(picker: Picker) -> impl IntoView {
                 {move || tr!(lang.get(), "hold.time_left")} " "
                 <strong data-test="countdown" role="timer">{left}</strong>
             </p>
+            // Where the ticket goes: it finds the booking again on any device, with its number.
+            <label class="checkout-email" for="checkout-email">{move || tr!(lang.get(), "hold.email")}</label>
+            <input id="checkout-email" name="email" type="email" required autocomplete="email"
+                inputmode="email" maxlength="254" spellcheck="false" autocapitalize="none"
+                aria-describedby="email-hint" bind:value=email data-test="checkout-email" />
+            <p class="hint" id="email-hint">{move || tr!(lang.get(), "hold.email_hint")}</p>
             <div class="picker-actions">
                 <button
                     type="button"
@@ -388,7 +395,7 @@ pub fn HoldPanel(picker: Picker) -> impl IntoView {
                     data-test="pay"
                     disabled=move || picker.pending.get()
                     aria-describedby="pay-hint"
-                    on:click=move |_| picker.pay()
+                    on:click=move |_| picker.pay(email.get_untracked(), lang.get_untracked())
                 >
                     {move || tr!(lang.get(), "hold.pay")}
                 </button>

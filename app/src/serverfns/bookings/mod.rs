@@ -2,10 +2,12 @@
 
 mod get_booking;
 mod get_ticket;
+mod lookup_booking;
 mod my_bookings;
 
 pub use get_booking::*;
 pub use get_ticket::*;
+pub use lookup_booking::*;
 pub use my_bookings::*;
 
 /// A booking id from the page's address: one that is not a UUID names no booking (404, as the

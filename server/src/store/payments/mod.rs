@@ -19,6 +19,10 @@ pub struct NewBooking {
     pub customer: CustomerId,
     pub seats: Vec<SeatCode>,
     pub amount: i64,
+    /// Where the ticket goes (as [`app::domain::Email`] stores it), if the customer gave one.
+    pub email: Option<String>,
+    /// The language of the customer's messages (`ko`, `en`).
+    pub language: Option<String>,
 }
 
 /// A booking as stored.
@@ -150,6 +154,10 @@ pub struct BookingRecord {
     pub refunded_at: Option<DateTime<Utc>>,
     /// Its showtime was cancelled.
     pub showtime_cancelled: bool,
+    /// The address given at checkout (none given, or purged after the showtime).
+    pub email: Option<String>,
+    /// The language of the customer's messages (`ko`, `en`), if given.
+    pub language: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,7 +173,7 @@ pub struct PaymentRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BookingFilter {
     One(BookingId),
-    /// A customer's newest 50.
+    /// A customer's newest 50: theirs, and those they found again (by reference and e-mail).
     OfCustomer(CustomerId),
 }
 
@@ -176,7 +184,9 @@ impl BookingFilter {
             Self::One(_) => format!("{BOOKING_COLUMNS} where id = $1"),
             Self::OfCustomer(_) => {
                 format!(
-                    "{BOOKING_COLUMNS} where customer_id = $1 order by created_at desc limit 50"
+                    "{BOOKING_COLUMNS} where customer_id = $1
+                        or id in (select booking_id from booking_access where customer_id = $1)
+                      order by created_at desc limit 50"
                 )
             }
         }
@@ -193,6 +203,7 @@ impl BookingFilter {
 // Statements that read the same in both dialects.
 const BOOKING_COLUMNS: &str = "select id, showtime_id, customer_id, seats, amount_krw, status,
                                       failure_reason, created_at, updated_at, refunded_at,
+                                      email, language,
                                       (select st.cancelled_at is not null from showtime st
                                         where st.id = booking.showtime_id) as showtime_cancelled
                                  from booking";
@@ -206,7 +217,8 @@ const SET_MISMATCH: &str = "update payment set mismatch = $2 where provider_sess
 #[async_trait::async_trait]
 pub trait Payments: Send + Sync {
     /// The booking of `new.hold`, created PENDING by the first call; every later or concurrent
-    /// call gets the same one.
+    /// call gets the same one. An address (and language) given again replaces the one before
+    /// while the booking is PENDING.
     async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError>;
 
     /// The booking's open (PENDING) payment session, if any, how many sessions it has had (a

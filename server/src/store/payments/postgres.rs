@@ -13,8 +13,13 @@ impl Payments for PgStore {
     async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError> {
         let seats = SeatList(new.seats.iter().map(|s| s.to_string()).collect());
         sqlx::query(
-            "insert into booking (id, showtime_id, hold_id, customer_id, seats, amount_krw)
-             values ($1, $2, $3, $4, $5, $6) on conflict (hold_id) do nothing",
+            "insert into booking (id, showtime_id, hold_id, customer_id, seats, amount_krw, email,
+                                  language)
+             values ($1, $2, $3, $4, $5, $6, $7, $8)
+             on conflict (hold_id) do update
+                set email = coalesce(excluded.email, booking.email),
+                    language = coalesce(excluded.language, booking.language)
+              where booking.status = 'PENDING' and excluded.email is not null",
         )
         .bind(new.id.0)
         .bind(new.hold.showtime_id().get())
@@ -22,6 +27,8 @@ impl Payments for PgStore {
         .bind(new.customer.0)
         .bind(seats)
         .bind(new.amount)
+        .bind(new.email.as_deref())
+        .bind(new.language.as_deref())
         .execute(&self.pool)
         .await?;
         let row: StoredBookingOfHold = sqlx::query_as(BOOKING_OF_HOLD)

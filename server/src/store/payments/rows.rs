@@ -18,6 +18,8 @@ pub(super) struct StoredBooking {
     updated_at: At,
     refunded_at: Option<At>,
     showtime_cancelled: bool,
+    email: Option<String>,
+    language: Option<String>,
 }
 
 /// `PAYMENTS_OF_BOOKING` as both dialects read them.
@@ -54,6 +56,8 @@ impl StoredBooking {
                 .collect(),
             refunded_at: self.refunded_at.map(|at| at.0),
             showtime_cancelled: self.showtime_cancelled,
+            email: self.email,
+            language: self.language,
         }
     }
 }

@@ -14,8 +14,12 @@ impl Payments for SqliteStore {
         let seats = SeatList(new.seats.iter().map(|s| s.to_string()).collect());
         sqlx::query(
             "insert into booking (id, showtime_id, hold_id, customer_id, seats, amount_krw,
-                                  created_at, updated_at)
-             values ($1, $2, $3, $4, $5, $6, $7, $7) on conflict (hold_id) do nothing",
+                                  created_at, updated_at, email, language)
+             values ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)
+             on conflict (hold_id) do update
+                set email = coalesce(excluded.email, booking.email),
+                    language = coalesce(excluded.language, booking.language)
+              where booking.status = 'PENDING' and excluded.email is not null",
         )
         .bind(new.id.0)
         .bind(new.hold.showtime_id().get())
@@ -24,6 +28,8 @@ impl Payments for SqliteStore {
         .bind(seats)
         .bind(new.amount)
         .bind(At::or_now(None))
+        .bind(new.email.as_deref())
+        .bind(new.language.as_deref())
         .execute(&self.write)
         .await?;
         let row: StoredBookingOfHold = sqlx::query_as(BOOKING_OF_HOLD)

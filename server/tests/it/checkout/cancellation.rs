@@ -167,7 +167,7 @@ async fn a_settlement_waits_for_a_cancellation_in_flight_and_then_refunds() {
                 .await
                 .unwrap();
             let checkout = engine
-                .checkout_hold(hold.hold_id, customer, None)
+                .checkout_hold(hold.hold_id, customer, Default::default(), None)
                 .await
                 .unwrap();
             let payment = pay_quietly(sandbox, &checkout).await;

@@ -399,6 +399,7 @@ fn customer_id() -> app::domain::CustomerId {
 
 mod callbacks;
 mod cancellation;
+mod contacts;
 mod sessions;
 mod settlement;
 mod tickets;

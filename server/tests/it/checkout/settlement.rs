@@ -128,7 +128,7 @@ async fn a_worker_that_dies_between_steps_loses_nothing_and_refunds_once(backend
         .await
         .unwrap();
     let checkout = engine
-        .checkout_hold(hold.hold_id, customer, None)
+        .checkout_hold(hold.hold_id, customer, Default::default(), None)
         .await
         .unwrap();
     let session_id = checkout.payment_url.rsplit('/').next().unwrap().to_string();
@@ -227,7 +227,7 @@ async fn several_workers_at_once_settle_each_payment_once(backend: Backend) {
             .await
             .unwrap();
         let checkout = engine
-            .checkout_hold(hold.hold_id, customer, None)
+            .checkout_hold(hold.hold_id, customer, Default::default(), None)
             .await
             .unwrap();
         let session_id = checkout.payment_url.rsplit('/').next().unwrap().to_string();
@@ -295,7 +295,7 @@ async fn a_second_payment_of_a_booking_is_refunded_and_no_new_session_opens_whil
         .await
         .unwrap();
     let first = engine
-        .checkout_hold(hold.hold_id, customer, None)
+        .checkout_hold(hold.hold_id, customer, Default::default(), None)
         .await
         .unwrap();
     let first_payment = pay_quietly(&sandbox, &first).await;
@@ -305,7 +305,9 @@ async fn a_second_payment_of_a_booking_is_refunded_and_no_new_session_opens_whil
         .unwrap();
     // Paid but not yet settled: a new checkout opens no second session.
     assert_eq!(
-        engine.checkout_hold(hold.hold_id, customer, None).await,
+        engine
+            .checkout_hold(hold.hold_id, customer, Default::default(), None)
+            .await,
         Err(app::error::InventoryError::PaymentReceived)
     );
     // The race the refusal narrows: a second session, opened before the first payment was
@@ -433,7 +435,7 @@ async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend:
         .await
         .unwrap();
     let checkout = engine
-        .checkout_hold(hold.hold_id, customer, None)
+        .checkout_hold(hold.hold_id, customer, Default::default(), None)
         .await
         .unwrap();
     let mut report = paid_report(&checkout, "unused");
@@ -462,7 +464,7 @@ async fn a_payment_event_that_cannot_succeed_or_keeps_failing_is_parked(backend:
         .await
         .unwrap();
     let checkout = engine
-        .checkout_hold(hold.hold_id, other, None)
+        .checkout_hold(hold.hold_id, other, Default::default(), None)
         .await
         .unwrap();
     let payment = pay_quietly(&sandbox, &checkout).await;
@@ -525,7 +527,7 @@ async fn sales_close_at_the_start_for_holds_checkouts_and_confirmations(backend:
         .unwrap();
     // Payment must be done two minutes before the start, as before a hold's end.
     let checkout = engine
-        .checkout_hold(alice_hold.hold_id, alice, None)
+        .checkout_hold(alice_hold.hold_id, alice, Default::default(), None)
         .await
         .unwrap();
     assert!(checkout.pay_before <= start - chrono::Duration::minutes(2));
@@ -547,7 +549,9 @@ async fn sales_close_at_the_start_for_holds_checkouts_and_confirmations(backend:
         Err(InventoryError::SalesClosed)
     );
     assert_eq!(
-        engine.checkout_hold(bob_hold.hold_id, bob, None).await,
+        engine
+            .checkout_hold(bob_hold.hold_id, bob, Default::default(), None)
+            .await,
         Err(InventoryError::SalesClosed)
     );
     assert_eq!(engine.process_confirmations().await.unwrap(), 1);

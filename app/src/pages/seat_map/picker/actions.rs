@@ -83,14 +83,15 @@ impl Picker {
         }
     }
 
-    /// Starts the payment of the hold and sends the browser to the gateway's payment page.
-    pub fn pay(self) {
+    /// Starts the payment of the hold and sends the browser to the gateway's payment page; the
+    /// ticket goes to `email`, in `lang`.
+    pub fn pay(self, email: String, lang: crate::i18n::Lang) {
         let Some(held) = self.hold.get_untracked() else {
             return;
         };
         self.pending.set(true);
         spawn_local(async move {
-            match checkout_hold(held.hold.hold_id.as_uuid()).await {
+            match checkout_hold(held.hold.hold_id.as_uuid(), email, lang.into()).await {
                 Ok(checkout) => {
                     // The page stays pending until the browser has left it.
                     let _ = window().location().set_href(&checkout.payment_url);

@@ -1,0 +1,68 @@
+use super::*;
+
+#[async_trait::async_trait]
+impl Contacts for PgStore {
+    async fn bookings_with_email(&self, email: &str) -> Result<Vec<BookingId>, StoreError> {
+        let ids: Vec<uuid::Uuid> = sqlx::query_scalar(BOOKINGS_WITH_EMAIL)
+            .bind(email)
+            .bind(BOOKINGS_PER_EMAIL)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(ids.into_iter().map(BookingId).collect())
+    }
+
+    async fn grant_booking_access(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+        now: Now,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "insert into booking_access (booking_id, customer_id, granted_at)
+             values ($1, $2, coalesce($3::timestamptz, now())) on conflict do nothing",
+        )
+        .bind(booking.0)
+        .bind(customer.0)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn has_booking_access(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(HAS_ACCESS)
+            .bind(booking.0)
+            .bind(customer.0)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n > 0)
+    }
+
+    async fn purge_emails(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError> {
+        let mut emptied = 0;
+        loop {
+            let n = sqlx::query(
+                "update booking set email = null
+                  where id in (select b.id from booking b join showtime s on s.id = b.showtime_id
+                                where b.email is not null
+                                  and s.starts_at < coalesce($1::timestamptz, now())
+                                                    - $2::bigint * interval '1 millisecond'
+                                limit $3)",
+            )
+            .bind(now)
+            .bind(retention.num_milliseconds())
+            .bind(PURGE_BATCH)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+            emptied += n;
+            if n < PURGE_BATCH as u64 {
+                return Ok(emptied);
+            }
+        }
+    }
+}
