@@ -1,5 +1,5 @@
 //! How a customer is reached beyond the browser that booked: an e-mail address given at checkout
-//! (the ticket goes there, and the booking is found again with it), and the language the
+//! (with the booking's reference it finds the booking again on any device), and the language the
 //! customer's messages are written in.
 
 use crate::error::Reason;
@@ -12,9 +12,16 @@ pub const MAX_EMAIL_LEN: usize = 254;
 /// tell addresses apart by case), one `@` with a non-empty local part before it and a domain
 /// with a dot after it, no spaces, no control characters, at most [`MAX_EMAIL_LEN`] bytes.
 /// Whether mail reaches it is the mail server's to say; this only refuses what cannot be one.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Email(String);
+
+/// Masked, so that a value printed for debugging (a log line) never shows the address.
+impl std::fmt::Debug for Email {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Email({})", self.masked())
+    }
+}
 
 impl Email {
     pub fn parse(text: &str) -> Result<Self, Reason> {
@@ -173,6 +180,7 @@ mod tests {
         let email = Email::parse("  Kim.Min@Example.COM ").unwrap();
         assert_eq!(email.as_str(), "kim.min@example.com");
         assert_eq!(email.masked(), "k***@example.com");
+        assert_eq!(format!("{email:?}"), "Email(k***@example.com)");
     }
 
     #[test]

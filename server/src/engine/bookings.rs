@@ -89,14 +89,12 @@ impl Bookings for Engine {
                 .map_err(limited)?;
         }
         per_reference.check(&reference).await.map_err(limited)?;
-        // The address is the key; the reference picks among its bookings. An unknown address
-        // and a known one with another reference answer alike.
+        // Both must match: an unknown address and a known one with another reference answer
+        // alike.
         let found = self
             .store
-            .bookings_with_email(email.as_str())
+            .booking_with_reference(email.as_str(), &reference)
             .await?
-            .into_iter()
-            .find(|id| id.reference() == reference)
             .ok_or(InventoryError::BookingNotFound)?;
         let record = self.booking_record(found).await?;
         if record.customer != customer {

@@ -243,7 +243,10 @@ impl Engine {
             .verify_ticket_ref(code)
             .ok_or(InventoryError::BookingNotFound)?;
         let record = self.booking_record(ticket.booking).await?;
-        let view = self.booking_view(record).await?;
+        let mut view = self.booking_view(record).await?;
+        // Whoever holds a ticket (a friend given one seat's) learns nothing of the address the
+        // booking was made with: with the reference, it opens the whole booking.
+        view.email = None;
         // A code that verifies but was never issued (no confirmed booking behind it) is unknown.
         if view.ticket_issued_at.is_none() && view.refunded_at.is_none() && !view.showtime_cancelled
         {

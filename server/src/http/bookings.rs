@@ -3,7 +3,7 @@
 //! ticket's QR code, and `POST /tickets/{code}/check-in`: the door letting its holder in, once.
 
 use super::error::ApiError;
-use super::json::{RawBody, MAX_JSON_BODY};
+use super::json::{from_object, RawBody, MAX_JSON_BODY};
 use super::AppState;
 use app::domain::{BookingId, BookingLookup, CheckInResult, CustomerId, ScanAt, DOOR_ROLES};
 use app::engine::{Actor, Bookings, ClientAddr, Door, StaffAccess};
@@ -82,7 +82,7 @@ async fn lookup_booking(
     client: Option<Extension<ClientAddr>>,
     RawBody(body): RawBody,
 ) -> Result<Response, ApiError> {
-    let lookup: BookingLookup = serde_json::from_slice(&body).map_err(|e| {
+    let lookup: BookingLookup = from_object(&body).map_err(|e| {
         ApiError::BadRequest(format!(
             "the body must be {{\"reference\": the booking number on the ticket, \"email\": the address given at checkout}}: {e}"
         ))

@@ -5,7 +5,7 @@
 //! retrying (5xx: the gateway or the database was away) frees the key instead of being kept.
 
 use super::error::ApiError;
-use super::json::{RawBody, MAX_JSON_BODY};
+use super::json::{from_object, RawBody, MAX_JSON_BODY};
 use super::params::Id;
 use super::AppState;
 use crate::store::IdempotencyBegin;
@@ -74,10 +74,7 @@ async fn checkout_hold(
     let details = if body.iter().all(u8::is_ascii_whitespace) {
         CheckoutDetails::default()
     } else {
-        // An object, not the same fields in a list.
-        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&body)
-            .and_then(|fields| serde_json::from_value(serde_json::Value::Object(fields)))
-            .map_err(|e| {
+        from_object::<CheckoutDetails>(&body).map_err(|e| {
                 ApiError::BadRequest(format!(
                     "checkout takes an optional \"email\" (an e-mail address) and \"language\" (\"ko\" or \"en\"): {e}"
                 ))

@@ -48,3 +48,10 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
             .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {e}")))
     }
 }
+
+/// `body` read as a JSON object into `T`: a list of the same values (which serde's derived
+/// structs also take) is refused.
+pub fn from_object<T: DeserializeOwned>(body: &[u8]) -> Result<T, serde_json::Error> {
+    let fields: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(body)?;
+    serde_json::from_value(serde_json::Value::Object(fields))
+}

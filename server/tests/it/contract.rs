@@ -610,13 +610,27 @@ async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptie
     let engine = engine(&db, clock.clone(), TTL);
     let (alice, bob) = (customer(), customer());
     let mut bookings = Vec::new();
-    for (seat, email) in [("A1", Some("kim@example.com")), ("A2", None)] {
+    // The first at the top of its reference's ids, the third just past them, with the same
+    // address: a reference finds its own booking only.
+    let ids = [
+        "21d6b008-ffff-4fff-bfff-ffffffffffff",
+        "5e1f0000-0000-4000-8000-000000000001",
+        "21d6b009-0000-4000-8000-000000000000",
+    ];
+    for ((seat, email), id) in [
+        ("A1", Some("kim@example.com")),
+        ("A2", None),
+        ("A3", Some("kim.min@example.com")),
+    ]
+    .into_iter()
+    .zip(ids)
+    {
         let hold = engine
             .hold_seats(showtime, &sel(&[seat]), Holder::customer(alice, None))
             .await
             .unwrap();
         let new = NewBooking {
-            id: BookingId(Uuid::new_v4()),
+            id: BookingId(Uuid::parse_str(id).unwrap()),
             hold: hold.hold_id,
             customer: alice,
             seats: vec![code(seat)],
@@ -627,7 +641,7 @@ async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptie
         db.store.booking_for_hold(&new).await.unwrap();
         // Asked again with another address while unpaid: the newer address is kept; asked
         // again with none, the address stays.
-        if email.is_some() {
+        if seat == "A1" {
             let again = NewBooking {
                 id: BookingId(Uuid::new_v4()),
                 email: Some("kim.min@example.com".into()),
@@ -660,19 +674,31 @@ async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptie
     assert_eq!(first.email.as_deref(), Some("kim.min@example.com"));
     assert_eq!(first.language.as_deref(), Some("en"));
     assert_eq!(record(bookings[1]).await.email, None);
+    let find = |email: &'static str, reference: &'static str| {
+        let store = db.store.clone();
+        async move {
+            store
+                .booking_with_reference(email, reference)
+                .await
+                .unwrap()
+        }
+    };
     assert_eq!(
-        db.store
-            .bookings_with_email("kim.min@example.com")
-            .await
-            .unwrap(),
-        vec![bookings[0]]
+        find("kim.min@example.com", "21D6B008").await,
+        Some(bookings[0])
     );
-    assert!(db
-        .store
-        .bookings_with_email("kim@example.com")
-        .await
-        .unwrap()
-        .is_empty());
+    assert_eq!(
+        find("kim.min@example.com", "21D6B009").await,
+        Some(bookings[2])
+    );
+    assert_eq!(find("kim.min@example.com", "21D6B00A").await, None);
+    assert_eq!(
+        find("kim.min@example.com", "5E1F0000").await,
+        None,
+        "no address"
+    );
+    assert_eq!(find("kim@example.com", "21D6B008").await, None, "replaced");
+    assert_eq!(find("kim.min@example.com", "21D6B0").await, None);
 
     // Bob found it again: he sees it, and his list has it; Alice keeps it.
     assert!(!db.store.has_booking_access(bookings[0], bob).await.unwrap());
@@ -703,7 +729,7 @@ async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptie
             .await
             .unwrap())
         .len(),
-        2
+        3
     );
 
     // Emptied once its showtime is older than the retention, not before.
@@ -714,14 +740,9 @@ async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptie
     );
     assert!(record(bookings[0]).await.email.is_some());
     let later = Some(t0() + chrono::Duration::days(365 * 2));
-    assert_eq!(db.store.purge_emails(later, retention).await.unwrap(), 1);
+    assert_eq!(db.store.purge_emails(later, retention).await.unwrap(), 2);
     assert_eq!(record(bookings[0]).await.email, None);
-    assert!(db
-        .store
-        .bookings_with_email("kim.min@example.com")
-        .await
-        .unwrap()
-        .is_empty());
+    assert_eq!(find("kim.min@example.com", "21D6B008").await, None);
     assert_eq!(db.store.purge_emails(later, retention).await.unwrap(), 0);
     db.drop_database().await;
 }

@@ -373,7 +373,7 @@ pub fn HoldPanel(picker: Picker) -> impl IntoView {
                 {move || tr!(lang.get(), "hold.time_left")} " "
                 <strong data-test="countdown" role="timer">{left}</strong>
             </p>
-            // Where the ticket goes: it finds the booking again on any device, with its number.
+            // The customer's address: with the booking number it finds the booking again on any device.
             <label class="checkout-email" for="checkout-email">{move || tr!(lang.get(), "hold.email")}</label>
             <input id="checkout-email" name="email" type="email" required autocomplete="email"
                 inputmode="email" maxlength="254" spellcheck="false" autocapitalize="none"

@@ -7,19 +7,37 @@ mod sqlite;
 
 use super::*;
 
-/// Bookings one address is looked up among at most (newest first): more than any customer has.
-pub const BOOKINGS_PER_EMAIL: i64 = 200;
+/// The booking with `email` whose id starts with the reference's 8 hexadecimal digits: the ids
+/// between the reference followed by zeros and followed by `f`s (UUIDs and SQLite's 16-byte
+/// blobs both order as their bytes), so no number of other bookings with the address hides it.
+const BOOKING_WITH_REFERENCE: &str = "select id from booking
+     where email = $1 and id between $2 and $3 order by created_at desc limit 1";
 
-const BOOKINGS_WITH_EMAIL: &str =
-    "select id from booking where email = $1 order by created_at desc limit $2";
+/// The first and last UUID whose first 8 hexadecimal digits are `reference` (none when it is
+/// not 8 hexadecimal digits).
+pub fn reference_range(reference: &str) -> Option<(uuid::Uuid, uuid::Uuid)> {
+    if reference.len() != 8 || !reference.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let prefix = u32::from_str_radix(reference, 16).ok()?;
+    let low = u128::from(prefix) << 96;
+    Some((
+        uuid::Uuid::from_u128(low),
+        uuid::Uuid::from_u128(low | (u128::MAX >> 32)),
+    ))
+}
 const HAS_ACCESS: &str =
     "select count(*) from booking_access where booking_id = $1 and customer_id = $2";
 
 #[async_trait::async_trait]
 pub trait Contacts: Send + Sync {
-    /// The bookings checked out with `email` (as [`app::domain::Email`] stores it), newest
-    /// first, at most [`BOOKINGS_PER_EMAIL`].
-    async fn bookings_with_email(&self, email: &str) -> Result<Vec<BookingId>, StoreError>;
+    /// The booking checked out with `email` (as [`app::domain::Email`] stores it) whose
+    /// reference (the first 8 hexadecimal digits of its id, upper case) is `reference`.
+    async fn booking_with_reference(
+        &self,
+        email: &str,
+        reference: &str,
+    ) -> Result<Option<BookingId>, StoreError>;
 
     /// Lets `customer` see `booking` as their own (their "My bookings" lists it); once.
     async fn grant_booking_access(
@@ -39,4 +57,22 @@ pub trait Contacts: Send + Sync {
     /// Empties the address of bookings whose showtime started more than `retention` before
     /// `now`; how many.
     async fn purge_emails(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reference_covers_exactly_the_ids_that_start_with_it() {
+        let (low, high) = reference_range("21D6B008").unwrap();
+        assert_eq!(low.to_string(), "21d6b008-0000-0000-0000-000000000000");
+        assert_eq!(high.to_string(), "21d6b008-ffff-ffff-ffff-ffffffffffff");
+        let id = BookingId(uuid::Uuid::parse_str("21d6b008-1234-4abc-8def-0123456789ab").unwrap());
+        assert_eq!(id.reference(), "21D6B008");
+        assert!(low <= id.0 && id.0 <= high);
+        assert_eq!(reference_range("21D6B00"), None);
+        assert_eq!(reference_range("21D6B00G"), None);
+        assert_eq!(reference_range("+1D6B008"), None);
+    }
 }

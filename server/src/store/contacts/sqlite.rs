@@ -2,13 +2,21 @@ use super::*;
 
 #[async_trait::async_trait]
 impl Contacts for SqliteStore {
-    async fn bookings_with_email(&self, email: &str) -> Result<Vec<BookingId>, StoreError> {
-        let ids: Vec<uuid::Uuid> = sqlx::query_scalar(BOOKINGS_WITH_EMAIL)
+    async fn booking_with_reference(
+        &self,
+        email: &str,
+        reference: &str,
+    ) -> Result<Option<BookingId>, StoreError> {
+        let Some((low, high)) = reference_range(reference) else {
+            return Ok(None);
+        };
+        let id: Option<uuid::Uuid> = sqlx::query_scalar(BOOKING_WITH_REFERENCE)
             .bind(email)
-            .bind(BOOKINGS_PER_EMAIL)
-            .fetch_all(&self.read)
+            .bind(low)
+            .bind(high)
+            .fetch_optional(&self.read)
             .await?;
-        Ok(ids.into_iter().map(BookingId).collect())
+        Ok(id.map(BookingId))
     }
 
     async fn grant_booking_access(

@@ -19,7 +19,9 @@ impl Payments for PgStore {
              on conflict (hold_id) do update
                 set email = coalesce(excluded.email, booking.email),
                     language = coalesce(excluded.language, booking.language)
-              where booking.status = 'PENDING' and excluded.email is not null",
+              where booking.status = 'PENDING' and excluded.email is not null
+                and not exists (select 1 from payment p
+                                 where p.booking_id = booking.id and p.status = 'PAID')",
         )
         .bind(new.id.0)
         .bind(new.hold.showtime_id().get())

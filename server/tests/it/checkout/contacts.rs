@@ -112,6 +112,31 @@ async fn checkout_keeps_the_address_and_another_device_finds_the_booking_with_it
     let reference = id.replace('-', "")[..8].to_ascii_uppercase();
     assert_eq!(view["reference"], reference.as_str());
     assert_eq!(view["email"], "k***@example.com", "masked");
+    // Paid: checking out again changes the address no more.
+    let (status, _) = checkout_with(
+        &shop,
+        &laptop,
+        hold,
+        "k3",
+        r#"{"email": "lee@example.com"}"#,
+    )
+    .await;
+    assert!(status.is_client_error(), "{status}");
+    assert_eq!(
+        shop.text("select email from booking where id = $1", uuid)
+            .await
+            .as_deref(),
+        Some("kim.min@example.com")
+    );
+    // Whoever holds a ticket learns the booking's reference (it is printed on it), never its
+    // address.
+    let code = eventually(WAIT, || shop.ticket_code(id), Option::is_some)
+        .await
+        .unwrap();
+    let scanned: Value = get_json_as(&phone, shop.app.url(&format!("/tickets/{code}"))).await;
+    assert_eq!(scanned["bookingId"], id, "{scanned}");
+    assert_eq!(scanned["email"], Value::Null, "{scanned}");
+    assert_eq!(scanned["reference"], reference.as_str());
 
     // The phone is another customer: not its booking yet.
     let r = phone
@@ -290,6 +315,7 @@ async fn bad_addresses_and_references_are_refused_and_change_nothing(backend: Ba
         json!({"reference": "ZZZZZZZZ", "email": "kim@example.com"}),
         json!({"reference": "21D6B008", "email": "kim@example.com", "extra": 1}),
         json!([]),
+        json!(["21D6B008", "kim@example.com"]),
     ] {
         let (status, answer, _) = lookup(&shop.app, &phone, "198.51.100.2", body.clone()).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
