@@ -7,6 +7,7 @@ const a = `http://127.0.0.1:${process.env.E2E_SHARED_PORT_A ?? 3902}`;
 const b = `http://127.0.0.1:${process.env.E2E_SHARED_PORT_B ?? 3903}`;
 
 test("a hold made through one server instance appears live in a browser on the other", async ({ browser }) => {
+  test.setTimeout(60_000);
   const list: { id: number; salesOpen: boolean; startsAt: string }[] = await (await fetch(`${a}/showtimes`)).json();
   const later = Date.now() + 60 * 60 * 1000;
   const id = list.filter((s) => s.salesOpen && Date.parse(s.startsAt) > later)[1].id;
