@@ -2,6 +2,36 @@
 //! its reference and that address), the bookings a customer found again and may see, and
 //! addresses emptied once they are no longer needed.
 
+/// The booking of `$email` with `$reference`, read through `$pool` (the same statement in both
+/// dialects).
+macro_rules! booking_with_reference {
+    ($pool:expr, $email:expr, $reference:expr) => {{
+        let Some((low, high)) = reference_range($reference) else {
+            return Ok(None);
+        };
+        let id: Option<uuid::Uuid> = sqlx::query_scalar(BOOKING_WITH_REFERENCE)
+            .bind($email)
+            .bind(low)
+            .bind(high)
+            .fetch_optional($pool)
+            .await?;
+        Ok(id.map(BookingId))
+    }};
+}
+
+/// Whether `$customer` was let see `$booking`, read through `$pool` (the same statement in both
+/// dialects).
+macro_rules! has_booking_access {
+    ($pool:expr, $booking:expr, $customer:expr) => {{
+        let n: i64 = sqlx::query_scalar(HAS_ACCESS)
+            .bind($booking.0)
+            .bind($customer.0)
+            .fetch_one($pool)
+            .await?;
+        Ok(n > 0)
+    }};
+}
+
 mod postgres;
 mod sqlite;
 

@@ -7,16 +7,7 @@ impl Contacts for PgStore {
         email: &str,
         reference: &str,
     ) -> Result<Option<BookingId>, StoreError> {
-        let Some((low, high)) = reference_range(reference) else {
-            return Ok(None);
-        };
-        let id: Option<uuid::Uuid> = sqlx::query_scalar(BOOKING_WITH_REFERENCE)
-            .bind(email)
-            .bind(low)
-            .bind(high)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(id.map(BookingId))
+        booking_with_reference!(&self.pool, email, reference)
     }
 
     async fn grant_booking_access(
@@ -42,12 +33,7 @@ impl Contacts for PgStore {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar(HAS_ACCESS)
-            .bind(booking.0)
-            .bind(customer.0)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(n > 0)
+        has_booking_access!(&self.pool, booking, customer)
     }
 
     async fn purge_emails(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError> {
