@@ -21,6 +21,9 @@ apt_install() {
 
 # The wasm32 target and wasm-bindgen-cli: all that building the site needs (see build_site).
 ensure_rust_tools() {
+  # The SMTP client's TLS (customers' e-mail) builds against the system's OpenSSL.
+  dpkg -s libssl-dev >/dev/null 2>&1 && command -v pkg-config >/dev/null \
+    || apt_install libssl-dev pkg-config
   rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
     || { log "adding the wasm32 target"; rustup target add wasm32-unknown-unknown; }
   # The CLI must equal the wasm-bindgen library version in Cargo.lock exactly.
@@ -196,6 +199,12 @@ ensure_peer_packages() {
     log "installing npm packages (ws, for the live-map benchmark's peer)"
     (cd "$ROOT/bench/peer" && npm ci --no-audit --no-fund)
   fi
+}
+
+# The SMTP server the mail tests send customers' e-mail to, as its own process (aiosmtpd, for
+# Debian's python3, whichever python3 comes first on PATH).
+ensure_smtp_server() {
+  /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || apt_install python3-aiosmtpd
 }
 
 ensure_chromium() {

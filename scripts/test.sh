@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: formatting and clippy (scripts/check.sh), unit tests, the store contract suite on PostgreSQL and SQLite, the
-# HTTP tests, the outbox relay against a Kafka-compatible broker (tansu, which the relay tests
+# HTTP tests, customers' e-mail through an SMTP server process (aiosmtpd), the outbox relay against a Kafka-compatible broker (tansu, which the relay tests
 # start themselves), and the Playwright end-to-end tests in headless Chromium. Installs what is
 # missing.
 # Uses TEST_DATABASE_URL (or DATABASE_URL) / REDIS_URL when given; otherwise starts throwaway
@@ -10,6 +10,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 ensure_rust_tools
 ensure_tansu
+ensure_smtp_server
 ensure_node_packages
 ensure_chromium
 

@@ -40,6 +40,7 @@ pub mod engine;
 pub mod gate;
 pub mod http;
 pub mod live_bus;
+pub mod mail;
 pub mod net;
 pub mod payments;
 pub mod read_model;

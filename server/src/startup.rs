@@ -268,6 +268,12 @@ impl Application {
             return_url_base: format!("{public_url}/my-bookings/"),
             webhook_secret: config.payments.webhook_secret.clone(),
         });
+        let mailer = crate::mail::Mailer::new(&config.mail, &public_url)?;
+        if config.mail.smtp_url.is_none() && config.store.is_production() {
+            tracing::warn!(folder = %mailer.destination, "no SMTP_URL: customers' e-mail is written to files, not sent");
+        }
+        tracing::info!(to = %mailer.destination, "customers' e-mail");
+        engine = engine.with_mailer(Arc::new(mailer));
         let secure = public_url.starts_with("https://");
         let session = session_key(&config)?.secure(secure);
         let room_clock = engine.clock().clone();

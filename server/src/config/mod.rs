@@ -1,10 +1,11 @@
 //! Configuration from environment variables (documented in `.env.example`), one section per
 //! concern, each read by its own `from_env`: the store, HTTP, Redis, payments, staff, abuse
-//! limits, sales, the booking events, and the waiting room.
+//! limits, sales, the booking events, customers' e-mail, and the waiting room.
 
 mod events;
 mod http;
 mod limits;
+mod mail;
 mod payments;
 mod redis;
 mod sales;
@@ -15,6 +16,7 @@ mod waiting_room;
 pub use events::EventsConfig;
 pub use http::HttpConfig;
 pub use limits::LimitsConfig;
+pub use mail::MailConfig;
 pub use payments::PaymentsConfig;
 pub use redis::RedisConfig;
 pub use sales::{parse_ticket_keys, SalesConfig};
@@ -55,6 +57,8 @@ pub struct Config {
     pub limits: LimitsConfig,
     pub sales: SalesConfig,
     pub events: EventsConfig,
+    /// Customers' e-mail (`SMTP_URL`, `MAIL_*`).
+    pub mail: MailConfig,
     /// The waiting room of hot sales (`WAITING_ROOM_*`).
     pub waiting_room: crate::waiting_room::RoomPolicy,
 }
@@ -78,6 +82,7 @@ impl Config {
             limits: LimitsConfig::from_env(&env)?,
             sales: SalesConfig::from_env(&env, production)?,
             events: EventsConfig::from_env(&env)?,
+            mail: MailConfig::from_env(&env, &store.data_dir)?,
             waiting_room: waiting_room::from_env(&env)?,
             store,
         })

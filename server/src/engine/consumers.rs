@@ -5,12 +5,14 @@
 //! second time.
 //!
 //! - `tickets` issues the ticket (its signed code) of a confirmed booking;
+//! - `notify` queues the customer's messages (the ticket on confirmation, a notice on a refund)
+//!   for bookings that have an address; the mail worker sends them;
 //! - `sales` adds confirmed bookings and refunds (issued, and owed at the counter for a cancelled
 //!   showtime) to the figures per showtime and day (venue time).
 
 use super::Engine;
 use crate::booking_events::{BookingEvent, Envelope};
-use crate::store::ConsumerEffect;
+use crate::store::{ConsumerEffect, MailKind};
 use app::domain::BookingId;
 use app::error::InventoryError;
 
@@ -18,8 +20,10 @@ use app::error::InventoryError;
 pub const TICKETS: &str = "tickets";
 /// The sales-figures consumer (consumer group `seats-sales`).
 pub const SALES: &str = "sales";
+/// The customer-notification consumer (consumer group `seats-notify`).
+pub const NOTIFY: &str = "notify";
 /// Every consumer, in the order the in-process delivery calls them.
-pub const CONSUMERS: [&str; 2] = [TICKETS, SALES];
+pub const CONSUMERS: [&str; 3] = [TICKETS, SALES, NOTIFY];
 
 /// Why a message was not applied.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +67,10 @@ impl Engine {
                     refunds: 0,
                     refunded: 0,
                 },
+                NOTIFY => ConsumerEffect::QueueMail {
+                    booking,
+                    kind: MailKind::Ticket,
+                },
                 _ => ConsumerEffect::Nothing,
             },
             BookingEvent::RefundOwed {
@@ -97,6 +105,10 @@ impl Engine {
                     revenue: 0,
                     refunds: 1,
                     refunded: *amount,
+                },
+                NOTIFY => ConsumerEffect::QueueMail {
+                    booking,
+                    kind: MailKind::Refund,
                 },
                 _ => ConsumerEffect::Nothing,
             },

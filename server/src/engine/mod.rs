@@ -8,6 +8,7 @@ mod checkout;
 mod console;
 pub mod consumers;
 mod holds;
+mod mail;
 pub mod settlement;
 mod showtimes;
 pub mod staff;
@@ -91,6 +92,8 @@ pub struct Engine {
     pub(crate) sweep_soon: Arc<tokio::sync::Notify>,
     /// Signs and checks ticket codes (see `with_ticket_keys`).
     ticket_keys: tickets::TicketKeys,
+    /// Sends customers' e-mail (none: messages stay queued).
+    mailer: Option<Arc<crate::mail::Mailer>>,
     /// Staff sessions and sign-in lockouts.
     staff_policy: StaffPolicy,
     /// Turns of secret checks per staff name (see `staff_turn`).
@@ -128,6 +131,10 @@ pub struct HoldMetrics {
     pub room_joins: AtomicU64,
     /// Admissions this process's steps made.
     pub room_admitted: AtomicU64,
+    /// Customers' messages this process sent.
+    pub mail_sent: AtomicU64,
+    /// Tries of customers' messages that failed in this process.
+    pub mail_failed: AtomicU64,
 }
 
 /// Figures read from the database by the housekeeping task (so that a scrape of `/metrics`
@@ -137,6 +144,10 @@ pub struct Gauges {
     pub outbox_unpublished: std::sync::atomic::AtomicI64,
     /// Outbox events parked for an operator.
     pub outbox_parked: std::sync::atomic::AtomicI64,
+    /// Customers' messages waiting to be sent.
+    pub mail_queued: std::sync::atomic::AtomicI64,
+    /// Customers' messages parked after too many failed tries.
+    pub mail_parked: std::sync::atomic::AtomicI64,
 }
 
 impl Default for Gauges {
@@ -144,6 +155,8 @@ impl Default for Gauges {
         Self {
             outbox_unpublished: (-1).into(),
             outbox_parked: (-1).into(),
+            mail_queued: (-1).into(),
+            mail_parked: (-1).into(),
         }
     }
 }
@@ -205,6 +218,7 @@ impl Engine {
             relay_wake: Arc::new(tokio::sync::Notify::new()),
             sweep_soon: Arc::new(tokio::sync::Notify::new()),
             ticket_keys: tickets::TicketKeys::random(),
+            mailer: None,
             staff_policy: StaffPolicy::default(),
             staff_turns: (0..staff::STAFF_TURNS)
                 .map(|_| tokio::sync::Mutex::new(()))
@@ -239,6 +253,10 @@ impl Engine {
         }
         if let Ok(n) = self.store.parked_count().await {
             self.gauges.outbox_parked.store(n, Ordering::Relaxed);
+        }
+        if let Ok((queued, parked)) = self.store.mail_counts().await {
+            self.gauges.mail_queued.store(queued, Ordering::Relaxed);
+            self.gauges.mail_parked.store(parked, Ordering::Relaxed);
         }
     }
 

@@ -19,6 +19,8 @@ use hmac::{Hmac, Mac};
 const PREFIX: &str = "SEATS2";
 const SEAT_PREFIX: &str = "SEATS3";
 const LEGACY_PREFIX: &str = "SEATS1";
+/// What a booking link's tag is made over first (so it is never a ticket's tag).
+const LINK_PREFIX: &str = "SEATSLINK";
 
 /// What a verified code names: a booking, and the seat when it is one seat's ticket.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +64,32 @@ impl TicketKeys {
         mac.update(b"-");
         mac.update(booking.0.as_bytes());
         hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    fn link_tag(id: &str, key: &[u8], booking: BookingId) -> String {
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(key).expect("any key length");
+        mac.update(LINK_PREFIX.as_bytes());
+        mac.update(id.as_bytes());
+        mac.update(b"-");
+        mac.update(booking.0.as_bytes());
+        hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    /// The key of a link that opens `booking` on any device: `<key id>.<tag>`.
+    pub fn sign_link(&self, booking: BookingId) -> String {
+        let (id, key) = &self.keys[0];
+        format!("{id}.{}", Self::link_tag(id, key, booking))
+    }
+
+    /// Whether `given` is the key of a link to `booking` that one of our keys signed.
+    pub fn verify_link(&self, booking: BookingId, given: &str) -> bool {
+        let Some((id, tag)) = given.rsplit_once('.') else {
+            return false;
+        };
+        self.keys
+            .iter()
+            .find(|(k, _)| k == id)
+            .is_some_and(|(_, key)| same(&Self::link_tag(id, key, booking), tag))
     }
 
     fn seat_tag(id: &str, key: &[u8], booking: BookingId, seat: &str) -> String {
@@ -319,6 +347,24 @@ mod tests {
         assert_eq!(keys(&[("k2", "second key")]).verify(&code), None);
         // Another secret under the same id does not verify either.
         assert_eq!(keys(&[("k1", "another key")]).verify(&code), None);
+    }
+
+    #[test]
+    fn a_booking_link_opens_only_its_booking_and_is_never_a_ticket() {
+        let booking = BookingId(uuid::Uuid::new_v4());
+        let other = BookingId(uuid::Uuid::new_v4());
+        let keys = keys(&[("k1", "first key")]);
+        let link = keys.sign_link(booking);
+        assert!(link.starts_with("k1."), "{link}");
+        assert!(keys.verify_link(booking, &link));
+        assert!(!keys.verify_link(other, &link));
+        assert!(!keys.verify_link(booking, &link.replace("k1.", "k2.")));
+        assert!(!keys.verify_link(booking, "k1."));
+        assert!(!keys.verify_link(booking, ""));
+        // Its tag is made under another prefix than the ticket's.
+        assert!(!keys
+            .sign(booking)
+            .ends_with(link.split_once('.').unwrap().1));
     }
 
     #[test]

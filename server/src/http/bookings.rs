@@ -8,7 +8,7 @@ use super::AppState;
 use app::domain::{BookingId, BookingLookup, CheckInResult, CustomerId, ScanAt, DOOR_ROLES};
 use app::engine::{Actor, Bookings, ClientAddr, Door, StaffAccess};
 use app::error::InventoryError;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -18,6 +18,7 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/bookings", get(my_bookings))
         .route("/bookings/{id}", get(get_booking))
+        .route("/bookings/{id}/open", get(open_booking))
         .route(
             "/bookings/lookup",
             post(lookup_booking).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
@@ -68,6 +69,25 @@ async fn get_booking(
         .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
     let view = state.engine.get_booking(BookingId(id), customer).await?;
     Ok(axum::Json(view).into_response())
+}
+
+/// `GET /bookings/{id}/open?key=…`: the link in a booking's e-mail. With the key signed for that
+/// booking, this browser (or client) may see the booking from now on, and is sent to its page
+/// (303 to `/my-bookings/{id}`); a wrong or missing key is 404, as an unknown booking is.
+async fn open_booking(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+    Path(raw): Path<String>,
+    Query(query): Query<std::collections::HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let id = uuid::Uuid::try_parse(&raw)
+        .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
+    let key = query.get("key").map_or("", String::as_str);
+    state
+        .engine
+        .open_booking_link(BookingId(id), key, customer)
+        .await?;
+    Ok(axum::response::Redirect::to(&format!("/my-bookings/{id}")).into_response())
 }
 
 /// `POST /bookings/lookup` `{"reference": "21D6B008", "email": "kim@example.com"}`: the booking

@@ -147,6 +147,16 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "Shoppers this process's admission steps let in.",
         m.room_admitted.load(Relaxed),
     );
+    counter(
+        "seats_mail_sent_total",
+        "Customers' e-mail messages this process sent.",
+        m.mail_sent.load(Relaxed),
+    );
+    counter(
+        "seats_mail_failed_total",
+        "Tries of customers' e-mail that failed in this process (retried later, or parked).",
+        m.mail_failed.load(Relaxed),
+    );
     for (showtime, counts) in state.engine.room_figures() {
         let _ = writeln!(
             out,
@@ -178,6 +188,16 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "seats_outbox_parked",
         "Outbox events parked for an operator (see outbox.last_error).",
         g.outbox_parked.load(Relaxed),
+    );
+    gauge(
+        "seats_mail_queued",
+        "Customers' e-mail messages waiting to be sent (new, or to be tried again).",
+        g.mail_queued.load(Relaxed),
+    );
+    gauge(
+        "seats_mail_parked",
+        "Customers' e-mail messages parked after too many failed tries (see the console).",
+        g.mail_parked.load(Relaxed),
     );
     gauge(
         "seats_connections_open",

@@ -32,6 +32,7 @@ mod consumers;
 mod contacts;
 mod holds;
 mod idempotency;
+mod mail;
 mod payments;
 mod postgres;
 mod relay;
@@ -46,6 +47,7 @@ pub use consumers::*;
 pub use contacts::*;
 pub use holds::*;
 pub use idempotency::*;
+pub use mail::*;
 pub use payments::*;
 pub use postgres::{PgStore, MIGRATION_COMMENT_EDITS};
 pub use relay::*;
@@ -104,6 +106,7 @@ pub trait Store:
     + Relay
     + Consumers
     + Contacts
+    + Mail
     + StaffAccounts
     + StaffSessions
     + SignInThrottle

@@ -1,10 +1,11 @@
 //! Background work of a server process, started together and stopped together: the sweeper and
 //! housekeeping (`sweeper`), the waiting rooms' admissions (`waiting_room`), the confirmation, refund and reconciliation workers (`payments`),
-//! and the outbox relay with, under Kafka, the consumers (`relay`). Every loop is safe with
+//! customers' e-mail (`mail`), and the outbox relay with, under Kafka, the consumers (`relay`). Every loop is safe with
 //! several processes running it at once. Stopping ends every loop at its next wait (a
 //! transaction in flight rolls back; the outbox delivers at least once) and gives the relay's
 //! lease up, so a standby takes over at once.
 
+pub mod mail;
 pub mod payments;
 pub mod relay;
 pub mod sweeper;
@@ -40,6 +41,7 @@ impl Workers {
         workers.run(Box::pin(sweeper::housekeeping(engine.clone())));
         workers.run(Box::pin(waiting_room::admissions(engine.clone())));
         workers.run(Box::pin(payments::confirmations(engine.clone())));
+        workers.run(Box::pin(mail::deliveries(engine.clone())));
         workers.run(Box::pin(payments::refunds(engine.clone())));
         workers.run(Box::pin(payments::reconciliation(
             engine.clone(),

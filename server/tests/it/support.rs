@@ -909,3 +909,71 @@ pub fn seat<'a>(message: &'a serde_json::Value, code: &str) -> &'a serde_json::V
         .find(|s| s["code"] == code)
         .unwrap_or_else(|| panic!("{code} in {message}"))
 }
+
+/// A real SMTP server in its own process (Debian's `python3-aiosmtpd`), keeping every message it
+/// receives in a maildir.
+pub struct SmtpSink {
+    _process: Running,
+    pub port: u16,
+    dir: std::path::PathBuf,
+}
+
+impl SmtpSink {
+    pub async fn start() -> Self {
+        Self::start_on(free_port()).await
+    }
+
+    /// On `port` (to start it again where a server already points).
+    pub async fn start_on(port: u16) -> Self {
+        let dir = std::env::temp_dir().join(format!("seats-smtp-{}", Uuid::new_v4().simple()));
+        let python =
+            std::env::var("SMTP_SINK_PYTHON").unwrap_or_else(|_| "/usr/bin/python3".into());
+        let child = std::process::Command::new(python)
+            .args(["-m", "aiosmtpd", "-n", "-l"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(&dir)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("start aiosmtpd (apt install python3-aiosmtpd)");
+        let process = Running(child);
+        let up = eventually(
+            Duration::from_secs(15),
+            || async {
+                tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .is_ok()
+            },
+            |up| *up,
+        )
+        .await;
+        assert!(up, "the SMTP server did not start on {port}");
+        Self {
+            _process: process,
+            port,
+            dir,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    /// Every message received so far, as sent.
+    pub fn messages(&self) -> Vec<Vec<u8>> {
+        let Ok(entries) = std::fs::read_dir(self.dir.join("new")) else {
+            return Vec::new();
+        };
+        let mut files: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        files.sort();
+        files
+            .into_iter()
+            .filter_map(|f| std::fs::read(f).ok())
+            .collect()
+    }
+
+    /// Waits until `n` messages arrived (at most `within`); all of them.
+    pub async fn received(&self, n: usize, within: Duration) -> Vec<Vec<u8>> {
+        eventually(within, || async { self.messages() }, |m| m.len() >= n).await
+    }
+}

@@ -10,6 +10,13 @@ pub(super) trait ConsumerSteps: Send + Sized {
         -> Result<bool, StoreError>;
     /// Issues a confirmed booking's ticket (once).
     async fn issue_ticket(&mut self, booking: BookingId, code: &str) -> Result<(), StoreError>;
+    /// Queues `kind` of message for `booking` under `event_id` (once), if it has an address.
+    async fn queue_mail(
+        &mut self,
+        event_id: &str,
+        booking: BookingId,
+        kind: MailKind,
+    ) -> Result<(), StoreError>;
     /// Adds to a showtime's figures of a day: `[bookings, seats, revenue, refunds, refunded]`.
     async fn add_sales(
         &mut self,
@@ -65,6 +72,9 @@ pub(super) async fn apply_event<T: ConsumerSteps>(
     match effect {
         ConsumerEffect::Nothing => {}
         ConsumerEffect::IssueTicket { booking, code } => tx.issue_ticket(*booking, code).await?,
+        ConsumerEffect::QueueMail { booking, kind } => {
+            tx.queue_mail(event_id, *booking, *kind).await?
+        }
         ConsumerEffect::Sales {
             showtime,
             day,

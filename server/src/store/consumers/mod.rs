@@ -28,6 +28,9 @@ pub enum ConsumerEffect {
     Nothing,
     /// The ticket of a confirmed booking.
     IssueTicket { booking: BookingId, code: String },
+    /// A message to the booking's customer, queued when the booking has an address (the mail
+    /// worker sends it).
+    QueueMail { booking: BookingId, kind: MailKind },
     /// Added to the sales figures of a showtime on a day.
     Sales {
         showtime: ShowtimeId,

@@ -7,6 +7,11 @@ const RECORD_CONSUMED: &str = "insert into consumed_event (consumer, event_id) v
 const ISSUE_TICKET: &str = "insert into ticket (booking_id, code) values ($1, $2)
                             on conflict (booking_id) do nothing";
 
+/// A message of a booking that has an address (once per event).
+const QUEUE_MAIL: &str = "insert into outgoing_mail (event_id, booking_id, kind)
+     select $1, id, $3 from booking where id = $2 and email is not null
+     on conflict (event_id) do nothing";
+
 /// A consumer transaction on PostgreSQL.
 struct PgConsumer<'a>(sqlx::Transaction<'a, sqlx::Postgres>);
 
@@ -28,6 +33,21 @@ impl apply::ConsumerSteps for PgConsumer<'_> {
         sqlx::query(ISSUE_TICKET)
             .bind(booking.0)
             .bind(code)
+            .execute(&mut *self.0)
+            .await?;
+        Ok(())
+    }
+
+    async fn queue_mail(
+        &mut self,
+        event_id: &str,
+        booking: BookingId,
+        kind: MailKind,
+    ) -> Result<(), StoreError> {
+        sqlx::query(QUEUE_MAIL)
+            .bind(event_id)
+            .bind(booking.0)
+            .bind(kind.as_str())
             .execute(&mut *self.0)
             .await?;
         Ok(())

@@ -8,6 +8,12 @@ const RECORD_CONSUMED: &str =
 const ISSUE_TICKET: &str = "insert into ticket (booking_id, code, issued_at) values ($1, $2, $3)
                             on conflict (booking_id) do nothing";
 
+/// A message of a booking that has an address (once per event).
+const QUEUE_MAIL: &str =
+    "insert into outgoing_mail (event_id, booking_id, kind, next_attempt_at, created_at)
+     select $1, id, $3, $4, $4 from booking where id = $2 and email is not null
+     on conflict (event_id) do nothing";
+
 /// A consumer transaction on SQLite (with the time it stamps).
 struct SqliteConsumer<'a>(sqlx::Transaction<'a, sqlx::Sqlite>, At);
 
@@ -30,6 +36,22 @@ impl apply::ConsumerSteps for SqliteConsumer<'_> {
         sqlx::query(ISSUE_TICKET)
             .bind(booking.0)
             .bind(code)
+            .bind(self.1)
+            .execute(&mut *self.0)
+            .await?;
+        Ok(())
+    }
+
+    async fn queue_mail(
+        &mut self,
+        event_id: &str,
+        booking: BookingId,
+        kind: MailKind,
+    ) -> Result<(), StoreError> {
+        sqlx::query(QUEUE_MAIL)
+            .bind(event_id)
+            .bind(booking.0)
+            .bind(kind.as_str())
             .bind(self.1)
             .execute(&mut *self.0)
             .await?;

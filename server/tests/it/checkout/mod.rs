@@ -400,6 +400,7 @@ fn customer_id() -> app::domain::CustomerId {
 mod callbacks;
 mod cancellation;
 mod contacts;
+mod mail;
 mod sessions;
 mod settlement;
 mod tickets;

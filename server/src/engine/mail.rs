@@ -1,0 +1,184 @@
+//! Customers' e-mail, the engine's side: the notification consumer queues a message per booking
+//! event (see `consumers`); here the mail worker's rounds claim what is due, read the booking,
+//! compose the message in the customer's language and send it, then record how it went: sent,
+//! retried later (the wait doubling from `MAIL_RETRY_SECONDS`), or parked after
+//! `MAIL_MAX_ATTEMPTS` tries (or a refusal for good). Nothing here is on a confirmation's path.
+//!
+//! The ticket's message carries a signed link that opens the booking on any device: following
+//! it lets that browser see the booking as if found by reference and address.
+
+use super::*;
+use crate::mail::{Letter, Mailer};
+use crate::store::{MailJob, MailOutcome};
+
+/// How long a claimed message is the claiming worker's to send (longer than an SMTP
+/// conversation may take); past it another worker may send it.
+const LEASE: Duration = Duration::from_secs(120);
+/// Messages one round claims.
+const ROUND: i64 = 10;
+/// The longest wait between two tries.
+const LONGEST_WAIT: Duration = Duration::from_secs(6 * 3600);
+
+impl Engine {
+    /// Sends customers' e-mail through `mailer` (the mail worker runs only with one).
+    pub fn with_mailer(mut self, mailer: Arc<Mailer>) -> Self {
+        self.mailer = Some(mailer);
+        self
+    }
+
+    pub fn mailer(&self) -> Option<&Arc<Mailer>> {
+        self.mailer.as_ref()
+    }
+
+    /// The path of the link that opens `booking` on any device.
+    pub fn booking_link_path(&self, booking: BookingId) -> String {
+        format!(
+            "/bookings/{}/open?key={}",
+            booking.0,
+            self.ticket_keys.sign_link(booking)
+        )
+    }
+
+    /// Follows a booking's link: with a key we signed for it, `customer` may see the booking
+    /// from now on (as after finding it by reference and address). Anything else is 404, as an
+    /// unknown booking is.
+    pub async fn open_booking_link(
+        &self,
+        booking: BookingId,
+        key: &str,
+        customer: CustomerId,
+    ) -> Result<(), InventoryError> {
+        if !self.ticket_keys.verify_link(booking, key) {
+            return Err(InventoryError::BookingNotFound);
+        }
+        let record = self.booking_record(booking).await?;
+        if record.customer != customer {
+            self.store
+                .grant_booking_access(booking, customer, self.clock.now())
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// One round of the mail worker: claims the messages due and tries each; how many.
+    pub async fn send_due_mail(&self) -> Result<usize, InventoryError> {
+        let Some(mailer) = self.mailer.clone() else {
+            return Ok(0);
+        };
+        let jobs = self
+            .store
+            .claim_mail(self.clock.now(), LEASE, ROUND)
+            .await?;
+        for job in &jobs {
+            let outcome = self.try_mail(&mailer, job).await;
+            match &outcome {
+                MailOutcome::Sent => {
+                    HoldMetrics::count(&self.metrics.mail_sent);
+                    tracing::info!(
+                        mail = job.id,
+                        kind = job.kind.as_str(),
+                        "customer e-mail sent"
+                    );
+                }
+                MailOutcome::Skipped => {
+                    tracing::info!(
+                        mail = job.id,
+                        "customer e-mail skipped: the booking has no address now"
+                    )
+                }
+                MailOutcome::Retry { error, after } => {
+                    HoldMetrics::count(&self.metrics.mail_failed);
+                    tracing::warn!(mail = job.id, attempts = job.attempts, retry_in = ?after, %error, "customer e-mail not sent; tried again later");
+                }
+                MailOutcome::Parked { error } => {
+                    HoldMetrics::count(&self.metrics.mail_failed);
+                    tracing::error!(mail = job.id, attempts = job.attempts, %error, "customer e-mail parked for an operator");
+                }
+            }
+            self.store
+                .mail_done(job.id, self.clock.now(), &outcome)
+                .await?;
+        }
+        Ok(jobs.len())
+    }
+
+    async fn try_mail(&self, mailer: &Mailer, job: &MailJob) -> MailOutcome {
+        let failed = |error: String, permanent: bool| {
+            if permanent || job.attempts.max(1) as u32 >= mailer.max_attempts {
+                MailOutcome::Parked { error }
+            } else {
+                MailOutcome::Retry {
+                    error,
+                    after: wait_after(mailer.retry, job.attempts),
+                }
+            }
+        };
+        let record = match self.booking_record(job.booking).await {
+            Ok(record) => record,
+            Err(e) => return failed(e.to_string(), false),
+        };
+        let Some(address) = record.email.clone() else {
+            return MailOutcome::Skipped;
+        };
+        // An address never reaches a log or the console: a server's answer may repeat it.
+        let hide = |error: String| error.replace(&address, &app::domain::mask(&address));
+        let to = match address.parse() {
+            Ok(to) => to,
+            Err(e) => return failed(hide(format!("the address is not usable: {e}")), true),
+        };
+        let layout = match self.layout(record.showtime).await {
+            Ok(layout) => layout,
+            Err(e) => return failed(e.to_string(), false),
+        };
+        let lang =
+            match app::domain::MailLanguage::from_code(record.language.as_deref().unwrap_or(""))
+                .unwrap_or_default()
+            {
+                app::domain::MailLanguage::Ko => app::i18n::Lang::Ko,
+                app::domain::MailLanguage::En => app::i18n::Lang::En,
+            };
+        let letter = Letter {
+            kind: job.kind,
+            lang,
+            reference: record.id.reference(),
+            movie_title: layout.movie_title.clone(),
+            hall_name: layout.hall_name.clone(),
+            starts_at: layout.starts_at,
+            seats: record.seats,
+            amount: record.amount,
+            ticket_code: self.ticket_code(record.id),
+            link: mailer.link(&self.booking_link_path(record.id)),
+            showtime_cancelled: record.showtime_cancelled,
+        };
+        let message = match letter.message(mailer.from(), to) {
+            Ok(message) => message,
+            Err(e) => return failed(hide(e), true),
+        };
+        match mailer.send(&message).await {
+            Ok(()) => MailOutcome::Sent,
+            Err(e) => failed(hide(e.message), e.permanent),
+        }
+    }
+}
+
+/// The wait after the `attempts`-th failed try: `first`, doubling each time, at most
+/// [`LONGEST_WAIT`].
+fn wait_after(first: Duration, attempts: i32) -> Duration {
+    let doublings = attempts.clamp(1, 20) as u32 - 1;
+    first.saturating_mul(1 << doublings).min(LONGEST_WAIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_failed_try_doubles_the_wait_up_to_six_hours() {
+        let first = Duration::from_secs(30);
+        assert_eq!(wait_after(first, 1), Duration::from_secs(30));
+        assert_eq!(wait_after(first, 2), Duration::from_secs(60));
+        assert_eq!(wait_after(first, 4), Duration::from_secs(240));
+        assert_eq!(wait_after(first, 12), LONGEST_WAIT);
+        assert_eq!(wait_after(first, 0), first);
+    }
+}

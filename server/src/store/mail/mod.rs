@@ -1,0 +1,184 @@
+//! Messages to customers: queued by the notification consumer (see `consumers`), claimed with a
+//! lease by the mail worker of any process, then sent, retried later, or parked for an operator.
+
+/// The newest `$limit` messages read through `$pool` (the same statement in both dialects).
+macro_rules! recent_mail {
+    ($pool:expr, $limit:expr) => {{
+        let rows: Vec<MailDbRow> = sqlx::query_as(RECENT_MAIL)
+            .bind($limit)
+            .fetch_all($pool)
+            .await?;
+        rows.into_iter().map(MailRow::try_from).collect()
+    }};
+}
+
+/// Messages queued and parked, read through `$pool` (the same statement in both dialects).
+macro_rules! mail_counts {
+    ($pool:expr) => {{
+        let counts: (i64, i64) = sqlx::query_as(MAIL_COUNTS).fetch_one($pool).await?;
+        Ok(counts)
+    }};
+}
+
+mod postgres;
+mod sqlite;
+
+use super::*;
+
+/// Which message an event asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MailKind {
+    /// The ticket of a confirmed booking.
+    Ticket,
+    /// A refund (of a cancelled showtime, or of a booking given back).
+    Refund,
+}
+
+impl MailKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ticket => "ticket",
+            Self::Refund => "refund",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ticket" => Some(Self::Ticket),
+            "refund" => Some(Self::Refund),
+            _ => None,
+        }
+    }
+}
+
+/// A message a worker claimed: it sends it before its lease ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailJob {
+    pub id: i64,
+    pub booking: BookingId,
+    pub kind: MailKind,
+    /// Tries so far, this one included.
+    pub attempts: i32,
+}
+
+/// A message as the console lists it (no address: the booking's page shows it masked).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailRow {
+    pub id: i64,
+    pub booking: BookingId,
+    pub kind: MailKind,
+    /// `queued`, `sent`, `parked` or `skipped`.
+    pub status: String,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
+    pub next_attempt_at: DateTime<Utc>,
+}
+
+#[derive(sqlx::FromRow)]
+struct MailDbRow {
+    id: i64,
+    booking_id: uuid::Uuid,
+    kind: String,
+    status: String,
+    attempts: i32,
+    last_error: Option<String>,
+    created_at: At,
+    sent_at: Option<At>,
+    next_attempt_at: At,
+}
+
+impl TryFrom<MailDbRow> for MailRow {
+    type Error = StoreError;
+
+    fn try_from(r: MailDbRow) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: r.id,
+            booking: BookingId(r.booking_id),
+            kind: stored_kind(&r.kind)?,
+            status: r.status,
+            attempts: r.attempts,
+            last_error: r.last_error,
+            created_at: r.created_at.0,
+            sent_at: r.sent_at.map(|a| a.0),
+            next_attempt_at: r.next_attempt_at.0,
+        })
+    }
+}
+
+fn stored_kind(kind: &str) -> Result<MailKind, StoreError> {
+    MailKind::parse(kind).ok_or_else(|| StoreError::Corrupt(format!("unknown mail kind {kind:?}")))
+}
+
+/// `(id, booking, kind, attempts)` rows of claimed messages.
+fn jobs(rows: Vec<(i64, uuid::Uuid, String, i32)>) -> Result<Vec<MailJob>, StoreError> {
+    rows.into_iter()
+        .map(|(id, booking, kind, attempts)| {
+            Ok(MailJob {
+                id,
+                booking: BookingId(booking),
+                kind: stored_kind(&kind)?,
+                attempts,
+            })
+        })
+        .collect()
+}
+
+const RECENT_MAIL: &str = "select id, booking_id, kind, status, attempts, last_error, created_at,
+            sent_at, next_attempt_at
+       from outgoing_mail order by id desc limit $1";
+const MAIL_COUNTS: &str = "select
+        coalesce(sum(case when status = 'queued' then 1 else 0 end), 0),
+        coalesce(sum(case when status = 'parked' then 1 else 0 end), 0)
+      from outgoing_mail where status in ('queued', 'parked')";
+
+/// How a try ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MailOutcome {
+    Sent,
+    /// The booking has no address any more (purged): nothing to send.
+    Skipped,
+    /// Failed: tried again after the wait.
+    Retry {
+        error: String,
+        after: Duration,
+    },
+    /// Failed too often: left for an operator.
+    Parked {
+        error: String,
+    },
+}
+
+#[async_trait::async_trait]
+pub trait Mail: Send + Sync {
+    /// Claims up to `limit` messages due at `now` that no live lease holds, leasing them for
+    /// `lease` and counting the try; several workers never claim the same one at once.
+    async fn claim_mail(
+        &self,
+        now: Now,
+        lease: Duration,
+        limit: i64,
+    ) -> Result<Vec<MailJob>, StoreError>;
+
+    /// Records how the try of a claimed message ended.
+    async fn mail_done(&self, id: i64, now: Now, outcome: &MailOutcome) -> Result<(), StoreError>;
+
+    /// The newest messages, newest first.
+    async fn recent_mail(&self, limit: i64) -> Result<Vec<MailRow>, StoreError>;
+
+    /// Messages waiting to be sent, and parked ones.
+    async fn mail_counts(&self) -> Result<(i64, i64), StoreError>;
+}
+
+impl MailOutcome {
+    /// `(status, wait before the next try, error)` as stored.
+    fn columns(&self) -> (&'static str, Duration, Option<&str>) {
+        match self {
+            Self::Sent => ("sent", Duration::ZERO, None),
+            Self::Skipped => ("skipped", Duration::ZERO, None),
+            Self::Retry { error, after } => ("queued", *after, Some(error)),
+            Self::Parked { error } => ("parked", Duration::ZERO, Some(error)),
+        }
+    }
+}

@@ -1,0 +1,58 @@
+use super::*;
+
+/// Claims due messages no live lease holds (one writer at a time: nobody else claims them).
+const CLAIM: &str = "update outgoing_mail
+        set leased_until = $1 + $2, attempts = attempts + 1
+      where id in (select id from outgoing_mail
+                    where status = 'queued' and next_attempt_at <= $1
+                      and (leased_until is null or leased_until <= $1)
+                    order by next_attempt_at, id
+                    limit $3)
+  returning id, booking_id, kind, attempts";
+
+const DONE: &str = "update outgoing_mail
+        set status = $3,
+            sent_at = case when $3 = 'sent' then $2 end,
+            next_attempt_at = $2 + $4,
+            last_error = $5,
+            leased_until = null
+      where id = $1";
+
+#[async_trait::async_trait]
+impl Mail for SqliteStore {
+    async fn claim_mail(
+        &self,
+        now: Now,
+        lease: Duration,
+        limit: i64,
+    ) -> Result<Vec<MailJob>, StoreError> {
+        let rows = sqlx::query_as(CLAIM)
+            .bind(At::or_now(now))
+            .bind(lease.as_millis() as i64)
+            .bind(limit)
+            .fetch_all(&self.write)
+            .await?;
+        jobs(rows)
+    }
+
+    async fn mail_done(&self, id: i64, now: Now, outcome: &MailOutcome) -> Result<(), StoreError> {
+        let (status, after, error) = outcome.columns();
+        sqlx::query(DONE)
+            .bind(id)
+            .bind(At::or_now(now))
+            .bind(status)
+            .bind(after.as_millis() as i64)
+            .bind(error)
+            .execute(&self.write)
+            .await?;
+        Ok(())
+    }
+
+    async fn recent_mail(&self, limit: i64) -> Result<Vec<MailRow>, StoreError> {
+        recent_mail!(&self.read, limit)
+    }
+
+    async fn mail_counts(&self) -> Result<(i64, i64), StoreError> {
+        mail_counts!(&self.read)
+    }
+}
