@@ -17,6 +17,10 @@ const sandboxPort = Number(process.env.E2E_SANDBOX_PORT ?? 3905);
 const sandboxBin = process.env.E2E_SANDBOX_BIN ?? `${targetDir}/debug/payment-sandbox`;
 // Shared by the payment sandbox and the server that uses it (a configured gateway needs one).
 const sandboxSecret = "end-to-end sandbox webhook secret";
+// The SMTP server the payment server sends customers' e-mail to (Debian's python3-aiosmtpd, as
+// its own process), keeping each message in a maildir that tests/pages.ts reads.
+const smtpPort = Number(process.env.E2E_SMTP_PORT ?? 3906);
+const dataDir = process.env.E2E_DATA_DIR ?? `${root}/target/e2e-data`;
 const sharedDatabase =
   process.env.E2E_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/seats_e2e";
 
@@ -86,6 +90,13 @@ export default defineConfig({
       },
     },
     {
+      command: `/usr/bin/python3 -m aiosmtpd -n -l 127.0.0.1:${smtpPort} -c aiosmtpd.handlers.Mailbox ${dataDir}/smtp`,
+      cwd: root,
+      port: smtpPort,
+      timeout: 30_000,
+      reuseExistingServer: false,
+    },
+    {
       command: serverBin,
       cwd: root,
       url: `http://127.0.0.1:${payPort}/health`,
@@ -102,6 +113,8 @@ export default defineConfig({
         PAYMENT_GATEWAY_URL: `http://127.0.0.1:${sandboxPort}`,
         PAYMENT_WEBHOOK_SECRET: sandboxSecret,
         OPERATOR_PASSWORD: "end-to-end operator password",
+        SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+        MAIL_POLL_SECONDS: "0.5",
         HELD_SEATS_PER_ADDRESS: "0",
         HOLD_RATE_PER_ADDRESS: "0",
         RUST_LOG: "warn",

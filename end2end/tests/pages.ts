@@ -131,3 +131,49 @@ export class SignInPage {
     await this.button.click();
   }
 }
+
+/** A message the tests' SMTP server received: its headers and its text part, decoded. */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** The folder the tests' SMTP server (aiosmtpd, playwright.config.ts) keeps messages in. */
+export const mailDir = `${process.env.E2E_DATA_DIR ?? `${__dirname}/../../target/e2e-data`}/smtp`;
+
+/** Every message the tests' SMTP server received so far. */
+export function receivedMail(): Mail[] {
+  const fs = require("fs") as typeof import("fs");
+  const dir = `${mailDir}/new`;
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).sort().map((f) => parseMail(fs.readFileSync(`${dir}/${f}`, "latin1")));
+}
+
+/** Decodes an RFC 2047 header (`=?utf-8?b?…?=` words) as lettre writes them. */
+function header(raw: string, name: string): string {
+  const m = raw.match(new RegExp(`^${name}: ((?:.*)(?:\\r?\\n[ \\t].*)*)`, "mi"));
+  if (!m) return "";
+  return m[1]
+    .replace(/\r?\n[ \t]/g, " ")
+    .replace(/=\?utf-8\?([bq])\?([^?]*)\?=\s*/gi, (_, enc: string, text: string) =>
+      enc.toLowerCase() === "b"
+        ? Buffer.from(text, "base64").toString("utf8")
+        : Buffer.from(text.replace(/_/g, " ").replace(/=([0-9A-F]{2})/gi, (_m, h) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8"),
+    )
+    .trim();
+}
+
+function parseMail(raw: string): Mail {
+  const [head] = raw.split(/\r?\n\r?\n/);
+  // The text/plain part: its headers, a blank line, its body up to the next boundary.
+  const part = raw.match(/Content-Type: text\/plain[^]*?\r?\n\r?\n([^]*?)\r?\n--/i);
+  const encoding = raw.match(/Content-Type: text\/plain[^]*?Content-Transfer-Encoding: ([\w-]+)/i)?.[1]?.toLowerCase() ?? "7bit";
+  const body = part ? part[1] : "";
+  let text: string;
+  if (encoding === "base64") text = Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
+  else if (encoding === "quoted-printable")
+    text = Buffer.from(body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_m, h) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8");
+  else text = Buffer.from(body, "latin1").toString("utf8");
+  return { to: header(head, "To"), subject: header(head, "Subject"), text };
+}

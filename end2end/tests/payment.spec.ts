@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { Browser, BrowserContext, Page, expect, test } from "@playwright/test";
 import * as path from "path";
-import { SeatMapPage, SignInPage, onSale } from "./pages";
+import { Mail, SeatMapPage, SignInPage, onSale, receivedMail } from "./pages";
 
 // A server with 10-minute holds and the payment sandbox (playwright.config.ts): checkout needs
 // at least 3 minutes left on a hold, more than the main test server's 20-second holds.
@@ -123,6 +123,55 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   await operator.close();
 });
 
+/** Waits for the message to `to` that `wanted` accepts (the server sends it a moment after). */
+async function mailTo(to: string, wanted: (m: Mail) => boolean = () => true): Promise<Mail> {
+  let found: Mail | undefined;
+  await expect(async () => {
+    found = receivedMail().find((m) => m.to === to && wanted(m));
+    expect(found, `a message to ${to}`).toBeDefined();
+  }).toPass({ timeout: 30_000 });
+  return found!;
+}
+
+test("a phone customer in Korean pays, gets the ticket by e-mail, loses the cookie and opens the booking from the e-mail", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const phone = await browser.newContext({
+    locale: "ko-KR",
+    extraHTTPHeaders: { "Accept-Language": "ko-KR,ko;q=0.9" },
+    viewport: { width: 390, height: 844 },
+    hasTouch: true,
+  });
+  const page = await phone.newPage();
+  const map = await openShowtime(page, 0);
+  await map.hold("D7");
+  const address = `lee.${Date.now()}@example.com`;
+  await map.pay(address);
+  await page.locator('[data-test="sandbox-pay"]').click();
+  await expect(page).toHaveURL(/\/my-bookings\/[0-9a-f-]+\?/);
+  await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
+  const bookingId = new URL(page.url()).pathname.split("/").pop()!;
+  const number = bookingId.replace(/-/g, "").slice(0, 8).toUpperCase();
+
+  // The ticket arrives at the SMTP server, in the language the customer bought in.
+  const mail = await mailTo(address);
+  expect(mail.subject).toMatch(/^\[예매 완료\]/);
+  expect(mail.text).toContain(`예매 번호: ${number}`);
+  expect(mail.text).toContain("좌석: D7");
+  const link = mail.text.match(/http:\/\/\S+\/open\?key=\S+/)![0];
+
+  // The cookies are gone: the booking is nobody's on this phone until the e-mail's link opens it.
+  await phone.clearCookies();
+  await page.goto(`${shop}/my-bookings`);
+  await expect(page.getByText("아직 예매 내역이 없습니다.")).toBeVisible();
+  await page.goto(link);
+  await expect(page).toHaveURL(`${shop}/my-bookings/${bookingId}`);
+  await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
+  await expect(page.locator('[data-test="ticket-qr"] svg')).toBeVisible();
+  await page.goto(`${shop}/my-bookings`);
+  await expect(page.locator('[data-test="booking"]')).toHaveCount(1);
+  await phone.close();
+});
+
 test("declining on the gateway's page returns to the hold with a message", async ({ page }) => {
   const map = await openShowtime(page, 1);
   await map.hold("D1");
@@ -164,7 +213,8 @@ test("an operator cancels a showtime in the console and the customer's booking p
   const map = new SeatMapPage(page);
   await map.waitForHydration();
   await map.hold("A1");
-  await map.pay();
+  const address = `refund.${stamp}@example.com`;
+  await map.pay(address);
   await page.locator('[data-test="sandbox-pay"]').click();
   await expect(page).toHaveURL(/\/my-bookings\/[0-9a-f-]+\?/);
   await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
@@ -203,6 +253,15 @@ test("an operator cancels a showtime in the console and the customer's booking p
   expect(serious.map((v) => `cancelled booking: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
   await page.goto(`${shop}/showtimes/${showtimeId}`);
   await expect(page.locator('[data-test="sales-closed"]')).toHaveText("This showtime was cancelled. Paid bookings are refunded.");
+  // The customer had the ticket by e-mail, and now the notice of the cancellation and refund.
+  await mailTo(address, (m) => m.subject.startsWith("Your tickets:"));
+  const notice = await mailTo(address, (m) => m.subject.startsWith("Cancelled and refunded:"));
+  expect(notice.text).toContain(`the showing of Cancelled ${stamp}`);
+  expect(notice.text).toContain("has been refunded");
+  // The console lists both messages, sent.
+  await admin.goto(`${shop}/admin/bookings`);
+  const sent = admin.locator('[data-test="outgoing-mail-row"][data-status="sent"]');
+  await expect(sent.filter({ hasText: booking.split("/").pop()!.replace(/-/g, "").slice(0, 8).toUpperCase() })).toHaveCount(2);
   await operator.close();
 });
 

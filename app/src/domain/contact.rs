@@ -244,3 +244,21 @@ mod tests {
         assert_eq!(lookup("21D6B0081"), None);
     }
 }
+
+/// A message to a customer as the console lists it (never with its address).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomerMessage {
+    /// The booking's reference (its number on the ticket).
+    pub reference: String,
+    /// `ticket` or `refund`.
+    pub kind: String,
+    /// `queued` (new, or waiting to be tried again), `sent`, `parked` (failed too often: an
+    /// operator looks) or `skipped` (the address was gone by then).
+    pub status: String,
+    pub attempts: i32,
+    /// Why the last try failed (addresses masked).
+    pub last_error: Option<String>,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub sent_at: Option<chrono::DateTime<chrono::Utc>>,
+}

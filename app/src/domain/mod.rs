@@ -22,7 +22,9 @@ pub use box_office::{
     OwedRefund, PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, Tender, APPROVER_ROLES,
     COUNTER_ROLES, DOOR_ROLES,
 };
-pub use contact::{mask, BookingLookup, CheckoutDetails, Email, MailLanguage, MAX_EMAIL_LEN};
+pub use contact::{
+    mask, BookingLookup, CheckoutDetails, CustomerMessage, Email, MailLanguage, MAX_EMAIL_LEN,
+};
 pub use hall_plan::{
     seats_text, HallPlan, HallSummary, NameFault, PlacedSeat, PlanProblem, RowPlan, SeatPlan,
     ShowtimeCounts, MAX_HALL_SEATS,

@@ -7,9 +7,9 @@ use super::Actor;
 use crate::domain::{
     ApiToken, Approval, AuditEntry, BestAvailable, BookingFound, CheckIn, CounterExchange,
     CounterExchangeRequest, CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest,
-    HallPlan, HallSummary, Hold, NewApiToken, NewShowtime, OwedRefund, PrintedTicket, SalesFigure,
-    ScanAt, SeatBlock, SeatChange, SeatSelection, Shift, ShowtimeCancelled, ShowtimeCounts,
-    ShowtimeId, StaffAccountView, StaffMember,
+    CustomerMessage, HallPlan, HallSummary, Hold, NewApiToken, NewShowtime, OwedRefund,
+    PrintedTicket, SalesFigure, ScanAt, SeatBlock, SeatChange, SeatSelection, Shift,
+    ShowtimeCancelled, ShowtimeCounts, ShowtimeId, StaffAccountView, StaffMember,
 };
 use crate::error::InventoryError;
 
@@ -50,6 +50,8 @@ pub trait Console: Send + Sync + 'static {
     /// The booking `query` names: its id, its 8-character number, a ticket's code, or a sold
     /// seat as `<showtime> <seat>` (`25 G7`).
     async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError>;
+    /// The newest messages to customers, newest first, with how each went.
+    async fn outgoing_mail(&self) -> Result<Vec<CustomerMessage>, InventoryError>;
 }
 
 /// Staff accounts, their PINs, API tokens and the audit log.

@@ -13,6 +13,9 @@ use app::domain::{
 use app::engine::{Actor, Console};
 use chrono::Utc;
 
+/// Messages the console lists.
+const RECENT_MAIL: i64 = 50;
+
 #[async_trait::async_trait]
 impl Console for Engine {
     async fn import_hall(
@@ -284,6 +287,24 @@ impl Console for Engine {
         self.audit(by, "seats_blocked", Said::new(detail, facts))
             .await;
         Ok(changes)
+    }
+
+    async fn outgoing_mail(&self) -> Result<Vec<app::domain::CustomerMessage>, InventoryError> {
+        Ok(self
+            .store
+            .recent_mail(RECENT_MAIL)
+            .await?
+            .into_iter()
+            .map(|m| app::domain::CustomerMessage {
+                reference: m.booking.reference(),
+                kind: m.kind.as_str().to_string(),
+                status: m.status,
+                attempts: m.attempts,
+                last_error: m.last_error,
+                created_at: m.created_at,
+                sent_at: m.sent_at,
+            })
+            .collect())
     }
 
     async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError> {

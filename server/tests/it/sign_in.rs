@@ -262,6 +262,7 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         r#"{"query":"25 G7"}"#,
         &[StaffRole::Supervisor],
     ),
+    ("POST", "/api/outgoing_mail", "{}", &[StaffRole::Supervisor]),
     ("POST", "/api/staff_me", "{}", &StaffRole::ALL),
     ("POST", "/api/sales_figures", "{}", &[]),
     ("POST", "/api/audit_log", "{}", &[]),

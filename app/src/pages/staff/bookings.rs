@@ -1,13 +1,13 @@
 //! `/admin/bookings`: a booking found by its number, a ticket's code or a sold seat (`25 G7`),
 //! for operators and supervisors: its state, seats and amount, the seats checked in, its
 //! payments and its events. The search is the page's address (`?q=`), so a result can be
-//! linked and reloaded.
+//! linked and reloaded. Below it, the newest messages to customers and how each went.
 
 use super::{AdminNav, StaffRefusal};
 use crate::domain::BookingFound;
 use crate::format::{date_time, price, showtime_when};
 use crate::i18n::{translate, use_lang, Lang};
-use crate::serverfns::find_booking;
+use crate::serverfns::{find_booking, outgoing_mail};
 use crate::tr;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -58,6 +58,7 @@ pub fn BookingsPage() -> impl IntoView {
                                 <p class="error" role="alert" data-test="booking-search-error">{move || crate::i18n::error_text(lang.get(), &e)}</p>
                             }.into_any(),
                         }}
+                        <OutgoingMailList />
                     }.into_any()
                 })}
             </Suspense>
@@ -168,5 +169,61 @@ fn Found(found: BookingFound) -> impl IntoView {
             // Giving money back happens where it is counted: at a register, with a supervisor.
             <p class="hint" data-test="booking-refund-hint">{move || tr!(lang.get(), "bookings.refund_hint")}</p>
         </article>
+    }
+}
+
+/// The newest messages to customers: what each was, how it went, why the last try failed.
+#[component]
+fn OutgoingMailList() -> impl IntoView {
+    let lang = use_lang();
+    let mail = Resource::new(|| (), |_| outgoing_mail());
+    let said = move |key: String| translate(lang.get(), &key, &[]);
+    view! {
+        <section class="outgoing-mail" data-test="outgoing-mail">
+            <h2>{move || tr!(lang.get(), "mail.heading")}</h2>
+            <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
+                {move || Suspend::new(async move {
+                    match mail.await {
+                        Ok(list) if list.is_empty() => view! {
+                            <p class="hint">{move || tr!(lang.get(), "mail.none")}</p>
+                        }.into_any(),
+                        Ok(list) => view! {
+                            <table class="audit">
+                                <thead><tr>
+                                    <th scope="col">{move || tr!(lang.get(), "mail.booking")}</th>
+                                    <th scope="col">{move || tr!(lang.get(), "mail.kind")}</th>
+                                    <th scope="col">{move || tr!(lang.get(), "mail.status")}</th>
+                                    <th scope="col">{move || tr!(lang.get(), "mail.queued_at")}</th>
+                                    <th scope="col">{move || tr!(lang.get(), "mail.outcome")}</th>
+                                </tr></thead>
+                                <tbody>
+                                    {list.into_iter().map(|m| {
+                                        let (kind, status) = (format!("mail.kind_{}", m.kind), format!("mail.status_{}", m.status));
+                                        let (at, sent, attempts) = (m.created_at, m.sent_at, m.attempts);
+                                        let error = m.last_error.unwrap_or_default();
+                                        let href = format!("/admin/bookings?q={}", m.reference);
+                                        view! {
+                                            <tr data-test="outgoing-mail-row" data-status=m.status data-kind=m.kind>
+                                                <td><a href=href>{m.reference}</a></td>
+                                                <td>{move || said(kind.clone())}</td>
+                                                <td>{move || said(status.clone())}</td>
+                                                <td>{move || date_time(lang.get(), at)}</td>
+                                                <td>{move || match sent {
+                                                    Some(sent) => date_time(lang.get(), sent),
+                                                    None => tr!(lang.get(), "mail.tries", n = attempts.to_string()) + " " + &error,
+                                                }}</td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any(),
+                        Err(e) => view! {
+                            <p class="error" role="alert">{move || crate::i18n::error_text(lang.get(), &e)}</p>
+                        }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
     }
 }
