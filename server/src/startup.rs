@@ -243,6 +243,9 @@ impl Application {
             .with_email_retention(chrono::Duration::days(i64::from(
                 config.limits.email_retention_days,
             )))
+            .with_cancel_cutoff(chrono::Duration::minutes(i64::from(
+                config.limits.customer_cancel_until_minutes,
+            )))
             .with_staff_policy(config.staff.policy.clone())
             .with_seat_rules(config.sales.seat_rules)
             .with_hold_limits(HoldLimits {

@@ -159,6 +159,15 @@ pub trait Bookings: Send + Sync + 'static {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<Ticket, InventoryError>;
+    /// The customer cancels their own online booking (or one they found again), until
+    /// `CUSTOMER_CANCEL_UNTIL_MINUTES` before the start: every seat back on sale, the payment
+    /// refunded through the gateway. A counter sale, a used ticket, or too late: refused, saying
+    /// why.
+    async fn cancel_booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingView, InventoryError>;
     /// The customer's bookings, newest first (those they found again too).
     async fn my_bookings(&self, customer: CustomerId) -> Result<Vec<BookingView>, InventoryError>;
     /// A booking found again by its reference and the address given at checkout, on any

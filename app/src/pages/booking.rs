@@ -8,7 +8,7 @@
 use crate::domain::{BookingState, BookingView};
 use crate::format::{price, showtime_when};
 use crate::i18n::{error_text, use_lang, Lang};
-use crate::serverfns::{get_booking, get_ticket, my_bookings};
+use crate::serverfns::{cancel_booking, get_booking, get_ticket, my_bookings};
 use crate::tr;
 use leptos::prelude::*;
 use leptos_router::components::Redirect;
@@ -103,6 +103,16 @@ fn status_text(lang: Lang, b: &BookingView) -> String {
             }
             text
         }
+        // Cancelled by the customer (or an online sale refunded at the counter): the gateway
+        // gives the money back.
+        BookingState::Refunded if !b.payments.is_empty() => {
+            let refunded = b.payments.iter().any(|p| p.status == "REFUNDED");
+            format!(
+                "{} {}",
+                tr!(lang, "booking.cancelled_by_customer"),
+                refund(refunded)
+            )
+        }
         BookingState::Refunded => tr!(lang, "booking.refunded_at_counter"),
         BookingState::CancelledRefunding => tr!(lang, "booking.cancelled_refunding"),
         BookingState::CancelledRefunded => tr!(lang, "booking.cancelled_refunded"),
@@ -154,8 +164,63 @@ fn booking_view(b: BookingView) -> impl IntoView {
                 <p class="meta" data-test="booking-email">{move || tr!(lang.get(), "booking.email", email = email.clone())}</p>
             })}
         </div>
+        {b.cancel_until.map(|until| view! { <CancelBooking booking_id=id.clone() until can=b.can_cancel amount /> })}
         {issued.then(|| view! { <TicketView booking_id=id /> })}
     }
+}
+
+/// Cancelling one's own online booking: until the cut-off a button (pressed twice: it asks
+/// first), after it why not.
+#[component]
+fn CancelBooking(
+    booking_id: String,
+    until: chrono::DateTime<chrono::Utc>,
+    can: bool,
+    amount: i64,
+) -> impl IntoView {
+    let lang = use_lang();
+    let asking = RwSignal::new(false);
+    let cancel = Action::new(move |id: &String| cancel_booking(id.clone()));
+    // Cancelled: the page shows the booking as it is now.
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = cancel.value().get() {
+            let _ = window().location().reload();
+        }
+    });
+    let time = move || crate::format::date_time(lang.get(), until);
+    if !can {
+        return view! {
+            <p class="hint" data-test="cancel-closed">{move || tr!(lang.get(), "booking.cancel_closed", time = time())}</p>
+        }
+        .into_any();
+    }
+    view! {
+        <div class="booking-cancel no-print" data-test="booking-cancel">
+            <p class="hint">{move || tr!(lang.get(), "booking.cancel_until", time = time())}</p>
+            <Show when=move || asking.get() fallback=move || view! {
+                <button type="button" class="secondary" data-test="cancel-booking" on:click=move |_| asking.set(true)>
+                    {move || tr!(lang.get(), "booking.cancel")}
+                </button>
+            }>
+                <p role="alert">{move || tr!(lang.get(), "booking.cancel_confirm", amount = price(lang.get(), amount))}</p>
+                <button type="button" class="danger" data-test="confirm-cancel-booking"
+                    disabled=move || cancel.pending().get()
+                    on:click={
+                        let id = booking_id.clone();
+                        move |_| { cancel.dispatch(id.clone()); }
+                    }>
+                    {move || tr!(lang.get(), "booking.cancel_yes")}
+                </button>
+                <button type="button" class="secondary" on:click=move |_| asking.set(false)>
+                    {move || tr!(lang.get(), "booking.cancel_keep")}
+                </button>
+            </Show>
+            {move || cancel.value().get().and_then(Result::err).map(|e| view! {
+                <p class="error" role="alert" data-test="cancel-error">{move || error_text(lang.get(), &e)}</p>
+            })}
+        </div>
+    }
+    .into_any()
 }
 
 #[component]

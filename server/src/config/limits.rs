@@ -26,6 +26,9 @@ pub struct LimitsConfig {
     pub lookup_rate_per_reference: u32,
     /// Days after its showtime that a booking's e-mail address is kept (at least 1).
     pub email_retention_days: u32,
+    /// Minutes before the start that customers' own online cancellation closes (`0`: until
+    /// the start).
+    pub customer_cancel_until_minutes: u32,
 }
 
 impl LimitsConfig {
@@ -51,6 +54,10 @@ impl LimitsConfig {
                 0 => anyhow::bail!("EMAIL_RETENTION_DAYS must be at least 1"),
                 days => days,
             },
+            customer_cancel_until_minutes: env.count(
+                "CUSTOMER_CANCEL_UNTIL_MINUTES",
+                crate::engine::DEFAULT_CANCEL_UNTIL_MINUTES as u64,
+            )?,
         })
     }
 }

@@ -2,7 +2,7 @@
 //! issued. Only their own, and those they found again by reference and e-mail.
 
 use super::*;
-use crate::store::{BookingFilter, BookingRecord, BookingStatus, PaymentStatus};
+use crate::store::{BookingFilter, BookingRecord, BookingStatus, OnlineCancelled, PaymentStatus};
 use app::domain::Ticket;
 use app::domain::{BookingLookup, BookingView, Email, PaymentView};
 use app::engine::Bookings;
@@ -58,6 +58,41 @@ impl Bookings for Engine {
             out.push(self.booking_view(record).await?);
         }
         Ok(out)
+    }
+
+    async fn cancel_booking(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingView, InventoryError> {
+        let record = self.booking_record(booking).await?;
+        if record.customer != customer && !self.store.has_booking_access(booking, customer).await? {
+            return Err(InventoryError::NotYourBooking);
+        }
+        let layout = self.layout(record.showtime).await?;
+        let now = self.staff_now();
+        if now.0 + self.cancel_cutoff >= layout.starts_at {
+            let minutes = self.cancel_cutoff.num_minutes().to_string();
+            return Err(InventoryError::NotRefundable(Reason::new(
+                "invalid.cancel_too_late",
+                &[("minutes", minutes)],
+            )));
+        }
+        match self.store.cancel_online_booking(booking, now).await? {
+            OnlineCancelled::Cancelled {
+                showtime, seats, ..
+            } => {
+                tracing::info!(booking = %booking.0, "booking cancelled by its customer; refund due");
+                self.relay_wake.notify_one();
+                self.refund_wake.notify_one();
+                let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
+                self.gate.release_booked(showtime, &codes, booking).await;
+                self.announce_released(showtime, seats).await;
+            }
+            OnlineCancelled::NotFound => return Err(InventoryError::BookingNotFound),
+            OnlineCancelled::Refused(why) => return Err(InventoryError::NotRefundable(why)),
+        }
+        self.get_booking(booking, customer).await
     }
 
     async fn lookup_booking(
@@ -117,6 +152,17 @@ impl Engine {
         self
     }
 
+    /// How long before its showtime's start a customer may still cancel a booking online.
+    pub fn with_cancel_cutoff(mut self, cutoff: chrono::Duration) -> Self {
+        self.cancel_cutoff = cutoff;
+        self
+    }
+
+    /// How long after its showtime a booking's address is kept.
+    pub fn email_retention(&self) -> chrono::Duration {
+        self.email_retention
+    }
+
     /// How long after its showtime a booking's address is kept (then emptied by the purge).
     pub fn with_email_retention(mut self, retention: chrono::Duration) -> Self {
         self.email_retention = retention;
@@ -145,7 +191,18 @@ impl Engine {
         } else {
             None
         };
+        // Paid online (a counter sale has no payment of the gateway), confirmed and standing.
+        let cancellable = record.status == BookingStatus::Confirmed
+            && record.refunded_at.is_none()
+            && !record.showtime_cancelled
+            && record
+                .payments
+                .iter()
+                .any(|p| p.status == PaymentStatus::Paid);
+        let cancel_until = cancellable.then(|| layout.starts_at - self.cancel_cutoff);
         Ok(BookingView {
+            cancel_until,
+            can_cancel: cancel_until.is_some_and(|until| self.staff_now().0 < until),
             reference: record.id.reference(),
             email: record.email.as_deref().map(app::domain::mask),
             ticket_issued_at,

@@ -11,11 +11,13 @@ use super::*;
 use crate::mail::{Letter, Mailer};
 use crate::store::{MailJob, MailOutcome};
 
-/// How long a claimed message is the claiming worker's to send (longer than an SMTP
-/// conversation may take); past it another worker may send it.
+/// How long a claimed message is the claiming worker's to send; past it another worker may
+/// send it (so a send is cut off well before: [`SEND_TIMEOUT`]).
 const LEASE: Duration = Duration::from_secs(120);
-/// Messages one round claims.
-const ROUND: i64 = 10;
+/// The longest one send may take in all (lettre's own timeout is per read and write).
+const SEND_TIMEOUT: Duration = Duration::from_secs(60);
+/// Messages one round claims: one, so a lease never covers a queue of slow sends.
+const ROUND: i64 = 1;
 /// The longest wait between two tries.
 const LONGEST_WAIT: Duration = Duration::from_secs(6 * 3600);
 
@@ -95,9 +97,17 @@ impl Engine {
                     tracing::error!(mail = job.id, attempts = job.attempts, %error, "customer e-mail parked for an operator");
                 }
             }
-            self.store
-                .mail_done(job.id, self.clock.now(), &outcome)
-                .await?;
+            // Recorded only while the claim is still this worker's (same try, still queued).
+            if !self
+                .store
+                .mail_done(job, self.clock.now(), &outcome)
+                .await?
+            {
+                tracing::warn!(
+                    mail = job.id,
+                    "customer e-mail's claim lapsed; another worker has it"
+                );
+            }
         }
         Ok(jobs.len())
     }
@@ -120,8 +130,15 @@ impl Engine {
         let Some(address) = record.email.clone() else {
             return MailOutcome::Skipped;
         };
-        // An address never reaches a log or the console: a server's answer may repeat it.
-        let hide = |error: String| error.replace(&address, &app::domain::mask(&address));
+        // A ticket that is no longer one (refunded, cancelled since) is not sent: its refund
+        // notice follows.
+        let void = record.status != crate::store::BookingStatus::Confirmed
+            || record.refunded_at.is_some()
+            || record.showtime_cancelled;
+        if job.kind == crate::store::MailKind::Ticket && void {
+            return MailOutcome::Skipped;
+        }
+        let hide = |error: String| hide_address(&error, &address);
         let to = match address.parse() {
             Ok(to) => to,
             Err(e) => return failed(hide(format!("the address is not usable: {e}")), true),
@@ -154,11 +171,31 @@ impl Engine {
             Ok(message) => message,
             Err(e) => return failed(hide(e), true),
         };
-        match mailer.send(&message).await {
-            Ok(()) => MailOutcome::Sent,
-            Err(e) => failed(hide(e.message), e.permanent),
+        match tokio::time::timeout(SEND_TIMEOUT, mailer.send(&message)).await {
+            Ok(Ok(())) => MailOutcome::Sent,
+            Ok(Err(e)) => failed(hide(e.message), e.permanent),
+            Err(_) => failed(format!("no answer within {SEND_TIMEOUT:?}"), false),
         }
     }
+}
+
+/// `error` with every spelling of `address` in it masked: an address never reaches a log or the
+/// console, and a server's answer may repeat it (in any case; addresses are stored lower-case).
+fn hide_address(error: &str, address: &str) -> String {
+    let masked = app::domain::mask(address);
+    if !error.is_ascii() {
+        return error.replace(address, &masked);
+    }
+    // ASCII lower-casing keeps byte offsets.
+    let lower = error.to_ascii_lowercase();
+    let (mut out, mut rest) = (String::with_capacity(error.len()), 0);
+    while let Some(at) = lower[rest..].find(address) {
+        out.push_str(&error[rest..rest + at]);
+        out.push_str(&masked);
+        rest += at + address.len();
+    }
+    out.push_str(&error[rest..]);
+    out
 }
 
 /// The wait after the `attempts`-th failed try: `first`, doubling each time, at most
@@ -171,6 +208,21 @@ fn wait_after(first: Duration, attempts: i32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_s_answer_never_carries_the_address_out() {
+        let said = "550 5.1.1 <Kim@Example.com>: unknown user kim@example.com";
+        let hidden = hide_address(said, "kim@example.com");
+        assert!(
+            !hidden.to_lowercase().contains("kim@example.com"),
+            "{hidden}"
+        );
+        assert!(hidden.contains("550 5.1.1 <k***@example.com>"), "{hidden}");
+        assert_eq!(
+            hide_address("connection refused", "kim@example.com"),
+            "connection refused"
+        );
+    }
 
     #[test]
     fn each_failed_try_doubles_the_wait_up_to_six_hours() {

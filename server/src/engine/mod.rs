@@ -41,6 +41,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use std::time::Instant;
 
+/// Minutes before the start that customers' online cancellation closes
+/// (`CUSTOMER_CANCEL_UNTIL_MINUTES`).
+pub const DEFAULT_CANCEL_UNTIL_MINUTES: i64 = 20;
 /// Days after its showtime that a booking's e-mail address is kept (`EMAIL_RETENTION_DAYS`).
 pub const DEFAULT_EMAIL_RETENTION_DAYS: i64 = 90;
 
@@ -68,6 +71,8 @@ pub struct Engine {
     lookup_limiters: (RateLimiter, RateLimiter),
     /// How long after its showtime a booking's e-mail address is kept.
     email_retention: chrono::Duration,
+    /// How long before the start a customer may still cancel online.
+    cancel_cutoff: chrono::Duration,
     /// Caps on live holds (per customer, per address) the hold statement enforces.
     limits: HoldLimits,
     /// Turns of holds by one customer or address (see `hold_turn`).
@@ -204,6 +209,7 @@ impl Engine {
             checkout_limiters: (RateLimiter::off(), RateLimiter::off()),
             lookup_limiters: (RateLimiter::off(), RateLimiter::off()),
             email_retention: chrono::Duration::days(DEFAULT_EMAIL_RETENTION_DAYS),
+            cancel_cutoff: chrono::Duration::minutes(DEFAULT_CANCEL_UNTIL_MINUTES),
             limits: HoldLimits::default(),
             hold_turns: (0..holds::HOLD_TURNS)
                 .map(|_| tokio::sync::Mutex::new(()))

@@ -19,6 +19,7 @@ pub fn routes() -> Router<AppState> {
         .route("/bookings", get(my_bookings))
         .route("/bookings/{id}", get(get_booking))
         .route("/bookings/{id}/open", get(open_booking))
+        .route("/bookings/{id}/cancel", post(cancel_booking))
         .route(
             "/bookings/lookup",
             post(lookup_booking).layer(DefaultBodyLimit::max(MAX_JSON_BODY)),
@@ -68,6 +69,22 @@ async fn get_booking(
     let id = uuid::Uuid::try_parse(&raw)
         .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
     let view = state.engine.get_booking(BookingId(id), customer).await?;
+    Ok(axum::Json(view).into_response())
+}
+
+/// `POST /bookings/{id}/cancel`: the customer cancels their own online booking (or one they
+/// found again) until `CUSTOMER_CANCEL_UNTIL_MINUTES` before the start: 200 and the booking as it
+/// is then (refunded; the payment's refund follows through the gateway), its seats back on sale
+/// at once. 409 `NOT_REFUNDABLE` with the reason (too late, sold at the counter, a ticket used,
+/// not confirmed or refunded already); another customer's → 403; unknown → 404.
+async fn cancel_booking(
+    State(state): State<AppState>,
+    Extension(customer): Extension<CustomerId>,
+    Path(raw): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = uuid::Uuid::try_parse(&raw)
+        .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
+    let view = state.engine.cancel_booking(BookingId(id), customer).await?;
     Ok(axum::Json(view).into_response())
 }
 

@@ -39,6 +39,8 @@ pub struct Mailer {
     pub poll: Duration,
     /// Said in logs and the console: `smtp://host:port` (never credentials) or the folder.
     pub destination: String,
+    /// The file transport's folder.
+    files: Option<std::path::PathBuf>,
 }
 
 impl Mailer {
@@ -71,6 +73,7 @@ impl Mailer {
             max_attempts: config.max_attempts,
             poll: config.poll,
             destination,
+            files: config.smtp_url.is_none().then(|| config.dir.clone()),
         })
     }
 
@@ -81,6 +84,26 @@ impl Mailer {
     /// The site's address followed by `path` (which starts with `/`).
     pub fn link(&self, path: &str) -> String {
         format!("{}{path}", self.public_url)
+    }
+
+    /// Deletes the file transport's messages older than `age` (they hold the customer's
+    /// address, which is kept no longer than the booking keeps it); how many.
+    pub fn prune_files(&self, age: Duration) -> usize {
+        let Some(Ok(entries)) = self.files.as_ref().map(std::fs::read_dir) else {
+            return 0;
+        };
+        let old = |meta: std::fs::Metadata| {
+            meta.modified()
+                .ok()
+                .and_then(|at| at.elapsed().ok())
+                .is_some_and(|elapsed| elapsed > age)
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "eml"))
+            .filter(|e| e.metadata().is_ok_and(old))
+            .filter(|e| std::fs::remove_file(e.path()).is_ok())
+            .count()
     }
 
     pub async fn send(&self, message: &Message) -> Result<(), SendError> {

@@ -195,9 +195,17 @@ pub struct BookingView {
     /// The showtime was cancelled: a paid booking's payment is refunded (see `payments`).
     #[serde(default)]
     pub showtime_cancelled: bool,
-    /// Refunded at the box office: the seats went back on sale, the ticket admits nobody.
+    /// Refunded at the box office, or cancelled by the customer: the seats went back on sale,
+    /// the ticket admits nobody.
     #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
     pub refunded_at: Option<DateTime<Utc>>,
+    /// Until when the customer may cancel it online (a confirmed online booking not refunded,
+    /// whose showtime stands); `None` for any other.
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
+    pub cancel_until: Option<DateTime<Utc>>,
+    /// Whether the customer may cancel it online now.
+    #[serde(default)]
+    pub can_cancel: bool,
 }
 
 /// What a booking is now, in one word, as every page says it: its showtime's cancellation and

@@ -30,6 +30,8 @@ fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
         ticket_issued_at: Some(at),
         showtime_cancelled: cancelled,
         refunded_at: None,
+        cancel_until: None,
+        can_cancel: false,
     }
 }
 

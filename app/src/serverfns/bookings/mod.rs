@@ -1,10 +1,12 @@
 //! The customer's bookings and tickets (a booking id that is not a UUID names no booking).
 
+mod cancel_booking;
 mod get_booking;
 mod get_ticket;
 mod lookup_booking;
 mod my_bookings;
 
+pub use cancel_booking::*;
 pub use get_booking::*;
 pub use get_ticket::*;
 pub use lookup_booking::*;

@@ -58,6 +58,16 @@ pub trait BoxOffice: Send + Sync {
         at: At,
     ) -> Result<CounterRefunded, StoreError>;
 
+    /// In one transaction, for a confirmed online booking not refunded, not checked in and not
+    /// sold at the counter: every seat back on sale, the booking refunded, its payment marked
+    /// for refund and `RefundDue` written (the refund worker asks the gateway). The customer's
+    /// own cancellation: whose booking it is and the cut-off are checked before.
+    async fn cancel_online_booking(
+        &self,
+        booking: BookingId,
+        at: At,
+    ) -> Result<OnlineCancelled, StoreError>;
+
     /// Checks `seats` of a confirmed, unrefunded booking in, each once: a scan that lets none in
     /// answers the first's time and gate. The booking's row is taken (shared, in PostgreSQL)
     /// first, so a refund and a check-in of one booking go one after the other.
@@ -231,6 +241,21 @@ pub enum CounterExchanged {
     /// The clerk's hold had lapsed or the booking's seats changed: nothing changed.
     HoldLapsed,
     ShiftClosed,
+}
+
+/// What became of a customer's cancellation of their online booking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnlineCancelled {
+    Cancelled {
+        showtime: ShowtimeId,
+        /// The seats back on sale.
+        seats: Vec<SeatChange>,
+        /// What the refund gives back (the amount paid).
+        amount: i64,
+    },
+    NotFound,
+    /// Not cancellable online: why.
+    Refused(app::error::Reason),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -107,6 +107,15 @@ impl BoxOffice for PgStore {
         .await
     }
 
+    async fn cancel_online_booking(
+        &self,
+        booking: BookingId,
+        at: At,
+    ) -> Result<OnlineCancelled, StoreError> {
+        let tx = PgCounter(self.pool.begin().await?);
+        returns::cancel_online(tx, booking, at).await
+    }
+
     async fn refund_at_counter(
         &self,
         refund: &CounterRefundRow,

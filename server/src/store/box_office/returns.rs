@@ -227,6 +227,57 @@ pub(super) async fn refund_at_counter<T: CounterSteps>(
     })
 }
 
+/// Cancels a customer's own online booking (see [`BoxOffice::cancel_online_booking`]): the
+/// booking's row locked and its facts read, as a counter refund does; every seat back on sale,
+/// the booking refunded, its payment marked for refund and `RefundDue` written for the refund
+/// worker. Whose booking it is and the cut-off before the start are the engine's to check.
+pub(super) async fn cancel_online<T: CounterSteps>(
+    mut tx: T,
+    booking: BookingId,
+    at: At,
+) -> Result<OnlineCancelled, StoreError> {
+    let Some(mut facts) = tx.refund_facts(booking).await? else {
+        return Ok(OnlineCancelled::NotFound);
+    };
+    facts.checked_in = tx.checked_in(booking).await?;
+    let refuse = |key: &str| Ok(OnlineCancelled::Refused(Reason::new(key, &[])));
+    if facts.status != BookingStatus::Confirmed || facts.refunded {
+        return refuse("invalid.cancel_not_confirmed");
+    }
+    if facts.tender.is_some() || facts.owed {
+        return refuse("invalid.cancel_at_counter");
+    }
+    if facts.checked_in {
+        return refuse("invalid.cancel_checked_in");
+    }
+    let Some((payment_id, paid)) = tx.paid_online(booking).await? else {
+        return refuse("invalid.cancel_at_counter");
+    };
+    let released = tx
+        .release_booked(facts.showtime_id, booking, &facts.seats.0)
+        .await?;
+    if released.len() != facts.seats.0.len() || !tx.mark_payment_refund(&payment_id).await? {
+        tx.rollback().await?;
+        return refuse("invalid.cancel_not_confirmed");
+    }
+    tx.set_booking_seats(booking, &[], facts.amount_krw, true, at)
+        .await?;
+    let showtime = stored_showtime(facts.showtime_id)?;
+    let refund = BookingEvent::RefundDue {
+        showtime_id: showtime,
+        payment_id,
+        amount: paid,
+        reason: "cancelled by the customer".into(),
+    };
+    tx.append_event(&Envelope::new(booking.0, refund)).await?;
+    tx.commit().await?;
+    Ok(OnlineCancelled::Cancelled {
+        showtime,
+        seats: crate::store::released(released)?,
+        amount: paid,
+    })
+}
+
 /// Exchanges seats of a booking for the clerk's hold (see [`BoxOffice::exchange_at_counter`]):
 /// the showtime's row (shared, in PostgreSQL) before the booking's, in the order a cancellation
 /// takes them (showtime, then its counter bookings): never a deadlock. The booking's seats

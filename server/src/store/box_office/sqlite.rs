@@ -106,6 +106,14 @@ impl BoxOffice for SqliteStore {
         counter::record_print(self.counter_tx().await?, booking, n, approved_by, audit).await
     }
 
+    async fn cancel_online_booking(
+        &self,
+        booking: BookingId,
+        at: At,
+    ) -> Result<OnlineCancelled, StoreError> {
+        returns::cancel_online(self.counter_tx().await?, booking, at).await
+    }
+
     async fn refund_at_counter(
         &self,
         refund: &CounterRefundRow,

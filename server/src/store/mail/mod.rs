@@ -161,8 +161,15 @@ pub trait Mail: Send + Sync {
         limit: i64,
     ) -> Result<Vec<MailJob>, StoreError>;
 
-    /// Records how the try of a claimed message ended.
-    async fn mail_done(&self, id: i64, now: Now, outcome: &MailOutcome) -> Result<(), StoreError>;
+    /// Records how the try of a claimed message ended, if the claim is still this one (the
+    /// message still queued at this try: a worker whose lease ran out and was claimed again
+    /// records nothing); whether it did.
+    async fn mail_done(
+        &self,
+        job: &MailJob,
+        now: Now,
+        outcome: &MailOutcome,
+    ) -> Result<bool, StoreError>;
 
     /// The newest messages, newest first.
     async fn recent_mail(&self, limit: i64) -> Result<Vec<MailRow>, StoreError>;

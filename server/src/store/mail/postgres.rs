@@ -21,7 +21,7 @@ const DONE: &str = "update outgoing_mail
             next_attempt_at = coalesce($2::timestamptz, now()) + make_interval(secs => $4::float8),
             last_error = $5,
             leased_until = null
-      where id = $1";
+      where id = $1 and attempts = $6 and status = 'queued'";
 
 #[async_trait::async_trait]
 impl Mail for PgStore {
@@ -40,17 +40,23 @@ impl Mail for PgStore {
         jobs(rows)
     }
 
-    async fn mail_done(&self, id: i64, now: Now, outcome: &MailOutcome) -> Result<(), StoreError> {
+    async fn mail_done(
+        &self,
+        job: &MailJob,
+        now: Now,
+        outcome: &MailOutcome,
+    ) -> Result<bool, StoreError> {
         let (status, after, error) = outcome.columns();
-        sqlx::query(DONE)
-            .bind(id)
+        let done = sqlx::query(DONE)
+            .bind(job.id)
             .bind(now)
             .bind(status)
             .bind(after.as_secs_f64())
             .bind(error)
+            .bind(job.attempts)
             .execute(&self.pool)
             .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
 
     async fn recent_mail(&self, limit: i64) -> Result<Vec<MailRow>, StoreError> {

@@ -16,7 +16,7 @@ const DONE: &str = "update outgoing_mail
             next_attempt_at = $2 + $4,
             last_error = $5,
             leased_until = null
-      where id = $1";
+      where id = $1 and attempts = $6 and status = 'queued'";
 
 #[async_trait::async_trait]
 impl Mail for SqliteStore {
@@ -35,17 +35,23 @@ impl Mail for SqliteStore {
         jobs(rows)
     }
 
-    async fn mail_done(&self, id: i64, now: Now, outcome: &MailOutcome) -> Result<(), StoreError> {
+    async fn mail_done(
+        &self,
+        job: &MailJob,
+        now: Now,
+        outcome: &MailOutcome,
+    ) -> Result<bool, StoreError> {
         let (status, after, error) = outcome.columns();
-        sqlx::query(DONE)
-            .bind(id)
+        let done = sqlx::query(DONE)
+            .bind(job.id)
             .bind(At::or_now(now))
             .bind(status)
             .bind(after.as_millis() as i64)
             .bind(error)
+            .bind(job.attempts)
             .execute(&self.write)
             .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
 
     async fn recent_mail(&self, limit: i64) -> Result<Vec<MailRow>, StoreError> {

@@ -87,6 +87,29 @@ async fn shop_with(backend: Backend, hold_ttl: &str, extra: &[(&str, &str)]) -> 
 }
 
 impl Shop {
+    /// Holds `seats`, checks out with `body` (JSON text), pays, and waits for the confirmation;
+    /// the booking id.
+    async fn paid_booking(&self, client: &reqwest::Client, seats: &[&str], body: &str) -> String {
+        let hold = self.hold(client, seats).await;
+        let r = client
+            .post(self.app.url(&format!(
+                "/holds/{}/checkout",
+                hold["holdId"].as_str().unwrap()
+            )))
+            .header("Idempotency-Key", "mail")
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+        let checkout: Value = r.json().await.unwrap();
+        self.press(&checkout, "pay").await;
+        let id = checkout["bookingId"].as_str().unwrap().to_string();
+        assert_eq!(self.booking_settled(&id).await, "CONFIRMED");
+        id
+    }
+
     /// Holds `seats` for `client`; returns the hold's JSON.
     async fn hold(&self, client: &reqwest::Client, seats: &[&str]) -> Value {
         hold_on(&self.app, client, self.showtime, seats).await
@@ -400,6 +423,7 @@ fn customer_id() -> app::domain::CustomerId {
 mod callbacks;
 mod cancellation;
 mod contacts;
+mod customer_cancel;
 mod mail;
 mod sessions;
 mod settlement;

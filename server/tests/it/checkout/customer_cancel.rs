@@ -1,0 +1,141 @@
+//! A customer cancels their own online booking before the venue's cut-off: the seats are on sale
+//! again at once, the payment is refunded through the gateway, the ticket admits nobody, and the
+//! refund notice is e-mailed; after the cut-off, twice, by someone else or with bad input it is
+//! refused and changes nothing.
+
+use super::*;
+use std::time::Duration;
+
+on_both_backends!(
+    a_customer_cancels_before_the_cut_off_and_the_seats_sell_again_and_the_money_goes_back,
+    cancelling_too_late_twice_or_someone_else_s_booking_is_refused_and_changes_nothing,
+);
+
+/// `POST /bookings/{id}/cancel` by `client`: the status and the body.
+async fn cancel(shop: &Shop, client: &reqwest::Client, booking: &str) -> (StatusCode, Value) {
+    let r = client
+        .post(shop.app.url(&format!("/bookings/{booking}/cancel")))
+        .send()
+        .await
+        .unwrap();
+    (r.status(), r.json().await.unwrap_or(Value::Null))
+}
+
+/// A seat's status on the public seat map.
+async fn seat_status(shop: &Shop, seat: &str) -> String {
+    let map: Value = get_json(shop.app.url(&format!("/showtimes/{}/seats", shop.showtime))).await;
+    map["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["code"] == seat)
+        .unwrap()["status"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+async fn a_customer_cancels_before_the_cut_off_and_the_seats_sell_again_and_the_money_goes_back(
+    backend: Backend,
+) {
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let vars = [("SMTP_URL", url.as_str()), ("MAIL_POLL_SECONDS", "0.2")];
+    let shop = shop_with(backend, "600", &vars).await;
+    let (alice, bob) = (shop.app.customer(), shop.app.customer());
+    let body = r#"{"email": "alice@example.com", "language": "en"}"#;
+    let id = shop.paid_booking(&alice, &["B5", "B6"], body).await;
+    let view = shop.ticket_issued(&alice, &id).await;
+    assert_eq!(view["canCancel"], true, "{view}");
+    assert!(view["cancelUntil"].is_string(), "{view}");
+    let code = shop.ticket_code(&id).await.unwrap();
+    // (A ticket not yet sent when the booking is cancelled is not sent at all.)
+    assert_eq!(sink.received(1, Duration::from_secs(30)).await.len(), 1);
+
+    // Not Bob's to cancel.
+    let (status, refused) = cancel(&shop, &bob, &id).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert_eq!(seat_status(&shop, "B5").await, "BOOKED");
+
+    let (status, cancelled) = cancel(&shop, &alice, &id).await;
+    assert_eq!(status, StatusCode::OK, "{cancelled}");
+    assert!(cancelled["refundedAt"].is_string(), "{cancelled}");
+    assert_eq!(cancelled["canCancel"], false);
+    // On sale again at once: Bob holds one of them.
+    assert_eq!(seat_status(&shop, "B5").await, "AVAILABLE");
+    shop.hold(&bob, &["B5"]).await;
+    // The gateway gives the money back (the refund worker), and the ticket admits nobody.
+    let url = shop.app.url(&format!("/bookings/{id}"));
+    let refunded = eventually(
+        WAIT * 2,
+        || get_json_as(&alice, url.clone()),
+        |v| v["payments"][0]["status"] == "REFUNDED",
+    )
+    .await;
+    assert_eq!(refunded["payments"][0]["status"], "REFUNDED", "{refunded}");
+    assert_eq!(shop.events(&id, "RefundDue").await, 1);
+    let door: Value = get_json(shop.app.url(&format!("/tickets/{code}"))).await;
+    assert_eq!(
+        (door["valid"].as_bool(), door["state"].as_str()),
+        (Some(false), Some("REFUNDED")),
+        "{door}"
+    );
+    // Twice is refused and changes nothing.
+    let (status, again) = cancel(&shop, &alice, &id).await;
+    assert_eq!(
+        (status, again["code"].as_str()),
+        (StatusCode::CONFLICT, Some("NOT_REFUNDABLE")),
+        "{again}"
+    );
+    assert_eq!(shop.events(&id, "RefundDue").await, 1);
+    // The ticket, then the refund notice, by e-mail.
+    let received = sink.received(2, Duration::from_secs(30)).await;
+    assert_eq!(received.len(), 2);
+    let notice = mailparse::parse_mail(&received[1]).unwrap();
+    let subject =
+        mailparse::MailHeaderMap::get_first_value(notice.headers.as_slice(), "Subject").unwrap();
+    assert!(subject.starts_with("Refunded:"), "{subject}");
+}
+
+async fn cancelling_too_late_twice_or_someone_else_s_booking_is_refused_and_changes_nothing(
+    backend: Backend,
+) {
+    // A cut-off longer than any showtime is away: every booking is past it.
+    let shop = shop_with(
+        backend,
+        "600",
+        &[("CUSTOMER_CANCEL_UNTIL_MINUTES", "100000000")],
+    )
+    .await;
+    let alice = shop.app.customer();
+    let id = shop.paid_booking(&alice, &["C3"], "{}").await;
+    let view = shop.ticket_issued(&alice, &id).await;
+    assert_eq!(view["canCancel"], false, "{view}");
+    assert!(view["cancelUntil"].is_string(), "{view}");
+    let (status, late) = cancel(&shop, &alice, &id).await;
+    assert_eq!(
+        (status, late["code"].as_str()),
+        (StatusCode::CONFLICT, Some("NOT_REFUNDABLE")),
+        "{late}"
+    );
+    assert!(
+        late["error"].as_str().unwrap().contains("100000000"),
+        "{late}"
+    );
+    assert_eq!(seat_status(&shop, "C3").await, "BOOKED");
+    assert_eq!(shop.events(&id, "RefundDue").await, 0);
+
+    // An unpaid booking has nothing to cancel; bad ids are 400 and 404.
+    let bob = shop.app.customer();
+    let hold = shop.hold(&bob, &["C9"]).await;
+    let (_, _, pending) = shop
+        .checkout(&bob, hold["holdId"].as_str().unwrap(), Some("p"))
+        .await;
+    let pending = pending["bookingId"].as_str().unwrap();
+    let view = get_json_as(&bob, shop.app.url(&format!("/bookings/{pending}"))).await;
+    assert!(view["cancelUntil"].is_null(), "{view}");
+    let (status, _) = cancel(&shop, &bob, "not-a-uuid").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, _) = cancel(&shop, &bob, &uuid::Uuid::new_v4().to_string()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
