@@ -172,6 +172,38 @@ test("a phone customer in Korean pays, gets the ticket by e-mail, loses the cook
   await phone.close();
 });
 
+test("a customer cancels their booking on its page; the seats are back on another customer's map at once and the refund notice comes by e-mail", async ({ page, browser }) => {
+  test.setTimeout(90_000);
+  const map = await openShowtime(page, 1);
+  await map.hold("F1", "F2");
+  const address = `cancel.${Date.now()}@example.com`;
+  await map.pay(address);
+  await page.locator('[data-test="sandbox-pay"]').click();
+  await expect(page).toHaveURL(/\/my-bookings\/[0-9a-f-]+\?/);
+  await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
+  await expect(page.locator('[data-test="booking-page"]')).toHaveAttribute("data-hydrated", "true", { timeout: 15_000 });
+  await mailTo(address, (m) => m.subject.startsWith("Your tickets:"));
+
+  // Someone else watches the seat map: F1 is sold.
+  const watcher = await browser.newContext();
+  const watching = await watcher.newPage();
+  const other = await openShowtime(watching, 1);
+  await expect(other.seat("F1")).toHaveAttribute("data-view", "booked");
+
+  // Cancelling asks first, then gives the seat back and the money.
+  await expect(page.locator('[data-test="booking-cancel"]')).toContainText("You can cancel online until");
+  await page.locator('[data-test="cancel-booking"]').click();
+  await page.locator('[data-test="confirm-cancel-booking"]').click();
+  await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-state", "REFUNDED", { timeout: 15_000 });
+  await expect(page.locator('[data-test="booking-status"]')).toContainText("This booking was cancelled");
+  await expect(page.locator('[data-test="ticket-qr"]')).toHaveCount(0);
+  await expect(page.locator('[data-test="cancel-booking"]')).toHaveCount(0);
+  await expect(other.seat("F1")).toHaveAttribute("data-view", /free|stranded/, { timeout: 10_000 });
+  await watcher.close();
+  const notice = await mailTo(address, (m) => m.subject.startsWith("Refunded:"));
+  expect(notice.text).toContain("Your booking has been refunded");
+});
+
 test("declining on the gateway's page returns to the hold with a message", async ({ page }) => {
   const map = await openShowtime(page, 1);
   await map.hold("D1");

@@ -1245,6 +1245,7 @@ mod hygiene {
             "get_ticket",
             "my_bookings",
             "lookup_booking",
+            "cancel_booking",
             "list_showtimes",
             "current_hold",
         ];

@@ -411,6 +411,7 @@ const PUBLIC_SERVER_FNS: &[&str] = &[
     "/api/my_bookings",
     "/api/get_ticket",
     "/api/lookup_booking",
+    "/api/cancel_booking",
     "/api/staff_sign_in",
     "/api/staff_sign_out",
     // Who is signed in, if anyone (the staff pages' header): nobody's answer is `null`.
