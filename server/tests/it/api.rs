@@ -905,9 +905,20 @@ async fn pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose
     };
     let ko = page("ko-KR,ko;q=0.9,en;q=0.8", None).await;
     assert!(ko.contains("<html lang=\"ko\""));
+    // (What the page says of F5 instead, if it says something else: the test's evidence.)
+    let f5 = ko.find("F열 5번").map_or_else(
+        || {
+            format!(
+                "no F5 in {} bytes: {}",
+                ko.len(),
+                &ko[ko.len().saturating_sub(300)..]
+            )
+        },
+        |at| ko[at..].chars().take(60).collect(),
+    );
     assert!(
         ko.contains("F열 5번, 일반석, 12,000원, 선택 가능"),
-        "accessible names in Korean"
+        "accessible names in Korean: {f5}"
     );
     let en = page("en-GB,en;q=0.9", None).await;
     assert!(en.contains("<html lang=\"en\""));
