@@ -18,7 +18,7 @@ ensure_chromium
 # The budgets the test command holds the bundles to (brotli bytes). The targets are
 # lower (250,000 and 450,000); BENCHMARKS.md says where the bytes go, and why the staff's budget
 # was raised on 2026-12-03 and the customer's on 2026-12-04.
-BUDGET_CUSTOMER="${BUDGET_CUSTOMER:-395000}"
+BUDGET_CUSTOMER="${BUDGET_CUSTOMER:-400000}"
 BUDGET_STAFF="${BUDGET_STAFF:-575000}"
 export BENCH_RUNS="$(bench_option BENCH_RUNS 5 1)"
 
