@@ -964,8 +964,16 @@ impl SmtpSink {
         let Ok(entries) = std::fs::read_dir(self.dir.join("new")) else {
             return Vec::new();
         };
-        let mut files: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        // In the order they arrived (maildir names do not sort so within a second).
+        let mut files: Vec<_> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| {
+                let at = e.metadata().and_then(|m| m.modified()).ok();
+                (at, e.path())
+            })
+            .collect();
         files.sort();
+        let files = files.into_iter().map(|(_, path)| path);
         files
             .into_iter()
             .filter_map(|f| std::fs::read(f).ok())

@@ -91,10 +91,18 @@ async fn a_customer_cancels_before_the_cut_off_and_the_seats_sell_again_and_the_
     // The ticket, then the refund notice, by e-mail.
     let received = sink.received(2, Duration::from_secs(30)).await;
     assert_eq!(received.len(), 2);
-    let notice = mailparse::parse_mail(&received[1]).unwrap();
-    let subject =
-        mailparse::MailHeaderMap::get_first_value(notice.headers.as_slice(), "Subject").unwrap();
-    assert!(subject.starts_with("Refunded:"), "{subject}");
+    let subjects: Vec<String> = received
+        .iter()
+        .map(|m| {
+            let m = mailparse::parse_mail(m).unwrap();
+            mailparse::MailHeaderMap::get_first_value(m.headers.as_slice(), "Subject")
+                .unwrap_or_default()
+        })
+        .collect();
+    assert!(
+        subjects.iter().any(|s| s.starts_with("Refunded:")),
+        "{subjects:?}"
+    );
 }
 
 async fn cancelling_too_late_twice_or_someone_else_s_booking_is_refused_and_changes_nothing(
