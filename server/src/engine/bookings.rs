@@ -17,10 +17,7 @@ impl Bookings for Engine {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<BookingView, InventoryError> {
-        let record = self.booking_record(booking).await?;
-        if record.customer != customer && !self.store.has_booking_access(booking, customer).await? {
-            return Err(InventoryError::NotYourBooking);
-        }
+        let record = self.customer_s_record(booking, customer).await?;
         self.booking_view(record).await
     }
 
@@ -65,10 +62,7 @@ impl Bookings for Engine {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<BookingView, InventoryError> {
-        let record = self.booking_record(booking).await?;
-        if record.customer != customer && !self.store.has_booking_access(booking, customer).await? {
-            return Err(InventoryError::NotYourBooking);
-        }
+        let record = self.customer_s_record(booking, customer).await?;
         let layout = self.layout(record.showtime).await?;
         let now = self.staff_now();
         if now.0 + self.cancel_cutoff >= layout.starts_at {
@@ -167,6 +161,20 @@ impl Engine {
     pub fn with_email_retention(mut self, retention: chrono::Duration) -> Self {
         self.email_retention = retention;
         self
+    }
+
+    /// A booking as stored, for its customer or one who found it again: 404 when unknown, 403
+    /// for another customer's.
+    async fn customer_s_record(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<BookingRecord, InventoryError> {
+        let record = self.booking_record(booking).await?;
+        if record.customer != customer && !self.store.has_booking_access(booking, customer).await? {
+            return Err(InventoryError::NotYourBooking);
+        }
+        Ok(record)
     }
 
     /// A booking as stored: 404 when unknown.

@@ -66,10 +66,15 @@ async fn get_booking(
     Extension(customer): Extension<CustomerId>,
     Path(raw): Path<String>,
 ) -> Result<Response, ApiError> {
-    let id = uuid::Uuid::try_parse(&raw)
-        .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
+    let id = booking_id(&raw)?;
     let view = state.engine.get_booking(BookingId(id), customer).await?;
     Ok(axum::Json(view).into_response())
+}
+
+/// A booking id from the path: not a UUID is 400.
+fn booking_id(raw: &str) -> Result<uuid::Uuid, ApiError> {
+    uuid::Uuid::try_parse(raw)
+        .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))
 }
 
 /// `POST /bookings/{id}/cancel`: the customer cancels their own online booking (or one they
@@ -82,8 +87,7 @@ async fn cancel_booking(
     Extension(customer): Extension<CustomerId>,
     Path(raw): Path<String>,
 ) -> Result<Response, ApiError> {
-    let id = uuid::Uuid::try_parse(&raw)
-        .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
+    let id = booking_id(&raw)?;
     let view = state.engine.cancel_booking(BookingId(id), customer).await?;
     Ok(axum::Json(view).into_response())
 }
@@ -97,8 +101,7 @@ async fn open_booking(
     Path(raw): Path<String>,
     Query(query): Query<std::collections::HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    let id = uuid::Uuid::try_parse(&raw)
-        .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))?;
+    let id = booking_id(&raw)?;
     let key = query.get("key").map_or("", String::as_str);
     state
         .engine
