@@ -101,6 +101,9 @@ pub enum InventoryError {
     /// The booking cannot be refunded at the counter; the reason says why.
     #[error("{0}")]
     NotRefundable(Reason),
+    /// The ticket types asked for do not fit the seats (counts, a type not sold, changed).
+    #[error("{0}")]
+    TicketTypes(Reason),
     #[error("no such API token (or it is revoked already)")]
     ApiTokenNotFound,
     #[error("no such hall")]
@@ -182,7 +185,7 @@ impl InventoryError {
             | Self::Invalid(_)
             | Self::UnknownSeats(_)
             | Self::Transport(_) => 400,
-            Self::LoneSeat(_) | Self::CompanionNeedsWheelchair(_) => 422,
+            Self::LoneSeat(_) | Self::CompanionNeedsWheelchair(_) | Self::TicketTypes(_) => 422,
             Self::SeatsUnavailable(_)
             | Self::HoldLapsed
             | Self::NoBlock(_)
@@ -242,6 +245,7 @@ impl InventoryError {
             Self::ShiftAlreadyOpen(_) => "SHIFT_ALREADY_OPEN",
             Self::ApprovalRequired => "SUPERVISOR_APPROVAL_REQUIRED",
             Self::NotRefundable(_) => "NOT_REFUNDABLE",
+            Self::TicketTypes(_) => "TICKET_TYPES",
             Self::HallNotFound => "HALL_NOT_FOUND",
             Self::HallNameTaken(_) => "HALL_NAME_TAKEN",
             Self::SignInLocked(_) => "SIGN_IN_LOCKED",

@@ -222,7 +222,7 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::HallNameTaken(name) => tr!(lang, "error.hall_name_taken", name = name),
         E::NoOpenShift => tr!(lang, "error.no_open_shift"),
         E::ShiftClosed => tr!(lang, "error.shift_closed"),
-        E::ShiftAlreadyOpen(why) | E::NotRefundable(why) => why.said(lang),
+        E::ShiftAlreadyOpen(why) | E::NotRefundable(why) | E::TicketTypes(why) => why.said(lang),
         E::ApprovalRequired => tr!(lang, "error.approval_required"),
         E::SignInLocked(seconds) => tr!(lang, "error.sign_in_locked", seconds = seconds),
         E::SignInNotAllowedHere => tr!(lang, "error.sign_in_not_allowed_here"),

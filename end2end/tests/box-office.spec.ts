@@ -244,17 +244,40 @@ test("a 300-seat hall fits a 1080p kiosk without scrolling", async ({ browser })
   await kiosk.screenshot({ path: path.join(screenshots, "kiosk-300-seats.png") });
 });
 
-test("at 1366×768 the sale's controls are all at hand and at least 44 px", async ({ browser }) => {
+test("at 1366×768 the sale's controls are all at hand and at least 44 px; one tap sells a senior ticket at its price", async ({ browser }) => {
   const id = (await ownShowtimes(browser))[2];
   const kiosk = await openKiosk(browser, `clerk-f-${stamp}`, "4826", 600, { width: 1366, height: 768 });
   await chooseShowtime(kiosk, id);
   await kiosk.locator('[data-test="best-2"]').tap();
   await expect(kiosk.locator('[data-test="tender"]')).toBeVisible();
+  await expect(kiosk.locator('[data-test="ticket-types"]')).toBeVisible();
   await touchTargetsAreLarge(kiosk);
   await axeClean(kiosk, "kiosk at 1366×768");
   await kiosk.screenshot({ path: path.join(screenshots, "kiosk-1366.png") });
-  await kiosk.locator('[data-test="cancel-sale"]').tap();
-  await expect(kiosk.locator('[data-test="tender"]')).toHaveCount(0);
+  // Two adults; one tap makes one of them a senior, and the total drops by the difference the
+  // seat map's prices say.
+  const adults = won(await kiosk.locator('[data-test="sale-total"]').textContent());
+  await expect(kiosk.locator('[data-test="count-ADULT"]')).toHaveText("2");
+  await kiosk.locator('[data-test="more-SENIOR"]').tap();
+  await expect(kiosk.locator('[data-test="count-SENIOR"]')).toHaveText("1");
+  await expect(kiosk.locator('[data-test="count-ADULT"]')).toHaveText("1");
+  await expect.poll(async () => won(await kiosk.locator('[data-test="sale-total"]').textContent())).toBeLessThan(adults);
+  const total = won(await kiosk.locator('[data-test="sale-total"]').textContent());
+  const seats = await heldSeats(kiosk);
+  const map = await (await kiosk.request.get(`/showtimes/${id}/seats`)).json();
+  const category = (code: string) => map.categories.find((c: { code: string }) => c.code === map.seats.find((s: { code: string }) => s.code === code).category);
+  const [first, second] = [...seats].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  expect(total).toBe(category(first).price + category(second).ticketPrices.SENIOR);
+  await kiosk.locator('[data-test="cash-exact"]').tap();
+  await kiosk.locator('[data-test="sell"]').tap();
+  // The receipt and the senior's printed ticket say so, and the ticket asks the door to check ID.
+  await expect(kiosk.locator('[data-test="receipt-booking"]')).toHaveText(/^[0-9A-F]{8}$/);
+  await kiosk.locator('[data-test="print"]').tap();
+  await expect(kiosk.locator('[data-test="receipt-types"]')).toContainText(`${second} Senior`);
+  const senior = kiosk.locator('[data-test="printed-ticket"]', { has: kiosk.locator('[data-test="printed-type"][data-type="SENIOR"]') });
+  await expect(senior).toHaveCount(1);
+  await expect(senior).toContainText("ID checked at the door");
+  await expect(kiosk.locator('[data-test="printed-type"][data-type="ADULT"]')).toHaveCount(1);
 });
 
 test("an exchange at the counter, approved by a supervisor: a booking's seat for another of the same category, the ticket still valid", async ({ browser }) => {

@@ -133,7 +133,7 @@ async function mailTo(to: string, wanted: (m: Mail) => boolean = () => true): Pr
   return found!;
 }
 
-test("a phone customer in Korean pays, gets the ticket by e-mail, loses the cookie and opens the booking from the e-mail", async ({ browser }) => {
+test("a phone customer in Korean chooses one adult and one youth ticket, pays, gets the ticket by e-mail, loses the cookie and opens the booking from the e-mail", async ({ browser }) => {
   test.setTimeout(90_000);
   const phone = await browser.newContext({
     locale: "ko-KR",
@@ -143,7 +143,18 @@ test("a phone customer in Korean pays, gets the ticket by e-mail, loses the cook
   });
   const page = await phone.newPage();
   const map = await openShowtime(page, 0);
-  await map.hold("D7");
+  await map.hold("D7", "D8");
+  // Two adults at first; one tap makes one of them a youth ticket, at the youth price
+  // (standard seats: adult 12,000 won, youth 9,000 won, the demo hall's defaults).
+  const types = page.locator('[data-test="ticket-types"]');
+  await expect(types).toBeVisible();
+  await expect(types).toContainText("청소년");
+  await expect(page.locator('[data-test="count-ADULT"]')).toHaveText("2");
+  await expect(page.locator('[data-test="hold-total"]')).toContainText("24,000원");
+  await page.locator('[data-test="more-YOUTH"]').tap();
+  await expect(page.locator('[data-test="count-YOUTH"]')).toHaveText("1");
+  await expect(page.locator('[data-test="count-ADULT"]')).toHaveText("1");
+  await expect(page.locator('[data-test="hold-total"]')).toContainText("21,000원");
   const address = `lee.${Date.now()}@example.com`;
   await map.pay(address);
   await page.locator('[data-test="sandbox-pay"]').click();
@@ -156,7 +167,8 @@ test("a phone customer in Korean pays, gets the ticket by e-mail, loses the cook
   const mail = await mailTo(address);
   expect(mail.subject).toMatch(/^\[예매 완료\]/);
   expect(mail.text).toContain(`예매 번호: ${number}`);
-  expect(mail.text).toContain("좌석: D7");
+  expect(mail.text).toContain("좌석: D7 (일반), D8 (청소년), 입장 시 신분 확인");
+  expect(mail.text).toContain("21,000원");
   const link = mail.text.match(/http:\/\/\S+\/open\?key=\S+/)![0];
 
   // The cookies are gone: the booking is nobody's on this phone until the e-mail's link opens it.
@@ -167,6 +179,10 @@ test("a phone customer in Korean pays, gets the ticket by e-mail, loses the cook
   await expect(page).toHaveURL(`${shop}/my-bookings/${bookingId}`);
   await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
   await expect(page.locator('[data-test="ticket-qr"] svg')).toBeVisible();
+  // Each seat's type and price, and the door's ID check.
+  await expect(page.locator('[data-test="booking-tickets"] li[data-type="YOUTH"]')).toHaveText(/D8 · 청소년 · 9,000원/);
+  await expect(page.locator('[data-test="booking-tickets"] li[data-type="ADULT"]')).toHaveText(/D7 · 일반 · 12,000원/);
+  await expect(page.locator('[data-test="check-id"]')).toHaveText("입장 시 신분 확인");
   await page.goto(`${shop}/my-bookings`);
   await expect(page.locator('[data-test="booking"]')).toHaveCount(1);
   await phone.close();

@@ -6,9 +6,10 @@
 //! On the wire: JSON, camelCase, an envelope (`version`, `eventId`, `bookingId`, `occurredAt`)
 //! and the event's own fields, tagged by `type`:
 //! `{"version":1,"eventId":"…","bookingId":"…","occurredAt":"…","type":"BookingConfirmed",
-//! "showtimeId":42,"seats":["F5"],"amount":12000,"paymentId":"…"}`.
+//! "showtimeId":42,"seats":["F5"],"tickets":[{"seat":"F5","type":"ADULT","price":12000}],
+//! "amount":12000,"paymentId":"…"}`.
 
-use app::domain::{SalesChannel, ShowtimeId};
+use app::domain::{SalesChannel, ShowtimeId, SoldSeat};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,10 @@ pub enum BookingEvent {
     BookingConfirmed {
         showtime_id: ShowtimeId,
         seats: Vec<String>,
+        /// Each seat's ticket type and price (events written before types: none, every seat
+        /// adult).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tickets: Vec<SoldSeat>,
         amount: i64,
         payment_id: String,
         /// Where it was sold (events written before channels were kept: online).
@@ -171,13 +176,20 @@ mod tests {
             BookingEvent::BookingConfirmed {
                 showtime_id: ShowtimeId::try_from(42).unwrap(),
                 seats: vec!["F5".into()],
-                amount: 12_000,
+                tickets: vec![SoldSeat {
+                    seat: "F5".into(),
+                    ticket_type: app::domain::TicketType::Youth,
+                    price: 9_000,
+                }],
+                amount: 9_000,
                 payment_id: "pay_1".into(),
                 channel: SalesChannel::Online,
             },
         );
         let json: serde_json::Value = serde_json::from_str(&event.to_json()).unwrap();
         assert_eq!(json["type"], "BookingConfirmed");
+        assert_eq!(json["tickets"][0]["type"], "YOUTH");
+        assert_eq!(json["tickets"][0]["price"], 9_000);
         assert_eq!(json["showtimeId"], 42);
         assert_eq!(json["bookingId"], booking.to_string());
         assert_eq!(json["version"], 1);

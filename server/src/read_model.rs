@@ -194,6 +194,7 @@ mod tests {
                 code: "STANDARD".into(),
                 name: "Standard".into(),
                 price: 12_000,
+                ticket_prices: Default::default(),
             }],
             seats: vec![seat("A1", 3), seat("A2", 0)],
             sales_open: true,

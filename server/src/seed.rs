@@ -1,10 +1,10 @@
-//! Demo data for a first start: two halls (120 and 300 seats, an aisle, two price categories,
-//! wheelchair places) and showtimes over the next days. Safe to run from several processes at
+//! Demo data for a first start: two halls (120 and 300 seats, an aisle, two price categories
+//! with youth, senior and disabled prices, wheelchair places) and showtimes over the next days. Safe to run from several processes at
 //! once: a hall is created only by the process whose insert wins, and only that one adds its
 //! showtimes.
 
 use crate::store::{LayoutSeat, NewHall, Store, StoreError};
-use app::domain::{PriceCategory, SeatCode, ShowtimeId};
+use app::domain::{PriceCategory, SeatCode, ShowtimeId, TicketType};
 use chrono::{DateTime, Days, NaiveTime, Utc};
 
 /// Describes a rectangular hall: `rows` rows of `per_row` seats, aisles after the given seat
@@ -18,18 +18,23 @@ struct HallPlan {
     wheelchair: &'static [(u8, i32)],
 }
 
+/// Adult prices, and the youth, senior and disabled prices every showtime gets by default.
 fn categories() -> Vec<PriceCategory> {
+    let category =
+        |code: &str, name: &str, [adult, youth, senior, disabled]: [i64; 4]| PriceCategory {
+            code: code.into(),
+            name: name.into(),
+            price: adult,
+            ticket_prices: [
+                (TicketType::Youth, youth),
+                (TicketType::Senior, senior),
+                (TicketType::Disabled, disabled),
+            ]
+            .into(),
+        };
     vec![
-        PriceCategory {
-            code: "STANDARD".into(),
-            name: "Standard".into(),
-            price: 12_000,
-        },
-        PriceCategory {
-            code: "PREMIUM".into(),
-            name: "Premium".into(),
-            price: 15_000,
-        },
+        category("STANDARD", "Standard", [12_000, 9_000, 6_000, 5_000]),
+        category("PREMIUM", "Premium", [15_000, 12_000, 8_000, 7_000]),
     ]
 }
 

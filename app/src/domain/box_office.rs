@@ -124,6 +124,9 @@ pub struct CounterSaleRequest {
     /// Comp by a clerk: a supervisor's approval.
     #[serde(default)]
     pub approval: Option<Approval>,
+    /// How many seats of each ticket type (none: every seat adult).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub ticket_types: super::TicketCounts,
 }
 
 /// A completed counter sale: what the receipt and the tickets say.
@@ -133,6 +136,9 @@ pub struct CounterSale {
     pub booking_id: BookingId,
     pub showtime_id: ShowtimeId,
     pub seats: Vec<String>,
+    /// Each seat's ticket type and price.
+    #[serde(default)]
+    pub tickets: Vec<super::SoldSeat>,
     pub tender: Tender,
     pub amount: i64,
     pub tendered: Option<i64>,
@@ -277,6 +283,10 @@ pub struct CheckIn {
     #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
     pub first_scan_at: Option<DateTime<Utc>>,
     pub first_scan_gate: Option<String>,
+    /// Seats let in now at a ticket type whose holder shows proof (an ID card, a senior's or
+    /// disability card): the door checks it.
+    #[serde(default)]
+    pub check_id: Vec<super::SoldSeat>,
 }
 
 impl CheckIn {
@@ -293,6 +303,7 @@ impl CheckIn {
             checked_in: 0,
             first_scan_at: None,
             first_scan_gate: None,
+            check_id: Vec::new(),
         }
     }
 }
@@ -345,6 +356,9 @@ pub struct PrintedSeat {
     #[serde(default)]
     pub category_code: String,
     pub price: i64,
+    /// The seat's ticket type (proof is checked at the door for any but adult).
+    #[serde(default)]
+    pub ticket_type: super::TicketType,
 }
 
 /// A booking as the console's search shows it: the booking as its customer sees it, its number,

@@ -137,7 +137,8 @@ impl From<crate::i18n::Lang> for MailLanguage {
     }
 }
 
-/// What checkout is told besides the hold: where the ticket goes and in which language.
+/// What checkout is told besides the hold: where the ticket goes, in which language, and the
+/// seats' ticket types.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CheckoutDetails {
@@ -145,6 +146,9 @@ pub struct CheckoutDetails {
     pub email: Option<Email>,
     #[serde(default)]
     pub language: Option<MailLanguage>,
+    /// How many seats of each type (none: every seat adult).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub ticket_types: super::TicketCounts,
 }
 
 /// A booking looked up by its reference (the short number on its ticket) and the address given

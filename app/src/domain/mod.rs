@@ -14,6 +14,7 @@ mod selection;
 mod showtime;
 mod staff;
 mod text;
+mod ticket_type;
 mod waiting_room;
 
 pub use box_office::{
@@ -45,6 +46,7 @@ pub use staff::{
     ApiToken, AuditEntry, AuditFact, NewApiToken, StaffAccountView, StaffMember, StaffRole,
 };
 pub use text::{name_problem, unprintable};
+pub use ticket_type::{assign_types, type_counts, SoldSeat, TicketCounts, TicketType};
 pub use waiting_room::{
     wait_minutes, Admission, QueueDraw, QueueFrame, QueuePlace, QueueProof, QueueState,
     WaitingRoomSettings, WaitingRoomView, MAX_PROOF_BITS, MAX_ROOM_RATE, SEATS_PER_ADMISSION,

@@ -1,6 +1,7 @@
 //! A showtime as the operator schedules it: its running time, when its seats are on sale, and
 //! whether it is a hot sale.
 
+use super::{PriceCategory, TicketType};
 use crate::error::Reason;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
@@ -102,6 +103,12 @@ pub struct NewShowtime {
     /// Its own prices (whole won) of some of its hall's categories; the others sell at the
     /// hall's prices.
     pub prices: BTreeMap<String, i64>,
+    /// The ticket types sold besides adult (none given: every type its hall has default prices
+    /// for, or it is given prices for here).
+    pub ticket_types: Option<std::collections::BTreeSet<TicketType>>,
+    /// Its own price of ticket types in some of its hall's categories (category → type → won);
+    /// the others at the hall's defaults.
+    pub ticket_prices: BTreeMap<String, BTreeMap<TicketType, i64>>,
 }
 
 impl NewShowtime {
@@ -147,7 +154,58 @@ impl NewShowtime {
                 ));
             }
         }
+        for (category, types) in &self.ticket_prices {
+            for (ticket_type, price) in types {
+                if *ticket_type == TicketType::Adult || !(0..=MAX_PRICE).contains(price) {
+                    problems.push(Reason::new(
+                        "invalid.showtime.ticket_price",
+                        &[
+                            ("category", category.clone()),
+                            ("type", ticket_type.as_str().to_string()),
+                            ("max_won", MAX_PRICE.to_string()),
+                        ],
+                    ));
+                }
+            }
+        }
         problems
+    }
+
+    /// Its price of each ticket type sold besides adult in each of its hall's `categories`: its
+    /// own price, else the hall's default. A type sold needs a price in every category.
+    pub fn ticket_price_table(
+        &self,
+        categories: &[PriceCategory],
+    ) -> Result<Vec<(String, TicketType, i64)>, Reason> {
+        let sold: std::collections::BTreeSet<TicketType> = match &self.ticket_types {
+            Some(types) => types.clone(),
+            None => categories
+                .iter()
+                .flat_map(|c| c.ticket_prices.keys())
+                .chain(self.ticket_prices.values().flat_map(|t| t.keys()))
+                .copied()
+                .collect(),
+        };
+        let mut table = Vec::new();
+        for ticket_type in sold.into_iter().filter(|t| *t != TicketType::Adult) {
+            for category in categories {
+                let own = self.ticket_prices.get(&category.code);
+                let price = own
+                    .and_then(|t| t.get(&ticket_type))
+                    .or_else(|| category.ticket_prices.get(&ticket_type))
+                    .ok_or_else(|| {
+                        Reason::new(
+                            "invalid.showtime.ticket_price_missing",
+                            &[
+                                ("type", ticket_type.as_str().to_string()),
+                                ("category", category.code.clone()),
+                            ],
+                        )
+                    })?;
+                table.push((category.code.clone(), ticket_type, *price));
+            }
+        }
+        Ok(table)
     }
 
     /// When its seats are on sale.
@@ -179,7 +237,54 @@ mod tests {
             hot_sale: false,
             accessible_release_at: None,
             prices: BTreeMap::from([("VIP".to_string(), 20_000)]),
+            ticket_types: None,
+            ticket_prices: BTreeMap::new(),
         }
+    }
+
+    fn category(code: &str, youth: Option<i64>) -> PriceCategory {
+        PriceCategory {
+            code: code.into(),
+            name: code.into(),
+            price: 12_000,
+            ticket_prices: youth.map(|p| (TicketType::Youth, p)).into_iter().collect(),
+        }
+    }
+
+    #[test]
+    fn ticket_prices_come_from_the_hall_unless_given() {
+        let hall = [category("STD", Some(9_000)), category("VIP", Some(15_000))];
+        let table = showtime().ticket_price_table(&hall).unwrap();
+        assert_eq!(
+            table,
+            vec![
+                ("STD".to_string(), TicketType::Youth, 9_000),
+                ("VIP".to_string(), TicketType::Youth, 15_000)
+            ]
+        );
+        let own = NewShowtime {
+            ticket_prices: BTreeMap::from([(
+                "VIP".to_string(),
+                BTreeMap::from([(TicketType::Youth, 14_000)]),
+            )]),
+            ..showtime()
+        };
+        assert_eq!(own.ticket_price_table(&hall).unwrap()[1].2, 14_000);
+        let adult_only = NewShowtime {
+            ticket_types: Some(Default::default()),
+            ..showtime()
+        };
+        assert!(adult_only.ticket_price_table(&hall).unwrap().is_empty());
+        // Seniors at a hall without their prices: a price is missing, and said so.
+        let seniors = NewShowtime {
+            ticket_types: Some([TicketType::Senior].into()),
+            ..showtime()
+        };
+        let missing = seniors.ticket_price_table(&hall).unwrap_err();
+        assert_eq!(missing.key, "invalid.showtime.ticket_price_missing");
+        // A hall where only one category has youth prices sells no youth ticket by default.
+        let half = [category("STD", Some(9_000)), category("VIP", None)];
+        assert!(showtime().ticket_price_table(&half).is_err());
     }
 
     #[test]

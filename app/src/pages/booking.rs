@@ -159,6 +159,21 @@ fn booking_view(b: BookingView) -> impl IntoView {
             </p>
             <p class="meta">{b.hall_name.clone()} " · " {move || showtime_when(lang.get(), when)}</p>
             <p data-test="booking-seats">{move || tr!(lang.get(), "booking.seats", seats = seats.clone())}</p>
+            // Each seat's ticket type and price, when any seat is not adult; and the door's check.
+            {b.tickets.iter().any(|t| t.ticket_type.needs_proof()).then(|| {
+                let tickets = b.tickets.clone();
+                view! {
+                    <ul class="booking-tickets" data-test="booking-tickets">
+                        {tickets.into_iter().map(|t| view! {
+                            <li data-seat=t.seat.clone() data-type=t.ticket_type.as_str()>
+                                {t.seat.clone()} " · " {move || crate::i18n::translate(lang.get(), t.ticket_type.name_key(), &[])}
+                                " · " {move || price(lang.get(), t.price)}
+                            </li>
+                        }).collect_view()}
+                    </ul>
+                    <p class="hint" data-test="check-id">{move || tr!(lang.get(), "ticket_type.check_id")}</p>
+                }
+            })}
             <p>{move || tr!(lang.get(), "booking.total", total = price(lang.get(), amount))}</p>
             {b.email.clone().map(|email| view! {
                 <p class="meta" data-test="booking-email">{move || tr!(lang.get(), "booking.email", email = email.clone())}</p>

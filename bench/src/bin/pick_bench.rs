@@ -181,6 +181,7 @@ async fn main() -> anyhow::Result<()> {
                 code: "STANDARD".into(),
                 name: "Standard".into(),
                 price: 10_000,
+                ticket_prices: Default::default(),
             }],
             seats: placed.clone(),
             best_seat: None,

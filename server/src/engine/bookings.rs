@@ -222,6 +222,14 @@ impl Engine {
             movie_title: layout.movie_title.clone(),
             hall_name: layout.hall_name.clone(),
             starts_at: layout.starts_at,
+            // A booking made before ticket types: every seat adult, at the showtime's price.
+            tickets: if record.tickets.is_empty() {
+                layout
+                    .sell(&record.seats, &Default::default())
+                    .unwrap_or_default()
+            } else {
+                record.tickets
+            },
             seats: record.seats,
             amount: record.amount,
             currency: "KRW".into(),

@@ -153,7 +153,10 @@ impl Engine {
                 (live.expires_at.min(close) - live.now).num_seconds().max(0),
             ));
         }
-        let amount = layout.price_of(&live.seats);
+        let tickets = layout
+            .sell(&live.seats, &details.ticket_types)
+            .map_err(InventoryError::TicketTypes)?;
+        let amount = tickets.iter().map(|t| t.price).sum();
         let booking = self
             .store
             .booking_for_hold(&NewBooking {
@@ -162,12 +165,20 @@ impl Engine {
                 customer,
                 seats: live.seats.clone(),
                 amount,
+                tickets: tickets.clone(),
                 email: details.email.as_ref().map(|e| e.as_str().to_string()),
                 language: details.language.map(|l| l.code().to_string()),
             })
             .await?;
         if booking.status != BookingStatus::Pending {
             return Err(InventoryError::HoldLapsed);
+        }
+        // The types were chosen at the hold's first checkout: its payment asks for their price.
+        if !booking.tickets.is_empty() && booking.tickets != tickets {
+            return Err(InventoryError::TicketTypes(app::error::Reason::new(
+                "invalid.ticket_types.changed",
+                &[],
+            )));
         }
         let sessions = self.store.payment_session(booking.id).await?;
         // A payment of this booking was received: no second one (if one were still made, it

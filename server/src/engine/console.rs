@@ -95,6 +95,7 @@ impl Console for Engine {
         let strangers: Vec<&str> = showtime
             .prices
             .keys()
+            .chain(showtime.ticket_prices.keys())
             .filter(|code| !hall.categories.iter().any(|c| &c.code == *code))
             .map(String::as_str)
             .collect();
@@ -104,6 +105,9 @@ impl Console for Engine {
                 &[("categories", strangers.join(", "))],
             ));
         }
+        let ticket_prices = showtime
+            .ticket_price_table(&hall.categories)
+            .map_err(|r| InventoryError::Invalid(vec![r]))?;
         let id = self.store.add_showtime(showtime).await?;
         let sales = showtime.sales();
         let detail = format!(
@@ -124,6 +128,15 @@ impl Console for Engine {
             detail
         } else {
             format!("{detail}; prices {}", prices.join(", "))
+        };
+        let ticket_prices: Vec<String> = ticket_prices
+            .iter()
+            .map(|(c, t, p)| format!("{c} {} {p}", t.as_str()))
+            .collect();
+        let detail = if ticket_prices.is_empty() {
+            detail
+        } else {
+            format!("{detail}; ticket types {}", ticket_prices.join(", "))
         };
         let mut facts = vec![
             AuditFact::Showtime(id.get()),
@@ -372,6 +385,10 @@ impl Console for Engine {
                 starts_at: r.starts_at,
                 bookings: r.bookings,
                 seats: r.seats,
+                adult_seats: r.by_type[0],
+                youth_seats: r.by_type[1],
+                senior_seats: r.by_type[2],
+                disabled_seats: r.by_type[3],
                 revenue: r.revenue,
                 refunds: r.refunds,
                 refunded: r.refunded,

@@ -41,6 +41,22 @@ fn day(event: &Envelope) -> chrono::NaiveDate {
     app::format::venue_time(event.occurred_at).date_naive()
 }
 
+/// How many of a booking's seats are of each type (`TicketType::ALL`'s order); a booking
+/// confirmed before types: every seat adult.
+fn seats_by_type(seats: usize, tickets: &[app::domain::SoldSeat]) -> [i64; 4] {
+    let mut counts = [0; 4];
+    if tickets.is_empty() {
+        counts[0] = seats as i64;
+    }
+    for sold in tickets {
+        let at = app::domain::TicketType::ALL
+            .iter()
+            .position(|t| *t == sold.ticket_type);
+        counts[at.unwrap_or(0)] += 1;
+    }
+    counts
+}
+
 impl Engine {
     /// What `consumer` does with `event`.
     pub fn consumer_effect(&self, consumer: &str, event: &Envelope) -> ConsumerEffect {
@@ -49,6 +65,7 @@ impl Engine {
             BookingEvent::BookingConfirmed {
                 showtime_id,
                 seats,
+                tickets,
                 amount,
                 channel,
                 ..
@@ -63,6 +80,7 @@ impl Engine {
                     channel: *channel,
                     bookings: 1,
                     seats: seats.len() as i64,
+                    by_type: seats_by_type(seats.len(), tickets),
                     revenue: *amount,
                     refunds: 0,
                     refunded: 0,
@@ -84,6 +102,7 @@ impl Engine {
                     channel: app::domain::SalesChannel::BoxOffice,
                     bookings: 0,
                     seats: 0,
+                    by_type: [0; 4],
                     revenue: 0,
                     refunds: 1,
                     refunded: *amount,
@@ -102,6 +121,7 @@ impl Engine {
                     channel: *channel,
                     bookings: 0,
                     seats: 0,
+                    by_type: [0; 4],
                     revenue: 0,
                     refunds: 1,
                     refunded: *amount,

@@ -161,7 +161,20 @@ impl Engine {
             movie_title: layout.movie_title.clone(),
             hall_name: layout.hall_name.clone(),
             starts_at: layout.starts_at,
-            seats: record.seats,
+            // Each seat with its ticket type when any is not adult, and the door's check.
+            seats: if record.tickets.iter().any(|t| t.ticket_type.needs_proof()) {
+                let name =
+                    |t: app::domain::TicketType| app::i18n::translate(lang, t.name_key(), &[]);
+                let mut lines: Vec<String> = record
+                    .tickets
+                    .iter()
+                    .map(|t| format!("{} ({})", t.seat, name(t.ticket_type)))
+                    .collect();
+                lines.push(app::i18n::translate(lang, "ticket_type.check_id", &[]));
+                lines
+            } else {
+                record.seats
+            },
             amount: record.amount,
             ticket_code: self.ticket_code(record.id),
             link: mailer.link(&self.booking_link_path(record.id)),

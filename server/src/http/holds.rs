@@ -76,7 +76,7 @@ async fn checkout_hold(
     } else {
         from_object::<CheckoutDetails>(&body).map_err(|e| {
                 ApiError::BadRequest(format!(
-                    "checkout takes an optional \"email\" (an e-mail address) and \"language\" (\"ko\" or \"en\"): {e}"
+                    "checkout takes an optional \"email\" (an e-mail address), \"language\" (\"ko\" or \"en\") and \"ticketTypes\" (seats per type, e.g. {{\"ADULT\": 1, \"YOUTH\": 1}}; types ADULT, YOUTH, SENIOR, DISABLED): {e}"
                 ))
             })?
     };

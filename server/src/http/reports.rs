@@ -87,7 +87,8 @@ async fn sales_csv(
 }
 
 const CSV_HEADER: &str =
-    "day,channel,showtime_id,title,starts_at,bookings,seats,revenue_krw,refunds,refunded_krw";
+    "day,channel,showtime_id,title,starts_at,bookings,seats,revenue_krw,refunds,refunded_krw,\
+adult_seats,youth_seats,senior_seats,disabled_seats";
 
 /// The figures as CSV lines, a header first.
 fn csv(rows: &[SalesFigure]) -> String {
@@ -105,6 +106,10 @@ fn csv(rows: &[SalesFigure]) -> String {
             r.revenue.to_string(),
             r.refunds.to_string(),
             r.refunded.to_string(),
+            r.adult_seats.to_string(),
+            r.youth_seats.to_string(),
+            r.senior_seats.to_string(),
+            r.disabled_seats.to_string(),
         ];
         out.push_str(&line.join(","));
         out.push_str("\r\n");
@@ -146,6 +151,10 @@ mod tests {
             starts_at: chrono::DateTime::from_timestamp(1_796_000_000, 0).unwrap(),
             bookings: 2,
             seats: 3,
+            adult_seats: 2,
+            youth_seats: 0,
+            senior_seats: 1,
+            disabled_seats: 0,
             revenue: 36_000,
             refunds: 1,
             refunded: 12_000,
@@ -158,7 +167,7 @@ mod tests {
             .to_rfc3339();
         assert_eq!(
             lines[1],
-            format!("2026-12-01,box_office,7,\"Live, Loud\",{starts},2,3,36000,1,12000")
+            format!("2026-12-01,box_office,7,\"Live, Loud\",{starts},2,3,36000,1,12000,2,0,1,0")
         );
         assert_eq!(lines[2], "", "every line ends with CRLF");
     }

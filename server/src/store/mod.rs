@@ -64,7 +64,7 @@ pub fn postgres_hold_sql() -> &'static str {
 use crate::booking_events::{BookingEvent, Envelope};
 use app::domain::{
     BookingId, CustomerId, HoldId, PriceCategory, SeatChange, SeatCode, SeatStatus, ShowtimeId,
-    ShowtimeSummary,
+    ShowtimeSummary, SoldSeat,
 };
 use chrono::{DateTime, Utc};
 use std::time::Duration;
@@ -86,6 +86,24 @@ pub enum StoreError {
 /// Row structs read theirs with `#[sqlx(try_from = "i64")]`.
 pub(crate) fn stored_showtime(id: i64) -> Result<ShowtimeId, StoreError> {
     ShowtimeId::try_from(id).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// A booking's seat types and prices as its `tickets` column keeps them (JSON; none: null).
+pub(crate) fn write_tickets(tickets: &[SoldSeat]) -> Option<String> {
+    (!tickets.is_empty()).then(|| serde_json::to_string(tickets).expect("sold seats serialise"))
+}
+
+/// A booking's `tickets` column read back (null: a booking made before types).
+pub(crate) fn read_tickets(column: Option<&str>) -> Vec<SoldSeat> {
+    column
+        .and_then(|text| {
+            serde_json::from_str(text)
+                .map_err(
+                    |e| tracing::error!(error = %e, "a booking's tickets column is unreadable"),
+                )
+                .ok()
+        })
+        .unwrap_or_default()
 }
 
 /// Rows one purge statement deletes at most (short statements, short locks).

@@ -635,6 +635,7 @@ async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptie
             customer: alice,
             seats: vec![code(seat)],
             amount: 1000,
+            tickets: vec![],
             email: email.map(String::from),
             language: email.map(|_| "ko".into()),
         };

@@ -90,6 +90,7 @@ async fn drawn_showtime_aiming(
             code: "STANDARD".into(),
             name: "Standard".into(),
             price: 10_000,
+            ticket_prices: Default::default(),
         }],
         seats,
         best_seat: best_seat.map(str::to_string),
@@ -108,6 +109,8 @@ async fn drawn_showtime_aiming(
             hot_sale: false,
             accessible_release_at: release,
             prices: Default::default(),
+            ticket_types: None,
+            ticket_prices: Default::default(),
         })
         .await
         .unwrap();

@@ -136,6 +136,8 @@ impl TestDb {
                 hot_sale: false,
                 accessible_release_at: None,
                 prices: Default::default(),
+                ticket_types: None,
+                ticket_prices: Default::default(),
             })
             .await
             .unwrap()

@@ -179,6 +179,16 @@ impl HallPlan {
             if !(0..=10_000_000).contains(&c.price) {
                 problems.push(P::CategoryPrice(c.code.clone()));
             }
+            // Ticket types other than adult, each priced in every category or in none.
+            let first = self.categories.first().map(|f| f.ticket_prices.keys());
+            let same_types = first.is_some_and(|f| f.eq(c.ticket_prices.keys()));
+            let types_ok = c
+                .ticket_prices
+                .iter()
+                .all(|(t, p)| *t != super::TicketType::Adult && (0..=10_000_000).contains(p));
+            if !same_types || !types_ok {
+                problems.push(P::TicketPrices(c.code.clone()));
+            }
         }
         if self.rows.len() > 200 {
             problems.push(P::TooManyRows);

@@ -55,6 +55,9 @@ pub enum PlanProblem {
     },
     /// A price outside 0 to 10,000,000 won.
     CategoryPrice(String),
+    /// Ticket-type prices of this category that are out of range, for adult (the category's
+    /// own price), or for other types than the other categories price.
+    TicketPrices(String),
     /// More than 200 rows.
     TooManyRows,
     /// A label that is not one or two letters.
@@ -109,6 +112,9 @@ impl PlanProblem {
             },
             Self::CategoryPrice(code) => {
                 r("editor.problem.category_price", &[("code", code.clone())])
+            }
+            Self::TicketPrices(code) => {
+                r("editor.problem.ticket_prices", &[("code", code.clone())])
             }
             Self::TooManyRows => r("editor.problem.too_many_rows", &[]),
             Self::RowLabel(label) => r("editor.problem.row_label", &[("label", label.clone())]),

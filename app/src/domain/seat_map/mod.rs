@@ -1,9 +1,11 @@
 //! What the seat map, the showtime list and a hold look like on the wire (camelCase JSON, the
 //! same for the REST API and the server functions).
 
+use super::TicketType;
 use super::{BookingId, HoldId, SeatCode, ShowtimeId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -70,8 +72,22 @@ pub struct ShowtimeSummary {
 pub struct PriceCategory {
     pub code: String,
     pub name: String,
-    /// Whole won (KRW has no minor unit).
+    /// Whole won (KRW has no minor unit): the adult price.
     pub price: i64,
+    /// The price of each other ticket type sold in this category (a type not here is not
+    /// sold); in a hall's plan, the defaults of its showtimes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub ticket_prices: BTreeMap<TicketType, i64>,
+}
+
+impl PriceCategory {
+    /// The price of a seat of this category at `ticket_type`, if that type is sold in it.
+    pub fn price_for(&self, ticket_type: TicketType) -> Option<i64> {
+        match ticket_type {
+            TicketType::Adult => Some(self.price),
+            other => self.ticket_prices.get(&other).copied(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +194,9 @@ pub struct BookingView {
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub starts_at: DateTime<Utc>,
     pub seats: Vec<String>,
+    /// Each seat's ticket type and price.
+    #[serde(default)]
+    pub tickets: Vec<super::SoldSeat>,
     /// In won.
     pub amount: i64,
     pub currency: String,
@@ -315,6 +334,15 @@ pub struct SalesFigure {
     /// Confirmed bookings.
     pub bookings: i64,
     pub seats: i64,
+    /// The seats of each ticket type (`seats` counts them all).
+    #[serde(default)]
+    pub adult_seats: i64,
+    #[serde(default)]
+    pub youth_seats: i64,
+    #[serde(default)]
+    pub senior_seats: i64,
+    #[serde(default)]
+    pub disabled_seats: i64,
     /// In won.
     pub revenue: i64,
     pub refunds: i64,

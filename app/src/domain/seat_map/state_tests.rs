@@ -12,6 +12,7 @@ fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
         hall_name: String::new(),
         starts_at: at,
         seats: vec!["A1".into()],
+        tickets: vec![],
         amount: 1,
         currency: "KRW".into(),
         failure_reason: None,

@@ -3,6 +3,7 @@
 
 pub(crate) mod live;
 mod panels;
+pub use panels::TicketTypes;
 pub(crate) mod picker;
 pub(crate) mod plan;
 

@@ -328,6 +328,42 @@ fn BestBar(picker: Picker) -> impl IntoView {
     }
 }
 
+/// How many held seats are of each ticket type (adult, youth, senior, disabled), one tap per
+/// seat to change one adult into another type. Shown when the
+/// showtime sells a type besides adult for every held seat.
+#[component]
+pub fn TicketTypes(picker: Picker) -> impl IntoView {
+    let lang = use_lang();
+    let row = move |t: crate::domain::TicketType| {
+        let code = t.as_str();
+        let name = move || crate::i18n::translate(lang.get(), t.name_key(), &[]);
+        let count = move || picker.type_count(t);
+        let adult = t == crate::domain::TicketType::Adult;
+        view! {
+            <li class="ticket-type" data-type=code>
+                <span class="ticket-type-name">{name}</span>
+                <button type="button" class="secondary step" hidden=adult data-test=format!("fewer-{code}")
+                    aria-label=move || format!("− {}", name()) disabled=move || count() == 0
+                    on:click=move |_| picker.change_type(t, false)>"−"</button>
+                <output data-test=format!("count-{code}") aria-live="polite">{count}</output>
+                <button type="button" class="secondary step" hidden=adult data-test=format!("more-{code}")
+                    aria-label=move || format!("+ {}", name())
+                    disabled=move || picker.type_count(crate::domain::TicketType::Adult) == 0
+                    on:click=move |_| picker.change_type(t, true)>"+"</button>
+            </li>
+        }
+    };
+    view! {
+        <Show when=move || { picker.sold_types().len() > 1 }>
+            <fieldset class="ticket-types" data-test="ticket-types">
+                <legend>{move || tr!(lang.get(), "hold.ticket_types")}</legend>
+                <ul>{move || picker.sold_types().into_iter().map(row).collect_view()}</ul>
+                <p class="hint">{move || tr!(lang.get(), "hold.ticket_types_hint")}</p>
+            </fieldset>
+        </Show>
+    }
+}
+
 #[component]
 pub fn HoldPanel(picker: Picker) -> impl IntoView {
     let lang = use_lang();
@@ -372,6 +408,10 @@ pub fn HoldPanel(picker: Picker) -> impl IntoView {
             <p class="countdown">
                 {move || tr!(lang.get(), "hold.time_left")} " "
                 <strong data-test="countdown" role="timer">{left}</strong>
+            </p>
+            <TicketTypes picker />
+            <p class="total" data-test="hold-total">
+                {move || tr!(lang.get(), "select.total", total = price(lang.get(), picker.held_total()))}
             </p>
             // The customer's address: with the booking number it finds the booking again on any device.
             <label class="checkout-email" for="checkout-email">{move || tr!(lang.get(), "hold.email")}</label>

@@ -170,6 +170,14 @@ fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
                             {move || tr!(lang.get(), "door.admitted", inside = inside, total = total)}
                         </span>
                     })}
+                    {(!check.check_id.is_empty()).then(|| {
+                        let proof = check.check_id.clone();
+                        view! {
+                            <strong class="verdict-check-id" data-test="verdict-check-id">
+                                {move || tr!(lang.get(), "door.check_id", seats = proof.iter().map(|t| format!("{} {}", t.seat, crate::i18n::translate(lang.get(), t.ticket_type.name_key(), &[]))).collect::<Vec<_>>().join(", "))}
+                            </strong>
+                        }
+                    })}
                     <span>{title}</span>
                 </output>
             }.into_any()

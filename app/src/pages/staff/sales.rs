@@ -33,6 +33,12 @@ pub fn SalesPage() -> impl IntoView {
                                 total(|r| r.refunds),
                                 total(|r| r.refunded),
                             );
+                            let by_type = [
+                                total(|r| r.adult_seats),
+                                total(|r| r.youth_seats),
+                                total(|r| r.senior_seats),
+                                total(|r| r.disabled_seats),
+                            ];
                             let days = revenue_by_day(&rows);
                             view! {
                                 <AdminNav />
@@ -50,6 +56,7 @@ pub fn SalesPage() -> impl IntoView {
                                             <th scope="col">{move || tr!(lang.get(), "sales.channel")}</th>
                                             <th scope="col" class="num">{move || tr!(lang.get(), "sales.bookings")}</th>
                                             <th scope="col" class="num">{move || tr!(lang.get(), "sales.seats")}</th>
+                                            <th scope="col">{move || tr!(lang.get(), "sales.types")}</th>
                                             <th scope="col" class="num">{move || tr!(lang.get(), "sales.revenue")}</th>
                                             <th scope="col" class="num">{move || tr!(lang.get(), "sales.refunds")}</th>
                                         </tr>
@@ -64,6 +71,7 @@ pub fn SalesPage() -> impl IntoView {
                                                     <td data-test="sales-channel">{move || channel_name(lang.get(), r.channel)}</td>
                                                     <td class="num" data-test="sales-bookings">{thousands(r.bookings)}</td>
                                                     <td class="num" data-test="sales-seats">{thousands(r.seats)}</td>
+                                                    <td data-test="sales-types">{move || types_text(lang.get(), [r.adult_seats, r.youth_seats, r.senior_seats, r.disabled_seats])}</td>
                                                     <td class="num" data-test="sales-revenue">{move || price(lang.get(), r.revenue)}</td>
                                                     <td class="num">{thousands(r.refunds)} " · " {move || price(lang.get(), r.refunded)}</td>
                                                 </tr>
@@ -75,6 +83,7 @@ pub fn SalesPage() -> impl IntoView {
                                             <th scope="row" colspan="3">{move || tr!(lang.get(), "sales.total")}</th>
                                             <td class="num">{thousands(bookings)}</td>
                                             <td class="num">{thousands(seats)}</td>
+                                            <td>{move || types_text(lang.get(), by_type)}</td>
                                             <td class="num">{move || price(lang.get(), revenue)}</td>
                                             <td class="num">{thousands(refunds)} " · " {move || price(lang.get(), refunded)}</td>
                                         </tr>
@@ -236,4 +245,21 @@ fn CloseOther(
             {move || error.get().map(|e| view! { <span class="error" role="alert">{crate::i18n::error_text(lang.get(), &e)}</span> })}
         </form>
     }
+}
+
+/// Seats per ticket type, the types sold only (`Adult 3 · Youth 1`).
+fn types_text(lang: crate::i18n::Lang, counts: [i64; 4]) -> String {
+    crate::domain::TicketType::ALL
+        .into_iter()
+        .zip(counts)
+        .filter(|(_, n)| *n > 0)
+        .map(|(t, n)| {
+            format!(
+                "{} {}",
+                crate::i18n::translate(lang, t.name_key(), &[]),
+                thousands(n)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }

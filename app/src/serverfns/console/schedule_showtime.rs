@@ -12,7 +12,9 @@ use leptos::prelude::*;
 /// start), `hot_sale` (default false), `prices` (category code → whole won, for some or all of
 /// the hall's categories; default: the hall's prices), `accessible_release_hours` (hours before
 /// the start from which unsold wheelchair and companion seats are ordinary seats; default:
-/// never).
+/// never), `ticket_types` (the types sold besides `ADULT`: `YOUTH`, `SENIOR`, `DISABLED`;
+/// default: every type the hall has prices for), `ticket_prices` (category code → type → whole
+/// won; default: the hall's).
 #[server(endpoint = "schedule_showtime", input = server_fn::codec::Json)]
 pub async fn schedule_showtime(
     hall_id: i64,
@@ -24,6 +26,13 @@ pub async fn schedule_showtime(
     hot_sale: Option<bool>,
     prices: Option<std::collections::BTreeMap<String, i64>>,
     accessible_release_hours: Option<u32>,
+    ticket_types: Option<std::collections::BTreeSet<crate::domain::TicketType>>,
+    ticket_prices: Option<
+        std::collections::BTreeMap<
+            String,
+            std::collections::BTreeMap<crate::domain::TicketType, i64>,
+        >,
+    >,
 ) -> Result<ShowtimeId, InventoryError> {
     use crate::domain::{rfc3339, NewShowtime, DEFAULT_DURATION_MINUTES};
     use crate::engine::{inventory, require_staff, respond};
@@ -61,6 +70,8 @@ pub async fn schedule_showtime(
                 sales_close_at: optional("salesCloseAt", sales_close_at)?,
                 hot_sale: hot_sale.unwrap_or(false),
                 prices: prices.unwrap_or_default(),
+                ticket_types,
+                ticket_prices: ticket_prices.unwrap_or_default(),
             };
             inventory()?.schedule_showtime(&showtime, &actor).await
         }

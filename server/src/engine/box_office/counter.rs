@@ -50,7 +50,10 @@ impl Counter for Engine {
         if live.now >= layout.sales_close_at() {
             return Err(InventoryError::SalesClosed);
         }
-        let price = layout.price_of(&live.seats);
+        let tickets = layout
+            .sell(&live.seats, &request.ticket_types)
+            .map_err(InventoryError::TicketTypes)?;
+        let price = tickets.iter().map(|t| t.price).sum();
         let (amount, tendered, card_reference, approved_by) = match request.tender {
             Tender::Cash => {
                 let tendered = request
@@ -120,6 +123,7 @@ impl Counter for Engine {
             hold: request.hold_id,
             customer: clerk,
             seats: seats.clone(),
+            tickets: tickets.clone(),
             amount,
             shift,
             tender: request.tender,
@@ -145,6 +149,7 @@ impl Counter for Engine {
             booking_id: booking,
             showtime_id: showtime,
             seats,
+            tickets,
             tender: request.tender,
             amount,
             tendered,

@@ -98,6 +98,12 @@ impl Door for Engine {
             .await?
         {
             Scanned::CheckedIn { admitted, inside } => {
+                answer.check_id = record
+                    .tickets
+                    .iter()
+                    .filter(|t| t.ticket_type.needs_proof() && admitted.contains(&t.seat))
+                    .cloned()
+                    .collect();
                 answer.admitted = admitted;
                 answer.checked_in = inside.max(0) as usize;
             }

@@ -45,7 +45,9 @@ impl Prints for Engine {
             .map(|seat| {
                 let category = layout.categories.iter().find(|c| c.code == seat.category);
                 let ticket_code = self.seat_ticket_code(booking, seat.code.as_str());
+                let sold = record.tickets.iter().find(|t| t.seat == seat.code.as_str());
                 Ok(PrintedSeat {
+                    ticket_type: sold.map(|t| t.ticket_type).unwrap_or_default(),
                     qr_svg: super::tickets::qr_svg(&ticket_code, 120)?,
                     ticket_code,
                     code: seat.code.to_string(),
@@ -53,7 +55,7 @@ impl Prints for Engine {
                     number: seat.number.to_string(),
                     category: category.map_or_else(|| seat.category.clone(), |c| c.name.clone()),
                     category_code: seat.category.clone(),
-                    price: category.map_or(0, |c| c.price),
+                    price: sold.map_or_else(|| category.map_or(0, |c| c.price), |t| t.price),
                 })
             })
             .collect::<Result<Vec<_>, InventoryError>>()?;

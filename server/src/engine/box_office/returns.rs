@@ -18,7 +18,7 @@ impl Returns for Engine {
             None => None,
         };
         let partial_amount = match &seats {
-            Some((showtime, seats)) => self.price_of(*showtime, seats).await?,
+            Some((showtime, seats)) => self.price_of(booking, *showtime, seats).await?,
             None => 0,
         };
         let (approved_by, approver) = self.approver(actor, request.approval.as_ref()).await?;
@@ -113,6 +113,26 @@ impl Returns for Engine {
                 &[("from", from.join(", ")), ("to", to.join(", "))],
             ));
         }
+        // Each seat given up paired with a new one of its category: the new seat is sold at the
+        // old one's ticket type and price.
+        let category_of = |code: &str| {
+            layout
+                .seats
+                .iter()
+                .find(|s| s.code.as_str() == code)
+                .map(|s| s.category.clone())
+        };
+        let mut unpaired = to.clone();
+        let to: Vec<String> = from
+            .iter()
+            .map(|f| {
+                let at = unpaired
+                    .iter()
+                    .position(|t| category_of(t) == category_of(f))
+                    .unwrap_or(0);
+                unpaired.remove(at)
+            })
+            .collect();
         let (_, approver) = self.approver(actor, request.approval.as_ref()).await?;
         let audit = self.audit_line(
             actor,
@@ -189,12 +209,23 @@ impl Engine {
         Ok((record.showtime, seats))
     }
 
-    /// What `seats` of the showtime cost at its prices.
+    /// What `seats` of the booking were sold for: each seat at its type's price as sold (a
+    /// booking made before ticket types: the showtime's prices).
     async fn price_of(
         &self,
+        booking: BookingId,
         showtime: ShowtimeId,
         seats: &[String],
     ) -> Result<i64, InventoryError> {
-        Ok(self.layout(showtime).await?.price_of(seats))
+        let record = self.booking_record(booking).await?;
+        if record.tickets.is_empty() {
+            return Ok(self.layout(showtime).await?.price_of(seats));
+        }
+        Ok(record
+            .tickets
+            .iter()
+            .filter(|t| seats.contains(&t.seat))
+            .map(|t| t.price)
+            .sum())
     }
 }

@@ -30,7 +30,7 @@ use statements::*;
 use steps::CounterSteps;
 
 use super::*;
-use app::domain::{SalesChannel, Tender};
+use app::domain::{SalesChannel, SoldSeat, Tender};
 
 #[async_trait::async_trait]
 pub trait BoxOffice: Send + Sync {
@@ -163,6 +163,8 @@ pub struct CounterSaleRow {
     /// The clerk's customer id (their holds carry it).
     pub customer: CustomerId,
     pub seats: Vec<String>,
+    /// Each seat's type and its price (comp sales: the price it would have had).
+    pub tickets: Vec<SoldSeat>,
     pub amount: i64,
     pub shift: i64,
     pub tender: Tender,
@@ -181,6 +183,7 @@ impl CounterSaleRow {
             BookingEvent::BookingConfirmed {
                 showtime_id: self.hold.showtime_id(),
                 seats: self.seats.clone(),
+                tickets: self.tickets.clone(),
                 amount: self.amount,
                 payment_id: format!("{}:{}", self.tender.as_str(), self.booking.0),
                 channel: match self.tender {

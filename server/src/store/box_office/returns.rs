@@ -42,6 +42,8 @@ pub(super) struct RefundFacts {
     #[sqlx(skip)]
     pub(super) checked_in: bool,
     pub(super) amount_krw: i64,
+    /// Each seat's type and price as sold, JSON (see `store::read_tickets`).
+    pub(super) tickets: Option<String>,
     pub(super) tender: Option<String>,
     /// Owed back at the counter (its showtime was cancelled): given back whole, even when
     /// some of its seats were checked in before the cancellation.
@@ -163,8 +165,21 @@ pub(super) async fn refund_at_counter<T: CounterSteps>(
             &[],
         )));
     }
-    tx.set_booking_seats(refund.booking, &keeping, amount, keeping.is_empty(), at)
-        .await?;
+    // The seats kept keep their types; a booking given back whole keeps what it was sold as.
+    let kept: Vec<SoldSeat> = crate::store::read_tickets(booking.tickets.as_deref())
+        .into_iter()
+        .filter(|t| keeping.contains(&t.seat))
+        .collect();
+    let kept = (!keeping.is_empty() && !kept.is_empty()).then_some(kept.as_slice());
+    tx.set_booking_seats(
+        refund.booking,
+        &keeping,
+        amount,
+        keeping.is_empty(),
+        at,
+        kept,
+    )
+    .await?;
     tx.insert_refund(refund, &giving, &method, amount, at)
         .await?;
     let showtime = stored_showtime(booking.showtime_id)?;
@@ -260,7 +275,7 @@ pub(super) async fn cancel_online<T: CounterSteps>(
         tx.rollback().await?;
         return refuse("invalid.cancel_not_confirmed");
     }
-    tx.set_booking_seats(booking, &[], facts.amount_krw, true, at)
+    tx.set_booking_seats(booking, &[], facts.amount_krw, true, at, None)
         .await?;
     let showtime = stored_showtime(facts.showtime_id)?;
     let refund = BookingEvent::RefundDue {
@@ -315,7 +330,18 @@ pub(super) async fn exchange_at_counter<T: CounterSteps>(
         return Ok(CounterExchanged::HoldLapsed);
     }
     let seats = seats_after_exchange(&booking.seats.0, exchange);
-    tx.set_booking_seats(exchange.booking, &seats, 0, false, at)
+    // Each new seat at the type and price of the seat it replaces (paired by category).
+    let tickets: Vec<SoldSeat> = crate::store::read_tickets(booking.tickets.as_deref())
+        .into_iter()
+        .map(|mut t| {
+            if let Some(at) = exchange.from.iter().position(|f| *f == t.seat) {
+                t.seat = exchange.to[at].clone();
+            }
+            t
+        })
+        .collect();
+    let tickets = (!tickets.is_empty()).then_some(tickets.as_slice());
+    tx.set_booking_seats(exchange.booking, &seats, 0, false, at, tickets)
         .await?;
     // The hold is used up: nothing else confirms it.
     tx.delete_hold(exchange.hold).await?;

@@ -4,8 +4,9 @@
 pub(super) const SHIFT_OPEN: &str = "select id from shift where id = $1 and closed_at is null";
 pub(super) const INSERT_BOOKING: &str =
     "insert into booking (id, showtime_id, hold_id, customer_id, seats,
-                                                   amount_krw, status, created_at, updated_at)
-                              values ($1, $2, $3, $4, $5, $6, 'CONFIRMED', $7, $7)
+                                                   amount_krw, status, created_at, updated_at,
+                                                   tickets)
+                              values ($1, $2, $3, $4, $5, $6, 'CONFIRMED', $7, $7, $8)
                               on conflict (hold_id) do nothing returning id";
 pub(super) const INSERT_SALE: &str =
     "insert into counter_sale (booking_id, shift_id, tender, amount_krw,
@@ -13,7 +14,7 @@ pub(super) const INSERT_SALE: &str =
                                                      created_at, seat_count)
                            values ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 pub(super) const REFUND_FACTS: &str = "select b.showtime_id, b.seats, b.status, b.refunded_at is not null as refunded,
-                                   b.amount_krw,
+                                   b.amount_krw, b.tickets,
                                    (select cs.tender from counter_sale cs where cs.booking_id = b.id)
                                        as tender,
                                    exists (select 1 from counter_refund_owed o
@@ -34,7 +35,7 @@ pub(super) const RETURNING: &str = "returning seat_code, version, blocked";
 pub(super) const SET_BOOKING_SEATS: &str = "update booking
                                     set seats = $2, amount_krw = amount_krw - $3,
                                         refunded_at = case when $4 then $5 else refunded_at end,
-                                        updated_at = $5
+                                        updated_at = $5, tickets = coalesce($6, tickets)
                                   where id = $1";
 pub(super) const INSERT_REFUND: &str =
     "insert into counter_refund (booking_id, shift_id, seats, method,

@@ -63,6 +63,8 @@ pub(super) trait CounterSteps: Send + Sized {
         seats: &[String],
     ) -> Result<Vec<(String, i64, Option<String>)>, StoreError>;
     /// The booking's seats and amount now (`refunded`: none is left).
+    /// The booking's seats now, `amount` less, refunded when `refunded`, and its seats' types
+    /// and prices when given (`None`: as they were).
     async fn set_booking_seats(
         &mut self,
         booking: BookingId,
@@ -70,6 +72,7 @@ pub(super) trait CounterSteps: Send + Sized {
         amount: i64,
         refunded: bool,
         at: At,
+        tickets: Option<&[SoldSeat]>,
     ) -> Result<(), StoreError>;
     async fn insert_refund(
         &mut self,
@@ -154,6 +157,7 @@ macro_rules! counter_steps {
                 .bind(SeatList(sale.seats.clone()))
                 .bind(sale.amount)
                 .bind(at)
+                .bind(crate::store::write_tickets(&sale.tickets))
                 .fetch_optional(&mut *self.0)
                 .await?;
             Ok(inserted.is_some())
@@ -258,6 +262,7 @@ macro_rules! counter_steps {
             amount: i64,
             refunded: bool,
             at: At,
+            tickets: Option<&[SoldSeat]>,
         ) -> Result<(), StoreError> {
             sqlx::query(SET_BOOKING_SEATS)
                 .bind(booking.0)
@@ -265,6 +270,7 @@ macro_rules! counter_steps {
                 .bind(amount)
                 .bind(refunded)
                 .bind(at)
+                .bind(tickets.and_then(crate::store::write_tickets))
                 .execute(&mut *self.0)
                 .await?;
             Ok(())

@@ -30,6 +30,7 @@ pub(super) async fn add_showtime<T: CatalogSteps>(
     for (category, price) in &new.prices {
         tx.insert_price(id, category, *price).await?;
     }
+    tx.insert_ticket_prices(new, id).await?;
     tx.insert_show_seats(id, new.hall_id).await?;
     tx.commit().await?;
     stored_showtime(id)

@@ -111,9 +111,13 @@ macro_rules! hall_plans {
                 };
                 let categories = sqlx::query_as(SHOWTIME_CATEGORIES).bind(showtime.get());
                 let categories = categories.fetch_all(&self.$read).await?;
+                let prices = sqlx::query_as(SHOWTIME_TICKET_PRICES).bind(showtime.get());
+                let prices = prices.fetch_all(&self.$read).await?;
                 let seats = sqlx::query_as(HALL_SEATS).bind(head.hall_id);
                 let seats = seats.fetch_all(&self.$read).await?;
-                head.layout(showtime, categories, seats).map(Some)
+                let mut layout = head.layout(showtime, categories, seats)?;
+                priced(&mut layout.categories, prices);
+                Ok(Some(layout))
             }
 
             async fn halls(&self) -> Result<Vec<HallSummary>, StoreError> {
@@ -136,9 +140,13 @@ macro_rules! hall_plans {
                 let Some(name) = name else { return Ok(None) };
                 let categories = sqlx::query_as(CATEGORIES).bind(hall_id);
                 let categories = categories.fetch_all(&self.$read).await?;
+                let prices = sqlx::query_as(HALL_TICKET_PRICES).bind(hall_id);
+                let prices = prices.fetch_all(&self.$read).await?;
                 let seats = sqlx::query_as(HALL_SEATS).bind(hall_id);
                 let seats = seats.fetch_all(&self.$read).await?;
-                stored_hall(name, categories, seats).map(Some)
+                let mut hall = stored_hall(name, categories, seats)?;
+                priced(&mut hall.categories, prices);
+                Ok(Some(hall))
             }
 
             async fn showtime_counts(

@@ -62,6 +62,8 @@ pub trait Catalog: Send + Sync {
             hot_sale: false,
             accessible_release_at: None,
             prices: Default::default(),
+            ticket_types: None,
+            ticket_prices: Default::default(),
         })
         .await
     }
@@ -133,6 +135,22 @@ impl Layout {
     /// unless the showtime was scheduled to close earlier).
     pub fn sales_close_at(&self) -> DateTime<Utc> {
         self.sales.closes_at
+    }
+
+    /// These seats at the showtime's prices of the ticket types asked for (see
+    /// [`app::domain::assign_types`]): the seats in reading order, adults first. Refused when
+    /// the counts do not add up to the seats or a type is not sold for the showtime.
+    pub fn sell<S: AsRef<str>>(
+        &self,
+        codes: &[S],
+        types: &app::domain::TicketCounts,
+    ) -> Result<Vec<app::domain::SoldSeat>, app::error::Reason> {
+        let seats = app::seating::reading_order(codes.iter().map(|c| c.as_ref()));
+        app::domain::assign_types(&seats, types, |code, ticket_type| {
+            let seat = self.seats.iter().find(|s| s.code.as_str() == code)?;
+            let category = self.categories.iter().find(|c| c.code == seat.category)?;
+            category.price_for(ticket_type)
+        })
     }
 
     /// What these seats cost at the showtime's prices (codes it does not have cost nothing).

@@ -131,6 +131,19 @@ impl CategoryRow {
             code: self.code,
             name: self.name,
             price: self.price_krw,
+            ticket_prices: Default::default(),
+        }
+    }
+}
+
+/// Puts each `(category, ticket type, price)` row (`SHOWTIME_TICKET_PRICES`,
+/// `HALL_TICKET_PRICES`) in its category; a type this build does not know is left out.
+pub(super) fn priced(categories: &mut [PriceCategory], rows: Vec<(String, String, i64)>) {
+    for (category, ticket_type, price) in rows {
+        let known = app::domain::TicketType::parse(&ticket_type);
+        let category = categories.iter_mut().find(|c| c.code == category);
+        if let (Some(ticket_type), Some(category)) = (known, category) {
+            category.ticket_prices.insert(ticket_type, price);
         }
     }
 }

@@ -17,6 +17,18 @@ pub(super) const SHOWTIME_CATEGORIES: &str =
        from showtime st join price_category c on c.hall_id = st.hall_id
        left join showtime_price p on p.showtime_id = st.id and p.category = c.code
       where st.id = $1 order by price_krw, c.code";
+/// A showtime's prices of the ticket types it sells besides adult.
+pub(super) const SHOWTIME_TICKET_PRICES: &str =
+    "select category, ticket_type, price_krw from showtime_ticket_price where showtime_id = $1";
+/// A hall's default prices of ticket types besides adult.
+pub(super) const HALL_TICKET_PRICES: &str =
+    "select category, ticket_type, price_krw from category_ticket_price where hall_id = $1";
+pub(super) const NEW_HALL_TICKET_PRICE: &str =
+    "insert into category_ticket_price (hall_id, category, ticket_type, price_krw)
+     values ($1, $2, $3, $4)";
+pub(super) const NEW_TICKET_PRICE: &str =
+    "insert into showtime_ticket_price (showtime_id, category, ticket_type, price_krw)
+     values ($1, $2, $3, $4)";
 pub(super) const NEW_PRICE: &str =
     "insert into showtime_price (showtime_id, category, price_krw) values ($1, $2, $3)";
 pub(super) const NEW_CATEGORY: &str =

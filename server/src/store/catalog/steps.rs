@@ -28,6 +28,13 @@ pub(super) trait CatalogSteps: Send + Sized {
         category: &str,
         price: i64,
     ) -> Result<(), StoreError>;
+    /// The showtime's prices of the ticket types it sells besides adult (its own, else its
+    /// hall's defaults).
+    async fn insert_ticket_prices(
+        &mut self,
+        new: &NewShowtime,
+        showtime: i64,
+    ) -> Result<(), StoreError>;
     /// The showtime's seats, one per seat of its hall.
     async fn insert_show_seats(&mut self, showtime: i64, hall: i64) -> Result<(), StoreError>;
     /// Whether seat `code` is free at `now` (its row locked, in PostgreSQL).
@@ -100,6 +107,44 @@ macro_rules! catalog_steps {
                 .bind(category.price)
                 .execute(&mut *self.0)
                 .await?;
+            for (ticket_type, price) in &category.ticket_prices {
+                sqlx::query(NEW_HALL_TICKET_PRICE)
+                    .bind(hall)
+                    .bind(&category.code)
+                    .bind(ticket_type.as_str())
+                    .bind(*price)
+                    .execute(&mut *self.0)
+                    .await?;
+            }
+            Ok(())
+        }
+
+        async fn insert_ticket_prices(
+            &mut self,
+            new: &NewShowtime,
+            showtime: i64,
+        ) -> Result<(), StoreError> {
+            let categories: Vec<CategoryRow> = sqlx::query_as(CATEGORIES)
+                .bind(new.hall_id)
+                .fetch_all(&mut *self.0)
+                .await?;
+            let mut categories: Vec<PriceCategory> =
+                categories.into_iter().map(CategoryRow::category).collect();
+            let defaults = sqlx::query_as(HALL_TICKET_PRICES).bind(new.hall_id);
+            priced(&mut categories, defaults.fetch_all(&mut *self.0).await?);
+            // The engine refused a schedule whose table is incomplete; here it is the table.
+            let table = new
+                .ticket_price_table(&categories)
+                .map_err(|r| StoreError::Corrupt(format!("ticket prices: {r}")))?;
+            for (category, ticket_type, price) in table {
+                sqlx::query(NEW_TICKET_PRICE)
+                    .bind(showtime)
+                    .bind(category)
+                    .bind(ticket_type.as_str())
+                    .bind(price)
+                    .execute(&mut *self.0)
+                    .await?;
+            }
             Ok(())
         }
 

@@ -17,13 +17,15 @@ pub(super) trait ConsumerSteps: Send + Sized {
         booking: BookingId,
         kind: MailKind,
     ) -> Result<(), StoreError>;
-    /// Adds to a showtime's figures of a day: `[bookings, seats, revenue, refunds, refunded]`.
+    /// Adds to a showtime's figures of a day: `[bookings, seats, revenue, refunds, refunded]`
+    /// and the seats of each ticket type.
     async fn add_sales(
         &mut self,
         showtime: ShowtimeId,
         day: chrono::NaiveDate,
         channel: SalesChannel,
         figures: [i64; 5],
+        by_type: [i64; 4],
     ) -> Result<(), StoreError>;
     async fn commit(self) -> Result<(), StoreError>;
 }
@@ -37,6 +39,7 @@ macro_rules! consumer_steps {
             day: chrono::NaiveDate,
             channel: SalesChannel,
             [bookings, seats, revenue, refunds, refunded]: [i64; 5],
+            [adult, youth, senior, disabled]: [i64; 4],
         ) -> Result<(), StoreError> {
             sqlx::query(ADD_SALES)
                 .bind(showtime.get())
@@ -47,6 +50,10 @@ macro_rules! consumer_steps {
                 .bind(revenue)
                 .bind(refunds as i32)
                 .bind(refunded)
+                .bind(adult as i32)
+                .bind(youth as i32)
+                .bind(senior as i32)
+                .bind(disabled as i32)
                 .execute(&mut *self.0)
                 .await?;
             Ok(())
@@ -81,12 +88,14 @@ pub(super) async fn apply_event<T: ConsumerSteps>(
             channel,
             bookings,
             seats,
+            by_type,
             revenue,
             refunds,
             refunded,
         } => {
             let figures = [*bookings, *seats, *revenue, *refunds, *refunded];
-            tx.add_sales(*showtime, *day, *channel, figures).await?
+            tx.add_sales(*showtime, *day, *channel, figures, *by_type)
+                .await?
         }
     }
     tx.commit().await?;

@@ -12,11 +12,16 @@ use app::domain::SalesChannel;
 
 /// Adds to a showtime's figures of a day (the same statement in both dialects).
 const ADD_SALES: &str = "insert into sales_daily
-        (showtime_id, day, channel, bookings, seats, revenue_krw, refunds, refunded_krw)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)
+        (showtime_id, day, channel, bookings, seats, revenue_krw, refunds, refunded_krw,
+         adult_seats, youth_seats, senior_seats, disabled_seats)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      on conflict (showtime_id, day, channel) do update
         set bookings = sales_daily.bookings + excluded.bookings,
             seats = sales_daily.seats + excluded.seats,
+            adult_seats = sales_daily.adult_seats + excluded.adult_seats,
+            youth_seats = sales_daily.youth_seats + excluded.youth_seats,
+            senior_seats = sales_daily.senior_seats + excluded.senior_seats,
+            disabled_seats = sales_daily.disabled_seats + excluded.disabled_seats,
             revenue_krw = sales_daily.revenue_krw + excluded.revenue_krw,
             refunds = sales_daily.refunds + excluded.refunds,
             refunded_krw = sales_daily.refunded_krw + excluded.refunded_krw";
@@ -38,6 +43,8 @@ pub enum ConsumerEffect {
         channel: SalesChannel,
         bookings: i64,
         seats: i64,
+        /// The seats of each ticket type, in `TicketType::ALL`'s order.
+        by_type: [i64; 4],
         revenue: i64,
         refunds: i64,
         refunded: i64,
@@ -54,6 +61,8 @@ pub struct SalesRow {
     pub channel: SalesChannel,
     pub bookings: i64,
     pub seats: i64,
+    /// The seats of each ticket type, in `TicketType::ALL`'s order.
+    pub by_type: [i64; 4],
     pub revenue: i64,
     pub refunds: i64,
     pub refunded: i64,
@@ -73,6 +82,10 @@ struct SalesDbRow {
     revenue_krw: i64,
     refunds: i64,
     refunded_krw: i64,
+    adult_seats: i64,
+    youth_seats: i64,
+    senior_seats: i64,
+    disabled_seats: i64,
 }
 
 impl From<SalesDbRow> for SalesRow {
@@ -85,6 +98,12 @@ impl From<SalesDbRow> for SalesRow {
             channel: SalesChannel::parse(&r.channel).unwrap_or_default(),
             bookings: r.bookings,
             seats: r.seats,
+            by_type: [
+                r.adult_seats,
+                r.youth_seats,
+                r.senior_seats,
+                r.disabled_seats,
+            ],
             revenue: r.revenue_krw,
             refunds: r.refunds,
             refunded: r.refunded_krw,

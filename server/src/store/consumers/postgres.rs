@@ -83,7 +83,9 @@ impl Consumers for PgStore {
         let rows: Vec<SalesDbRow> = sqlx::query_as(
             "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.channel, d.bookings::bigint as bookings,
                     d.seats::bigint as seats, d.revenue_krw, d.refunds::bigint as refunds,
-                    d.refunded_krw
+                    d.refunded_krw, d.adult_seats::bigint as adult_seats,
+                    d.youth_seats::bigint as youth_seats, d.senior_seats::bigint as senior_seats,
+                    d.disabled_seats::bigint as disabled_seats
                from sales_daily d join showtime s on s.id = d.showtime_id
               order by d.day desc, s.starts_at, d.showtime_id, d.channel",
         )

@@ -88,7 +88,8 @@ impl Consumers for SqliteStore {
     async fn sales(&self) -> Result<Vec<SalesRow>, StoreError> {
         let rows: Vec<SalesDbRow> = sqlx::query_as(
             "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.channel, d.bookings, d.seats,
-                    d.revenue_krw, d.refunds, d.refunded_krw
+                    d.revenue_krw, d.refunds, d.refunded_krw, d.adult_seats, d.youth_seats,
+                    d.senior_seats, d.disabled_seats
                from sales_daily d join showtime s on s.id = d.showtime_id
               order by d.day desc, s.starts_at, d.showtime_id, d.channel",
         )

@@ -19,6 +19,8 @@ pub struct NewBooking {
     pub customer: CustomerId,
     pub seats: Vec<SeatCode>,
     pub amount: i64,
+    /// Each seat's type and price (adding up to `amount`).
+    pub tickets: Vec<SoldSeat>,
     /// Where the ticket goes (as [`app::domain::Email`] stores it), if the customer gave one.
     pub email: Option<String>,
     /// The language of the customer's messages (`ko`, `en`).
@@ -31,6 +33,8 @@ pub struct BookingRow {
     pub id: BookingId,
     pub status: BookingStatus,
     pub amount: i64,
+    /// Each seat's type and price, as chosen at its first checkout (none: made before types).
+    pub tickets: Vec<SoldSeat>,
 }
 
 /// A booking's payment session at the gateway.
@@ -145,6 +149,8 @@ pub struct BookingRecord {
     pub customer: CustomerId,
     pub seats: Vec<String>,
     pub amount: i64,
+    /// Each seat's type and price as sold (none: sold before types, every seat adult).
+    pub tickets: Vec<SoldSeat>,
     pub status: BookingStatus,
     pub failure_reason: Option<String>,
     pub created_at: DateTime<Utc>,
@@ -203,14 +209,15 @@ impl BookingFilter {
 // Statements that read the same in both dialects.
 const BOOKING_COLUMNS: &str = "select id, showtime_id, customer_id, seats, amount_krw, status,
                                       failure_reason, created_at, updated_at, refunded_at,
-                                      email, language,
+                                      email, language, tickets,
                                       (select st.cancelled_at is not null from showtime st
                                         where st.id = booking.showtime_id) as showtime_cancelled
                                  from booking";
 const PAYMENTS_OF_BOOKING: &str =
     "select status, amount_krw, payment_url, session_expires_at, updated_at
        from payment where booking_id = $1 order by created_at";
-const BOOKING_OF_HOLD: &str = "select id, status, amount_krw from booking where hold_id = $1";
+const BOOKING_OF_HOLD: &str =
+    "select id, status, amount_krw, tickets from booking where hold_id = $1";
 const PAYMENT_KNOWN: &str = "select 1 from payment where provider_session_id = $1";
 const SET_MISMATCH: &str = "update payment set mismatch = $2 where provider_session_id = $1";
 

@@ -14,8 +14,8 @@ impl Payments for PgStore {
         let seats = SeatList(new.seats.iter().map(|s| s.to_string()).collect());
         sqlx::query(
             "insert into booking (id, showtime_id, hold_id, customer_id, seats, amount_krw, email,
-                                  language)
-             values ($1, $2, $3, $4, $5, $6, $7, $8)
+                                  language, tickets)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
              on conflict (hold_id) do update
                 set email = coalesce(excluded.email, booking.email),
                     language = coalesce(excluded.language, booking.language)
@@ -31,6 +31,7 @@ impl Payments for PgStore {
         .bind(new.amount)
         .bind(new.email.as_deref())
         .bind(new.language.as_deref())
+        .bind(crate::store::write_tickets(&new.tickets))
         .execute(&self.pool)
         .await?;
         let row: StoredBookingOfHold = sqlx::query_as(BOOKING_OF_HOLD)

@@ -20,6 +20,7 @@ pub(super) struct StoredBooking {
     showtime_cancelled: bool,
     email: Option<String>,
     language: Option<String>,
+    tickets: Option<String>,
 }
 
 /// `PAYMENTS_OF_BOOKING` as both dialects read them.
@@ -40,6 +41,7 @@ impl StoredBooking {
             customer: CustomerId(self.customer_id),
             seats: self.seats.0,
             amount: self.amount_krw,
+            tickets: crate::store::read_tickets(self.tickets.as_deref()),
             status: self.status,
             failure_reason: self.failure_reason,
             created_at: self.created_at.0,
@@ -68,6 +70,7 @@ pub(super) struct StoredBookingOfHold {
     id: uuid::Uuid,
     status: BookingStatus,
     amount_krw: i64,
+    tickets: Option<String>,
 }
 
 impl From<StoredBookingOfHold> for BookingRow {
@@ -76,6 +79,7 @@ impl From<StoredBookingOfHold> for BookingRow {
             id: BookingId(row.id),
             status: row.status,
             amount: row.amount_krw,
+            tickets: crate::store::read_tickets(row.tickets.as_deref()),
         }
     }
 }

@@ -12,6 +12,8 @@ pub(super) struct BookingFacts {
     pub(super) hold_id: uuid::Uuid,
     pub(super) status: BookingStatus,
     pub(super) seats: SeatList,
+    /// Each seat's type and price, JSON (see `store::read_tickets`).
+    pub(super) tickets: Option<String>,
     pub(super) sales_open: bool,
 }
 
@@ -94,6 +96,7 @@ impl Writes {
         let event = BookingEvent::BookingConfirmed {
             showtime_id: facts.showtime_id,
             seats: facts.seats.0,
+            tickets: crate::store::read_tickets(facts.tickets.as_deref()),
             amount: paid,
             payment_id: payment_id.into(),
             // Settled payments come from the gateway: sold online.

@@ -94,7 +94,7 @@ impl Settlements for PgStore {
         .await?;
         // The booking's row lock makes its settlements wait for each other.
         let facts: Option<BookingFacts> = sqlx::query_as(
-            "select b.showtime_id, b.hold_id, b.status, b.seats,
+            "select b.showtime_id, b.hold_id, b.status, b.seats, b.tickets,
                     coalesce(coalesce(st.sales_close_at, st.starts_at) > coalesce($2::timestamptz, now())
                              and st.cancelled_at is null, false)
                         as sales_open

@@ -83,7 +83,7 @@ impl Settlements for SqliteStore {
         // The single writer makes this transaction the only one: nothing to lock.
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         let facts: Option<BookingFacts> = sqlx::query_as(
-            "select b.showtime_id, b.hold_id, b.status, b.seats,
+            "select b.showtime_id, b.hold_id, b.status, b.seats, b.tickets,
                     coalesce(coalesce(st.sales_close_at, st.starts_at) > $2 and st.cancelled_at is null, 0)
                         as sales_open
                from booking b left join showtime st on st.id = b.showtime_id

@@ -282,7 +282,7 @@ async fn bad_addresses_and_references_are_refused_and_change_nothing(backend: Ba
         r#"{"email": "kim@example.com\r\nBcc: all@example.com"}"#,
         r#"{"email": 42}"#,
         r#"{"language": "fr"}"#,
-        r#"{"ticketTypes": {"ADULT": 1}}"#,
+        r#"{"ticketTypes": {"CHILD": 1}}"#,
         r#"{"emial": "kim@example.com"}"#,
         "[]",
         "{",

@@ -427,4 +427,5 @@ mod customer_cancel;
 mod mail;
 mod sessions;
 mod settlement;
+mod ticket_types;
 mod tickets;

@@ -54,6 +54,7 @@ impl Picker {
     fn held(self, outcome: Result<Hold, InventoryError>) {
         match outcome {
             Ok(hold) => {
+                self.types.set(Default::default());
                 self.hold.set(Some(HeldSeats {
                     hold,
                     received_ms: Some(browser_now()),
@@ -91,7 +92,8 @@ impl Picker {
         };
         self.pending.set(true);
         spawn_local(async move {
-            match checkout_hold(held.hold.hold_id.as_uuid(), email, lang.into()).await {
+            let types = self.ticket_counts();
+            match checkout_hold(held.hold.hold_id.as_uuid(), email, lang.into(), types).await {
                 Ok(checkout) => {
                     // The page stays pending until the browser has left it.
                     let _ = window().location().set_href(&checkout.payment_url);

@@ -2,6 +2,7 @@
 //! statuses, the countdown clock, and the calls to the server functions.
 
 mod actions;
+mod types;
 mod view;
 
 pub use view::{Notice, SeatView};
@@ -41,6 +42,8 @@ pub struct Picker {
     pub selected: RwSignal<BTreeSet<String>>,
     pub conflicted: RwSignal<BTreeSet<String>>,
     pub hold: RwSignal<Option<HeldSeats>>,
+    /// The held seats' ticket types other than adult, and how many of each.
+    pub types: RwSignal<crate::domain::TicketCounts>,
     pub notice: RwSignal<Option<Notice>>,
     pub pending: RwSignal<bool>,
     /// The seat that takes Tab focus (roving tabindex).
@@ -133,6 +136,7 @@ impl Picker {
                 hold,
                 received_ms: None,
             })),
+            types: RwSignal::new(Default::default()),
             notice: RwSignal::new(None),
             pending: RwSignal::new(false),
             focused: RwSignal::new(first_free.map(|s| s.code.to_string()).unwrap_or_default()),

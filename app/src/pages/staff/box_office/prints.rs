@@ -26,6 +26,9 @@ pub(super) fn PrintView(
                 <p data-test="printed-receipt-meta">{crate::format::date_time(l, sale.sold_at)}<br />
                     {tr!(l, "kiosk.register")} " " {sale.register.clone()} " · " {sale.clerk.clone()}</p>
                 <p>{crate::seating::reading_order(&sale.seats).join(", ")}</p>
+                {sale.tickets.iter().any(|t| t.ticket_type.needs_proof()).then(|| view! {
+                    <p data-test="receipt-types">{sale.tickets.iter().map(|t| format!("{} {} {}", t.seat, crate::i18n::translate(l, t.ticket_type.name_key(), &[]), price(l, t.price))).collect::<Vec<_>>().join(" · ")}</p>
+                })}
                 <p>{tr!(l, "kiosk.total")} " " <strong>{price(l, sale.amount)}</strong></p>
                 <p>{tender}</p>
                 {sale.tendered.map(|t| view! { <p>{tr!(l, "kiosk.cash_received")} " " {price(l, t)}</p> })}
@@ -52,6 +55,7 @@ pub(super) fn PrintView(
                 let reference = reference.clone();
                 let (row, number, price_of) = (seat.row.clone(), seat.number.clone(), seat.price);
                 let (category_code, category) = (seat.category_code.clone(), seat.category.clone());
+                let kind = seat.ticket_type;
                 view! {
                     <article class="printed-ticket" data-test="printed-ticket">
                         {(reprint > 0).then(|| view! { <p class="reprint" data-test="reprint">{move || tr!(lang.get(), "kiosk.reprint_mark", n = reprint)}</p> })}
@@ -60,7 +64,10 @@ pub(super) fn PrintView(
                         <p>{hall_name.clone()}</p>
                         <p>{move || showtime_when(lang.get(), when)}</p>
                         <p class="ticket-seat">{move || tr!(lang.get(), "kiosk.row_seat", row = row.clone(), number = number.clone())}</p>
-                        <p>{move || category_label(lang.get(), &category_code, &category)} " · " {move || price(lang.get(), price_of)}</p>
+                        <p>{move || category_label(lang.get(), &category_code, &category)} " · "
+                            <span data-test="printed-type" data-type=kind.as_str()>{move || crate::i18n::translate(lang.get(), kind.name_key(), &[])}</span>
+                            " · " {move || price(lang.get(), price_of)}</p>
+                        {kind.needs_proof().then(|| view! { <p class="check-id">{move || tr!(lang.get(), "ticket_type.check_id")}</p> })}
                         // Each seat's own code: it admits this seat alone.
                         <div class="qr" inner_html=seat.qr_svg.clone()></div>
                         <p class="reference">{move || tr!(lang.get(), "kiosk.reference")} " " {reference.clone()}</p>

@@ -148,7 +148,6 @@ pub(super) fn Sale(
     }
 }
 
-/// The total of the clerk's held seats.
 /// The seats the clerk holds, in reading order (`A1, A2`).
 pub(super) fn held_seats(picker: Picker) -> String {
     picker.hold.with(|h| {
@@ -158,15 +157,4 @@ pub(super) fn held_seats(picker: Picker) -> String {
             })
             .unwrap_or_default()
     })
-}
-
-pub(super) fn held_total(picker: Picker) -> i64 {
-    let held: std::collections::BTreeSet<String> = picker.hold.with(|h| {
-        h.as_ref()
-            .map(|h| h.hold.seats.iter().map(|s| s.to_string()).collect())
-            .unwrap_or_default()
-    });
-    picker
-        .seats
-        .with_value(|seats| crate::seating::total(seats, &held))
 }

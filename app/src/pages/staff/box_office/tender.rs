@@ -18,7 +18,7 @@ pub(super) fn Tender(
     let exchanging = RwSignal::new(false);
     let error = RwSignal::new(None::<InventoryError>);
     let busy = RwSignal::new(false);
-    let total = Memo::new(move |_| held_total(picker));
+    let total = Memo::new(move |_| picker.held_total());
     let given = move || tendered.with(|t| t.trim().parse::<i64>().ok());
     let change = move || given().map(|g| g - total.get());
     let seats = move || held_seats(picker);
@@ -38,6 +38,7 @@ pub(super) fn Tender(
             approval: (which == Tender::Comp)
                 .then(|| approval(supervisor, pin))
                 .flatten(),
+            ticket_types: picker.ticket_counts(),
         };
         busy.set(true);
         spawn_local(async move {
@@ -67,6 +68,7 @@ pub(super) fn Tender(
         }>
         <section class="tender" data-test="tender">
             <p class="held-seats" data-test="held-seats">{seats}</p>
+            <crate::pages::seat_map::TicketTypes picker />
             <p class="total">{move || tr!(lang.get(), "kiosk.total")} " " <strong data-test="sale-total">{move || price(lang.get(), total.get())}</strong></p>
             <div class="tenders" role="radiogroup" aria-label=move || tr!(lang.get(), "kiosk.tender")>
                 {tender_button(Tender::Cash, "kiosk.cash")}

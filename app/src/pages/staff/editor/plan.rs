@@ -136,7 +136,8 @@ impl DraftProblem {
                 P::CategoryCode(code)
                 | P::CategoryTwice(code)
                 | P::CategoryName { code, .. }
-                | P::CategoryPrice(code) => vec![Source::Category(code.clone())],
+                | P::CategoryPrice(code)
+                | P::TicketPrices(code) => vec![Source::Category(code.clone())],
                 P::RowLabel(row)
                 | P::RowTwice(row)
                 | P::GapWidth(row)
@@ -335,6 +336,7 @@ pub(super) fn plan_of(
                 code,
                 name: c.name.get().trim().to_string(),
                 price,
+                ticket_prices: Default::default(),
             }
         })
         .collect();

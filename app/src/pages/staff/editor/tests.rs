@@ -49,6 +49,7 @@ fn a_mistake_on_a_whole_row_is_one_problem_naming_its_seats() {
             code: "STANDARD".into(),
             name: "Standard".into(),
             price: 12_000,
+            ticket_prices: Default::default(),
         }],
         rows: vec![
             row_plan(

@@ -15,7 +15,7 @@ use crate::domain::{
     HallPlan, HallSummary, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
 };
 use crate::error::InventoryError;
-use crate::format::{clock_time, showtime_when};
+use crate::format::{clock_time, price, showtime_when};
 use crate::i18n::{error_text, use_lang};
 use crate::serverfns::{
     block_seats, cancel_showtime, export_hall, halls, import_hall, schedule_showtime,
@@ -118,6 +118,8 @@ pub fn HallsPage() -> impl IntoView {
     let opens = RwSignal::new(String::new());
     let closes = RwSignal::new(String::new());
     let hot = RwSignal::new(false);
+    // Ticket types of the hall's defaults the operator chose not to sell for this showtime.
+    let unsold = RwSignal::new(std::collections::BTreeSet::<crate::domain::TicketType>::new());
     let release_hours = RwSignal::new(String::new());
     // Seats taken off public sale (or put back), by showtime and seat codes.
     let block_showtime = RwSignal::new(String::new());
@@ -187,6 +189,19 @@ pub fn HallsPage() -> impl IntoView {
         let hot = Some(hot.get_untracked());
         let release = release_hours.get_untracked().trim().parse::<u32>().ok();
         let typed = prices.get_untracked();
+        let plan_types: std::collections::BTreeSet<crate::domain::TicketType> = hall_plan
+            .get_untracked()
+            .flatten()
+            .map(|plan| {
+                plan.categories
+                    .iter()
+                    .flat_map(|c| c.ticket_prices.keys().copied())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let unsold = unsold.get_untracked();
+        let ticket_types =
+            (!unsold.is_empty()).then(|| plan_types.difference(&unsold).copied().collect());
         let prices: BTreeMap<String, i64> = hall_plan
             .get_untracked()
             .flatten()
@@ -209,6 +224,8 @@ pub fn HallsPage() -> impl IntoView {
                 hot,
                 Some(prices),
                 release,
+                ticket_types,
+                None,
             )
             .await
             {
@@ -294,6 +311,21 @@ pub fn HallsPage() -> impl IntoView {
                                                 on:input=move |ev| prices.update(|p| { p.insert(code.clone(), event_target_value(&ev)); }) />
                                         }
                                     }).collect_view())}
+                                    {move || hall_plan.get().flatten().map(|plan| {
+                                        let types: std::collections::BTreeSet<crate::domain::TicketType> = plan.categories.iter().flat_map(|c| c.ticket_prices.keys().copied()).collect();
+                                        types.into_iter().map(|t| {
+                                            let prices: Vec<i64> = plan.categories.iter().filter_map(|c| c.ticket_prices.get(&t).copied()).collect();
+                                            view! {
+                                                <label class="check">
+                                                    <input type="checkbox" data-test=format!("schedule-type-{}", t.as_str())
+                                                        prop:checked=move || unsold.with(|u| !u.contains(&t))
+                                                        on:change=move |ev| { let on = event_target_checked(&ev); unsold.update(|u| { if on { u.remove(&t); } else { u.insert(t); } }); } />
+                                                    {move || tr!(lang.get(), "halls.sell_type", kind = crate::i18n::translate(lang.get(), t.name_key(), &[]),
+                                                        prices = prices.iter().map(|p| price(lang.get(), *p)).collect::<Vec<_>>().join(" / "))}
+                                                </label>
+                                            }
+                                        }).collect_view()
+                                    })}
                                 </Transition>
                                 <label for="schedule-title">{move || tr!(lang.get(), "halls.title")}</label>
                                 <input id="schedule-title" required maxlength="200" bind:value=title data-test="schedule-title" />
