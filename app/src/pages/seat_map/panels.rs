@@ -332,8 +332,47 @@ fn BestBar(picker: Picker) -> impl IntoView {
 /// seat to change one adult into another type. Shown when the
 /// showtime sells a type besides adult for every held seat.
 #[component]
-pub fn TicketTypes(picker: Picker) -> impl IntoView {
+pub fn TicketTypes(
+    picker: Picker,
+    /// The kiosk's form: the counts on one line and a "+" button per type (one tap per ticket),
+    /// and one to make every seat adult again.
+    #[prop(optional)]
+    compact: bool,
+) -> impl IntoView {
     let lang = use_lang();
+    if compact {
+        let name = move |t: crate::domain::TicketType| {
+            crate::i18n::translate(lang.get(), t.name_key(), &[])
+        };
+        return view! {
+            <Show when=move || { picker.sold_types().len() > 1 }>
+                <div class="ticket-types compact" data-test="ticket-types">
+                    <p class="type-counts">
+                        {move || picker.sold_types().into_iter().map(|t| view! {
+                            <span data-type=t.as_str()>{move || name(t)} " "
+                                <strong data-test=format!("count-{}", t.as_str())>{move || picker.type_count(t)}</strong>
+                            </span>
+                        }).collect_view()}
+                    </p>
+                    <div class="type-taps">
+                        {move || picker.sold_types().into_iter().filter(|t| t.needs_proof()).map(|t| view! {
+                            <button type="button" data-test=format!("more-{}", t.as_str())
+                                disabled=move || picker.type_count(crate::domain::TicketType::Adult) == 0
+                                on:click=move |_| picker.change_type(t, true)>
+                                "+ " {move || name(t)}
+                            </button>
+                        }).collect_view()}
+                        <button type="button" data-test="types-reset"
+                            disabled=move || picker.types.with(|t| t.is_empty())
+                            on:click=move |_| picker.types.set(Default::default())>
+                            {move || tr!(lang.get(), "hold.types_reset")}
+                        </button>
+                    </div>
+                </div>
+            </Show>
+        }
+        .into_any();
+    }
     let row = move |t: crate::domain::TicketType| {
         let code = t.as_str();
         let name = move || crate::i18n::translate(lang.get(), t.name_key(), &[]);
@@ -362,6 +401,7 @@ pub fn TicketTypes(picker: Picker) -> impl IntoView {
             </fieldset>
         </Show>
     }
+    .into_any()
 }
 
 #[component]

@@ -68,7 +68,7 @@ pub(super) fn Tender(
         }>
         <section class="tender" data-test="tender">
             <p class="held-seats" data-test="held-seats">{seats}</p>
-            <crate::pages::seat_map::TicketTypes picker />
+            <crate::pages::seat_map::TicketTypes picker compact=true />
             <p class="total">{move || tr!(lang.get(), "kiosk.total")} " " <strong data-test="sale-total">{move || price(lang.get(), total.get())}</strong></p>
             <div class="tenders" role="radiogroup" aria-label=move || tr!(lang.get(), "kiosk.tender")>
                 {tender_button(Tender::Cash, "kiosk.cash")}
