@@ -155,6 +155,11 @@ test("a phone customer in Korean chooses one adult and one youth ticket, pays, g
   await expect(page.locator('[data-test="count-YOUTH"]')).toHaveText("1");
   await expect(page.locator('[data-test="count-ADULT"]')).toHaveText("1");
   await expect(page.locator('[data-test="hold-total"]')).toContainText("21,000원");
+  // "All adult" undoes it; one tap makes it a youth ticket again.
+  await page.locator('[data-test="types-reset"]').tap();
+  await expect(page.locator('[data-test="count-ADULT"]')).toHaveText("2");
+  await page.locator('[data-test="more-YOUTH"]').tap();
+  await expect(page.locator('[data-test="hold-total"]')).toContainText("21,000원");
   const address = `lee.${Date.now()}@example.com`;
   await map.pay(address);
   await page.locator('[data-test="sandbox-pay"]').click();
@@ -180,8 +185,7 @@ test("a phone customer in Korean chooses one adult and one youth ticket, pays, g
   await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
   await expect(page.locator('[data-test="ticket-qr"] svg')).toBeVisible();
   // Each seat's type and price, and the door's ID check.
-  await expect(page.locator('[data-test="booking-tickets"] li[data-type="YOUTH"]')).toHaveText(/D8 · 청소년 · 9,000원/);
-  await expect(page.locator('[data-test="booking-tickets"] li[data-type="ADULT"]')).toHaveText(/D7 · 일반 · 12,000원/);
+  await expect(page.locator('[data-test="booking-tickets"]')).toHaveText("D7 일반 12,000원 · D8 청소년 9,000원");
   await expect(page.locator('[data-test="check-id"]')).toHaveText("입장 시 신분 확인");
   await page.goto(`${shop}/my-bookings`);
   await expect(page.locator('[data-test="booking"]')).toHaveCount(1);

@@ -4,7 +4,7 @@
 //! showtimes.
 
 use crate::store::{LayoutSeat, NewHall, Store, StoreError};
-use app::domain::{PriceCategory, SeatCode, ShowtimeId, TicketType};
+use app::domain::{PriceCategory, SeatCode, ShowtimeId, TicketPrices};
 use chrono::{DateTime, Days, NaiveTime, Utc};
 
 /// Describes a rectangular hall: `rows` rows of `per_row` seats, aisles after the given seat
@@ -25,12 +25,11 @@ fn categories() -> Vec<PriceCategory> {
             code: code.into(),
             name: name.into(),
             price: adult,
-            ticket_prices: [
-                (TicketType::Youth, youth),
-                (TicketType::Senior, senior),
-                (TicketType::Disabled, disabled),
-            ]
-            .into(),
+            ticket_prices: TicketPrices {
+                youth: Some(youth),
+                senior: Some(senior),
+                disabled: Some(disabled),
+            },
         };
     vec![
         category("STANDARD", "Standard", [12_000, 9_000, 6_000, 5_000]),

@@ -125,8 +125,14 @@ pub struct CounterSaleRequest {
     #[serde(default)]
     pub approval: Option<Approval>,
     /// How many seats of each ticket type (none: every seat adult).
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "super::TicketCounts::is_empty")]
     pub ticket_types: super::TicketCounts,
+    /// Where the ticket goes too, if the customer wants it by e-mail (empty: nowhere), and the
+    /// language of the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<super::MailLanguage>,
 }
 
 /// A completed counter sale: what the receipt and the tickets say.

@@ -147,7 +147,7 @@ pub struct CheckoutDetails {
     #[serde(default)]
     pub language: Option<MailLanguage>,
     /// How many seats of each type (none: every seat adult).
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "super::TicketCounts::is_empty")]
     pub ticket_types: super::TicketCounts,
 }
 

@@ -105,10 +105,10 @@ pub struct NewShowtime {
     pub prices: BTreeMap<String, i64>,
     /// The ticket types sold besides adult (none given: every type its hall has default prices
     /// for, or it is given prices for here).
-    pub ticket_types: Option<std::collections::BTreeSet<TicketType>>,
+    pub ticket_types: Option<Vec<TicketType>>,
     /// Its own price of ticket types in some of its hall's categories (category → type → won);
     /// the others at the hall's defaults.
-    pub ticket_prices: BTreeMap<String, BTreeMap<TicketType, i64>>,
+    pub ticket_prices: BTreeMap<String, super::TicketPrices>,
 }
 
 impl NewShowtime {
@@ -155,8 +155,8 @@ impl NewShowtime {
             }
         }
         for (category, types) in &self.ticket_prices {
-            for (ticket_type, price) in types {
-                if *ticket_type == TicketType::Adult || !(0..=MAX_PRICE).contains(price) {
+            for (ticket_type, price) in types.iter() {
+                if !(0..=MAX_PRICE).contains(&price) {
                     problems.push(Reason::new(
                         "invalid.showtime.ticket_price",
                         &[
@@ -177,22 +177,23 @@ impl NewShowtime {
         &self,
         categories: &[PriceCategory],
     ) -> Result<Vec<(String, TicketType, i64)>, Reason> {
-        let sold: std::collections::BTreeSet<TicketType> = match &self.ticket_types {
-            Some(types) => types.clone(),
-            None => categories
-                .iter()
-                .flat_map(|c| c.ticket_prices.keys())
-                .chain(self.ticket_prices.values().flat_map(|t| t.keys()))
-                .copied()
-                .collect(),
+        let priced = |t: TicketType| {
+            categories.iter().any(|c| c.ticket_prices.get(t).is_some())
+                || self.ticket_prices.values().any(|p| p.get(t).is_some())
         };
+        let sold = TicketType::ALL
+            .into_iter()
+            .filter(|&t| match &self.ticket_types {
+                Some(types) => types.contains(&t),
+                None => priced(t),
+            });
         let mut table = Vec::new();
-        for ticket_type in sold.into_iter().filter(|t| *t != TicketType::Adult) {
+        for ticket_type in sold.filter(|t| *t != TicketType::Adult) {
             for category in categories {
                 let own = self.ticket_prices.get(&category.code);
                 let price = own
-                    .and_then(|t| t.get(&ticket_type))
-                    .or_else(|| category.ticket_prices.get(&ticket_type))
+                    .and_then(|t| t.get(ticket_type))
+                    .or_else(|| category.ticket_prices.get(ticket_type))
                     .ok_or_else(|| {
                         Reason::new(
                             "invalid.showtime.ticket_price_missing",
@@ -202,7 +203,7 @@ impl NewShowtime {
                             ],
                         )
                     })?;
-                table.push((category.code.clone(), ticket_type, *price));
+                table.push((category.code.clone(), ticket_type, price));
             }
         }
         Ok(table)
@@ -247,7 +248,10 @@ mod tests {
             code: code.into(),
             name: code.into(),
             price: 12_000,
-            ticket_prices: youth.map(|p| (TicketType::Youth, p)).into_iter().collect(),
+            ticket_prices: super::super::TicketPrices {
+                youth,
+                ..Default::default()
+            },
         }
     }
 
@@ -265,7 +269,10 @@ mod tests {
         let own = NewShowtime {
             ticket_prices: BTreeMap::from([(
                 "VIP".to_string(),
-                BTreeMap::from([(TicketType::Youth, 14_000)]),
+                super::super::TicketPrices {
+                    youth: Some(14_000),
+                    ..Default::default()
+                },
             )]),
             ..showtime()
         };
@@ -277,7 +284,7 @@ mod tests {
         assert!(adult_only.ticket_price_table(&hall).unwrap().is_empty());
         // Seniors at a hall without their prices: a price is missing, and said so.
         let seniors = NewShowtime {
-            ticket_types: Some([TicketType::Senior].into()),
+            ticket_types: Some(vec![TicketType::Senior]),
             ..showtime()
         };
         let missing = seniors.ticket_price_table(&hall).unwrap_err();

@@ -6,7 +6,6 @@
 
 use crate::error::Reason;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
@@ -53,9 +52,104 @@ impl TicketType {
     }
 }
 
-/// How many seats of each type a customer asks for (`{"ADULT": 1, "YOUTH": 1}`); none given:
-/// every seat adult.
-pub type TicketCounts = BTreeMap<TicketType, u32>;
+/// How many seats of each type a customer asks for (`{"ADULT": 1, "YOUTH": 1}`); none given
+/// (or all zero): every seat adult. Fields, not a map: the browser's bundle carries no map code
+/// for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE", deny_unknown_fields)]
+pub struct TicketCounts {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub adult: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub youth: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub senior: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub disabled: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl TicketCounts {
+    fn slot(&mut self, t: TicketType) -> &mut u32 {
+        match t {
+            TicketType::Adult => &mut self.adult,
+            TicketType::Youth => &mut self.youth,
+            TicketType::Senior => &mut self.senior,
+            TicketType::Disabled => &mut self.disabled,
+        }
+    }
+
+    pub fn get(&self, t: TicketType) -> u32 {
+        let mut copy = *self;
+        *copy.slot(t)
+    }
+
+    pub fn set(&mut self, t: TicketType, n: u32) {
+        *self.slot(t) = n;
+    }
+
+    /// Seats counted in all.
+    pub fn total(&self) -> u64 {
+        TicketType::ALL
+            .iter()
+            .map(|&t| u64::from(self.get(t)))
+            .sum()
+    }
+
+    /// None given: every seat adult.
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+}
+
+/// A category's prices of the ticket types besides adult (`{"YOUTH": 9000, "SENIOR": 6000}`);
+/// a type without one is not sold in it. Fields, not a map, as for [`TicketCounts`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE", deny_unknown_fields)]
+pub struct TicketPrices {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub youth: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub senior: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<i64>,
+}
+
+impl TicketPrices {
+    /// The price of `t` (adult: none here, it is the category's own).
+    pub fn get(&self, t: TicketType) -> Option<i64> {
+        match t {
+            TicketType::Adult => None,
+            TicketType::Youth => self.youth,
+            TicketType::Senior => self.senior,
+            TicketType::Disabled => self.disabled,
+        }
+    }
+
+    /// Sets the price of `t` (adult is left alone: it is the category's own).
+    pub fn set(&mut self, t: TicketType, price: i64) {
+        match t {
+            TicketType::Adult => {}
+            TicketType::Youth => self.youth = Some(price),
+            TicketType::Senior => self.senior = Some(price),
+            TicketType::Disabled => self.disabled = Some(price),
+        }
+    }
+
+    /// The types priced, in their order, with their prices.
+    pub fn iter(&self) -> impl Iterator<Item = (TicketType, i64)> + '_ {
+        TicketType::ALL
+            .into_iter()
+            .filter_map(|t| self.get(t).map(|p| (t, p)))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+}
 
 /// A seat as it was sold: its type and the price it was sold at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,7 +170,7 @@ pub fn assign_types(
     counts: &TicketCounts,
     price: impl Fn(&str, TicketType) -> Option<i64>,
 ) -> Result<Vec<SoldSeat>, Reason> {
-    let given: u64 = counts.values().map(|&n| u64::from(n)).sum();
+    let given = counts.total();
     let types: Vec<TicketType> = if counts.is_empty() {
         vec![TicketType::Adult; seats.len()]
     } else if given != seats.len() as u64 {
@@ -88,9 +182,9 @@ pub fn assign_types(
             ],
         ));
     } else {
-        counts
-            .iter()
-            .flat_map(|(&t, &n)| std::iter::repeat_n(t, n as usize))
+        TicketType::ALL
+            .into_iter()
+            .flat_map(|t| std::iter::repeat_n(t, counts.get(t) as usize))
             .collect()
     };
     seats
@@ -112,15 +206,6 @@ pub fn assign_types(
         .collect()
 }
 
-/// How many of the seats are of each type.
-pub fn type_counts(sold: &[SoldSeat]) -> BTreeMap<TicketType, u32> {
-    let mut counts = BTreeMap::new();
-    for s in sold {
-        *counts.entry(s.ticket_type).or_insert(0) += 1;
-    }
-    counts
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,14 +225,14 @@ mod tests {
 
     #[test]
     fn no_counts_make_every_seat_adult() {
-        let sold = assign_types(&seats(&["A1", "A2"]), &TicketCounts::new(), price).unwrap();
+        let sold = assign_types(&seats(&["A1", "A2"]), &TicketCounts::default(), price).unwrap();
         assert!(sold.iter().all(|s| s.ticket_type == TicketType::Adult));
         assert_eq!(sold.iter().map(|s| s.price).sum::<i64>(), 24_000);
     }
 
     #[test]
     fn adults_first_then_the_others_in_seat_order() {
-        let counts = TicketCounts::from([(TicketType::Youth, 1), (TicketType::Adult, 1)]);
+        let counts: TicketCounts = serde_json::from_str(r#"{"YOUTH": 1, "ADULT": 1}"#).unwrap();
         let sold = assign_types(&seats(&["A1", "A2"]), &counts, price).unwrap();
         assert_eq!(sold[0].ticket_type, TicketType::Adult);
         assert_eq!(
@@ -159,11 +244,8 @@ mod tests {
 
     #[test]
     fn counts_must_add_up_to_the_seats() {
-        for counts in [
-            TicketCounts::from([(TicketType::Youth, 1)]),
-            TicketCounts::from([(TicketType::Adult, 2), (TicketType::Youth, 1)]),
-            TicketCounts::from([(TicketType::Adult, 0)]),
-        ] {
+        for counts in [r#"{"YOUTH": 1}"#, r#"{"ADULT": 2, "YOUTH": 1}"#] {
+            let counts: TicketCounts = serde_json::from_str(counts).unwrap();
             let refused = assign_types(&seats(&["A1", "A2"]), &counts, price).unwrap_err();
             assert_eq!(refused.key, "invalid.ticket_types.count", "{counts:?}");
         }
@@ -171,7 +253,10 @@ mod tests {
 
     #[test]
     fn a_type_not_sold_is_refused() {
-        let counts = TicketCounts::from([(TicketType::Senior, 1)]);
+        let counts = TicketCounts {
+            senior: 1,
+            ..Default::default()
+        };
         let refused = assign_types(&seats(&["A1"]), &counts, price).unwrap_err();
         assert_eq!(refused.key, "invalid.ticket_types.not_sold");
         assert_eq!(
@@ -189,5 +274,19 @@ mod tests {
         }
         assert_eq!(TicketType::parse("CHILD"), None);
         assert!(!TicketType::Adult.needs_proof() && TicketType::Youth.needs_proof());
+        // Counts and prices read as maps of type codes, and refuse what is not one.
+        let counts: TicketCounts = serde_json::from_str(r#"{"SENIOR": 2}"#).unwrap();
+        assert_eq!((counts.get(TicketType::Senior), counts.total()), (2, 2));
+        assert_eq!(serde_json::to_string(&counts).unwrap(), r#"{"SENIOR":2}"#);
+        for bad in [r#"{"CHILD": 1}"#, r#"{"YOUTH": -1}"#, r#"["YOUTH"]"#] {
+            assert!(serde_json::from_str::<TicketCounts>(bad).is_err(), "{bad}");
+        }
+        let prices: TicketPrices = serde_json::from_str(r#"{"YOUTH": 9000}"#).unwrap();
+        assert_eq!(
+            prices.iter().collect::<Vec<_>>(),
+            [(TicketType::Youth, 9000)]
+        );
+        assert_eq!(prices.get(TicketType::Adult), None);
+        assert!(serde_json::from_str::<TicketPrices>(r#"{"ADULT": 1}"#).is_err());
     }
 }

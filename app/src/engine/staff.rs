@@ -52,6 +52,9 @@ pub trait Console: Send + Sync + 'static {
     async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError>;
     /// The newest messages to customers, newest first, with how each went.
     async fn outgoing_mail(&self) -> Result<Vec<CustomerMessage>, InventoryError>;
+    /// Queues the ticket of the booking `booking` names (its id, number or a ticket's code) to
+    /// its address again: a confirmed booking that stands and has one. Audited.
+    async fn resend_ticket(&self, booking: &str, by: &Actor) -> Result<(), InventoryError>;
 }
 
 /// Staff accounts, their PINs, API tokens and the audit log.

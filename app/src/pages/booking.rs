@@ -162,15 +162,16 @@ fn booking_view(b: BookingView) -> impl IntoView {
             // Each seat's ticket type and price, when any seat is not adult; and the door's check.
             {b.tickets.iter().any(|t| t.ticket_type.needs_proof()).then(|| {
                 let tickets = b.tickets.clone();
+                let said = move || {
+                    let l = lang.get();
+                    let each = tickets.iter().map(|t| {
+                        let kind = crate::i18n::translate(l, t.ticket_type.name_key(), &[]);
+                        format!("{} {kind} {}", t.seat, price(l, t.price))
+                    });
+                    each.collect::<Vec<_>>().join(" · ")
+                };
                 view! {
-                    <ul class="booking-tickets" data-test="booking-tickets">
-                        {tickets.into_iter().map(|t| view! {
-                            <li data-seat=t.seat.clone() data-type=t.ticket_type.as_str()>
-                                {t.seat.clone()} " · " {move || crate::i18n::translate(lang.get(), t.ticket_type.name_key(), &[])}
-                                " · " {move || price(lang.get(), t.price)}
-                            </li>
-                        }).collect_view()}
-                    </ul>
+                    <p data-test="booking-tickets">{said}</p>
                     <p class="hint" data-test="check-id">{move || tr!(lang.get(), "ticket_type.check_id")}</p>
                 }
             })}

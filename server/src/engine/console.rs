@@ -320,6 +320,33 @@ impl Console for Engine {
             .collect())
     }
 
+    async fn resend_ticket(&self, booking: &str, by: &Actor) -> Result<(), InventoryError> {
+        let booking = self.booking_named(booking).await?;
+        let record = self.booking_record(booking).await?;
+        let stands = record.status == crate::store::BookingStatus::Confirmed
+            && record.refunded_at.is_none()
+            && !record.showtime_cancelled;
+        if !stands {
+            return Err(InventoryError::invalid("invalid.resend_not_confirmed", &[]));
+        }
+        if record.email.is_none() {
+            return Err(InventoryError::invalid("invalid.resend_no_address", &[]));
+        }
+        // A message of its own, under an id of its own: the first one's record stays as it was.
+        let id = format!("resend:{}", uuid::Uuid::new_v4());
+        let effect = crate::store::ConsumerEffect::QueueMail {
+            booking,
+            kind: crate::store::MailKind::Ticket,
+        };
+        self.store.apply_event("console", &id, &effect).await?;
+        let said = Said::new(
+            format!("booking {}: ticket e-mailed again", booking.0),
+            vec![AuditFact::Booking(booking.0.to_string())],
+        );
+        self.audit(by, "ticket_resent", said).await;
+        Ok(())
+    }
+
     async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError> {
         let query = query.trim();
         if query.is_empty() || query.len() > 200 {

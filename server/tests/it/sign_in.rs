@@ -263,6 +263,12 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         &[StaffRole::Supervisor],
     ),
     ("POST", "/api/outgoing_mail", "{}", &[StaffRole::Supervisor]),
+    (
+        "POST",
+        "/api/resend_ticket",
+        r#"{"booking":"00000000"}"#,
+        &[StaffRole::Supervisor],
+    ),
     ("POST", "/api/staff_me", "{}", &StaffRole::ALL),
     ("POST", "/api/sales_figures", "{}", &[]),
     ("POST", "/api/audit_log", "{}", &[]),

@@ -180,12 +180,13 @@ impl HallPlan {
                 problems.push(P::CategoryPrice(c.code.clone()));
             }
             // Ticket types other than adult, each priced in every category or in none.
-            let first = self.categories.first().map(|f| f.ticket_prices.keys());
-            let same_types = first.is_some_and(|f| f.eq(c.ticket_prices.keys()));
+            let types = |p: &super::TicketPrices| p.iter().map(|(t, _)| t).collect::<Vec<_>>();
+            let first = self.categories.first().map(|f| types(&f.ticket_prices));
+            let same_types = first.is_some_and(|f| f == types(&c.ticket_prices));
             let types_ok = c
                 .ticket_prices
                 .iter()
-                .all(|(t, p)| *t != super::TicketType::Adult && (0..=10_000_000).contains(p));
+                .all(|(_, p)| (0..=10_000_000).contains(&p));
             if !same_types || !types_ok {
                 problems.push(P::TicketPrices(c.code.clone()));
             }

@@ -55,8 +55,8 @@ pub enum PlanProblem {
     },
     /// A price outside 0 to 10,000,000 won.
     CategoryPrice(String),
-    /// Ticket-type prices of this category that are out of range, for adult (the category's
-    /// own price), or for other types than the other categories price.
+    /// Ticket-type prices of this category that are out of range, or for other types than the
+    /// other categories price.
     TicketPrices(String),
     /// More than 200 rows.
     TooManyRows,

@@ -1,11 +1,9 @@
 //! What the seat map, the showtime list and a hold look like on the wire (camelCase JSON, the
 //! same for the REST API and the server functions).
 
-use super::TicketType;
-use super::{BookingId, HoldId, SeatCode, ShowtimeId};
+use super::{BookingId, HoldId, SeatCode, ShowtimeId, TicketPrices, TicketType};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -76,8 +74,8 @@ pub struct PriceCategory {
     pub price: i64,
     /// The price of each other ticket type sold in this category (a type not here is not
     /// sold); in a hall's plan, the defaults of its showtimes.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub ticket_prices: BTreeMap<TicketType, i64>,
+    #[serde(default, skip_serializing_if = "TicketPrices::is_empty")]
+    pub ticket_prices: TicketPrices,
 }
 
 impl PriceCategory {
@@ -85,7 +83,7 @@ impl PriceCategory {
     pub fn price_for(&self, ticket_type: TicketType) -> Option<i64> {
         match ticket_type {
             TicketType::Adult => Some(self.price),
-            other => self.ticket_prices.get(&other).copied(),
+            other => self.ticket_prices.get(other),
         }
     }
 }

@@ -3,7 +3,6 @@
 
 pub(crate) mod live;
 mod panels;
-pub use panels::TicketTypes;
 pub(crate) mod picker;
 pub(crate) mod plan;
 

@@ -331,77 +331,35 @@ fn BestBar(picker: Picker) -> impl IntoView {
 /// How many held seats are of each ticket type (adult, youth, senior, disabled), one tap per
 /// seat to change one adult into another type. Shown when the
 /// showtime sells a type besides adult for every held seat.
-#[component]
-pub fn TicketTypes(
-    picker: Picker,
-    /// The kiosk's form: the counts on one line and a "+" button per type (one tap per ticket),
-    /// and one to make every seat adult again.
-    #[prop(optional)]
-    compact: bool,
-) -> impl IntoView {
+fn ticket_types(picker: Picker) -> impl IntoView {
+    use crate::domain::TicketType;
     let lang = use_lang();
-    if compact {
-        let name = move |t: crate::domain::TicketType| {
-            crate::i18n::translate(lang.get(), t.name_key(), &[])
-        };
-        return view! {
-            <Show when=move || { picker.sold_types().len() > 1 }>
-                <div class="ticket-types compact" data-test="ticket-types">
-                    <p class="type-counts">
-                        {move || picker.sold_types().into_iter().map(|t| view! {
-                            <span data-type=t.as_str()>{move || name(t)} " "
-                                <strong data-test=format!("count-{}", t.as_str())>{move || picker.type_count(t)}</strong>
-                            </span>
-                        }).collect_view()}
-                    </p>
-                    <div class="type-taps">
-                        {move || picker.sold_types().into_iter().filter(|t| t.needs_proof()).map(|t| view! {
-                            <button type="button" data-test=format!("more-{}", t.as_str())
-                                disabled=move || picker.type_count(crate::domain::TicketType::Adult) == 0
-                                on:click=move |_| picker.change_type(t, true)>
-                                "+ " {move || name(t)}
-                            </button>
-                        }).collect_view()}
-                        <button type="button" data-test="types-reset"
-                            disabled=move || picker.types.with(|t| t.is_empty())
-                            on:click=move |_| picker.types.set(Default::default())>
-                            {move || tr!(lang.get(), "hold.types_reset")}
-                        </button>
-                    </div>
-                </div>
-            </Show>
-        }
-        .into_any();
-    }
-    let row = move |t: crate::domain::TicketType| {
+    // One row per type, the same markup for each (those not sold for these seats hidden): its
+    // count and a "+" that makes one adult ticket this type; "All adult" undoes them.
+    let row = move |t: TicketType| {
         let code = t.as_str();
-        let name = move || crate::i18n::translate(lang.get(), t.name_key(), &[]);
-        let count = move || picker.type_count(t);
-        let adult = t == crate::domain::TicketType::Adult;
         view! {
-            <li class="ticket-type" data-type=code>
-                <span class="ticket-type-name">{name}</span>
-                <button type="button" class="secondary step" hidden=adult data-test=format!("fewer-{code}")
-                    aria-label=move || format!("− {}", name()) disabled=move || count() == 0
-                    on:click=move |_| picker.change_type(t, false)>"−"</button>
-                <output data-test=format!("count-{code}") aria-live="polite">{count}</output>
-                <button type="button" class="secondary step" hidden=adult data-test=format!("more-{code}")
-                    aria-label=move || format!("+ {}", name())
-                    disabled=move || picker.type_count(crate::domain::TicketType::Adult) == 0
+            <li class="ticket-type" data-type=code hidden=move || !picker.sold_types().contains(&t)>
+                <span class="ticket-type-name">{move || crate::i18n::translate(lang.get(), t.name_key(), &[])}</span>
+                <output data-test=format!("count-{code}") aria-live="polite">{move || picker.type_count(t)}</output>
+                <button type="button" class="secondary step" hidden=t == TicketType::Adult data-test=format!("more-{code}")
+                    disabled=move || picker.type_count(TicketType::Adult) == 0
                     on:click=move |_| picker.change_type(t, true)>"+"</button>
             </li>
         }
     };
     view! {
-        <Show when=move || { picker.sold_types().len() > 1 }>
-            <fieldset class="ticket-types" data-test="ticket-types">
-                <legend>{move || tr!(lang.get(), "hold.ticket_types")}</legend>
-                <ul>{move || picker.sold_types().into_iter().map(row).collect_view()}</ul>
-                <p class="hint">{move || tr!(lang.get(), "hold.ticket_types_hint")}</p>
-            </fieldset>
-        </Show>
+        <fieldset class="ticket-types" data-test="ticket-types" hidden=move || picker.sold_types().len() < 2>
+            <legend>{move || tr!(lang.get(), "hold.ticket_types")}</legend>
+            <ul>{row(TicketType::Adult)}{row(TicketType::Youth)}{row(TicketType::Senior)}{row(TicketType::Disabled)}</ul>
+            <button type="button" class="secondary" data-test="types-reset"
+                disabled=move || picker.types.with(|t| t.is_empty())
+                on:click=move |_| picker.types.set(Default::default())>
+                {move || tr!(lang.get(), "hold.types_reset")}
+            </button>
+            <p class="hint">{move || tr!(lang.get(), "hold.ticket_types_hint")}</p>
+        </fieldset>
     }
-    .into_any()
 }
 
 #[component]
@@ -449,7 +407,7 @@ pub fn HoldPanel(picker: Picker) -> impl IntoView {
                 {move || tr!(lang.get(), "hold.time_left")} " "
                 <strong data-test="countdown" role="timer">{left}</strong>
             </p>
-            <TicketTypes picker />
+            {ticket_types(picker)}
             <p class="total" data-test="hold-total">
                 {move || tr!(lang.get(), "select.total", total = price(lang.get(), picker.held_total()))}
             </p>

@@ -243,6 +243,7 @@ mod tests {
             "staff_disabled",
             "ticket_printed",
             "ticket_reprinted",
+            "ticket_resent",
             "unlock_failed",
             "unlock_refused",
             "waiting_room_reset",

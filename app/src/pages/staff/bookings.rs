@@ -166,6 +166,29 @@ fn Found(found: BookingFound) -> impl IntoView {
                     }).collect_view()}
                 </tbody>
             </table>
+            // A customer who lost the e-mail: the ticket again, to the address given at checkout.
+            {(state == crate::domain::BookingState::Confirmed).then_some(()).and(b.email.clone()).map(|email| {
+                let id = b.booking_id.0.to_string();
+                let sent = RwSignal::new(None::<Result<(), crate::error::InventoryError>>);
+                let resend = move |_| {
+                    let id = id.clone();
+                    leptos::task::spawn_local(async move {
+                        sent.set(Some(crate::serverfns::resend_ticket(id).await));
+                    });
+                };
+                view! {
+                    <p>
+                        <button type="button" class="secondary" data-test="resend-ticket" on:click=resend
+                            disabled=move || sent.with(|s| matches!(s, Some(Ok(()))))>
+                            {move || tr!(lang.get(), "bookings.resend", email = email.clone())}
+                        </button>
+                    </p>
+                    {move || sent.get().map(|outcome| match outcome {
+                        Ok(()) => view! { <p class="notice" role="status" data-test="resend-done">{move || tr!(lang.get(), "bookings.resent")}</p> }.into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{move || crate::i18n::error_text(lang.get(), &e)}</p> }.into_any(),
+                    })}
+                }
+            })}
             // Giving money back happens where it is counted: at a register, with a supervisor.
             <p class="hint" data-test="booking-refund-hint">{move || tr!(lang.get(), "bookings.refund_hint")}</p>
         </article>

@@ -26,13 +26,8 @@ pub async fn schedule_showtime(
     hot_sale: Option<bool>,
     prices: Option<std::collections::BTreeMap<String, i64>>,
     accessible_release_hours: Option<u32>,
-    ticket_types: Option<std::collections::BTreeSet<crate::domain::TicketType>>,
-    ticket_prices: Option<
-        std::collections::BTreeMap<
-            String,
-            std::collections::BTreeMap<crate::domain::TicketType, i64>,
-        >,
-    >,
+    ticket_types: Option<Vec<crate::domain::TicketType>>,
+    ticket_prices: Option<std::collections::BTreeMap<String, crate::domain::TicketPrices>>,
 ) -> Result<ShowtimeId, InventoryError> {
     use crate::domain::{rfc3339, NewShowtime, DEFAULT_DURATION_MINUTES};
     use crate::engine::{inventory, require_staff, respond};

@@ -90,6 +90,13 @@ impl Counter for Engine {
                 (0, None, None, Some(approver))
             }
         };
+        // The ticket by e-mail too, when the customer gives an address (never in the audit).
+        let email = match request.email.as_deref().map(str::trim) {
+            Some(text) if !text.is_empty() => Some(
+                app::domain::Email::parse(text).map_err(|r| InventoryError::Invalid(vec![r]))?,
+            ),
+            _ => None,
+        };
         let booking = BookingId(uuid::Uuid::new_v4());
         let seats: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
         let approval = approved_by
@@ -124,6 +131,8 @@ impl Counter for Engine {
             customer: clerk,
             seats: seats.clone(),
             tickets: tickets.clone(),
+            email: email.map(|e| e.as_str().to_string()),
+            language: request.language.map(|l| l.code().to_string()),
             amount,
             shift,
             tender: request.tender,

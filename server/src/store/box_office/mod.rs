@@ -165,6 +165,9 @@ pub struct CounterSaleRow {
     pub seats: Vec<String>,
     /// Each seat's type and its price (comp sales: the price it would have had).
     pub tickets: Vec<SoldSeat>,
+    /// Where the ticket goes too (as [`app::domain::Email`] stores it), and in which language.
+    pub email: Option<String>,
+    pub language: Option<String>,
     pub amount: i64,
     pub shift: i64,
     pub tender: Tender,

@@ -5,8 +5,9 @@ pub(super) const SHIFT_OPEN: &str = "select id from shift where id = $1 and clos
 pub(super) const INSERT_BOOKING: &str =
     "insert into booking (id, showtime_id, hold_id, customer_id, seats,
                                                    amount_krw, status, created_at, updated_at,
-                                                   tickets)
-                              values ($1, $2, $3, $4, $5, $6, 'CONFIRMED', $7, $7, $8)
+                                                   tickets, email, language)
+                              values ($1, $2, $3, $4, $5, $6, 'CONFIRMED', $7, $7, $8, $9,
+                                      $10)
                               on conflict (hold_id) do nothing returning id";
 pub(super) const INSERT_SALE: &str =
     "insert into counter_sale (booking_id, shift_id, tender, amount_krw,

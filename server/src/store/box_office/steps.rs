@@ -158,6 +158,8 @@ macro_rules! counter_steps {
                 .bind(sale.amount)
                 .bind(at)
                 .bind(crate::store::write_tickets(&sale.tickets))
+                .bind(sale.email.as_deref())
+                .bind(sale.language.as_deref())
                 .fetch_optional(&mut *self.0)
                 .await?;
             Ok(inserted.is_some())

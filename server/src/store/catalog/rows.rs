@@ -143,7 +143,7 @@ pub(super) fn priced(categories: &mut [PriceCategory], rows: Vec<(String, String
         let known = app::domain::TicketType::parse(&ticket_type);
         let category = categories.iter_mut().find(|c| c.code == category);
         if let (Some(ticket_type), Some(category)) = (known, category) {
-            category.ticket_prices.insert(ticket_type, price);
+            category.ticket_prices.set(ticket_type, price);
         }
     }
 }

@@ -107,12 +107,12 @@ macro_rules! catalog_steps {
                 .bind(category.price)
                 .execute(&mut *self.0)
                 .await?;
-            for (ticket_type, price) in &category.ticket_prices {
+            for (ticket_type, price) in category.ticket_prices.iter() {
                 sqlx::query(NEW_HALL_TICKET_PRICE)
                     .bind(hall)
                     .bind(&category.code)
                     .bind(ticket_type.as_str())
-                    .bind(*price)
+                    .bind(price)
                     .execute(&mut *self.0)
                     .await?;
             }

@@ -9,6 +9,7 @@ use std::time::Duration;
 on_both_backends!(
     a_customer_cancels_before_the_cut_off_and_the_seats_sell_again_and_the_money_goes_back,
     cancelling_too_late_twice_or_someone_else_s_booking_is_refused_and_changes_nothing,
+    a_cancel_racing_a_scan_or_the_showtime_s_cancellation_ends_one_way_and_refunds_once,
 );
 
 /// `POST /bookings/{id}/cancel` by `client`: the status and the body.
@@ -146,4 +147,74 @@ async fn cancelling_too_late_twice_or_someone_else_s_booking_is_refused_and_chan
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let (status, _) = cancel(&shop, &bob, &uuid::Uuid::new_v4().to_string()).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+async fn a_cancel_racing_a_scan_or_the_showtime_s_cancellation_ends_one_way_and_refunds_once(
+    backend: Backend,
+) {
+    let shop = shop(backend, "600").await;
+    let door =
+        crate::box_office::member(&shop.app, "ahn", server::staff::StaffRole::Door, "3333").await;
+    let operator = operator(&shop.app).await;
+    // Seats apart, so that no booking leaves a seat alone.
+    let seats = ["G1", "G4", "G7", "G10", "H1", "H4", "H7", "H10", "I1", "I4"];
+    let mut bookings = Vec::new();
+    for seat in seats {
+        let client = shop.app.customer();
+        let id = shop.paid_booking(&client, &[seat], "{}").await;
+        shop.ticket_issued(&client, &id).await;
+        let code = shop.ticket_code(&id).await.unwrap();
+        bookings.push((client, id, code));
+    }
+    let scan = |code: &str| {
+        door.post(shop.app.url(&format!("/tickets/{code}/check-in")))
+            .json(&json!({ "showtimeId": shop.showtime }))
+            .send()
+    };
+    // Control: alone, each succeeds — a scan lets the holder in, a cancel refunds.
+    let (_, _, code) = &bookings[0];
+    assert_eq!(scan(code).await.unwrap().status(), StatusCode::OK);
+    let (client, id, _) = &bookings[1];
+    assert_eq!(cancel(&shop, client, id).await.0, StatusCode::OK);
+    assert_eq!(shop.events(id, "RefundDue").await, 1);
+
+    // At the same moment, one of the two wins: never a holder let in and refunded.
+    let mut scans_won = 0;
+    for (client, id, code) in &bookings[2..6] {
+        let (scanned, (cancel_status, cancelled)) =
+            tokio::join!(scan(code), cancel(&shop, client, id));
+        let scanned = scanned.unwrap();
+        let admitted = scanned.status() == StatusCode::OK;
+        let refunded = cancel_status == StatusCode::OK;
+        assert!(
+            admitted != refunded,
+            "scan {} {}, cancel {cancel_status} {cancelled}",
+            scanned.status(),
+            scanned.text().await.unwrap_or_default()
+        );
+        assert_eq!(shop.events(id, "RefundDue").await, usize::from(refunded));
+        scans_won += usize::from(admitted);
+    }
+    eprintln!("scans first: {scans_won} of 4");
+
+    // The showtime cancelled while its customers cancel: every paid booking is refunded once,
+    // whichever came first (the scanned ones by the cancellation).
+    let cancel_showtime = post_fn(
+        &operator,
+        &shop.app,
+        "cancel_showtime",
+        json!({ "showtime_id": shop.showtime }),
+    );
+    let customers = futures_util::future::join_all(
+        bookings[6..]
+            .iter()
+            .map(|(client, id, _)| cancel(&shop, client, id)),
+    );
+    let ((status, body), cancels) = tokio::join!(cancel_showtime, customers);
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let won = cancels.iter().filter(|(s, _)| *s == StatusCode::OK).count();
+    eprintln!("customers first: {won} of 4");
+    for (_, id, _) in &bookings {
+        assert_eq!(shop.events(id, "RefundDue").await, 1, "booking {id}");
+    }
 }

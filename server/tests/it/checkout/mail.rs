@@ -13,6 +13,7 @@ on_both_backends!(
     with_the_smtp_server_down_the_booking_is_confirmed_and_its_ticket_follows_when_it_is_back,
     a_message_that_keeps_failing_is_parked_and_counted,
     without_smtp_the_messages_are_files_in_the_mail_folder,
+    an_operator_e_mails_a_ticket_again_and_only_a_standing_booking_s,
 );
 
 /// Fast rounds and retries, so the tests wait on state for seconds, not minutes.
@@ -39,7 +40,7 @@ fn parts<'a>(mail: &'a ParsedMail<'a>, out: &mut Vec<&'a ParsedMail<'a>>) {
 }
 
 /// The text of the message's `text/plain` part.
-fn text_of(mail: &ParsedMail) -> String {
+pub(super) fn text_of(mail: &ParsedMail) -> String {
     let mut all = Vec::new();
     parts(mail, &mut all);
     let part = all
@@ -312,4 +313,90 @@ async fn without_smtp_the_messages_are_files_in_the_mail_folder(backend: Backend
     assert!(subject.starts_with("Your tickets:"), "{subject}");
     assert!(text_of(&mail).contains(&format!("Booking reference: {}", id[..8].to_uppercase())));
     assert_eq!(queued(&shop, &id).await[0].0, "sent");
+}
+
+async fn an_operator_e_mails_a_ticket_again_and_only_a_standing_booking_s(backend: Backend) {
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let mut vars = vec![("SMTP_URL", url.as_str())];
+    vars.extend_from_slice(&QUICK);
+    let shop = shop_with(backend, "600", &vars).await;
+    let alice = shop.app.customer();
+    let body = r#"{"email": "alice@example.com", "language": "en"}"#;
+    let id = shop.paid_booking(&alice, &["C3", "C4"], body).await;
+    let first = sink.received(1, Duration::from_secs(20)).await;
+    assert_eq!(first.len(), 1);
+    let reference = shop.ticket_issued(&alice, &id).await["reference"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // By its number, from the console: a second message, the same ticket, to the same address.
+    let operator = operator(&shop.app).await;
+    let resend = json!({ "booking": reference });
+    let (status, answer) = post_fn(&operator, &shop.app, "resend_ticket", resend.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let both = sink.received(2, Duration::from_secs(20)).await;
+    assert_eq!(both.len(), 2, "the ticket went out again");
+    let (a, b) = (
+        mailparse::parse_mail(&both[0]).unwrap(),
+        mailparse::parse_mail(&both[1]).unwrap(),
+    );
+    for header in ["To", "Subject"] {
+        assert_eq!(
+            a.headers.get_first_value(header),
+            b.headers.get_first_value(header),
+            "{header}"
+        );
+    }
+    assert_eq!(qr_of(&a), qr_of(&b));
+    assert_eq!(queued(&shop, &id).await.len(), 2);
+    let audit: Value = post_fn(&operator, &shop.app, "audit_log", json!({}))
+        .await
+        .1;
+    assert_eq!(audit[0]["action"], "ticket_resent", "{audit}");
+    assert!(
+        !audit[0].to_string().contains("alice@"),
+        "no address in the audit: {}",
+        audit[0]
+    );
+
+    // Refused: a booking without an address, an unknown one, a refunded one; nothing queued.
+    let bob = shop.app.customer();
+    let silent = shop.paid_booking(&bob, &["D3", "D4"], "{}").await;
+    let (status, refused) = post_fn(
+        &operator,
+        &shop.app,
+        "resend_ticket",
+        json!({ "booking": silent }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(
+        refused.to_string().contains("resend_no_address"),
+        "{refused}"
+    );
+    let (status, refused) = post_fn(
+        &operator,
+        &shop.app,
+        "resend_ticket",
+        json!({ "booking": "FFFFFFFF" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{refused}");
+    let cancelled = alice
+        .post(shop.app.url(&format!("/bookings/{id}/cancel")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), StatusCode::OK);
+    let (status, refused) = post_fn(&operator, &shop.app, "resend_ticket", resend).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(
+        refused.to_string().contains("resend_not_confirmed"),
+        "{refused}"
+    );
+    // The two tickets, and the refund notice that followed the cancellation: nothing more.
+    assert_eq!(sink.received(3, Duration::from_secs(20)).await.len(), 3);
+    assert_eq!(queued(&shop, &id).await.len(), 3);
 }

@@ -228,7 +228,7 @@ async fn a_showtime_sells_the_types_chosen_for_it_and_a_booking_keeps_its_prices
     for (extra, key) in [
         (
             json!({ "ticket_prices": { "STANDARD": { "ADULT": 1 } } }),
-            Some("invalid.showtime.ticket_price"),
+            None,
         ),
         (
             json!({ "ticket_prices": { "GOLD": { "YOUTH": 1 } } }),
@@ -355,7 +355,10 @@ async fn a_showtime_sells_the_types_chosen_for_it_and_a_booking_keeps_its_prices
 async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_for(
     backend: Backend,
 ) {
-    let shop = shop(backend, "600").await;
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let vars = [("SMTP_URL", url.as_str()), ("MAIL_POLL_SECONDS", "0.2")];
+    let shop = shop_with(backend, "600", &vars).await;
     let app = &shop.app;
     let kim = crate::box_office::member(app, "kim", StaffRole::Clerk, "1111").await;
     crate::box_office::member(app, "lee", StaffRole::Supervisor, "2222").await;
@@ -380,20 +383,29 @@ async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_fo
         price_on(&map, "E1", "ADULT").unwrap(),
         price_on(&map, "E2", "SENIOR").unwrap(),
     );
-    let sale = |types: Value| {
+    let sale = |types: Value, email: &str| {
         json!({ "sale": { "holdId": hold["holdId"], "tender": "cash", "tendered": 100_000,
-                          "ticketTypes": types } })
+                          "ticketTypes": types, "email": email, "language": "en" } })
     };
-    // Three tickets for two seats: refused, nothing sold.
-    let (status, refused) =
-        post_fn(&kim, app, "sell_at_counter", sale(json!({ "SENIOR": 3 }))).await;
+    // Three tickets for two seats, or an address that cannot be one: refused, nothing sold.
+    let (status, refused) = post_fn(
+        &kim,
+        app,
+        "sell_at_counter",
+        sale(json!({ "SENIOR": 3 }), ""),
+    )
+    .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(refused["kind"], "TicketTypes", "{refused}");
+    let both = json!({ "ADULT": 1, "SENIOR": 1 });
+    let (status, refused) =
+        post_fn(&kim, app, "sell_at_counter", sale(both.clone(), "park@")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
     let (status, sold) = post_fn(
         &kim,
         app,
         "sell_at_counter",
-        sale(json!({ "ADULT": 1, "SENIOR": 1 })),
+        sale(both, " Park@Example.com "),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{sold}");
@@ -406,6 +418,21 @@ async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_fo
             { "seat": "E2", "type": "SENIOR", "price": senior },
         ])
     );
+    // The customer asked for the ticket by e-mail: it arrives, with each seat's type.
+    let received = sink.received(1, std::time::Duration::from_secs(30)).await;
+    assert_eq!(received.len(), 1, "the counter sale's ticket was e-mailed");
+    let mail = mailparse::parse_mail(&received[0]).unwrap();
+    use mailparse::MailHeaderMap;
+    assert_eq!(
+        mail.headers.get_first_value("To").as_deref(),
+        Some("park@example.com")
+    );
+    let text = super::mail::text_of(&mail);
+    assert!(
+        text.contains("E1 (Adult), E2 (Senior), ID checked at the door"),
+        "{text}"
+    );
+
     // The senior's seat given back: the senior price comes back, not the adult one; the seat
     // kept is still the adult ticket.
     let booking = sold["bookingId"].clone();

@@ -42,7 +42,7 @@ pub struct Picker {
     pub selected: RwSignal<BTreeSet<String>>,
     pub conflicted: RwSignal<BTreeSet<String>>,
     pub hold: RwSignal<Option<HeldSeats>>,
-    /// The held seats' ticket types other than adult, and how many of each.
+    /// How many of the held seats are of each type other than adult (adults: the rest).
     pub types: RwSignal<crate::domain::TicketCounts>,
     pub notice: RwSignal<Option<Notice>>,
     pub pending: RwSignal<bool>,

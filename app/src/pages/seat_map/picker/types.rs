@@ -44,10 +44,11 @@ impl Picker {
 
     /// How many held seats are of `ticket_type` now (adult: those no other type took).
     pub fn type_count(self, ticket_type: TicketType) -> u32 {
-        let others: u32 = self.types.with(|t| t.values().sum());
+        // The signal counts the other types only; adults are the rest.
+        let others = self.types.with(|t| t.total()) as u32;
         match ticket_type {
             TicketType::Adult => (self.held_codes().len() as u32).saturating_sub(others),
-            other => self.types.with(|t| t.get(&other).copied().unwrap_or(0)),
+            other => self.types.with(|t| t.get(other)),
         }
     }
 
@@ -65,17 +66,14 @@ impl Picker {
             false if now > 0 => now - 1,
             _ => return,
         };
-        self.types.update(|t| {
-            t.insert(ticket_type, next);
-            t.retain(|_, n| *n > 0);
-        });
+        self.types.update(|t| t.set(ticket_type, next));
     }
 
     /// The counts as checkout takes them: none when every seat is adult.
     pub fn ticket_counts(self) -> TicketCounts {
         let mut counts = self.types.get_untracked();
         if !counts.is_empty() {
-            counts.insert(TicketType::Adult, self.type_count(TicketType::Adult));
+            counts.set(TicketType::Adult, self.type_count(TicketType::Adult));
         }
         counts
     }
@@ -84,7 +82,7 @@ impl Picker {
     pub fn held_tickets(self) -> Vec<SoldSeat> {
         let mut counts = self.types.get();
         if !counts.is_empty() {
-            counts.insert(TicketType::Adult, self.type_count(TicketType::Adult));
+            counts.set(TicketType::Adult, self.type_count(TicketType::Adult));
         }
         assign_types(&self.held_codes(), &counts, |code, t| {
             self.price_at(code, t)

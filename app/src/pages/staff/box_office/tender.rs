@@ -13,6 +13,7 @@ pub(super) fn Tender(
     let tender = RwSignal::new(Tender::Cash);
     let tendered = RwSignal::new(String::new());
     let reference = RwSignal::new(String::new());
+    let email = RwSignal::new(String::new());
     let supervisor = RwSignal::new(String::new());
     let pin = RwSignal::new(String::new());
     let exchanging = RwSignal::new(false);
@@ -39,6 +40,8 @@ pub(super) fn Tender(
                 .then(|| approval(supervisor, pin))
                 .flatten(),
             ticket_types: picker.ticket_counts(),
+            email: Some(email.get_untracked()).filter(|e| !e.trim().is_empty()),
+            language: Some(lang.get_untracked().into()),
         };
         busy.set(true);
         spawn_local(async move {
@@ -68,7 +71,7 @@ pub(super) fn Tender(
         }>
         <section class="tender" data-test="tender">
             <p class="held-seats" data-test="held-seats">{seats}</p>
-            <crate::pages::seat_map::TicketTypes picker compact=true />
+            <KioskTicketTypes picker />
             <p class="total">{move || tr!(lang.get(), "kiosk.total")} " " <strong data-test="sale-total">{move || price(lang.get(), total.get())}</strong></p>
             <div class="tenders" role="radiogroup" aria-label=move || tr!(lang.get(), "kiosk.tender")>
                 {tender_button(Tender::Cash, "kiosk.cash")}
@@ -94,6 +97,13 @@ pub(super) fn Tender(
                 }.into_any(),
                 Tender::Comp => view! { <ApprovalFields name=supervisor pin id="comp" /> }.into_any(),
             }}
+            // Optional: the ticket by e-mail too (the customer's address, kept with the booking).
+            <details class="sale-email">
+                <summary>{move || tr!(lang.get(), "kiosk.email_ticket")}</summary>
+                <input id="sale-email" type="email" inputmode="email" autocomplete="off" maxlength="254"
+                    spellcheck="false" autocapitalize="none" bind:value=email data-test="sale-email"
+                    aria-label=move || tr!(lang.get(), "kiosk.email_ticket") />
+            </details>
             <button type="button" class="primary sell" data-test="sell"
                 disabled=move || busy.get() || !online.get() || (tender.get() == Tender::Cash && change().is_none_or(|c| c < 0))
                 on:click=sell>
@@ -109,6 +119,42 @@ pub(super) fn Tender(
             </button>
             {error_line(lang, error)}
         </section>
+        </Show>
+    }
+}
+
+/// The ticket types at the counter, in two lines: the counts, and a "+" button per type (one
+/// tap per ticket) with one that makes every seat adult again.
+#[component]
+fn KioskTicketTypes(picker: Picker) -> impl IntoView {
+    use crate::domain::TicketType;
+    let lang = use_lang();
+    let name = move |t: TicketType| crate::i18n::translate(lang.get(), t.name_key(), &[]);
+    view! {
+        <Show when=move || { picker.sold_types().len() > 1 }>
+            <div class="ticket-types compact" data-test="ticket-types">
+                <p class="type-counts">
+                    {move || picker.sold_types().into_iter().map(|t| view! {
+                        <span data-type=t.as_str()>{move || name(t)} " "
+                            <strong data-test=format!("count-{}", t.as_str())>{move || picker.type_count(t)}</strong>
+                        </span>
+                    }).collect_view()}
+                </p>
+                <div class="type-taps">
+                    {move || picker.sold_types().into_iter().filter(|t| t.needs_proof()).map(|t| view! {
+                        <button type="button" data-test=format!("more-{}", t.as_str())
+                            disabled=move || picker.type_count(TicketType::Adult) == 0
+                            on:click=move |_| picker.change_type(t, true)>
+                            "+ " {move || name(t)}
+                        </button>
+                    }).collect_view()}
+                    <button type="button" data-test="types-reset"
+                        disabled=move || picker.types.with(|t| t.is_empty())
+                        on:click=move |_| picker.types.set(Default::default())>
+                        {move || tr!(lang.get(), "hold.types_reset")}
+                    </button>
+                </div>
+            </div>
         </Show>
     }
 }

@@ -119,7 +119,7 @@ pub fn HallsPage() -> impl IntoView {
     let closes = RwSignal::new(String::new());
     let hot = RwSignal::new(false);
     // Ticket types of the hall's defaults the operator chose not to sell for this showtime.
-    let unsold = RwSignal::new(std::collections::BTreeSet::<crate::domain::TicketType>::new());
+    let unsold = RwSignal::new(Vec::<crate::domain::TicketType>::new());
     let release_hours = RwSignal::new(String::new());
     // Seats taken off public sale (or put back), by showtime and seat codes.
     let block_showtime = RwSignal::new(String::new());
@@ -189,19 +189,23 @@ pub fn HallsPage() -> impl IntoView {
         let hot = Some(hot.get_untracked());
         let release = release_hours.get_untracked().trim().parse::<u32>().ok();
         let typed = prices.get_untracked();
-        let plan_types: std::collections::BTreeSet<crate::domain::TicketType> = hall_plan
+        // The hall's types (every category prices the same ones), less those not to sell.
+        let plan_types: Vec<crate::domain::TicketType> = hall_plan
             .get_untracked()
             .flatten()
-            .map(|plan| {
+            .and_then(|plan| {
                 plan.categories
-                    .iter()
-                    .flat_map(|c| c.ticket_prices.keys().copied())
-                    .collect()
+                    .first()
+                    .map(|c| c.ticket_prices.iter().map(|(t, _)| t).collect())
             })
             .unwrap_or_default();
         let unsold = unsold.get_untracked();
-        let ticket_types =
-            (!unsold.is_empty()).then(|| plan_types.difference(&unsold).copied().collect());
+        let ticket_types = (!unsold.is_empty()).then(|| {
+            plan_types
+                .into_iter()
+                .filter(|t| !unsold.contains(t))
+                .collect()
+        });
         let prices: BTreeMap<String, i64> = hall_plan
             .get_untracked()
             .flatten()
@@ -312,14 +316,14 @@ pub fn HallsPage() -> impl IntoView {
                                         }
                                     }).collect_view())}
                                     {move || hall_plan.get().flatten().map(|plan| {
-                                        let types: std::collections::BTreeSet<crate::domain::TicketType> = plan.categories.iter().flat_map(|c| c.ticket_prices.keys().copied()).collect();
+                                        let types: Vec<crate::domain::TicketType> = plan.categories.first().map(|c| c.ticket_prices.iter().map(|(t, _)| t).collect()).unwrap_or_default();
                                         types.into_iter().map(|t| {
-                                            let prices: Vec<i64> = plan.categories.iter().filter_map(|c| c.ticket_prices.get(&t).copied()).collect();
+                                            let prices: Vec<i64> = plan.categories.iter().filter_map(|c| c.ticket_prices.get(t)).collect();
                                             view! {
                                                 <label class="check">
                                                     <input type="checkbox" data-test=format!("schedule-type-{}", t.as_str())
                                                         prop:checked=move || unsold.with(|u| !u.contains(&t))
-                                                        on:change=move |ev| { let on = event_target_checked(&ev); unsold.update(|u| { if on { u.remove(&t); } else { u.insert(t); } }); } />
+                                                        on:change=move |ev| { let on = event_target_checked(&ev); unsold.update(|u| { u.retain(|x| *x != t); if !on { u.push(t); } }); } />
                                                     {move || tr!(lang.get(), "halls.sell_type", kind = crate::i18n::translate(lang.get(), t.name_key(), &[]),
                                                         prices = prices.iter().map(|p| price(lang.get(), *p)).collect::<Vec<_>>().join(" / "))}
                                                 </label>
