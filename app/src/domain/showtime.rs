@@ -187,6 +187,20 @@ impl NewShowtime {
                 Some(types) => types.contains(&t),
                 None => priced(t),
             });
+        // A price given for a type that is not sold is a mistake, not something to drop.
+        if let Some(types) = &self.ticket_types {
+            for (category, prices) in &self.ticket_prices {
+                if let Some((t, _)) = prices.iter().find(|(t, _)| !types.contains(t)) {
+                    return Err(Reason::new(
+                        "invalid.showtime.ticket_price_unsold",
+                        &[
+                            ("type", t.as_str().to_string()),
+                            ("category", category.clone()),
+                        ],
+                    ));
+                }
+            }
+        }
         let mut table = Vec::new();
         for ticket_type in sold.filter(|t| *t != TicketType::Adult) {
             for category in categories {
@@ -282,6 +296,13 @@ mod tests {
             ..showtime()
         };
         assert!(adult_only.ticket_price_table(&hall).unwrap().is_empty());
+        // A youth price for a showtime that sells no youth tickets: said, not dropped.
+        let unsold = NewShowtime {
+            ticket_types: Some(vec![]),
+            ..own.clone()
+        };
+        let refused = unsold.ticket_price_table(&hall).unwrap_err();
+        assert_eq!(refused.key, "invalid.showtime.ticket_price_unsold");
         // Seniors at a hall without their prices: a price is missing, and said so.
         let seniors = NewShowtime {
             ticket_types: Some(vec![TicketType::Senior]),

@@ -173,8 +173,16 @@ impl Engine {
         if booking.status != BookingStatus::Pending {
             return Err(InventoryError::HoldLapsed);
         }
-        // The types were chosen at the hold's first checkout: its payment asks for their price.
-        if !booking.tickets.is_empty() && booking.tickets != tickets {
+        // The types were chosen at the hold's first checkout: its payment asks for their price
+        // (a booking made before types: every seat adult).
+        let chosen = match booking.tickets.is_empty() {
+            true => layout
+                .sell(&live.seats, &Default::default())
+                .unwrap_or_default(),
+            false => booking.tickets.clone(),
+        };
+        // A repeat that names no types keeps the first checkout's.
+        if chosen != tickets && !details.ticket_types.is_empty() {
             return Err(InventoryError::TicketTypes(app::error::Reason::new(
                 "invalid.ticket_types.changed",
                 &[],

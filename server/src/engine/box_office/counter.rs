@@ -97,6 +97,16 @@ impl Counter for Engine {
             ),
             _ => None,
         };
+        // A complimentary ticket is sold at nothing, whatever its type.
+        let tickets: Vec<_> = tickets
+            .into_iter()
+            .map(|mut t| {
+                if request.tender == Tender::Comp {
+                    t.price = 0;
+                }
+                t
+            })
+            .collect();
         let booking = BookingId(uuid::Uuid::new_v4());
         let seats: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
         let approval = approved_by

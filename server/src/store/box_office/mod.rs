@@ -163,7 +163,7 @@ pub struct CounterSaleRow {
     /// The clerk's customer id (their holds carry it).
     pub customer: CustomerId,
     pub seats: Vec<String>,
-    /// Each seat's type and its price (comp sales: the price it would have had).
+    /// Each seat's type and its price (comp sales: 0).
     pub tickets: Vec<SoldSeat>,
     /// Where the ticket goes too (as [`app::domain::Email`] stores it), and in which language.
     pub email: Option<String>,

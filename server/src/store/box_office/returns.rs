@@ -52,7 +52,8 @@ pub(super) struct RefundFacts {
 
 impl RefundFacts {
     /// The seats a refund gives back, those the booking keeps, and the amount: the booking's
-    /// whole amount for all its seats, else the seats' prices (at most what is left to give).
+    /// whole amount for all its seats, else what those seats were sold for (at most what is
+    /// left to give).
     pub(super) fn split(
         &self,
         refund: &CounterRefundRow,
@@ -74,9 +75,21 @@ impl RefundFacts {
             .filter(|s| !giving.contains(s))
             .cloned()
             .collect();
+        // Each seat given back at what it was sold for, as the booking says now (read under its
+        // lock: an exchange in between moved the types with the seats); a booking made before
+        // types: the engine's price of the seats.
+        let sold = crate::store::read_tickets(self.tickets.as_deref());
+        let partial = match sold.is_empty() {
+            true => refund.partial_amount,
+            false => sold
+                .iter()
+                .filter(|t| giving.contains(&t.seat))
+                .map(|t| t.price)
+                .sum(),
+        };
         let amount = match keeping.is_empty() {
             true => self.amount_krw,
-            false => refund.partial_amount.clamp(0, self.amount_krw),
+            false => partial.clamp(0, self.amount_krw),
         };
         Ok((giving, keeping, amount))
     }

@@ -225,7 +225,8 @@ const SET_MISMATCH: &str = "update payment set mismatch = $2 where provider_sess
 pub trait Payments: Send + Sync {
     /// The booking of `new.hold`, created PENDING by the first call; every later or concurrent
     /// call gets the same one. An address (and language) given again replaces the one before
-    /// while the booking is PENDING and no payment of it was received.
+    /// while the booking is PENDING, no payment of it was received and the ticket types are
+    /// the same (other types are refused by the caller, which changes nothing then).
     async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError>;
 
     /// The booking's open (PENDING) payment session, if any, how many sessions it has had (a

@@ -20,6 +20,7 @@ impl Payments for SqliteStore {
                 set email = coalesce(excluded.email, booking.email),
                     language = coalesce(excluded.language, booking.language)
               where booking.status = 'PENDING' and excluded.email is not null
+                and (booking.tickets is null or booking.tickets = excluded.tickets)
                 and not exists (select 1 from payment p
                                  where p.booking_id = booking.id and p.status = 'PAID')",
         )

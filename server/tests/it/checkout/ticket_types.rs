@@ -104,19 +104,15 @@ async fn seats_are_sold_at_their_types_and_the_booking_its_event_the_report_and_
     }
 
     // One adult and one youth: adults first, in reading order (B5 adult, B6 youth).
-    let types = json!({ "language": "ko", "ticketTypes": { "ADULT": 1, "YOUTH": 1 } });
+    let types = json!({ "email": "first@example.com", "language": "ko",
+                        "ticketTypes": { "ADULT": 1, "YOUTH": 1 } });
     let (status, checkout) = checkout_with(&shop, &alice, &hold, types.clone()).await;
     assert_eq!(status, StatusCode::CREATED, "{checkout}");
     assert_eq!(checkout["amount"], adult + youth, "{checkout}");
     // The types were chosen: other types for the same hold are refused, the same ones find the
     // same payment session.
-    let (status, refused) = checkout_with(
-        &shop,
-        &alice,
-        &hold,
-        json!({ "ticketTypes": { "YOUTH": 2 } }),
-    )
-    .await;
+    let changed = json!({ "email": "other@example.com", "ticketTypes": { "YOUTH": 2 } });
+    let (status, refused) = checkout_with(&shop, &alice, &hold, changed).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(refused["code"], "TICKET_TYPES", "{refused}");
     assert!(
@@ -127,12 +123,18 @@ async fn seats_are_sold_at_their_types_and_the_booking_its_event_the_report_and_
     assert_eq!(status, StatusCode::CREATED, "{again}");
     assert_eq!(again["bookingId"], checkout["bookingId"]);
     assert_eq!(again["paymentUrl"], checkout["paymentUrl"]);
+    // A repeat that names no types keeps the first checkout's.
+    let (status, again) = checkout_with(&shop, &alice, &hold, json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{again}");
+    assert_eq!(again["amount"], adult + youth, "{again}");
 
     shop.press(&checkout, "pay").await;
     let id = checkout["bookingId"].as_str().unwrap().to_string();
     assert_eq!(shop.booking_settled(&id).await, "CONFIRMED");
     let view = shop.ticket_issued(&alice, &id).await;
     assert_eq!(view["amount"], adult + youth);
+    // The refused checkout kept nothing of its own, its address neither.
+    assert_eq!(view["email"], "f***@example.com", "{view}");
     assert_eq!(
         view["tickets"],
         json!([
@@ -433,15 +435,32 @@ async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_fo
         "{text}"
     );
 
-    // The senior's seat given back: the senior price comes back, not the adult one; the seat
-    // kept is still the adult ticket.
+    // The senior's seat exchanged for another of its category, then given back: the senior
+    // price comes back, not the adult one; the seat kept is still the adult ticket.
     let booking = sold["bookingId"].clone();
+    let approval = json!({ "supervisor": "lee", "pin": "2222" });
+    let (status, other) = post_fn(
+        &kim,
+        app,
+        "clerk_hold",
+        json!({ "showtime_id": shop.showtime, "seats": ["E5"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{other}");
+    let (status, exchanged) = post_fn(
+        &kim,
+        app,
+        "exchange_at_counter",
+        json!({ "exchange": { "booking": booking, "seats": ["E2"], "holdId": other["holdId"],
+                              "approval": approval } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{exchanged}");
     let (status, refunded) = post_fn(
         &kim,
         app,
         "refund_at_counter",
-        json!({ "refund": { "booking": booking, "seats": ["E2"],
-                            "approval": { "supervisor": "lee", "pin": "2222" } } }),
+        json!({ "refund": { "booking": booking, "seats": ["E5"], "approval": approval } }),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{refunded}");
@@ -464,5 +483,32 @@ async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_fo
         ),
         (&json!("E1"), &json!("ADULT"), &json!(adult)),
         "{printed}"
+    );
+
+    // A complimentary sale: its tickets say their types, at nothing.
+    let (status, hold) = post_fn(
+        &kim,
+        app,
+        "clerk_hold",
+        json!({ "showtime_id": shop.showtime, "seats": ["E9", "E10"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{hold}");
+    let (status, comp) = post_fn(
+        &kim,
+        app,
+        "sell_at_counter",
+        json!({ "sale": { "holdId": hold["holdId"], "tender": "comp", "approval": approval,
+                          "ticketTypes": { "ADULT": 1, "SENIOR": 1 } } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{comp}");
+    assert_eq!(comp["amount"], 0);
+    assert_eq!(
+        comp["tickets"],
+        json!([
+            { "seat": "E9", "type": "ADULT", "price": 0 },
+            { "seat": "E10", "type": "SENIOR", "price": 0 },
+        ])
     );
 }

@@ -69,12 +69,11 @@ impl Picker {
         self.types.update(|t| t.set(ticket_type, next));
     }
 
-    /// The counts as checkout takes them: none when every seat is adult.
+    /// The counts as checkout takes them, adults too (so that choosing every seat adult again
+    /// is said, not left to mean "as before").
     pub fn ticket_counts(self) -> TicketCounts {
         let mut counts = self.types.get_untracked();
-        if !counts.is_empty() {
-            counts.set(TicketType::Adult, self.type_count(TicketType::Adult));
-        }
+        counts.set(TicketType::Adult, self.type_count(TicketType::Adult));
         counts
     }
 
