@@ -213,6 +213,29 @@ ensure_chromium() {
   dpkg -s fonts-nanum >/dev/null 2>&1 || apt_install fonts-nanum || true
 }
 
+# PgBouncer for the reference deployment (scripts/cluster.sh). Debian 12's package (1.18) predates
+# prepared statements in transaction mode (1.21), which the store's driver uses for every
+# statement; so this builds Debian 13's source of 1.24.1 (checked against its SHA-256), once.
+PGBOUNCER_VERSION=1.24.1
+PGBOUNCER_SHA256=da72a3aba13072876d055a3e58dd4aba4a5de4ed6148e73033185245598fd3e0
+PGBOUNCER="$HOME/.cache/seats/tools/pgbouncer-$PGBOUNCER_VERSION/bin/pgbouncer"
+ensure_pgbouncer() {
+  [ -x "$PGBOUNCER" ] && return 0
+  dpkg -s libevent-dev >/dev/null 2>&1 && command -v pkg-config >/dev/null \
+    || apt_install libevent-dev libssl-dev pkg-config
+  log "building PgBouncer $PGBOUNCER_VERSION from Debian's source (about a minute, once)"
+  local src
+  src="$(mktemp -d /tmp/seats-pgbouncer.XXXXXX)"
+  curl -fsSL -o "$src/pgbouncer.tar.gz" \
+    "http://deb.debian.org/debian/pool/main/p/pgbouncer/pgbouncer_$PGBOUNCER_VERSION.orig.tar.gz"
+  echo "$PGBOUNCER_SHA256  $src/pgbouncer.tar.gz" | sha256sum -c --quiet
+  tar -xzf "$src/pgbouncer.tar.gz" -C "$src" --strip-components=1
+  (cd "$src" && ./configure -q --prefix="${PGBOUNCER%/bin/pgbouncer}" --without-cares \
+    --without-pam --without-systemd >/dev/null && make -s -j2 >/dev/null && make -s install >/dev/null)
+  rm -rf "$src"
+  [ -x "$PGBOUNCER" ]
+}
+
 pg_bin() {
   local dir
   dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"

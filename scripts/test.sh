@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: formatting and clippy (scripts/check.sh), unit tests, the store contract suite on PostgreSQL and SQLite, the
 # HTTP tests, customers' e-mail through an SMTP server process (aiosmtpd), the outbox relay against a Kafka-compatible broker (tansu, which the relay tests
-# start themselves), and the Playwright end-to-end tests in headless Chromium. Installs what is
-# missing.
+# start themselves), and the Playwright end-to-end tests in headless Chromium, on the test servers
+# and then on the reference deployment (scripts/cluster.sh). Installs what is missing.
 # Uses TEST_DATABASE_URL (or DATABASE_URL) / REDIS_URL when given; otherwise starts throwaway
 # PostgreSQL and Redis servers for the run and stops them afterwards. Fails when any test fails.
 set -euo pipefail
@@ -57,4 +57,24 @@ export E2E_DATABASE_URL="${TEST_DATABASE_URL%/*}/$E2E_DB"
 CLEANUP+=("psql '$TEST_DATABASE_URL' -qc 'drop database if exists $E2E_DB with (force)'")
 log "Playwright end-to-end tests (headless Chromium)"
 (cd end2end && npx playwright test)
+
+log "the reference deployment (scripts/cluster.sh): three instances behind HAProxy, PgBouncer, a Redis Cluster"
+# Its own ports and folder, so that a cluster started by hand keeps running; the same settings
+# the single-server tests use (short rehold, no per-address caps: every browser is 127.0.0.1).
+export CLUSTER_DIR="$TMP/seats-cluster-test-$$" CLUSTER_PORT=3910 CLUSTER_BASE=3920
+CLEANUP+=("$ROOT/scripts/cluster.sh stop")
+CLUSTER_BUILD=debug CLUSTER_SITE="$E2E_SITE" OPERATOR_PASSWORD="end-to-end operator password" \
+  HOLD_TTL_SECONDS=600 SWEEP_INTERVAL_SECONDS=1 HELD_SEATS_PER_ADDRESS=0 HOLD_RATE_PER_ADDRESS=0 \
+  WAITING_ROOM_REHOLD_SECONDS=1 WAITING_ROOM_POLL_SECONDS=2 MAIL_POLL_SECONDS=0.5 \
+  "$ROOT/scripts/cluster.sh" start
+(
+  set -a
+  source "$CLUSTER_DIR/cluster.env"
+  set +a
+  cd end2end
+  # Its screenshots stay in its folder: the docs keep the test servers' pictures.
+  E2E_PAY_PORT=$CLUSTER_PORT E2E_DATA_DIR=$CLUSTER_DIR E2E_STAFF_DATABASE_URL=$DATABASE_URL \
+    E2E_SCREENSHOTS=$CLUSTER_DIR/screenshots npx playwright test --config cluster.config.ts
+)
+"$ROOT/scripts/cluster.sh" stop
 log "all tests passed"

@@ -1,7 +1,8 @@
 //! The benchmarks of the product, kept out of the production crate: `hold-bench` (holds through
 //! the engine against pgbench) and `live-bench` (WebSocket viewers of a running server), run by
 //! `scripts/bench-holds.sh` and `scripts/bench-live.sh` (and `pick-bench`, by
-//! `scripts/bench-picks.sh`). This library holds what both share.
+//! `scripts/bench-picks.sh`; `soak`, by `scripts/bench-soak.sh`). This library holds what they
+//! share.
 
 /// An environment variable parsed as `T`, or `default` when unset or unparsable.
 pub fn env<T: std::str::FromStr>(key: &str, default: T) -> T {
@@ -28,6 +29,30 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// One granted hold (the soak's record): its seats and when it expires.
+pub type Grant = (Vec<String>, chrono::DateTime<chrono::Utc>);
+
+/// Seats held by two holds at once: for each seat, granted holds whose expiries are closer than
+/// the TTL (the later one was granted while the earlier still held the seat).
+pub fn overlaps(grants: &[Grant], ttl: std::time::Duration) -> (u64, usize) {
+    let mut by_seat: std::collections::HashMap<&str, Vec<chrono::DateTime<chrono::Utc>>> =
+        std::collections::HashMap::new();
+    for (seats, expires) in grants {
+        for s in seats {
+            by_seat.entry(s).or_default().push(*expires);
+        }
+    }
+    let ttl = chrono::Duration::from_std(ttl).expect("small");
+    let (mut count, mut seats) = (0, 0);
+    for expiries in by_seat.values_mut() {
+        expiries.sort();
+        let here = expiries.windows(2).filter(|w| w[1] - w[0] < ttl).count() as u64;
+        count += here;
+        seats += usize::from(here > 0);
+    }
+    (count, seats)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -36,5 +61,29 @@ mod tests {
         assert_eq!(super::percentile(&v, 0.5), 3.0);
         assert_eq!(super::percentile(&v, 0.99), 5.0);
         assert!(super::percentile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn holds_closer_than_the_ttl_on_one_seat_are_counted() {
+        use chrono::{DateTime, Utc};
+        let t = |ms: i64| DateTime::<Utc>::UNIX_EPOCH + chrono::Duration::milliseconds(ms);
+        let ttl = std::time::Duration::from_millis(1000);
+        let seats = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let apart = vec![
+            (seats(&["A1", "A2"]), t(1000)),
+            (seats(&["A2", "A3"]), t(2000)),
+        ];
+        assert_eq!(super::overlaps(&apart, ttl), (0, 0));
+        let close = vec![
+            (seats(&["A1", "A2"]), t(1000)),
+            (seats(&["A2", "A3"]), t(1999)),
+        ];
+        assert_eq!(super::overlaps(&close, ttl), (1, 1));
+        // Another seat's hold at the same moment is no overlap.
+        let other = vec![
+            (seats(&["A1", "A2"]), t(1000)),
+            (seats(&["B1", "B2"]), t(1000)),
+        ];
+        assert_eq!(super::overlaps(&other, ttl), (0, 0));
     }
 }

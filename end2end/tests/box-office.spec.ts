@@ -2,14 +2,14 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { execFileSync } from "child_process";
 import * as path from "path";
-import { SeatMapPage, apiStatus, onSale } from "./pages";
+import { SeatMapPage, apiStatus, onSale, screenshotDir } from "./pages";
 
 // The box office at kiosk size, with touch, on the main (embedded) test server. Its clerks and
-// supervisors are made with `server staff add`, as an operator would, on that server's data.
+// supervisors are made with `server staff add`, as an operator would, on that server's data
+// (E2E_STAFF_DATABASE_URL: the reference deployment's PostgreSQL, when run against it).
 const root = path.join(__dirname, "..", "..");
 const dataDir = process.env.E2E_DATA_DIR ?? path.join(root, "target", "e2e-data");
 const serverBin = process.env.E2E_SERVER_BIN ?? path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, "target"), "debug", "server");
-const screenshots = path.join(root, "docs", "screenshots");
 const PASSWORD = "kiosk staff password";
 const stamp = Date.now().toString(36);
 
@@ -21,7 +21,7 @@ test.setTimeout(60_000);
 async function staff(page: Page, name: string, role: string, pin: string) {
   execFileSync(serverBin, ["staff", "add", name, "--role", role], {
     input: `${PASSWORD}\n`,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", RUST_LOG: "error" },
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: process.env.E2E_STAFF_DATABASE_URL ?? "", RUST_LOG: "error" },
   });
   await signIn(page, name);
   const set = await page.request.post("/api/staff_set_pin", { data: { password: PASSWORD, pin } });
@@ -155,7 +155,7 @@ test("a clerk opens a shift, sells the best 3 for cash with change, prints, and 
   await padType(kiosk, String(total + 7000));
   await touchTargetsAreLarge(kiosk);
   // The tender screen: the whole sale and its controls in view, nothing to scroll.
-  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-sale.png") });
+  await kiosk.screenshot({ path: path.join(screenshotDir, "kiosk-sale.png") });
   await kiosk.locator('[data-test="sell"]').tap();
   await expect(kiosk.locator('[data-test="receipt-change"]')).toContainText("7,000");
   // The receipt: the seats in seat order, the short booking number, when, at which register, by whom.
@@ -185,7 +185,7 @@ test("a clerk opens a shift, sells the best 3 for cash with change, prints, and 
   await expect(kiosk.locator('[data-test="reprint"]')).toHaveCount(0);
   await kiosk.emulateMedia({ media: "print" });
   await expect(kiosk.locator('[data-test="kiosk-showtimes"]')).toBeHidden();
-  await tickets.first().screenshot({ path: path.join(screenshots, "kiosk-ticket.png") });
+  await tickets.first().screenshot({ path: path.join(screenshotDir, "kiosk-ticket.png") });
   await kiosk.emulateMedia({ media: "screen" });
   // A second print is a reprint: a supervisor's.
   const booking = (await kiosk.locator('[data-test="receipt-booking"]').textContent())!.trim();
@@ -241,7 +241,7 @@ test("a 300-seat hall fits a 1080p kiosk without scrolling", async ({ browser })
   expect(outside).toEqual([]);
   expect(await kiosk.evaluate(() => document.scrollingElement!.scrollHeight <= window.innerHeight)).toBe(true);
   await touchTargetsAreLarge(kiosk);
-  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-300-seats.png") });
+  await kiosk.screenshot({ path: path.join(screenshotDir, "kiosk-300-seats.png") });
 });
 
 test("at 1366×768 the sale's controls are all at hand and at least 44 px; one tap sells a senior ticket at its price", async ({ browser }) => {
@@ -253,7 +253,7 @@ test("at 1366×768 the sale's controls are all at hand and at least 44 px; one t
   await expect(kiosk.locator('[data-test="ticket-types"]')).toBeVisible();
   await touchTargetsAreLarge(kiosk);
   await axeClean(kiosk, "kiosk at 1366×768");
-  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-1366.png") });
+  await kiosk.screenshot({ path: path.join(screenshotDir, "kiosk-1366.png") });
   // Two adults; one tap makes one of them a senior, and the total drops by the difference the
   // seat map's prices say.
   const adults = won(await kiosk.locator('[data-test="sale-total"]').textContent());
@@ -394,7 +394,7 @@ test("a refund approved with a supervisor's PIN puts the seats back on the custo
   await expect(kiosk.locator('[data-test="fig-expected"]')).toContainText("50,000");
   await expect(kiosk.locator('[data-test="fig-variance"]')).toHaveText(/^−₩1,000$/);
   await axeClean(kiosk, "kiosk shift closed");
-  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-close-shift.png") });
+  await kiosk.screenshot({ path: path.join(screenshotDir, "kiosk-close-shift.png") });
   // A closed shift sells nothing more.
   const hold = await kiosk.request.post("/api/clerk_hold", { data: { showtime_id: id, seats: null, best: { count: 1 } } });
   expect(hold.status()).toBe(409);
@@ -432,7 +432,7 @@ test("an idle kiosk locks and releases the clerk's picked seats; offline it refu
   await kiosk.context().setOffline(true);
   await expect(kiosk.locator('[data-test="offline-banner"]').first()).toBeVisible();
   await expect(kiosk.locator('[data-test="best-1"]')).toBeDisabled();
-  await kiosk.screenshot({ path: path.join(screenshots, "kiosk-offline.png") });
+  await kiosk.screenshot({ path: path.join(screenshotDir, "kiosk-offline.png") });
   await kiosk.context().setOffline(false);
   await expect(kiosk.locator('[data-test="offline-banner"]')).toHaveCount(0);
   // This kiosk locks after 4 s untouched, and on a loaded machine the steps above can take that
@@ -475,12 +475,12 @@ test("the door checks a scanned ticket in once: green, then red with the first s
   const verdict = door.locator('[data-test="verdict"]');
   await expect(verdict).toHaveAttribute("data-result", "OK");
   await axeClean(door, "door OK");
-  await door.screenshot({ path: path.join(screenshots, "door-ok.png") });
+  await door.screenshot({ path: path.join(screenshotDir, "door-ok.png") });
   await door.locator('[data-test="code"]').fill(code);
   await door.locator('[data-test="check-in"]').tap();
   await expect(verdict).toHaveAttribute("data-result", "ALREADY_CHECKED_IN");
   await expect(verdict).toContainText("East");
-  await door.screenshot({ path: path.join(screenshots, "door-already.png") });
+  await door.screenshot({ path: path.join(screenshotDir, "door-already.png") });
 
   // The phone's camera, where the browser reads QR codes. Headless Chromium has neither a camera
   // nor a QR reader: the page is given a canvas as the camera and a reader that reports the code

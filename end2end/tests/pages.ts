@@ -140,6 +140,10 @@ export interface Mail {
 }
 
 /** The folder the tests' SMTP server (aiosmtpd, playwright.config.ts) keeps messages in. */
+/** Where the specs keep their screenshots for the docs (E2E_SCREENSHOTS: elsewhere, as the run
+ * against the reference deployment does, so that the docs keep the test servers' pictures). */
+export const screenshotDir = process.env.E2E_SCREENSHOTS ?? `${__dirname}/../../docs/screenshots`;
+
 export const mailDir = `${process.env.E2E_DATA_DIR ?? `${__dirname}/../../target/e2e-data`}/smtp`;
 
 /** Every message the tests' SMTP server received so far. */

@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { Browser, BrowserContext, Page, expect, test } from "@playwright/test";
 import * as path from "path";
-import { Mail, SeatMapPage, SignInPage, onSale, receivedMail } from "./pages";
+import { Mail, SeatMapPage, SignInPage, onSale, receivedMail, screenshotDir } from "./pages";
 
 // A server with 10-minute holds and the payment sandbox (playwright.config.ts): checkout needs
 // at least 3 minutes left on a hold, more than the main test server's 20-second holds.
@@ -65,7 +65,7 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   const forged = await page.request.get(`${shop}/tickets/${code.slice(0, -1)}${code.endsWith("0") ? "1" : "0"}`);
   expect(forged.status()).toBe(404);
   await expect(page.locator('[data-test="print-ticket"]')).toBeVisible();
-  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "booking-ticket.png"), fullPage: true });
+  await page.screenshot({ path: path.join(screenshotDir, "booking-ticket.png"), fullPage: true });
   const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(serious.map((v) => `booking page: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
@@ -116,7 +116,7 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   const csv = await sales.request.get(`${shop}/reports/sales.csv`);
   expect(csv.status()).toBe(200);
   expect(await csv.text()).toContain(`,${showtimeId},`);
-  await sales.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "operator-sales.png"), fullPage: true });
+  await sales.screenshot({ path: path.join(screenshotDir, "operator-sales.png"), fullPage: true });
   const axeSales = await new AxeBuilder({ page: sales }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   const seriousSales = axeSales.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(seriousSales.map((v) => `sales page: ${v.id} (${v.nodes.length}) ${v.help}`)).toEqual([]);
@@ -292,7 +292,7 @@ test("an operator cancels a showtime in the console and the customer's booking p
     await admin.reload();
     await expect(row.locator('[data-test="refund-progress"]')).toHaveAttribute("data-refunded", "1", { timeout: 1_000 });
   }).toPass({ timeout: 20_000 });
-  await admin.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "admin-cancelled.png"), fullPage: true });
+  await admin.screenshot({ path: path.join(screenshotDir, "admin-cancelled.png"), fullPage: true });
 
   // The customer's booking page says so; the seat map sells nothing.
   await page.goto(booking);

@@ -27,7 +27,8 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
         Database::Postgres(url) => Arc::new(
             PgStore::connect(url, config.store.db_max_connections)
                 .await
-                .context("failed to connect to PostgreSQL (DATABASE_URL)")?,
+                .context("failed to connect to PostgreSQL (DATABASE_URL)")?
+                .with_direct_url(config.store.direct_url.clone()),
         ),
         Database::Sqlite(url) => {
             std::fs::create_dir_all(&config.store.data_dir).with_context(|| {

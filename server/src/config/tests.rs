@@ -44,6 +44,24 @@ fn a_postgres_url_selects_postgres() {
 }
 
 #[test]
+fn a_direct_url_takes_the_sessions_a_pooler_would_not_keep() {
+    let c = config(&PRODUCTION).unwrap();
+    assert_eq!(c.store.session_url(), Some("postgres://u@h/db"));
+    let mut env = PRODUCTION.to_vec();
+    env.push(("DATABASE_DIRECT_URL", "postgres://u@primary/db"));
+    let c = config(&env).unwrap();
+    assert_eq!(
+        c.store.direct_url.as_deref(),
+        Some("postgres://u@primary/db")
+    );
+    assert_eq!(c.store.session_url(), Some("postgres://u@primary/db"));
+    assert!(config(&[("DATABASE_DIRECT_URL", "postgres://u@primary/db")]).is_err());
+    env.pop();
+    env.push(("DATABASE_DIRECT_URL", "mysql://x"));
+    assert!(config(&env).is_err());
+}
+
+#[test]
 fn an_unknown_database_scheme_is_refused() {
     assert!(config(&[("DATABASE_URL", "mysql://x")]).is_err());
 }

@@ -9,6 +9,9 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 
 pub struct PgStore {
     pub(super) pool: PgPool,
+    /// Straight to PostgreSQL when `pool` goes through a pooler in transaction mode: the
+    /// migrations hold an advisory lock for their session, which only a real session keeps.
+    direct_url: Option<String>,
 }
 
 impl PgStore {
@@ -21,7 +24,16 @@ impl PgStore {
             .acquire_timeout(Duration::from_secs(10))
             .connect(url)
             .await?;
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            direct_url: None,
+        })
+    }
+
+    /// Runs the migrations over `url` (`DATABASE_DIRECT_URL`) instead of the pool's.
+    pub fn with_direct_url(mut self, url: Option<String>) -> Self {
+        self.direct_url = url;
+        self
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -37,8 +49,16 @@ impl Store for PgStore {
 
     async fn migrate(&self) -> Result<(), StoreError> {
         let migrator = sqlx::migrate!("../migrations/postgres");
-        accept_comment_edits(&self.pool, &migrator).await?;
-        migrator.run(&self.pool).await?;
+        let direct = match &self.direct_url {
+            Some(url) => Some(PgPoolOptions::new().max_connections(1).connect(url).await?),
+            None => None,
+        };
+        let pool = direct.as_ref().unwrap_or(&self.pool);
+        accept_comment_edits(pool, &migrator).await?;
+        migrator.run(pool).await?;
+        if let Some(direct) = direct {
+            direct.close().await;
+        }
         Ok(())
     }
 

@@ -240,8 +240,8 @@ pub async fn start(
             .with_poll(config.events.relay_poll),
     );
     let wake = engine.relay_wake.clone();
-    if let crate::config::Database::Postgres(url) = &config.store.database {
-        work.push(Box::pin(listener(url.clone(), wake.clone())));
+    if let Some(url) = config.store.session_url() {
+        work.push(Box::pin(listener(url.to_string(), wake.clone())));
     }
     work.push(Box::pin(relay.clone().run(wake)));
     Ok((relay, work))
