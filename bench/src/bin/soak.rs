@@ -35,12 +35,18 @@ enum Way {
     ReadThenWrite,
 }
 
-/// A random pair of adjacent seats (rows A–O, seats 1–20, as the hold benchmark picks).
-fn pair() -> Vec<String> {
+/// A random pair of adjacent seats (rows A–O, seats 1–20, as the hold benchmark picks): their
+/// codes, and their numbers for the record (row × 32 + seat).
+fn pair() -> (Vec<String>, [u16; 2]) {
     let mut rng = rand::rng();
-    let row = char::from(b'A' + rng.random_range(0..15u8));
-    let n = rng.random_range(1..=19);
-    vec![format!("{row}{n}"), format!("{row}{}", n + 1)]
+    let row = rng.random_range(0..15u8);
+    let n = rng.random_range(1..=19u8);
+    let letter = char::from(b'A' + row);
+    let id = |n: u8| u16::from(row) * 32 + u16::from(n);
+    (
+        vec![format!("{letter}{n}"), format!("{letter}{}", n + 1)],
+        [id(n), id(n + 1)],
+    )
 }
 
 /// The control's hold: reads whether both seats are free, then writes them held, unconditionally.
@@ -124,7 +130,7 @@ async fn run(
             let id = ShowtimeId::try_from(showtime).expect("id");
             let mut grants: Vec<Grant> = Vec::new();
             while made.fetch_add(1, Relaxed) < attempts {
-                let seats = pair();
+                let (seats, ids) = pair();
                 let granted = match way {
                     Way::Engine => {
                         let selection = SeatSelection::parse(&seats).expect("valid");
@@ -138,7 +144,10 @@ async fn run(
                     Way::ReadThenWrite => read_then_write(&pool, showtime, &seats, ttl).await?,
                 };
                 if let Some(expires) = granted {
-                    grants.push((seats, expires));
+                    grants.push(Grant {
+                        seats: ids,
+                        expires_us: expires.timestamp_micros(),
+                    });
                 }
             }
             Ok(grants)
