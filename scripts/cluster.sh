@@ -233,6 +233,14 @@ write_env() {
     put LEPTOS_ENV "PROD"
     put RUST_LOG "${RUST_LOG:-warn}"
   } >"$DIR/cluster.env"
+  # Every other server setting (.env.example names them all) given to `start`, so that an
+  # instance started again (revive) runs as the others do.
+  local name
+  for name in $(sed -n 's/^# *\([A-Z][A-Z0-9_]*\)=.*/\1/p' "$ROOT/.env.example" | sort -u); do
+    grep -q "^$name=" "$DIR/cluster.env" && continue
+    [ -n "${!name+set}" ] && put "$name" "${!name}" >>"$DIR/cluster.env"
+  done
+  return 0
 }
 
 load_env() {

@@ -57,7 +57,8 @@ pub enum Round {
 pub struct Relay {
     store: Arc<dyn Store>,
     sink: Arc<dyn EventSink>,
-    /// This relay's identity in the lease.
+    /// This relay's identity in the lease: `pid <process id> <uuid>`, so that an operator (and
+    /// the chaos run) can tell which process holds it.
     owner: String,
     lease_name: String,
     batch: i64,
@@ -71,7 +72,7 @@ impl Relay {
         Self {
             store,
             sink,
-            owner: uuid::Uuid::new_v4().to_string(),
+            owner: format!("pid {} {}", std::process::id(), uuid::Uuid::new_v4()),
             lease_name: LEASE_NAME.into(),
             batch: batch.max(1),
             poll: POLL,
