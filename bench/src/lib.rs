@@ -29,6 +29,19 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// Every seat of `showtime` free again and no hold left (between the benchmarks' runs).
+pub async fn free_every_seat(pool: &sqlx::PgPool, showtime: i64) -> sqlx::Result<()> {
+    sqlx::query(
+        "update show_seat set status = 'AVAILABLE', hold_id = null, customer_id = null,
+                hold_expires_at = null, booking_id = null where showtime_id = $1",
+    )
+    .bind(showtime)
+    .execute(pool)
+    .await?;
+    sqlx::query("truncate seat_hold").execute(pool).await?;
+    Ok(())
+}
+
 /// One granted hold (the soak's record, 16 bytes, so that recording a million attempts does not
 /// show as the process's memory growing): its two seats, as numbers, and when it expires, in
 /// microseconds on the database's clock.

@@ -29,14 +29,7 @@ struct Figures {
 }
 
 async fn reset(pool: &PgPool, showtime: i64) -> anyhow::Result<()> {
-    sqlx::query(
-        "update show_seat set status = 'AVAILABLE', hold_id = null, customer_id = null,
-                hold_expires_at = null, booking_id = null where showtime_id = $1",
-    )
-    .bind(showtime)
-    .execute(pool)
-    .await?;
-    sqlx::query("truncate seat_hold").execute(pool).await?;
+    bench::free_every_seat(pool, showtime).await?;
     sqlx::query("vacuum analyze show_seat")
         .execute(pool)
         .await?;

@@ -188,18 +188,6 @@ async fn run(
     })
 }
 
-async fn reset(pool: &PgPool, showtime: i64) -> anyhow::Result<()> {
-    sqlx::query(
-        "update show_seat set status = 'AVAILABLE', hold_id = null, customer_id = null,
-                hold_expires_at = null, booking_id = null where showtime_id = $1",
-    )
-    .bind(showtime)
-    .execute(pool)
-    .await?;
-    sqlx::query("truncate seat_hold").execute(pool).await?;
-    Ok(())
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let admin_url = std::env::var("BENCH_DATABASE_URL")
@@ -252,7 +240,7 @@ async fn main() -> anyhow::Result<()> {
         if n == 0 {
             continue;
         }
-        reset(&pool, showtime).await?;
+        bench::free_every_seat(&pool, showtime).await?;
         println!("{label}: {n} attempts");
         let r = run(
             way,

@@ -1355,3 +1355,57 @@ async fn postgres_migrations_whose_comments_were_reworded_still_start_and_others
     assert!(refused.is_err(), "a changed migration stops the start");
     db.drop_database().await;
 }
+
+/// Behind a pooler in transaction mode the pool keeps no session, so the migrations (and their
+/// advisory lock) go to `DATABASE_DIRECT_URL`: here the pool names one database and the direct
+/// URL another, and only the direct one is migrated.
+#[tokio::test]
+async fn postgres_migrations_run_over_the_direct_url_not_the_pool() {
+    let admin = sqlx::PgPool::connect(&pg_admin_url()).await.unwrap();
+    let stamp = Uuid::new_v4().simple();
+    let (pooled, direct) = (
+        format!("seats_test_{}_pool_{stamp}", chrono::Utc::now().timestamp()),
+        format!(
+            "seats_test_{}_direct_{stamp}",
+            chrono::Utc::now().timestamp()
+        ),
+    );
+    for name in [&pooled, &direct] {
+        sqlx::query(&format!("create database {name}"))
+            .execute(&admin)
+            .await
+            .unwrap();
+    }
+    let store = server::store::PgStore::connect(&with_database(&pg_admin_url(), &pooled), 2)
+        .await
+        .unwrap()
+        .with_direct_url(Some(with_database(&pg_admin_url(), &direct)));
+    server::store::Store::migrate(&store).await.unwrap();
+    let migrated = |name: String| async move {
+        let pool = sqlx::PgPool::connect(&with_database(&pg_admin_url(), &name))
+            .await
+            .unwrap();
+        let table: Option<String> =
+            sqlx::query_scalar("select to_regclass('_sqlx_migrations')::text")
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+        pool.close().await;
+        table.is_some()
+    };
+    assert!(
+        migrated(direct.clone()).await,
+        "the direct database is migrated"
+    );
+    assert!(
+        !migrated(pooled.clone()).await,
+        "the pool's database is left alone"
+    );
+    store.pool().close().await;
+    for name in [&pooled, &direct] {
+        sqlx::query(&format!("drop database {name} with (force)"))
+            .execute(&admin)
+            .await
+            .unwrap();
+    }
+}
