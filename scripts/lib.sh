@@ -191,6 +191,37 @@ ensure_node_packages() {
   fi
 }
 
+# schemathesis (from PyPI, in its own virtual environment) for the REST API's fuzzing run
+# (scripts/fuzz-api.sh), on a Python of 3.12 or later: on 3.11 (Debian 12's) the parser that
+# Hypothesis calls in schemathesis's coverage phase fails now and then ("AST constructor recursion
+# depth mismatch"). Without one, Python 3.11 and no coverage phase (SCHEMATHESIS_PHASES).
+SCHEMATHESIS_VERSION=4.32.5
+HYPOTHESIS_VERSION=6.170.27
+SCHEMATHESIS="$HOME/.cache/seats/tools/schemathesis-$SCHEMATHESIS_VERSION"
+SCHEMATHESIS_PHASES=examples,coverage,fuzzing,stateful
+ensure_schemathesis() {
+  if [ ! -x "$SCHEMATHESIS/bin/st" ]; then
+    local python="" candidate
+    for candidate in python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
+      if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+        python="$candidate"
+        break
+      fi
+    done
+    if [ -z "$python" ]; then
+      python3 -m venv --help >/dev/null 2>&1 || apt_install python3-venv
+      python=python3
+    fi
+    log "installing schemathesis $SCHEMATHESIS_VERSION on $("$python" --version) (PyPI, once)"
+    "$python" -m venv "$SCHEMATHESIS"
+    "$SCHEMATHESIS/bin/pip" install --quiet --disable-pip-version-check \
+      "schemathesis==$SCHEMATHESIS_VERSION" "hypothesis==$HYPOTHESIS_VERSION"
+  fi
+  if "$SCHEMATHESIS/bin/python" -c 'import sys; sys.exit(sys.version_info >= (3, 12))'; then
+    SCHEMATHESIS_PHASES=examples,fuzzing,stateful
+  fi
+}
+
 # Node's `ws` package for the live-map benchmark's peer broadcaster (bench/peer/live-peer.mjs).
 ensure_peer_packages() {
   command -v npm >/dev/null || apt_install nodejs npm

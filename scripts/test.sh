@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: formatting and clippy (scripts/check.sh), unit tests, the store contract suite on PostgreSQL and SQLite, the
-# HTTP tests, customers' e-mail through an SMTP server process (aiosmtpd), the outbox relay against a Kafka-compatible broker (tansu, which the relay tests
+# HTTP tests, the REST API fuzzed from its OpenAPI description (schemathesis), customers' e-mail through an SMTP server process (aiosmtpd), the outbox relay against a Kafka-compatible broker (tansu, which the relay tests
 # start themselves), and the Playwright end-to-end tests in headless Chromium, on the test servers
 # and then on the reference deployment (scripts/cluster.sh). Installs what is missing.
 # Uses TEST_DATABASE_URL (or DATABASE_URL) / REDIS_URL when given; otherwise starts throwaway
@@ -34,13 +34,17 @@ log "formatting and clippy (scripts/check.sh)"
 
 log "unit, contract and HTTP tests"
 # app and server only: frontend turns on app's hydrate feature, which never builds with ssr.
-cargo test -p app -p server -p bench
+# A failure's message, not a backtrace, is what the end of the log should show.
+RUST_BACKTRACE=0 cargo test -p app -p server -p bench
 
 log "every benchmark, for a few seconds (BENCH_SMOKE=1): a benchmark that no longer runs fails here"
 for bench in "$ROOT"/scripts/bench-*.sh; do
   log "$(basename "$bench") (smoke)"
   BENCH_SMOKE=1 BENCH_DATABASE_URL="$TEST_DATABASE_URL" "$bench"
 done
+
+log "the REST API fuzzed from its OpenAPI description (schemathesis; BENCHMARKS.md has the long run)"
+FUZZ_EXAMPLES=15 "$ROOT/scripts/fuzz-api.sh"
 
 log "building the app for the end-to-end tests (and the sandbox gateway of tests/payment.spec.ts)"
 # Its own site folder: a product started from this checkout (scripts/run.sh) keeps serving its

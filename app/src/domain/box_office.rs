@@ -236,6 +236,7 @@ pub struct OwedRefund {
 /// What the door is told about a scanned ticket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum CheckInResult {
     Ok,
     AlreadyCheckedIn,
@@ -267,6 +268,7 @@ impl CheckInResult {
 /// A scan's answer: the result and, when the ticket is ours, what it is for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CheckIn {
     pub result: CheckInResult,
     pub booking_id: Option<BookingId>,
@@ -319,6 +321,7 @@ impl CheckIn {
 /// so a misspelt `showtime_id` is not taken for "any".
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ScanAt {
     #[serde(default)]
     pub gate: Option<String>,

@@ -14,6 +14,7 @@ pub const MAX_EMAIL_LEN: usize = 254;
 /// Whether mail reaches it is the mail server's to say; this only refuses what cannot be one.
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Email(String);
 
 /// Masked, so that a value printed for debugging (a log line) never shows the address.
@@ -105,6 +106,7 @@ impl From<Email> for String {
 /// The language a customer's messages are written in (`ko` or `en`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum MailLanguage {
     #[default]
     Ko,
@@ -141,6 +143,7 @@ impl From<crate::i18n::Lang> for MailLanguage {
 /// seats' ticket types.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CheckoutDetails {
     #[serde(default)]
     pub email: Option<Email>,
@@ -155,6 +158,7 @@ pub struct CheckoutDetails {
 /// at checkout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct BookingLookup {
     pub reference: String,
     pub email: String,

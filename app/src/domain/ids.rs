@@ -9,6 +9,7 @@ use uuid::Uuid;
 /// [`TryFrom<i64>`] (JSON, path segments and database rows alike), so none is out of range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "i64", into = "i64")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ShowtimeId(i64);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,6 +60,7 @@ pub struct CustomerId(pub Uuid);
 /// A booking (created when a payment confirms a hold).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct BookingId(pub Uuid);
 
 impl BookingId {
@@ -74,6 +76,7 @@ impl BookingId {
 /// [`HoldId::showtime_id`] needs no lookup. Read from JSON through [`TryFrom<Uuid>`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "Uuid", into = "Uuid")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct HoldId(Uuid);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -8,6 +8,7 @@ use std::fmt;
 /// seat. At most 5 characters, well inside the 8 the schema allows.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SeatCode(String);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

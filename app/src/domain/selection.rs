@@ -139,6 +139,7 @@ mod tests {
 /// A request for the best `count` seats (of `category`, if named): the server picks them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct BestAvailable {
     pub count: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum TicketType {
     #[default]
     Adult,
@@ -57,6 +58,7 @@ impl TicketType {
 /// for it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE", deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TicketCounts {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub adult: u32,
@@ -109,6 +111,7 @@ impl TicketCounts {
 /// a type without one is not sold in it. Fields, not a map, as for [`TicketCounts`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE", deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TicketPrices {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub youth: Option<i64>,
@@ -154,6 +157,7 @@ impl TicketPrices {
 /// A seat as it was sold: its type and the price it was sold at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SoldSeat {
     pub seat: String,
     #[serde(rename = "type")]

@@ -83,6 +83,7 @@ impl WaitingRoomSettings {
 /// Where a customer stands in a showtime's queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum QueueState {
     Waiting,
     Admitted,
@@ -91,6 +92,7 @@ pub enum QueueState {
 /// A customer's place, as `POST`/`GET /showtimes/{id}/queue` answer it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct QueuePlace {
     /// The place's ticket (API clients send it back as `Queue-Ticket`).
     pub ticket: String,
@@ -119,6 +121,7 @@ pub struct QueuePlace {
 /// A room's opening draw: everyone who joined before sales opened, put in a random order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct QueueDraw {
     /// Not drawn yet (sales have not opened): `number`, `position` and `ahead` are by arrival
     /// until then, and change once, at the draw.
@@ -174,6 +177,7 @@ fn leading_zero_bits(bytes: &[u8]) -> u32 {
 /// A signed admission: showtime, customer and expiry, checked by the hold endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Admission {
     pub token: String,
     /// Hold before then (RFC 3339), or the place goes to the next person.

@@ -13,6 +13,48 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
+use serde::Serialize;
+use utoipa::OpenApi;
+
+/// This module's part of the OpenAPI description.
+#[derive(OpenApi)]
+#[openapi(paths(
+    my_bookings,
+    get_booking,
+    open_booking,
+    cancel_booking,
+    lookup_booking,
+    ticket_booking,
+    check_in_ticket
+))]
+pub struct Api;
+
+/// `GET /tickets/{code}`: the booking, and the ticket's state now.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketAnswer {
+    #[serde(flatten)]
+    booking: app::domain::BookingView,
+    /// `state` is `VALID`.
+    valid: bool,
+    /// `VALID`, `CHECKED_IN`, `REFUNDED` or `CANCELLED`.
+    #[schema(example = "VALID")]
+    state: &'static str,
+    /// A seat's ticket: its seat (the booking's code: none).
+    seat: Option<String>,
+    /// The booking's seats that are in.
+    checked_in: Vec<String>,
+}
+
+/// `GET /tickets/{code}` of a code this server did not sign, or never issued.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct NotATicket {
+    /// Always `false`.
+    valid: bool,
+    error: &'static str,
+    /// `INVALID_TICKET`.
+    code: &'static str,
+}
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -33,6 +75,18 @@ pub fn routes() -> Router<AppState> {
 /// let in once. 200 `{"result": "OK", …}`; 409 `ALREADY_CHECKED_IN` (with the first scan's time
 /// and gate), `WRONG_SHOWTIME` or `REFUNDED`; 404 `NOT_FOUND` (not a ticket of ours, or never
 /// sold). Always with the booking's showtime and seats when the ticket is ours.
+#[utoipa::path(post, path = "/tickets/{code}/check-in", tag = "door",
+    params(("code" = String, Path, description = "The code of the ticket's QR code")),
+    request_body(content = Option<app::domain::ScanAt>, description = "The gate scanning and the showtime it admits (both optional)"),
+    security(("staff_session" = []), ("staff_token" = [])),
+    responses(
+        (status = 200, description = "`OK`: let in", body = app::domain::CheckIn),
+        (status = 400, description = "A body that is not `{gate, showtimeId}`", body = super::error::ErrorBody),
+        (status = 401, description = "`STAFF_SIGN_IN_REQUIRED`", body = super::error::ErrorBody),
+        (status = 403, description = "`STAFF_FORBIDDEN`: a role that does not work the door", body = super::error::ErrorBody),
+        (status = 404, description = "`NOT_FOUND`: not a ticket of ours, or never sold", body = app::domain::CheckIn),
+        (status = 409, description = "`ALREADY_CHECKED_IN`, `WRONG_SHOWTIME`, `REFUNDED`, `CANCELLED`", body = app::domain::CheckIn),
+        (status = 423, description = "`STAFF_SESSION_LOCKED`", body = super::error::ErrorBody)))]
 async fn check_in_ticket(
     State(state): State<AppState>,
     Extension(access): Extension<StaffAccess>,
@@ -61,6 +115,12 @@ async fn check_in_ticket(
 }
 
 /// `GET /bookings/{id}`: the customer's own booking with its payments.
+#[utoipa::path(get, path = "/bookings/{id}", tag = "bookings",
+    params(("id" = uuid::Uuid, Path, description = "The booking (`bookingId`)")),
+    responses((status = 200, description = "The booking", body = app::domain::BookingView),
+        (status = 400, description = "Not a UUID", body = super::error::ErrorBody),
+        (status = 403, description = "Another customer's", body = super::error::ErrorBody),
+        (status = 404, description = "No such booking", body = super::error::ErrorBody)))]
 async fn get_booking(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
@@ -82,6 +142,13 @@ fn booking_id(raw: &str) -> Result<uuid::Uuid, ApiError> {
 /// is then (refunded; the payment's refund follows through the gateway), its seats back on sale
 /// at once. 409 `NOT_REFUNDABLE` with the reason (too late, sold at the counter, a ticket used,
 /// not confirmed or refunded already); another customer's → 403; unknown → 404.
+#[utoipa::path(post, path = "/bookings/{id}/cancel", tag = "bookings",
+    params(("id" = uuid::Uuid, Path, description = "The booking (`bookingId`)")),
+    responses((status = 200, description = "Cancelled: the booking as it is now (`refundedAt` set)", body = app::domain::BookingView),
+        (status = 400, description = "Not a UUID", body = super::error::ErrorBody),
+        (status = 403, description = "Another customer's", body = super::error::ErrorBody),
+        (status = 404, description = "No such booking", body = super::error::ErrorBody),
+        (status = 409, description = "`NOT_REFUNDABLE`, with the reason", body = super::error::ErrorBody)))]
 async fn cancel_booking(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
@@ -95,6 +162,13 @@ async fn cancel_booking(
 /// `GET /bookings/{id}/open?key=…`: the link in a booking's e-mail. With the key signed for that
 /// booking, this browser (or client) may see the booking from now on, and is sent to its page
 /// (303 to `/my-bookings/{id}`); a wrong or missing key is 404, as an unknown booking is.
+#[utoipa::path(get, path = "/bookings/{id}/open", tag = "bookings",
+    params(("id" = uuid::Uuid, Path, description = "The booking (`bookingId`)"),
+        ("key" = Option<String>, Query, description = "The key the e-mail's link carries")),
+    responses((status = 303, description = "To the booking's page, which this session now sees",
+            headers(("Location" = String, description = "`/my-bookings/{id}`"))),
+        (status = 400, description = "Not a UUID", body = super::error::ErrorBody),
+        (status = 404, description = "`BOOKING_NOT_FOUND`: a wrong or missing key, or no such booking", body = super::error::ErrorBody)))]
 async fn open_booking(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
@@ -116,6 +190,12 @@ async fn open_booking(
 /// booking has both (an unknown reference and a wrong address answer alike); 400 for what
 /// cannot be a reference or an address; 429 (with `Retry-After`) past the tries allowed per
 /// client address and per reference.
+#[utoipa::path(post, path = "/bookings/lookup", tag = "bookings",
+    request_body = app::domain::BookingLookup,
+    responses((status = 200, description = "The booking, from now on this session's to see too", body = app::domain::BookingView),
+        (status = 400, description = "Not a reference (8 hexadecimal digits) or not an address", body = super::error::ErrorBody),
+        (status = 404, description = "`BOOKING_NOT_FOUND`: no booking has both", body = super::error::ErrorBody),
+        (status = 429, description = "`RATE_LIMITED`", body = super::error::ErrorBody, headers(("Retry-After" = u64)))))]
 async fn lookup_booking(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
@@ -135,6 +215,8 @@ async fn lookup_booking(
 }
 
 /// `GET /bookings`: the customer's bookings, newest first.
+#[utoipa::path(get, path = "/bookings", tag = "bookings",
+    responses((status = 200, description = "This session's bookings (and those it found again)", body = [app::domain::BookingView])))]
 async fn my_bookings(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,
@@ -145,21 +227,27 @@ async fn my_bookings(
 /// `GET /tickets/{code}`: what a door scanner learns from a ticket's QR code: the booking and
 /// the ticket's state now (`state`: `VALID`, `CHECKED_IN`, `REFUNDED`, `CANCELLED`; `valid`
 /// only for `VALID`). A code this server did not sign is 404 `{valid: false}`.
+#[utoipa::path(get, path = "/tickets/{code}", tag = "door",
+    params(("code" = String, Path, description = "The code of the ticket's QR code")),
+    responses((status = 200, description = "The booking and the ticket's state", body = TicketAnswer),
+        (status = 404, description = "Not a code of ours", body = NotATicket)))]
 async fn ticket_booking(State(state): State<AppState>, Path(code): Path<String>) -> Response {
     match state.engine.ticket_booking(&code).await {
-        Ok((view, ticket)) => {
-            let mut body = serde_json::to_value(&view).expect("bookings serialise");
-            body["valid"] = serde_json::Value::Bool(ticket.state == "VALID");
-            body["state"] = serde_json::Value::from(ticket.state);
-            body["seat"] = serde_json::to_value(&ticket.seat).expect("a seat serialises");
-            body["checkedIn"] = serde_json::to_value(&ticket.checked_in).expect("seats serialise");
-            axum::Json(body).into_response()
-        }
+        Ok((booking, ticket)) => axum::Json(TicketAnswer {
+            booking,
+            valid: ticket.state == "VALID",
+            state: ticket.state,
+            seat: ticket.seat,
+            checked_in: ticket.checked_in,
+        })
+        .into_response(),
         Err(InventoryError::BookingNotFound) => (
             StatusCode::NOT_FOUND,
-            axum::Json(serde_json::json!({
-                "valid": false, "error": "not a ticket of ours", "code": "INVALID_TICKET"
-            })),
+            axum::Json(NotATicket {
+                valid: false,
+                error: "not a ticket of ours",
+                code: "INVALID_TICKET",
+            }),
         )
             .into_response(),
         Err(e) => ApiError::from(e).into_response(),

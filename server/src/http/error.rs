@@ -7,7 +7,39 @@ use app::error::InventoryError;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use serde::Serialize;
+
+/// Every error answer of the REST API: what was wrong, in English, and its machine code; some
+/// codes carry more (the seats in question, when to retry, where to queue, the proof asked for).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    /// What was wrong, for a person.
+    #[schema(example = "seats not available: F5")]
+    pub error: String,
+    /// What was wrong, for a program (the table in docs/api.md).
+    #[schema(example = "SEATS_UNAVAILABLE")]
+    pub code: &'static str,
+    /// `SEATS_UNAVAILABLE`, `LONE_SEAT`: the seats in question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seats: Option<Vec<String>>,
+    /// 429s, `RECENTLY_RELEASED`, `QUEUE_UNAVAILABLE`, `QUEUE_FULL`: seconds to wait (as the
+    /// `Retry-After` header).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<u64>,
+    /// `QUEUE_REQUIRED`: where to join the queue (the API) …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
+    /// … and the waiting room's page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_room: Option<String>,
+    /// `PROOF_REQUIRED`: the challenge to solve …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<String>,
+    /// … with this many leading zero bits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u8>,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -69,22 +101,29 @@ impl ApiError {
 
     /// The JSON body this error is answered with.
     pub fn body(&self) -> serde_json::Value {
+        serde_json::to_value(self.error_body()).expect("error bodies serialise")
+    }
+
+    fn error_body(&self) -> ErrorBody {
         let (_, code, seats) = self.parts();
-        let mut body = json!({ "error": self.to_string(), "code": code });
-        if let Some(seats) = seats {
-            body["seats"] = json!(seats);
-        }
-        if let Some(seconds) = self.retry_after() {
-            body["retryAfter"] = json!(seconds);
-        }
+        let mut body = ErrorBody {
+            error: self.to_string(),
+            code,
+            seats: seats.map(<[String]>::to_vec),
+            retry_after: self.retry_after(),
+            queue: None,
+            waiting_room: None,
+            challenge: None,
+            bits: None,
+        };
         if let Self::Inventory(e) = self {
             if let Some((queue, page)) = e.queue() {
-                body["queue"] = json!(queue);
-                body["waitingRoom"] = json!(page);
+                body.queue = Some(queue);
+                body.waiting_room = Some(page);
             }
             if let InventoryError::ProofRequired { challenge, bits } = e {
-                body["challenge"] = json!(challenge);
-                body["bits"] = json!(bits);
+                body.challenge = Some(challenge.clone());
+                body.bits = Some(*bits);
             }
         }
         body
@@ -94,7 +133,7 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let retry_after = self.retry_after();
-        let mut response = (self.status(), Json(self.body())).into_response();
+        let mut response = (self.status(), Json(self.error_body())).into_response();
         if let Some(seconds) = retry_after {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,

@@ -19,6 +19,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, post};
 use axum::{Extension, Router};
 use sha2::{Digest, Sha256};
+use utoipa::OpenApi;
+
+/// This module's part of the OpenAPI description.
+#[derive(OpenApi)]
+#[openapi(paths(cancel_hold, checkout_hold))]
+pub struct Api;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -29,6 +35,13 @@ pub fn routes() -> Router<AppState> {
         )
 }
 
+/// Gives a hold's seats back at once.
+#[utoipa::path(delete, path = "/holds/{hold_id}", tag = "holds",
+    params(("hold_id" = uuid::Uuid, Path, description = "The hold (`holdId`)")),
+    responses((status = 204, description = "Cancelled: its seats are free"),
+        (status = 400, description = "Not a UUID", body = super::error::ErrorBody),
+        (status = 403, description = "Another customer's hold", body = super::error::ErrorBody),
+        (status = 404, description = "No such live hold", body = super::error::ErrorBody)))]
 #[tracing::instrument(skip(state))]
 async fn cancel_hold(
     State(state): State<AppState>,
@@ -62,6 +75,24 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     }
 }
 
+/// Starts paying for a hold: one booking and one payment session per hold.
+///
+/// The same `Idempotency-Key` and hold again answer the stored answer (`Idempotent-Replayed`).
+#[utoipa::path(post, path = "/holds/{hold_id}/checkout", tag = "holds",
+    params(("hold_id" = uuid::Uuid, Path, description = "The hold (`holdId`)"),
+        ("Idempotency-Key" = String, Header, description = "1 to 200 characters, one per checkout attempt")),
+    request_body(content = Option<app::domain::CheckoutDetails>, description = "All optional; an empty body is `{}`"),
+    responses(
+        (status = 201, description = "The booking, pending its payment", body = app::domain::Checkout,
+            links(("booking" = (operation_id = "get_booking", parameters(("id" = "$response.body#/bookingId")))),
+                ("cancel" = (operation_id = "cancel_booking", parameters(("id" = "$response.body#/bookingId")))))),
+        (status = 400, description = "No `Idempotency-Key`, not a UUID, or a body that is not checkout's", body = super::error::ErrorBody),
+        (status = 403, description = "Another customer's hold", body = super::error::ErrorBody),
+        (status = 404, description = "No such hold", body = super::error::ErrorBody),
+        (status = 409, description = "`HOLD_LAPSED`, `TOO_LITTLE_TIME`, `SALES_CLOSED`, `PAYMENT_RECEIVED`, or the key's first request still runs", body = super::error::ErrorBody),
+        (status = 422, description = "`TICKET_TYPES`, or the key was used for another request", body = super::error::ErrorBody),
+        (status = 429, description = "`RATE_LIMITED`", body = super::error::ErrorBody, headers(("Retry-After" = u64))),
+        (status = 503, description = "The payment gateway is unreachable (the key is not kept)", body = super::error::ErrorBody)))]
 async fn checkout_hold(
     State(state): State<AppState>,
     Extension(customer): Extension<CustomerId>,

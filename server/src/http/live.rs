@@ -113,6 +113,19 @@ pub(super) fn origin_allowed(state: &AppState, headers: &HeaderMap) -> bool {
                 == Some(host))
 }
 
+/// A showtime's live seat feed (WebSocket): a snapshot, then every change.
+///
+/// `{"type":"snapshot","showtimeId","seats":[{code,status,version}]}` on connect, then
+/// `seatsHeld` / `seatsReleased` / `seatsBooked` / `seatsChanged` with the changed seats (apply
+/// each seat by its version), `showtimeCancelled`, and `ping` every 15 s. A viewer sends nothing.
+#[utoipa::path(get, path = "/showtimes/{id}/live", tag = "showtimes",
+    params(("id" = i64, Path, description = "The showtime")),
+    responses(
+        (status = 101, description = "Switched to the WebSocket protocol"),
+        (status = 400, description = "Not a WebSocket upgrade, or not a showtime id", body = super::error::ErrorBody),
+        (status = 403, description = "From a page of another site (`Origin`)", body = super::error::ErrorBody),
+        (status = 404, description = "No such showtime", body = super::error::ErrorBody),
+        (status = 503, description = "Over the viewer caps", body = super::error::ErrorBody)))]
 pub async fn live(
     State(state): State<AppState>,
     Id(showtime): Id<ShowtimeId>,

@@ -1,5 +1,5 @@
 //! The HTTP side: one router per resource (`showtimes`, `holds`, `bookings`, `payments`,
-//! `reports`, `ops`), merged here with the Leptos pages and server functions under one stack of
+//! `reports`, `ops`; `openapi` describes them), merged here with the Leptos pages and server functions under one stack of
 //! guards (`guard`, `session`, `staff`); `serve` is the accept loop under them.
 
 mod assets;
@@ -11,6 +11,8 @@ mod holds;
 pub mod json;
 pub mod live;
 mod live_halls;
+mod openapi;
+mod openapi_page;
 mod ops;
 mod page_frames;
 mod params;
@@ -90,6 +92,7 @@ pub fn router(state: AppState) -> Router {
         .merge(bookings::routes())
         .merge(payments::routes())
         .merge(reports::routes())
+        .merge(openapi::routes())
         .leptos_routes_with_context(&state, pages, context, shell)
         .fallback(guard::fallback)
         // Listed innermost first: a request passes them bottom-up.

@@ -7,21 +7,52 @@ use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::json;
+use serde::Serialize;
+use utoipa::OpenApi;
+
+/// This module's part of the OpenAPI description.
+#[derive(OpenApi)]
+#[openapi(paths(health, metrics, favicon_svg, favicon_ico))]
+pub struct Api;
+
+/// `GET /health`'s answer.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// `ok`, or `unavailable` when the database does not answer.
+    #[schema(example = "ok")]
+    status: &'static str,
+    /// `postgres` or `sqlite`.
+    #[schema(example = "postgres")]
+    database: &'static str,
+}
 
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/health", get(health))
         .route("/metrics", get(metrics))
-        .route("/favicon.svg", get(favicon))
-        .route("/favicon.ico", get(favicon))
+        .route("/favicon.svg", get(favicon_svg))
+        .route("/favicon.ico", get(favicon_ico))
 }
 
 /// The site's icon: a seat in the accent colour (pages link it; `/favicon.ico` answers the same
 /// for clients that ask for it without reading the page).
 const FAVICON: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#15171b"/><path d="M8 9a3 3 0 0 1 3-3h10a3 3 0 0 1 3 3v9H8z" fill="#ffb020"/><rect x="6" y="19" width="20" height="4" rx="2" fill="#ffb020"/><rect x="8" y="23" width="3" height="4" fill="#ffb020"/><rect x="21" y="23" width="3" height="4" fill="#ffb020"/></svg>"##;
 
-async fn favicon() -> impl IntoResponse {
+/// The site's icon (SVG).
+#[utoipa::path(get, path = "/favicon.svg", tag = "operations",
+    responses((status = 200, description = "The icon", content_type = "image/svg+xml", body = String)))]
+async fn favicon_svg() -> impl IntoResponse {
+    favicon()
+}
+
+/// The site's icon, for clients that ask for it without reading a page (SVG too).
+#[utoipa::path(get, path = "/favicon.ico", tag = "operations",
+    responses((status = 200, description = "The icon", content_type = "image/svg+xml", body = String)))]
+async fn favicon_ico() -> impl IntoResponse {
+    favicon()
+}
+
+fn favicon() -> impl IntoResponse {
     (
         [
             (header::CONTENT_TYPE, "image/svg+xml"),
@@ -31,19 +62,29 @@ async fn favicon() -> impl IntoResponse {
     )
 }
 
+/// Whether this instance and its database answer (for load balancers).
+#[utoipa::path(get, path = "/health", tag = "operations",
+    responses((status = 200, description = "Up", body = Health),
+        (status = 503, description = "The database does not answer", body = Health)))]
 #[tracing::instrument(skip(state))]
 async fn health(State(state): State<AppState>) -> impl IntoResponse {
     let backend = state.engine.store().backend();
     match state.engine.store().ping().await {
         Ok(()) => (
             StatusCode::OK,
-            Json(json!({ "status": "ok", "database": backend })),
+            Json(Health {
+                status: "ok",
+                database: backend,
+            }),
         ),
         Err(e) => {
             tracing::error!(error = %e, "health check: database does not answer");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                Json(json!({ "status": "unavailable", "database": backend })),
+                Json(Health {
+                    status: "unavailable",
+                    database: backend,
+                }),
             )
         }
     }
@@ -51,6 +92,9 @@ async fn health(State(state): State<AppState>) -> impl IntoResponse {
 
 /// Counters in the Prometheus text format: what became of hold attempts (rate limit, seat gate,
 /// database) and how often Redis had to be bypassed.
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    responses((status = 200, description = "Prometheus text (version 0.0.4)", content_type = "text/plain", body = String),
+        (status = 403, description = "From an address outside `METRICS_ALLOW`", body = super::error::ErrorBody)))]
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     use std::fmt::Write;
     use std::sync::atomic::Ordering::Relaxed;

@@ -12,6 +12,21 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
+use serde::Serialize;
+use utoipa::OpenApi;
+
+/// This module's part of the OpenAPI description.
+#[derive(OpenApi)]
+#[openapi(paths(payment_callback))]
+pub struct Api;
+
+/// What became of a verified report.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct CallbackAnswer {
+    /// `recorded`, `duplicate`, `unknown session` or `recorded; does not match the order, refunded`.
+    #[schema(example = "recorded")]
+    status: &'static str,
+}
 
 pub fn routes() -> Router<AppState> {
     Router::new().route(
@@ -23,6 +38,13 @@ pub fn routes() -> Router<AppState> {
 /// `POST /payments/callback`: the gateway's signed report. A bad or stale signature is 401 and
 /// records nothing; a verified report is recorded once (a repeat is 200 and changes nothing) and
 /// answered at once — the seats are confirmed by the outbox worker, not here.
+#[utoipa::path(post, path = "/payments/callback", tag = "payments",
+    params(("Sandbox-Signature" = String, Header, description = "`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">` with the webhook secret")),
+    request_body = crate::payments::gateway::CallbackEvent,
+    responses((status = 200, description = "Recorded once", body = CallbackAnswer),
+        (status = 400, description = "Not a payment event, or a paid one without `paymentId`", body = super::error::ErrorBody),
+        (status = 401, description = "`BAD_SIGNATURE`: bad or stale; nothing recorded", body = super::error::ErrorBody),
+        (status = 503, description = "No webhook secret configured", body = super::error::ErrorBody)))]
 async fn payment_callback(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -76,5 +98,5 @@ async fn payment_callback(
         ReportOutcome::Duplicate => "duplicate",
         ReportOutcome::UnknownSession => "unknown session",
     };
-    Ok(axum::Json(serde_json::json!({ "status": status })).into_response())
+    Ok(axum::Json(CallbackAnswer { status }).into_response())
 }

@@ -18,6 +18,12 @@ use axum::routing::get;
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use utoipa::OpenApi;
+
+/// This module's part of the OpenAPI description.
+#[derive(OpenApi)]
+#[openapi(paths(join, place, live))]
+pub struct Api;
 
 pub const QUEUE_TICKET: &str = "queue-ticket";
 pub const QUEUE_PROOF: &str = "queue-proof";
@@ -62,6 +68,17 @@ fn proof_header(headers: &HeaderMap) -> Result<Option<QueueProof>, ApiError> {
         })
 }
 
+/// Takes a place in the showtime's waiting room (again: the same place).
+#[utoipa::path(post, path = "/showtimes/{id}/queue", tag = "waiting room",
+    params(("id" = i64, Path, description = "The showtime"),
+        ("Queue-Proof" = Option<String>, Header, description = "`<challenge>:<nonce>`, when the room asks a proof of work")),
+    responses((status = 200, description = "The session's place", body = app::domain::QueuePlace),
+        (status = 400, description = "A `Queue-Proof` that is not `<challenge>:<decimal nonce>`, or not a showtime id", body = super::error::ErrorBody),
+        (status = 403, description = "`PROOF_REQUIRED` (`challenge`, `bits`): nothing joined", body = super::error::ErrorBody),
+        (status = 404, description = "No such showtime", body = super::error::ErrorBody),
+        (status = 409, description = "`NO_WAITING_ROOM` (hold directly), `SHOWTIME_CANCELLED`", body = super::error::ErrorBody),
+        (status = 429, description = "`QUEUE_ADDRESS_LIMIT`", body = super::error::ErrorBody, headers(("Retry-After" = u64))),
+        (status = 503, description = "`QUEUE_FULL`, `QUEUE_UNAVAILABLE`", body = super::error::ErrorBody)))]
 #[tracing::instrument(skip(state, headers))]
 async fn join(
     State(state): State<AppState>,
@@ -79,6 +96,16 @@ async fn join(
     Ok((StatusCode::OK, Json(place)))
 }
 
+/// The caller's place in the waiting room (by session, or by `Queue-Ticket`).
+#[utoipa::path(get, path = "/showtimes/{id}/queue", tag = "waiting room",
+    params(("id" = i64, Path, description = "The showtime"),
+        ("Queue-Ticket" = Option<String>, Header, description = "The place's ticket (32 hexadecimal digits)")),
+    responses((status = 200, description = "The place", body = app::domain::QueuePlace),
+        (status = 400, description = "A `Queue-Ticket` that is not 32 hexadecimal digits, or not a showtime id", body = super::error::ErrorBody),
+        (status = 404, description = "`QUEUE_PLACE_NOT_FOUND` (join again), or no such showtime", body = super::error::ErrorBody),
+        (status = 409, description = "`NO_WAITING_ROOM`", body = super::error::ErrorBody),
+        (status = 429, description = "`RATE_LIMITED`: asked sooner than half of `pollAfterMs`", body = super::error::ErrorBody, headers(("Retry-After" = u64))),
+        (status = 503, description = "`QUEUE_UNAVAILABLE`", body = super::error::ErrorBody)))]
 #[tracing::instrument(skip(state, headers))]
 async fn place(
     State(state): State<AppState>,
@@ -103,6 +130,16 @@ struct LiveQuery {
     ticket: String,
 }
 
+/// The waiting page's WebSocket: the room's frame whenever it changes; keeps the place alive.
+#[utoipa::path(get, path = "/showtimes/{id}/queue/live", tag = "waiting room",
+    params(("id" = i64, Path, description = "The showtime"),
+        ("ticket" = String, Query, description = "The place's ticket")),
+    responses((status = 101, description = "Switched to the WebSocket protocol"),
+        (status = 400, description = "No `ticket`, or not a WebSocket upgrade", body = super::error::ErrorBody),
+        (status = 403, description = "From a page of another site (`Origin`)", body = super::error::ErrorBody),
+        (status = 404, description = "No such showtime", body = super::error::ErrorBody),
+        (status = 409, description = "`NO_WAITING_ROOM`", body = super::error::ErrorBody),
+        (status = 503, description = "Over the connection caps, or `QUEUE_UNAVAILABLE`", body = super::error::ErrorBody)))]
 async fn live(
     State(state): State<AppState>,
     Id(showtime): Id<ShowtimeId>,

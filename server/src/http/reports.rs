@@ -12,6 +12,12 @@ use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
+use utoipa::OpenApi;
+
+/// This module's part of the OpenAPI description.
+#[derive(OpenApi)]
+#[openapi(paths(sales_report, sales_csv))]
+pub struct Api;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -56,6 +62,12 @@ async fn sales(
 }
 
 /// `GET /reports/sales`: the sales figures per day and showtime, as JSON.
+#[utoipa::path(get, path = "/reports/sales", tag = "reports",
+    security(("staff_session" = []), ("staff_token" = [])),
+    responses((status = 200, description = "Per day, channel and showtime, newest day first", body = [app::domain::SalesFigure]),
+        (status = 401, description = "`STAFF_SIGN_IN_REQUIRED`", body = super::error::ErrorBody, headers(("WWW-Authenticate" = String))),
+        (status = 403, description = "`STAFF_FORBIDDEN`", body = super::error::ErrorBody),
+        (status = 423, description = "`STAFF_SESSION_LOCKED`", body = super::error::ErrorBody)))]
 async fn sales_report(
     State(state): State<AppState>,
     Extension(access): Extension<StaffAccess>,
@@ -68,6 +80,13 @@ async fn sales_report(
 }
 
 /// `GET /reports/sales.csv`: the same figures as CSV (RFC 4180), for spreadsheets.
+#[utoipa::path(get, path = "/reports/sales.csv", tag = "reports",
+    security(("staff_session" = []), ("staff_token" = [])),
+    responses((status = 200, description = "The figures as CSV", content_type = "text/csv", body = String,
+            headers(("Content-Disposition" = String))),
+        (status = 401, description = "`STAFF_SIGN_IN_REQUIRED`", body = super::error::ErrorBody, headers(("WWW-Authenticate" = String))),
+        (status = 403, description = "`STAFF_FORBIDDEN`", body = super::error::ErrorBody),
+        (status = 423, description = "`STAFF_SESSION_LOCKED`", body = super::error::ErrorBody)))]
 async fn sales_csv(
     State(state): State<AppState>,
     Extension(access): Extension<StaffAccess>,

@@ -14,6 +14,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
+use utoipa::OpenApi;
+
+/// This module's part of the OpenAPI description (`openapi.rs` puts the parts together).
+#[derive(OpenApi)]
+#[openapi(paths(list_showtimes, seat_map, hold_seats_or_best, super::live::live))]
+pub struct Api;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -26,6 +32,14 @@ pub fn routes() -> Router<AppState> {
         .route("/showtimes/{id}/live", get(super::live::live))
 }
 
+/// The programme: today's (venue time) and later showtimes.
+#[utoipa::path(get, path = "/showtimes", tag = "showtimes",
+    responses((status = 200, description = "The showtimes, soonest first", body = [app::domain::ShowtimeSummary],
+        // A showtime a day or two ahead (the demo programme has six a day), on sale.
+        links(("seats" = (operation_id = "seat_map", parameters(("id" = "$response.body#/12/id")))),
+            ("hold" = (operation_id = "hold_seats_or_best", parameters(("id" = "$response.body#/12/id")),
+                request_body = json!({"bestAvailable": {"count": 2}}))),
+            ("queue" = (operation_id = "join", parameters(("id" = "$response.body#/12/id"))))))))]
 #[tracing::instrument(skip(state))]
 async fn list_showtimes(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
     Ok(Json(state.engine.list_showtimes().await?))
@@ -33,6 +47,18 @@ async fn list_showtimes(State(state): State<AppState>) -> Result<impl IntoRespon
 
 /// Served from the in-memory snapshot, with a strong `ETag` and a one-second public cache
 /// lifetime so that a CDN can absorb the reads; `If-None-Match` with the current tag gets 304.
+#[utoipa::path(get, path = "/showtimes/{id}/seats", tag = "showtimes",
+    summary = "A showtime's seat map",
+    params(("id" = i64, Path, description = "The showtime"),
+        ("If-None-Match" = Option<String>, Header, description = "The `ETag` of a map already read")),
+    responses(
+        (status = 200, description = "The seats and their states now", body = app::domain::SeatMap,
+            headers(("ETag" = String, description = "Changes with every change of a seat"),
+                ("Cache-Control" = String, description = "`public, max-age=1`"))),
+        (status = 304, description = "Unchanged since the `ETag` given",
+            headers(("ETag" = String), ("Cache-Control" = String))),
+        (status = 400, description = "Not a showtime id", body = super::error::ErrorBody),
+        (status = 404, description = "No such showtime", body = super::error::ErrorBody)))]
 #[tracing::instrument(skip(state, headers))]
 async fn seat_map(
     State(state): State<AppState>,
@@ -75,13 +101,7 @@ impl<S: Send + Sync> FromRequest<S> for HoldBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields, rename_all = "camelCase")]
-        struct Raw {
-            seats: Option<Vec<String>>,
-            best_available: Option<BestAvailable>,
-        }
-        let JsonBody(raw) = JsonBody::<Raw>::from_request(req, state).await?;
+        let JsonBody(raw) = JsonBody::<HoldRequest>::from_request(req, state).await?;
         match (raw.seats, raw.best_available) {
             (Some(seats), None) => Ok(Self::Seats(
                 SeatSelection::try_from(seats).map_err(InventoryError::from)?,
@@ -94,9 +114,41 @@ impl<S: Send + Sync> FromRequest<S> for HoldBody {
     }
 }
 
+/// A hold request as sent: the seats by code, or the best ones (exactly one of the two).
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HoldRequest {
+    /// 1 to 8 distinct seat codes of the showtime, e.g. `["F5", "F6"]`.
+    #[schema(example = json!(["F5", "F6"]))]
+    seats: Option<Vec<String>>,
+    /// Or: the server picks `count` adjacent seats (of `category`, if named).
+    best_available: Option<BestAvailable>,
+}
+
 /// The header a REST hold shows the waiting room's admission with.
 pub const ADMISSION_TOKEN: &str = "admission-token";
 
+/// Holds seats for 10 minutes (`HOLD_TTL_SECONDS`): all of them or none.
+#[utoipa::path(post, path = "/showtimes/{id}/holds", tag = "holds",
+    params(("id" = i64, Path, description = "The showtime"),
+        ("Admission-Token" = Option<String>, Header,
+            description = "The waiting room's admission, while the showtime's room is on")),
+    request_body = HoldRequest,
+    responses(
+        (status = 201, description = "Held", body = app::domain::Hold,
+            headers(("Location" = String, description = "`/holds/{holdId}`")),
+            links(("cancel" = (operation_id = "cancel_hold", parameters(("hold_id" = "$response.body#/holdId")))),
+                ("checkout" = (operation_id = "checkout_hold",
+                    parameters(("hold_id" = "$response.body#/holdId"), ("header.Idempotency-Key" = "$response.body#/holdId")),
+                    request_body = json!({}))))),
+        (status = 400, description = "Not a hold request, or a seat code that is not one", body = super::error::ErrorBody),
+        (status = 403, description = "`QUEUE_REQUIRED`: the waiting room is on and no admission was shown", body = super::error::ErrorBody),
+        (status = 404, description = "No such showtime", body = super::error::ErrorBody),
+        (status = 409, description = "`SEATS_UNAVAILABLE` (nothing held), `NO_BLOCK`, `SALES_CLOSED`, `SALES_NOT_OPEN`, `HOLD_LIMIT`, `ADDRESS_HOLD_LIMIT`, `RECENTLY_RELEASED`, `ADMISSION_SEAT_LIMIT`", body = super::error::ErrorBody),
+        (status = 422, description = "`LONE_SEAT`, `COMPANION_NEEDS_WHEELCHAIR`", body = super::error::ErrorBody),
+        (status = 429, description = "`RATE_LIMITED`", body = super::error::ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds"))),
+        (status = 503, description = "`QUEUE_UNAVAILABLE`", body = super::error::ErrorBody)))]
 #[tracing::instrument(skip(state, body, headers))]
 async fn hold_seats_or_best(
     State(state): State<AppState>,

@@ -190,7 +190,7 @@ impl Letter {
 }
 
 /// Text as HTML shows it literally (titles and names come from the operator).
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

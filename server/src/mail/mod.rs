@@ -2,7 +2,7 @@
 //! (`Mailer`): SMTP in production, `.eml` files under the data folder in the embedded default, so
 //! a venue trying the product reads what its customers would receive.
 
-mod compose;
+pub(crate) mod compose;
 mod png;
 
 pub use compose::Letter;

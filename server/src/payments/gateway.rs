@@ -45,7 +45,7 @@ pub struct Faults {
     pub refund_delay_ms: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum SessionStatus {
     /// Waiting for the customer.
@@ -84,7 +84,7 @@ pub struct Refund {
 }
 
 /// The body of a callback (`POST` to the session's `callbackUrl`, signed; see `signature`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CallbackEvent {
     /// The same for every delivery of one event (duplicates carry the same id).

@@ -790,15 +790,17 @@ async fn the_pages_are_rendered_on_the_server(backend: Backend) {
     let html = r.text().await.unwrap();
     assert!(
         html.contains("Sea of Stars"),
-        "the showtime list is in the server's HTML"
+        "the showtime list is in the server's HTML: {}",
+        page_evidence(&html)
     );
     assert!(html.contains(&format!("href=\"/showtimes/{id}\"")));
     let html = get_text(app.url(&format!("/showtimes/{id}"))).await;
     assert!(
         html.contains("data-test=\"seat-F5\""),
-        "the seat map is in the server's HTML"
+        "the seat map is in the server's HTML: {}",
+        page_evidence(&html)
     );
-    assert!(html.contains("Row F, seat 5"));
+    assert!(html.contains("Row F, seat 5"), "{}", page_evidence(&html));
     let r = reqwest::get(app.url("/no/such/page")).await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     // Each page links its own bundle: the customer's pages never the staff's, and back.
@@ -904,25 +906,21 @@ async fn pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose
         async move { r.send().await.unwrap().text().await.unwrap() }
     };
     let ko = page("ko-KR,ko;q=0.9,en;q=0.8", None).await;
-    assert!(ko.contains("<html lang=\"ko\""));
-    // (What the page says of F5 instead, if it says something else: the test's evidence.)
-    let f5 = ko.find("F열 5번").map_or_else(
-        || {
-            format!(
-                "no F5 in {} bytes: {}",
-                ko.len(),
-                &ko[ko.len().saturating_sub(300)..]
-            )
-        },
-        |at| ko[at..].chars().take(60).collect(),
-    );
+    assert!(ko.contains("<html lang=\"ko\""), "{}", page_evidence(&ko));
     assert!(
         ko.contains("F열 5번, 일반석, 12,000원, 선택 가능"),
-        "accessible names in Korean: {f5}"
+        "accessible names in Korean: F5 is {:?}; {}",
+        ko.find("data-test=\"seat-F5\"")
+            .map(|at| ko[at..].chars().take(300).collect::<String>()),
+        page_evidence(&ko)
     );
     let en = page("en-GB,en;q=0.9", None).await;
-    assert!(en.contains("<html lang=\"en\""));
-    assert!(en.contains("Row F, seat 5, standard, 12,000 won, available"));
+    assert!(en.contains("<html lang=\"en\""), "{}", page_evidence(&en));
+    assert!(
+        en.contains("Row F, seat 5, standard, 12,000 won, available"),
+        "{}",
+        page_evidence(&en)
+    );
     let chosen = page("ko-KR", Some("lang=en")).await;
     assert!(
         chosen.contains("<html lang=\"en\""),

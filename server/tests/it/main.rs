@@ -17,7 +17,8 @@
 //! - `guessing`: guesses of passwords and PINs slowed per account and address, never a lockout.
 //! - `waiting_room`: the waiting room on both of its homes (process, Redis) and in front of holds;
 //! - `waiting_room_draw`: its opening draw and its proof of work;
-//! - `waiting_pages`: the waiting page's live feed over a real WebSocket.
+//! - `waiting_pages`: the waiting page's live feed over a real WebSocket;
+//! - `openapi`: the REST API's OpenAPI description covers every route, and its page.
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
@@ -35,6 +36,7 @@ mod halls;
 mod kiosk_lock;
 mod limits;
 mod live;
+mod openapi;
 mod relay;
 mod sandbox;
 mod seat_rules;

@@ -877,6 +877,40 @@ pub async fn get_text(url: impl reqwest::IntoUrl) -> String {
     reqwest::get(url).await.unwrap().text().await.unwrap()
 }
 
+/// What a page said, for an assertion's message: its `<main>` without the markup, and the
+/// streamed parts after it (out-of-order chunks and their scripts), each cut to 600 characters.
+pub fn page_evidence(html: &str) -> String {
+    let cut = |s: &str| s.chars().take(600).collect::<String>();
+    let text = |s: &str| {
+        let mut out = String::new();
+        let mut tag = false;
+        for c in s.chars() {
+            match c {
+                '<' => tag = true,
+                '>' => {
+                    tag = false;
+                    out.push(' ');
+                }
+                c if !tag => out.push(c),
+                _ => {}
+            }
+        }
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let Some(start) = html.find("<main") else {
+        return format!("no <main> in {} bytes: {}", html.len(), cut(html));
+    };
+    let end = html[start..]
+        .find("</main>")
+        .map_or(html.len(), |e| start + e);
+    format!(
+        "{} bytes; main: {}; after it: {}",
+        html.len(),
+        cut(&text(&html[start..end])),
+        cut(&html[end..])
+    )
+}
+
 /// The body of a GET to `url` read as JSON (any status).
 pub async fn get_json<T: serde::de::DeserializeOwned>(url: impl reqwest::IntoUrl) -> T {
     reqwest::get(url).await.unwrap().json().await.unwrap()

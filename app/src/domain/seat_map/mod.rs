@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum SeatStatus {
     Available,
     Held,
@@ -42,6 +43,7 @@ impl SeatStatus {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ShowtimeSummary {
     pub id: ShowtimeId,
     pub movie_title: String,
@@ -67,6 +69,7 @@ pub struct ShowtimeSummary {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PriceCategory {
     pub code: String,
     pub name: String,
@@ -90,6 +93,7 @@ impl PriceCategory {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Seat {
     pub code: SeatCode,
     pub row: String,
@@ -111,6 +115,7 @@ pub struct Seat {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SeatMap {
     pub showtime_id: ShowtimeId,
     pub movie_title: String,
@@ -139,6 +144,7 @@ pub struct SeatMap {
 /// A successful hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Hold {
     pub hold_id: HoldId,
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
@@ -159,6 +165,7 @@ pub struct Hold {
 /// The answer to a checkout: the booking waiting for payment and where to pay.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Checkout {
     pub booking_id: BookingId,
     /// PENDING until the payment is confirmed.
@@ -176,6 +183,7 @@ pub struct Checkout {
 /// A booking as its customer sees it, with every payment attempt: what happened to the money.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct BookingView {
     pub booking_id: BookingId,
     /// The short booking number printed on its ticket (found again with it and the address).
@@ -292,6 +300,7 @@ impl BookingView {
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum SalesChannel {
     #[default]
     Online,
@@ -319,6 +328,7 @@ impl SalesChannel {
 /// Sales figures of one showtime on one day (venue time), kept by the sales consumer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SalesFigure {
     /// `YYYY-MM-DD`, venue time.
     pub day: String,
@@ -350,6 +360,7 @@ pub struct SalesFigure {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PaymentView {
     /// PENDING, PAID, DECLINED, EXPIRED or REFUNDED.
     pub status: String,

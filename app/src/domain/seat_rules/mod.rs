@@ -47,6 +47,7 @@ use std::collections::BTreeSet;
 /// How the rules are applied (a venue setting; seat maps carry it so pages explain it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Rules {
     /// Refuse (or avoid, when picking) a selection that leaves a lone seat.
     pub no_lone_seats: bool,
