@@ -38,13 +38,20 @@ BASE="http://127.0.0.1:$PORT"
 for _ in $(seq 1 300); do curl -fs "$BASE/health" >/dev/null 2>&1 && break; sleep 0.1; done
 curl -fs "$BASE/health" >/dev/null
 
+# One customer for the whole run (schemathesis does not carry cookies from one step of a chain to
+# the next): its session cookie on every request, so that the hold a chain made is its own to
+# check out, cancel and look at.
+SESSION="$(curl -fsi "$BASE/bookings" | tr -d '\r' | sed -n 's/^[Ss]et-[Cc]ookie: \(seats_session=[^;]*\).*/\1/p')"
+[ -n "$SESSION" ] || { echo "no session cookie from $BASE/bookings" >&2; exit 1; }
 CHECKS=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance
 log "schemathesis: every operation, $EXAMPLES cases per phase ($SCHEMATHESIS_PHASES)"
-# From the run's own folder: schemathesis keeps a cache in the folder it runs in.
+# From the run's own folder: schemathesis keeps a cache in the folder it runs in. Chains of up to
+# 12 steps, so that one reaches from the programme through a hold to its booking.
 cd "$DATA"
-"$SCHEMATHESIS/bin/st" run "$BASE/openapi.json" --checks "$CHECKS" --max-examples "$EXAMPLES" \
+printf '[phases.stateful]\nmax-steps = 12\n' >"$DATA/schemathesis.toml"
+"$SCHEMATHESIS/bin/st" --config-file "$DATA/schemathesis.toml" run "$BASE/openapi.json" --checks "$CHECKS" --max-examples "$EXAMPLES" \
   --phases "$SCHEMATHESIS_PHASES" \
-  --workers 2 --no-color ${FUZZ_SEED:+--seed "$FUZZ_SEED"} \
+  --header "Cookie: $SESSION" --workers 2 --no-color ${FUZZ_SEED:+--seed "$FUZZ_SEED"} \
   --report junit,har --report-dir "$REPORTS" --output-truncate true
 # Five hundreds the fuzzer did not see (a panic after the answer, a background task's failure).
 if grep -q "panicked" "$DATA/server.log"; then

@@ -3,7 +3,7 @@
 //! ticket's QR code, and `POST /tickets/{code}/check-in`: the door letting its holder in, once.
 
 use super::error::ApiError;
-use super::json::{from_object, RawBody, MAX_JSON_BODY};
+use super::json::{absent, from_object, RawBody, MAX_JSON_BODY};
 use super::AppState;
 use app::domain::{BookingId, BookingLookup, CheckInResult, CustomerId, ScanAt, DOOR_ROLES};
 use app::engine::{Actor, Bookings, ClientAddr, Door, StaffAccess};
@@ -98,7 +98,7 @@ async fn check_in_ticket(
         member: access.require(&DOOR_ROLES).await?,
         address: client.map(|c| c.0 .0),
     };
-    let at: ScanAt = if body.iter().all(u8::is_ascii_whitespace) {
+    let at: ScanAt = if absent(&body) {
         ScanAt::default()
     } else {
         serde_json::from_slice(&body).map_err(|e| {

@@ -5,7 +5,7 @@
 //! retrying (5xx: the gateway or the database was away) frees the key instead of being kept.
 
 use super::error::ApiError;
-use super::json::{from_object, RawBody, MAX_JSON_BODY};
+use super::json::{absent, from_object, RawBody, MAX_JSON_BODY};
 use super::params::Id;
 use super::AppState;
 use crate::store::IdempotencyBegin;
@@ -80,7 +80,8 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
 /// The same `Idempotency-Key` and hold again answer the stored answer (`Idempotent-Replayed`).
 #[utoipa::path(post, path = "/holds/{hold_id}/checkout", tag = "holds",
     params(("hold_id" = uuid::Uuid, Path, description = "The hold (`holdId`)"),
-        ("Idempotency-Key" = String, Header, description = "1 to 200 characters, one per checkout attempt")),
+        ("Idempotency-Key" = String, Header, min_length = 1, max_length = 200, pattern = r"\S",
+            description = "1 to 200 characters, one per checkout attempt")),
     request_body(content = Option<app::domain::CheckoutDetails>, description = "All optional; an empty body is `{}`"),
     responses(
         (status = 201, description = "The booking, pending its payment", body = app::domain::Checkout,
@@ -101,8 +102,8 @@ async fn checkout_hold(
     Id(hold): Id<HoldId>,
     RawBody(body): RawBody,
 ) -> Result<Response, ApiError> {
-    // An empty body is `{}`: no address, no language (what checkout took before them).
-    let details = if body.iter().all(u8::is_ascii_whitespace) {
+    // An empty body (or `null`) is `{}`: no address, no language (what checkout took before them).
+    let details = if absent(&body) {
         CheckoutDetails::default()
     } else {
         from_object::<CheckoutDetails>(&body).map_err(|e| {

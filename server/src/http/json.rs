@@ -49,9 +49,29 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     }
 }
 
+/// Whether an optional body was left out: empty, blanks, or JSON `null` (what the OpenAPI
+/// description's optional bodies allow).
+pub fn absent(body: &[u8]) -> bool {
+    let text = body.trim_ascii();
+    text.is_empty() || text == b"null"
+}
+
 /// `body` read as a JSON object into `T`: a list of the same values (which serde's derived
 /// structs also take) is refused.
 pub fn from_object<T: DeserializeOwned>(body: &[u8]) -> Result<T, serde_json::Error> {
     let fields: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(body)?;
     serde_json::from_value(serde_json::Value::Object(fields))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_optional_body_is_absent_when_empty_blank_or_null() {
+        for body in [&b""[..], b"  \n", b"null", b" null\n"] {
+            assert!(super::absent(body), "{body:?}");
+        }
+        for body in [&b"{}"[..], b"nul", b"[null]", b"\"null\""] {
+            assert!(!super::absent(body), "{body:?}");
+        }
+    }
 }

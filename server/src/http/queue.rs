@@ -71,7 +71,7 @@ fn proof_header(headers: &HeaderMap) -> Result<Option<QueueProof>, ApiError> {
 /// Takes a place in the showtime's waiting room (again: the same place).
 #[utoipa::path(post, path = "/showtimes/{id}/queue", tag = "waiting room",
     params(("id" = i64, Path, description = "The showtime"),
-        ("Queue-Proof" = Option<String>, Header, description = "`<challenge>:<nonce>`, when the room asks a proof of work")),
+        ("Queue-Proof" = Option<String>, Header, pattern = "^.+:[0-9]{1,19}$", description = "`<challenge>:<nonce>`, when the room asks a proof of work")),
     responses((status = 200, description = "The session's place", body = app::domain::QueuePlace),
         (status = 400, description = "A `Queue-Proof` that is not `<challenge>:<decimal nonce>`, or not a showtime id", body = super::error::ErrorBody),
         (status = 403, description = "`PROOF_REQUIRED` (`challenge`, `bits`): nothing joined", body = super::error::ErrorBody),
@@ -99,7 +99,8 @@ async fn join(
 /// The caller's place in the waiting room (by session, or by `Queue-Ticket`).
 #[utoipa::path(get, path = "/showtimes/{id}/queue", tag = "waiting room",
     params(("id" = i64, Path, description = "The showtime"),
-        ("Queue-Ticket" = Option<String>, Header, description = "The place's ticket (32 hexadecimal digits)")),
+        ("Queue-Ticket" = Option<String>, Header, pattern = "^[0-9a-fA-F]{32}$",
+            description = "The place's ticket (32 hexadecimal digits)")),
     responses((status = 200, description = "The place", body = app::domain::QueuePlace),
         (status = 400, description = "A `Queue-Ticket` that is not 32 hexadecimal digits, or not a showtime id", body = super::error::ErrorBody),
         (status = 404, description = "`QUEUE_PLACE_NOT_FOUND` (join again), or no such showtime", body = super::error::ErrorBody),
@@ -133,7 +134,7 @@ struct LiveQuery {
 /// The waiting page's WebSocket: the room's frame whenever it changes; keeps the place alive.
 #[utoipa::path(get, path = "/showtimes/{id}/queue/live", tag = "waiting room",
     params(("id" = i64, Path, description = "The showtime"),
-        ("ticket" = String, Query, description = "The place's ticket")),
+        ("ticket" = String, Query, pattern = "^[0-9a-fA-F]{32}$", description = "The place's ticket")),
     responses((status = 101, description = "Switched to the WebSocket protocol"),
         (status = 400, description = "No `ticket`, or not a WebSocket upgrade", body = super::error::ErrorBody),
         (status = 403, description = "From a page of another site (`Origin`)", body = super::error::ErrorBody),

@@ -139,7 +139,7 @@ pub const ADMISSION_TOKEN: &str = "admission-token";
             headers(("Location" = String, description = "`/holds/{holdId}`")),
             links(("cancel" = (operation_id = "cancel_hold", parameters(("hold_id" = "$response.body#/holdId")))),
                 ("checkout" = (operation_id = "checkout_hold",
-                    parameters(("hold_id" = "$response.body#/holdId"), ("header.Idempotency-Key" = "$response.body#/holdId")),
+                    parameters(("hold_id" = "$response.body#/holdId")),
                     request_body = json!({}))))),
         (status = 400, description = "Not a hold request, or a seat code that is not one", body = super::error::ErrorBody),
         (status = 403, description = "`QUEUE_REQUIRED`: the waiting room is on and no admission was shown", body = super::error::ErrorBody),

@@ -312,7 +312,14 @@ async fn without_smtp_the_messages_are_files_in_the_mail_folder(backend: Backend
     let subject = mail.headers.get_first_value("Subject").unwrap();
     assert!(subject.starts_with("Your tickets:"), "{subject}");
     assert!(text_of(&mail).contains(&format!("Booking reference: {}", id[..8].to_uppercase())));
-    assert_eq!(queued(&shop, &id).await[0].0, "sent");
+    // The file is written before its row is marked sent: wait for the row, not a moment.
+    let rows = eventually(
+        Duration::from_secs(20),
+        || queued(&shop, &id),
+        |rows| rows.first().is_some_and(|r| r.0 == "sent"),
+    )
+    .await;
+    assert_eq!(rows[0].0, "sent", "{rows:?}");
 }
 
 async fn an_operator_e_mails_a_ticket_again_and_only_a_standing_booking_s(backend: Backend) {
