@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The chaos run (see docs/chaos.md): starts the reference deployment (scripts/cluster.sh) on its
 # own ports, drives a sale through its balancer (`chaos load`: customers holding, cancelling,
-# paying and declining on the sandbox's page, cancelling bookings; live seat maps open), and
+# paying and declining on the sandbox's page, cancelling bookings; the quieter showtime's customers
+# queueing in its waiting room first; a clerk selling at the counter; live seat maps open), and
 # injects faults one after another with recovery time between. Then it lets the system settle
 # and runs the invariant checker (`chaos check`), and writes a Markdown report.
 #
 #   scripts/chaos.sh                      the run; fails when an invariant does not hold
-#   CHAOS_CONTROL=1 scripts/chaos.sh      the control: a guarantee broken on purpose (the
+#   CHAOS_CONTROL=1 scripts/chaos.sh      the control: guarantees broken on purpose (the
 #                                         database frees two booked seats every 2 s, as a broken
-#                                         release statement would); fails unless the checker fails
+#                                         release statement would, and the waiting room lets in
+#                                         ten times its max_active); fails unless the checker fails
 #
 # Settings: CHAOS_REPORT (default target/chaos-report.md, or chaos-control.md), CHAOS_WINDOW
 # (seconds each fault lasts where the fault has no length of its own, 20), CHAOS_RECOVERY
@@ -50,11 +52,17 @@ HOLD_TTL_SECONDS="${HOLD_TTL_SECONDS:-240}" SWEEP_INTERVAL_SECONDS=1 HELD_SEATS_
   HOLD_RATE_PER_ADDRESS=0 HOLD_RATE_PER_MINUTE=0 CHECKOUT_RATE_PER_ADDRESS=0 CHECKOUT_RATE_PER_MINUTE=0 \
   RECONCILE_AFTER_SECONDS=20 RECONCILE_INTERVAL_SECONDS=5 MAIL_POLL_SECONDS=1 \
   MAX_CONNECTIONS_PER_ADDRESS=100000 MAX_LIVE_VIEWERS_PER_ADDRESS=100000 \
+  WAITING_ROOM_PLACES_PER_ADDRESS=100000 WAITING_ROOM_POLL_SECONDS=1 \
   "$CLUSTER" start
 set -a
 source "$CLUSTER_DIR/cluster.env"
 set +a
 PSQL=("$(pg_bin)/psql" -qAt "$DATABASE_DIRECT_URL")
+# The clerk who sells at the counter during the run (`server staff add`, as an operator would).
+export CHAOS_CLERK_PASSWORD="chaos clerk password $RANDOM$RANDOM"
+SERVER_BIN="$CARGO_TARGET_DIR/${CLUSTER_BUILD:-release}/server"
+printf '%s\n' "$CHAOS_CLERK_PASSWORD" | DATABASE_URL="$DATABASE_DIRECT_URL" RUST_LOG=error \
+  "$SERVER_BIN" staff add chaos-clerk --role clerk >/dev/null
 SANDBOX="$PAYMENT_GATEWAY_URL"
 
 now() { date +%s; }
@@ -86,6 +94,10 @@ if [ "$CONTROL" = 1 ]; then
     done
   ) &
   CLEANUP+=("kill $!")
+  log "control: the waiting room lets in ten times its max_active (behind the checker's back)"
+  until [ -s "$OUT/room.txt" ]; do sleep 1; done
+  read -r ROOM MAX_ACTIVE <"$OUT/room.txt"
+  "${PSQL[@]}" -c "update showtime set room_max_active = $((MAX_ACTIVE * 10)) where id = $ROOM" >/dev/null
 fi
 sleep "$RECOVERY"
 BUSY="$(head -1 "$OUT/showtimes.txt")"
@@ -189,7 +201,9 @@ mkdir -p "$(dirname "$REPORT")"
   echo "transaction mode, a 3-master Redis Cluster, tansu, the payment sandbox, an SMTP sink),"
   echo "${CHAOS_CUSTOMERS:-24} customers and ${CHAOS_VIEWERS:-12} live seat maps through the balancer,"
   echo "showtimes $(paste -sd, "$OUT/showtimes.txt"). Holds of ${HOLD_TTL_SECONDS:-240} s."
-  [ "$CONTROL" = 1 ] && echo "**Control**: the database freed two booked seats every 2 s (a broken release)."
+  echo "A clerk sold pairs at the counter for cash; showtime $(cut -f1 "$OUT/room.txt" 2>/dev/null) had its waiting"
+  echo "room on (max_active $(cut -f2 "$OUT/room.txt" 2>/dev/null)), so its customers queued before holding."
+  [ "$CONTROL" = 1 ] && echo "**Control**: the database freed two booked seats every 2 s (a broken release), and the room let in ten times its max_active."
   echo
   echo "## Answers by fault window (each from the fault's start to the end of its ${RECOVERY} s recovery)"
   echo

@@ -48,8 +48,10 @@ struct Local {
     /// Put in front of every channel name (`REDIS_KEY_PREFIX`).
     prefix: String,
     channels: Mutex<HashMap<ShowtimeId, broadcast::Sender<Arc<BusItem>>>>,
-    /// Told of each showtime that gets its first viewer here (sharded subscriptions).
-    first_viewer: Option<tokio::sync::mpsc::UnboundedSender<ShowtimeId>>,
+    /// Told of each showtime that gets its first viewer here (sharded subscriptions), and of
+    /// every watched one again after the cluster connection was lost (`true`: resync it once
+    /// subscribed again).
+    first_viewer: Option<tokio::sync::mpsc::UnboundedSender<(ShowtimeId, bool)>>,
 }
 
 impl Local {
@@ -57,7 +59,7 @@ impl Local {
         let mut channels = self.channels.lock().expect("bus lock");
         let sender = channels.entry(showtime).or_insert_with(|| {
             if let Some(first_viewer) = &self.first_viewer {
-                let _ = first_viewer.send(showtime);
+                let _ = first_viewer.send((showtime, false));
             }
             broadcast::channel(CHANNEL_CAPACITY).0
         });
@@ -105,6 +107,16 @@ impl Local {
         let channels = self.channels.lock().expect("bus lock");
         for sender in channels.values() {
             let _ = sender.send(Arc::new(BusItem::Resync));
+        }
+    }
+
+    /// Subscribes again to every showtime watched here (sharded subscriptions): each is
+    /// resynced once its subscription stands again.
+    fn resubscribe_all(&self) {
+        if let Some(first_viewer) = &self.first_viewer {
+            for showtime in self.showtimes() {
+                let _ = first_viewer.send((showtime, true));
+            }
         }
     }
 }
@@ -322,9 +334,14 @@ impl Local {
                     self.resync(showtime);
                 }
             }
+            // Until a shard is back, nothing published on it reaches this process (a master that
+            // was killed comes back without its subscribers, and the connection may not tell
+            // when it subscribed again): subscribe again explicitly, and resync each showtime
+            // once that stands.
             redis::PushKind::Disconnection => {
                 tracing::warn!("Redis Cluster connection lost; it reconnects and resubscribes");
                 self.resync_all();
+                self.resubscribe_all();
             }
             _ => {}
         }
@@ -336,7 +353,7 @@ impl Local {
 async fn subscribe_sharded(
     client: redis::cluster::ClusterClient,
     local: Arc<Local>,
-    mut showtimes: tokio::sync::mpsc::UnboundedReceiver<ShowtimeId>,
+    mut showtimes: tokio::sync::mpsc::UnboundedReceiver<(ShowtimeId, bool)>,
 ) {
     let mut backoff = Duration::from_millis(200);
     let mut conn = loop {
@@ -350,16 +367,22 @@ async fn subscribe_sharded(
         }
     };
     // Showtimes that got viewers while the cluster was unreachable.
-    let mut pending: Vec<ShowtimeId> = local.showtimes();
+    let mut pending: Vec<(ShowtimeId, bool)> =
+        local.showtimes().into_iter().map(|s| (s, false)).collect();
     loop {
-        while let Some(showtime) = pending.pop() {
+        while let Some((showtime, again)) = pending.pop() {
             while let Err(e) = conn.ssubscribe(channel(&local.prefix, showtime)).await {
                 tracing::warn!(error = %e, %showtime, "sharded subscribe failed; retrying");
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
+            // Subscribed again after a lost connection: what was published while it was away
+            // is in a fresh snapshot.
+            if again {
+                local.resync(showtime);
+            }
         }
         match showtimes.recv().await {
-            Some(showtime) => pending.push(showtime),
+            Some(next) => pending.push(next),
             None => return,
         }
     }

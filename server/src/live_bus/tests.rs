@@ -53,3 +53,24 @@ fn channels_carry_the_showtime_as_a_hash_tag() {
         "another deployment's"
     );
 }
+
+/// A lost cluster connection: every viewer resyncs at once, and every watched showtime is
+/// subscribed again, to be resynced once that stands (a revived shard has no subscribers).
+#[tokio::test]
+async fn a_lost_cluster_connection_resyncs_and_subscribes_every_watched_showtime_again() {
+    let (first_viewer, mut showtimes) = tokio::sync::mpsc::unbounded_channel();
+    let local = Local {
+        first_viewer: Some(first_viewer),
+        ..Local::default()
+    };
+    let seven = ShowtimeId::try_from(7).unwrap();
+    let mut viewer = local.subscribe(seven);
+    assert_eq!(showtimes.try_recv().unwrap(), (seven, false));
+    local.on_push(redis::PushInfo {
+        kind: redis::PushKind::Disconnection,
+        data: vec![],
+    });
+    assert_eq!(*viewer.recv().await.unwrap(), BusItem::Resync);
+    assert_eq!(showtimes.try_recv().unwrap(), (seven, true));
+    assert!(showtimes.try_recv().is_err());
+}

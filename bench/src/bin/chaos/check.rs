@@ -257,6 +257,41 @@ pub async fn check(dir: &Path) -> anyhow::Result<bool> {
         mailed,
         format!("{messages} messages in the mail sink"),
     );
+    // The clerk's counter sales: each one recorded as sold stands, with its seats.
+    let counter: Vec<uuid::Uuid> = std::fs::read_to_string(dir.join("counter.txt"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| uuid::Uuid::parse_str(l.trim()).ok())
+        .collect();
+    let standing: i64 = sqlx::query_scalar(
+        "select count(*) from booking b where b.id = any($1) and b.status = 'CONFIRMED'
+           and b.refunded_at is null and not exists (
+             select 1 from unnest(b.seats) seat where not exists (
+               select 1 from show_seat s where s.showtime_id = b.showtime_id
+                 and s.seat_code = seat and s.status = 'BOOKED' and s.booking_id = b.id))",
+    )
+    .bind(&counter)
+    .fetch_one(&pool)
+    .await?;
+    row(
+        "counter sales the clerk was sold that do not stand with their seats",
+        counter.len() as i64 - standing,
+        format!("{} sold at the counter", counter.len()),
+    );
+    // The waiting room: never more shoppers inside at once than it lets in.
+    let room = std::fs::read_to_string(dir.join("room.txt")).unwrap_or_default();
+    if let Some(max_active) = room
+        .split('\t')
+        .nth(1)
+        .and_then(|m| m.trim().parse::<usize>().ok())
+    {
+        let (peak, stays) = super::room::peak(dir);
+        row(
+            "waiting-room admissions inside past max_active",
+            peak.saturating_sub(max_active) as i64,
+            format!("{stays} admissions; at most {peak} inside at once; max_active {max_active}"),
+        );
+    }
     let live = std::fs::read_to_string(dir.join("live.tsv")).unwrap_or_default();
     let (viewers, differing) = live.lines().skip(1).fold((0, 0i64), |(v, d), l| {
         let n = l

@@ -3,7 +3,8 @@
 //! `chaos load <dir>` drives a sale through the reference deployment's balancer (`CHAOS_URL`)
 //! until `<dir>/stop` exists: customers (`CHAOS_CUSTOMERS`, 24) look at a seat map, hold two
 //! adjacent seats, and then cancel, walk away, or check out and pay on the sandbox's page (or
-//! decline there), and some cancel their booking afterwards; viewers (`CHAOS_VIEWERS`, 12) keep
+//! decline there), and some cancel their booking afterwards — the quieter showtime's customers
+//! queue in its waiting room first (`room.rs`); a clerk sells at the counter (`counter.rs`); viewers (`CHAOS_VIEWERS`, 12) keep
 //! a live seat map open, reconnecting when dropped. Then it lets the sweeper catch up
 //! (`CHAOS_SETTLE_SECONDS`, 8) and compares each viewer's map with the seat map the API serves.
 //! It writes `requests.tsv` (per second: answers by class — 2xx, 4xx, 5xx, or `error` for no
@@ -27,11 +28,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod check;
+mod counter;
+mod room;
 
 fn now_s() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
         .unwrap_or(0)
 }
 
@@ -50,6 +60,10 @@ struct Sale {
     tally: Arc<Mutex<Tally>>,
     sessions: Arc<Mutex<Vec<String>>>,
     stop: PathBuf,
+    /// The showtime behind the waiting room, if any.
+    room: Option<i64>,
+    /// Each admission's stay as its customer saw it: (admitted, left), in ms.
+    admissions: Arc<Mutex<Vec<(u128, u128)>>>,
 }
 
 impl Sale {
@@ -159,11 +173,21 @@ async fn customer(sale: Sale, showtimes: Vec<i64>, n: usize) {
     while !sale.stopped() {
         let pause = rand::rng().random_range(200..800);
         tokio::time::sleep(Duration::from_millis(pause)).await;
-        // The first showtime is the busy one.
-        let st = if rand::rng().random_bool(0.75) {
+        // The first showtime is the busy one; the other has the waiting room.
+        let st = if rand::rng().random_bool(0.6) {
             showtimes[0]
         } else {
             showtimes[showtimes.len() - 1]
+        };
+        let admission = match sale.room {
+            Some(room) if room == st => room::admit(&sale, &client, st).await,
+            _ => None,
+        };
+        // The end of this admission's stay (see room.rs).
+        let leave = |end: u128| {
+            if let Some((_, start)) = &admission {
+                sale.admissions.lock().unwrap().push((*start, end));
+            }
         };
         let Some((200, map)) = sale
             .send(
@@ -174,23 +198,31 @@ async fn customer(sale: Sale, showtimes: Vec<i64>, n: usize) {
         else {
             continue;
         };
+        if admission.is_some() {
+            // A shopper let in looks at the map before choosing: a stay long enough that a room
+            // letting in too many shows it (the control).
+            let think = rand::rng().random_range(1000..2000);
+            tokio::time::sleep(Duration::from_millis(think)).await;
+        }
         let Some(pair) = free_pair(&map) else {
+            leave(now_ms());
             continue;
         };
-        let Some((201, hold)) = sale
-            .send(
-                "POST /showtimes/{id}/holds",
-                client
-                    .post(format!("{base}/showtimes/{st}/holds"))
-                    .json(&json!({ "seats": pair })),
-            )
-            .await
-        else {
+        let mut hold_request = client
+            .post(format!("{base}/showtimes/{st}/holds"))
+            .json(&json!({ "seats": pair }));
+        if let Some((token, _)) = &admission {
+            hold_request = hold_request.header("Admission-Token", token);
+        }
+        let sent = now_ms();
+        let Some((201, hold)) = sale.send("POST /showtimes/{id}/holds", hold_request).await else {
+            leave(sent);
             continue;
         };
         let hold_id = hold["holdId"].as_str().unwrap_or_default().to_string();
         let choice: f64 = rand::rng().random();
         if choice < 0.2 {
+            leave(now_ms());
             sale.send(
                 "DELETE /holds/{id}",
                 client.delete(format!("{base}/holds/{hold_id}")),
@@ -200,6 +232,7 @@ async fn customer(sale: Sale, showtimes: Vec<i64>, n: usize) {
         }
         if choice < 0.3 {
             // Walks away: the hold lapses by itself; the next visit is someone else's.
+            leave(now_ms());
             client = browser();
             continue;
         }
@@ -213,6 +246,7 @@ async fn customer(sale: Sale, showtimes: Vec<i64>, n: usize) {
             )
             .await
         else {
+            leave(now_ms());
             continue;
         };
         let booking_id = booking["bookingId"]
@@ -231,6 +265,7 @@ async fn customer(sale: Sale, showtimes: Vec<i64>, n: usize) {
             // the money (the checker asks it).
             sale.sessions.lock().unwrap().push(session);
         }
+        leave(now_ms());
         sale.send(
             "POST (gateway) /pay/{id}/{action}",
             client.post(format!("{page}/{action}")),
@@ -357,12 +392,28 @@ async fn load(dir: &Path) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join("\n"),
     )?;
+    // The quieter showtime is a hot sale: its customers queue first.
+    let room = match showtimes.get(1) {
+        Some(&st) => {
+            room::open(&base, st, dir).await?;
+            Some(st)
+        }
+        None => None,
+    };
     let sale = Sale {
         base: base.clone(),
         tally: Arc::default(),
         sessions: Arc::default(),
         stop: dir.join("stop"),
+        room,
+        admissions: Arc::default(),
     };
+    let counter_sales: Arc<Mutex<Vec<String>>> = Arc::default();
+    let clerk = tokio::spawn(counter::clerk(
+        sale.clone(),
+        showtimes[0],
+        counter_sales.clone(),
+    ));
     let mut customers = tokio::task::JoinSet::new();
     for n in 0..env("CHAOS_CUSTOMERS", 24usize) {
         customers.spawn(customer(sale.clone(), showtimes.clone(), n));
@@ -374,6 +425,19 @@ async fn load(dir: &Path) -> anyhow::Result<()> {
         viewers.spawn(async move { (st, viewer(sale, st).await) });
     }
     while customers.join_next().await.is_some() {}
+    clerk.await?;
+    std::fs::write(
+        dir.join("counter.txt"),
+        counter_sales.lock().unwrap().join("\n"),
+    )?;
+    let stays: Vec<String> = sale
+        .admissions
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(start, end)| format!("{start}\t{end}"))
+        .collect();
+    std::fs::write(dir.join("admissions.tsv"), stays.join("\n"))?;
     // What each viewer saw, against the map the API serves once the viewers settled.
     let mut maps = Vec::new();
     while let Some(r) = viewers.join_next().await {
