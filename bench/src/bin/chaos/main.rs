@@ -17,125 +17,22 @@
 //! (`CHAOS_MAILDIR`) and what `load` wrote, prints the invariants as a Markdown table, and fails
 //! when one does not hold.
 
-use app::domain::LiveMessage;
 use bench::env;
-use futures_util::StreamExt;
 use rand::Rng;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 mod check;
 mod counter;
 mod room;
+mod sale;
+mod viewers;
 
-fn now_s() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
-fn now_ms() -> u128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0)
-}
-
-/// Every answer the sale got, by second and class, and the 5xx and failures themselves.
-#[derive(Default)]
-struct Tally {
-    by_second: BTreeMap<(u64, &'static str), u64>,
-    failures: Vec<String>,
-    /// Answers other than 2xx, by request, status and error code.
-    refusals: BTreeMap<String, u64>,
-}
-
-#[derive(Clone)]
-struct Sale {
-    base: String,
-    tally: Arc<Mutex<Tally>>,
-    sessions: Arc<Mutex<Vec<String>>>,
-    stop: PathBuf,
-    /// The showtime behind the waiting room, if any.
-    room: Option<i64>,
-    /// Each admission's stay as its customer saw it: (admitted, left), in ms.
-    admissions: Arc<Mutex<Vec<(u128, u128)>>>,
-}
-
-impl Sale {
-    fn stopped(&self) -> bool {
-        self.stop.exists()
-    }
-
-    /// Sends `req` and counts its answer; the answer's status and JSON body (Null when none).
-    async fn send(&self, what: &str, req: reqwest::RequestBuilder) -> Option<(u16, Value)> {
-        let second = now_s();
-        let answer = req.timeout(Duration::from_secs(15)).send().await;
-        let (class, result) = match answer {
-            Ok(r) => {
-                let status = r.status().as_u16();
-                let text = r.text().await.unwrap_or_default();
-                let class = match status {
-                    200..=399 => "2xx",
-                    400..=499 => "4xx",
-                    _ => "5xx",
-                };
-                if status >= 400 {
-                    let code = serde_json::from_str::<Value>(&text)
-                        .ok()
-                        .and_then(|b| b["code"].as_str().map(str::to_string))
-                        .unwrap_or_default();
-                    *self
-                        .tally
-                        .lock()
-                        .unwrap()
-                        .refusals
-                        .entry(format!("{what}\t{status} {code}"))
-                        .or_default() += 1;
-                }
-                if status >= 500 {
-                    let body: String = text
-                        .chars()
-                        .map(|c| if c.is_control() { ' ' } else { c })
-                        .take(160)
-                        .collect();
-                    self.tally
-                        .lock()
-                        .unwrap()
-                        .failures
-                        .push(format!("{second}\t{what}\t{status} {body}"));
-                }
-                let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-                (class, Some((status, body)))
-            }
-            Err(e) => {
-                let kind = if e.is_timeout() {
-                    "timeout"
-                } else {
-                    "no answer"
-                };
-                self.tally
-                    .lock()
-                    .unwrap()
-                    .failures
-                    .push(format!("{second}\t{what}\t{kind}"));
-                ("error", None)
-            }
-        };
-        *self
-            .tally
-            .lock()
-            .unwrap()
-            .by_second
-            .entry((second, class))
-            .or_default() += 1;
-        result
-    }
-}
+use sale::{now_ms, Sale};
+use viewers::viewer;
 
 /// Two adjacent free seats of the map (same row, numbers n and n + 1), at random.
 fn free_pair(map: &Value) -> Option<[String; 2]> {
@@ -298,66 +195,6 @@ async fn customer(sale: Sale, showtimes: Vec<i64>, n: usize) {
                 client.post(format!("{base}/bookings/{booking_id}/cancel")),
             )
             .await;
-        }
-    }
-}
-
-/// A live seat map kept open (and reopened) until the sale stops; its seats by code.
-async fn viewer(sale: Sale, showtime: i64) -> HashMap<String, (String, i64)> {
-    let url = format!(
-        "{}/showtimes/{showtime}/live",
-        sale.base.replacen("http", "ws", 1)
-    );
-    let mut seats: HashMap<String, (String, i64)> = HashMap::new();
-    let settle = Duration::from_secs(env("CHAOS_SETTLE_SECONDS", 8));
-    let mut settle_until = None;
-    loop {
-        if sale.stopped() && settle_until.is_none() {
-            settle_until = Some(tokio::time::Instant::now() + settle);
-        }
-        if settle_until.is_some_and(|t| tokio::time::Instant::now() >= t) {
-            return seats;
-        }
-        let Ok((mut socket, _)) = tokio_tungstenite::connect_async(&url).await else {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            continue;
-        };
-        loop {
-            let deadline = settle_until
-                .unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(1));
-            let next = tokio::time::timeout_at(deadline, socket.next()).await;
-            match next {
-                Ok(Some(Ok(message))) => {
-                    let Ok(text) = message.to_text() else {
-                        continue;
-                    };
-                    let Ok(parsed) = serde_json::from_str::<LiveMessage>(text) else {
-                        continue;
-                    };
-                    let snapshot = matches!(parsed, LiveMessage::Snapshot { .. });
-                    for change in parsed.seats() {
-                        let code = change.code.to_string();
-                        let status = serde_json::to_value(change.status)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default();
-                        let version = change.version;
-                        let known = seats.get(&code).map_or(-1, |(_, v)| *v);
-                        if snapshot || version > known {
-                            seats.insert(code, (status, version));
-                        }
-                    }
-                }
-                Ok(_) => break, // closed or failed: reconnect for a fresh snapshot
-                Err(_) => {
-                    if sale.stopped() && settle_until.is_none() {
-                        settle_until = Some(tokio::time::Instant::now() + settle);
-                    }
-                    if settle_until.is_some_and(|t| tokio::time::Instant::now() >= t) {
-                        return seats;
-                    }
-                }
-            }
         }
     }
 }
