@@ -172,6 +172,12 @@ for _ in $(seq 1 60); do
   [ "$left" = 0 ] && break
   sleep 2
 done
+# And until every consumer group has read the topic to its end (a group whose partition was
+# left unread reads it once one of its members rejoins: at least a minute, see operating.md).
+for _ in $(seq 1 36); do
+  CHAOS_BROKERS="$KAFKA_BROKERS" "$BIN/chaos" settled "$OUT" >/dev/null 2>&1 && break
+  sleep 5
+done
 
 log "checking the invariants"
 set +e

@@ -140,6 +140,9 @@ pub struct HoldMetrics {
     pub mail_sent: AtomicU64,
     /// Tries of customers' messages that failed in this process.
     pub mail_failed: AtomicU64,
+    /// Times a Kafka consumer of this process left its group and joined it again, having seen a
+    /// partition with events waiting that nobody read.
+    pub consumer_rejoins: AtomicU64,
 }
 
 /// Figures read from the database by the housekeeping task (so that a scrape of `/metrics`
@@ -167,7 +170,7 @@ impl Default for Gauges {
 }
 
 impl HoldMetrics {
-    fn count(counter: &AtomicU64) {
+    pub(crate) fn count(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 

@@ -201,6 +201,11 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "Tries of customers' e-mail that failed in this process (retried later, or parked).",
         m.mail_failed.load(Relaxed),
     );
+    counter(
+        "seats_consumer_rejoins_total",
+        "Times a Kafka consumer of this process rejoined its group over a partition nobody read.",
+        m.consumer_rejoins.load(Relaxed),
+    );
     for (showtime, counts) in state.engine.room_figures() {
         let _ = writeln!(
             out,

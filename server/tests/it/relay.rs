@@ -833,3 +833,90 @@ async fn a_failed_delivery_stops_the_batch_and_the_rest_follows_in_order(backend
     let standby = Relay::new(db.store.clone(), sink.clone(), 10);
     assert_eq!(standby.round().await.unwrap(), Round::Standby);
 }
+
+/// The consumers' watch (`workers/relay/watch.rs`) reads, from the broker itself, what a group
+/// has not read yet: a message at the group's committed offset is an event waiting. (tansu's
+/// stated partition ends are not used: they are sometimes short.)
+#[tokio::test]
+async fn the_watch_reads_from_the_broker_what_a_group_left_unread() {
+    use rdkafka::producer::{FutureProducer, FutureRecord};
+    use server::workers::relay::{ensure_topic, group_waiting, Partition};
+    let (brokers, _broker) = brokers();
+    let topic = fresh_topic();
+    ensure_topic(&brokers, &topic).await.unwrap();
+    let group = format!("watch-{}", uuid::Uuid::new_v4().simple());
+    let waiting = |brokers: String, topic: String, group: String| async move {
+        let mut parts =
+            tokio::task::spawn_blocking(move || group_waiting(&brokers, &topic, &group))
+                .await
+                .unwrap()
+                .expect("the group's offsets read");
+        parts.sort_by_key(|p| p.id);
+        parts
+    };
+    // An empty topic: nothing waits, though the group never committed.
+    let parts = waiting(brokers.clone(), topic.clone(), group.clone()).await;
+    assert_eq!(parts.len(), 3, "{parts:?}");
+    assert!(parts.iter().all(|p| p.end == p.committed), "{parts:?}");
+
+    // Messages on partitions 0 and 2, none on 1: a group that read nothing has them waiting.
+    let producer: FutureProducer = ClientConfig::new()
+        .set("bootstrap.servers", &brokers)
+        .create()
+        .unwrap();
+    for (partition, n) in [(0, 3), (2, 2)] {
+        for i in 0..n {
+            producer
+                .send(
+                    FutureRecord::to(&topic)
+                        .partition(partition)
+                        .key("k")
+                        .payload(&format!("{i}")),
+                    Duration::from_secs(5),
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let parts = waiting(brokers.clone(), topic.clone(), group.clone()).await;
+    let behind: Vec<(i32, bool)> = parts.iter().map(|p| (p.id, p.end > p.committed)).collect();
+    assert_eq!(behind, vec![(0, true), (1, false), (2, true)], "{parts:?}");
+
+    // The group commits partition 0 to its end and partition 2 to one short of it.
+    let member: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", &brokers)
+        .set("group.id", &group)
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let mut at = TopicPartitionList::new();
+    at.add_partition_offset(&topic, 0, Offset::Offset(3))
+        .unwrap();
+    at.add_partition_offset(&topic, 2, Offset::Offset(1))
+        .unwrap();
+    member.assign(&at).unwrap();
+    member
+        .commit(&at, rdkafka::consumer::CommitMode::Sync)
+        .unwrap();
+    let parts = waiting(brokers.clone(), topic.clone(), group.clone()).await;
+    assert_eq!(
+        parts,
+        vec![
+            Partition {
+                id: 0,
+                committed: 3,
+                end: 3
+            },
+            Partition {
+                id: 1,
+                committed: 0,
+                end: 0
+            },
+            Partition {
+                id: 2,
+                committed: 1,
+                end: 2
+            },
+        ]
+    );
+}

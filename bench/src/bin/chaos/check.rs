@@ -6,8 +6,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The committed BookingConfirmed events on the topic: booking id → how many times.
-fn topic_confirmations(brokers: &str, topic: &str) -> anyhow::Result<HashMap<String, u64>> {
+/// What the topic holds: its BookingConfirmed events (booking id → how many times), and each
+/// partition's end (the offset after the last message read).
+type Topic = (HashMap<String, u64>, HashMap<i32, i64>);
+
+fn read_topic(brokers: &str, topic: &str) -> anyhow::Result<Topic> {
     use rdkafka::consumer::{BaseConsumer, Consumer};
     use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
     let consumer: BaseConsumer = ClientConfig::new()
@@ -26,11 +29,13 @@ fn topic_confirmations(brokers: &str, topic: &str) -> anyhow::Result<HashMap<Str
         list.add_partition_offset(topic, *p, Offset::Beginning)?;
     }
     consumer.assign(&list)?;
-    let mut seen = HashMap::new();
+    let (mut seen, mut ends) = (HashMap::new(), HashMap::new());
     let mut quiet = std::time::Instant::now();
     while quiet.elapsed() < Duration::from_secs(3) {
         if let Some(Ok(m)) = consumer.poll(Duration::from_millis(200)) {
             quiet = std::time::Instant::now();
+            let end = ends.entry(m.partition()).or_insert(0);
+            *end = (m.offset() + 1).max(*end);
             let payload: Value = serde_json::from_slice(m.payload().unwrap_or_default())?;
             if payload["type"] == "BookingConfirmed" {
                 *seen
@@ -44,7 +49,64 @@ fn topic_confirmations(brokers: &str, topic: &str) -> anyhow::Result<HashMap<Str
             }
         }
     }
-    Ok(seen)
+    Ok((seen, ends))
+}
+
+/// Each consumer group's events not yet read, per group: for every partition, its end (as read)
+/// less the group's committed offset (the whole partition when it committed none). The broker's
+/// high watermark is shown beside it.
+fn group_lag(
+    brokers: &str,
+    topic: &str,
+    ends: &HashMap<i32, i64>,
+) -> anyhow::Result<Vec<(String, i64, String)>> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+    let mut lags = Vec::new();
+    for name in ["tickets", "sales", "notify"] {
+        let group = format!("seats-{name}");
+        // Reads the group's offsets without joining it.
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", brokers)
+            .set("group.id", &group)
+            .set("enable.auto.commit", "false")
+            .create()?;
+        let metadata = consumer.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+        let mut list = TopicPartitionList::new();
+        for p in metadata.topics().iter().flat_map(|t| t.partitions()) {
+            list.add_partition(topic, p.id());
+        }
+        let committed = consumer.committed_offsets(list, Duration::from_secs(10))?;
+        let (mut lag, mut parts) = (0, Vec::new());
+        for element in committed.elements() {
+            let (_, high) =
+                consumer.fetch_watermarks(topic, element.partition(), Duration::from_secs(10))?;
+            let end = ends.get(&element.partition()).copied().unwrap_or(0);
+            let at = match element.offset() {
+                Offset::Offset(n) => n,
+                _ => 0,
+            };
+            lag += (end - at).max(0);
+            parts.push(format!(
+                "p{} {at}/{end} (watermark {high})",
+                element.partition()
+            ));
+        }
+        lags.push((group, lag, parts.join(", ")));
+    }
+    Ok(lags)
+}
+
+/// The events on the topic the consumer groups have not read yet, in all (`chaos settled`: the
+/// run waits for 0 before it checks, as it waits for the outbox).
+pub fn unread() -> anyhow::Result<i64> {
+    let brokers = std::env::var("CHAOS_BROKERS")?;
+    let topic = std::env::var("CHAOS_TOPIC").unwrap_or_else(|_| "booking-events".into());
+    let (_, ends) = read_topic(&brokers, &topic)?;
+    Ok(group_lag(&brokers, &topic, &ends)?
+        .iter()
+        .map(|(_, lag, _)| lag)
+        .sum())
 }
 
 async fn count(pool: &sqlx::PgPool, sql: &str) -> anyhow::Result<i64> {
@@ -180,9 +242,9 @@ pub async fn check(dir: &Path) -> anyhow::Result<bool> {
         sqlx::query_as("select id from booking where status = 'CONFIRMED'")
             .fetch_all(&pool)
             .await?;
-    let on_topic = {
+    let (on_topic, ends) = {
         let (brokers, topic) = (brokers.clone(), topic.clone());
-        tokio::task::spawn_blocking(move || topic_confirmations(&brokers, &topic)).await??
+        tokio::task::spawn_blocking(move || read_topic(&brokers, &topic)).await??
     };
     let missing = confirmed
         .iter()
@@ -196,6 +258,18 @@ pub async fn check(dir: &Path) -> anyhow::Result<bool> {
             confirmed.len(),
             on_topic.len()
         ),
+    );
+    let lags = {
+        let (brokers, topic) = (brokers.clone(), topic.clone());
+        tokio::task::spawn_blocking(move || group_lag(&brokers, &topic, &ends)).await??
+    };
+    row(
+        "events on the topic a consumer group left unread",
+        lags.iter().map(|(_, lag, _)| lag).sum(),
+        lags.iter()
+            .map(|(group, lag, parts)| format!("{group}: {lag} ({parts})"))
+            .collect::<Vec<_>>()
+            .join("; "),
     );
     row(
         "confirmed bookings published more than once (redeliveries, harmless to consumers)",

@@ -16,6 +16,9 @@
 //! topic (`CHAOS_BROKERS`, `CHAOS_TOPIC`), the gateway (`CHAOS_SANDBOX_URL`), the mail sink
 //! (`CHAOS_MAILDIR`) and what `load` wrote, prints the invariants as a Markdown table, and fails
 //! when one does not hold.
+//!
+//! `chaos settled <dir>` prints how many events on the topic the consumer groups have not read
+//! yet, and fails unless none.
 
 use bench::env;
 use rand::Rng;
@@ -328,7 +331,7 @@ async fn load(dir: &Path) -> anyhow::Result<()> {
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(mode), Some(dir)) = (args.get(1), args.get(2)) else {
-        anyhow::bail!("usage: chaos load|check <dir>");
+        anyhow::bail!("usage: chaos load|check|settled <dir>");
     };
     let dir = PathBuf::from(dir);
     match mode.as_str() {
@@ -340,6 +343,15 @@ async fn main() -> anyhow::Result<()> {
                 std::process::exit(1)
             }
         }
-        _ => anyhow::bail!("usage: chaos load|check <dir>"),
+        "settled" => {
+            let unread = tokio::task::spawn_blocking(check::unread).await??;
+            println!("{unread}");
+            if unread == 0 {
+                Ok(())
+            } else {
+                std::process::exit(1)
+            }
+        }
+        _ => anyhow::bail!("usage: chaos load|check|settled <dir>"),
     }
 }

@@ -15,8 +15,10 @@
 //! Without `KAFKA_BROKERS` the same relay hands events to the in-process consumers.
 
 mod kafka;
+mod watch;
 
-pub use kafka::{ensure_topic, kafka_consumer, KafkaSink};
+pub use kafka::{ensure_topic, group_waiting, kafka_consumer, KafkaSink};
+pub use watch::Partition;
 
 use crate::engine::consumers::{ConsumeError, CONSUMERS};
 use crate::engine::Engine;
