@@ -175,6 +175,10 @@ fn group_partitions(
     let mut at = TopicPartitionList::new();
     let mut unanswered = HashMap::new();
     for element in committed.elements() {
+        if element.error().is_err() {
+            // This partition's offset was not read: no view of it this time.
+            continue;
+        }
         let offset = match element.offset() {
             Offset::Offset(n) => Offset::Offset(n),
             // Nothing committed yet: the group starts at the beginning.
@@ -211,7 +215,12 @@ fn group_partitions(
 
 /// A client of a group that reads where it stands without joining it.
 fn reader(mut config: ClientConfig) -> Result<BaseConsumer, rdkafka::error::KafkaError> {
-    config.set("enable.partition.eof", "true").create()
+    config
+        .set("enable.partition.eof", "true")
+        // It needs one message per partition: no prefetching of a backlog.
+        .set("queued.min.messages", "1")
+        .set("fetch.message.max.bytes", "65536")
+        .create()
 }
 
 /// Where consumer group `group` stands on each partition of `topic`, as the consumers' watch
@@ -282,9 +291,9 @@ pub fn kafka_consumer(
     consumer.subscribe(&[topic])?;
     let topic = topic.to_string();
     // The members of a group do not all look at the same moment, so they seldom all rejoin.
-    let patience = PATIENCE + Duration::from_millis(u64::from(std::process::id() % 10_000));
+    let patience = PATIENCE + Duration::from_millis(rand::random::<u64>() % 10_000);
     Ok(async move {
-        let mut stall = watch::Stall::new(patience);
+        let mut stall = watch::Stall::new(patience, WATCH_EVERY);
         let mut look = tokio::time::interval(WATCH_EVERY);
         look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -293,9 +302,20 @@ pub fn kafka_consumer(
                 _ = look.tick() => None,
             };
             let Some(received) = received else {
-                let Some(partitions) = read_group(&reader, &topic, name).await else {
+                let Some(mut partitions) = read_group(&reader, &topic, name).await else {
+                    stall.unread();
                     continue;
                 };
+                // The partitions this member reads itself are not for its watch: if one of them
+                // waits, this member is busy with it.
+                if let Ok(mine) = consumer.assignment() {
+                    partitions.retain(|p| {
+                        !mine
+                            .elements()
+                            .iter()
+                            .any(|e| e.topic() == topic && e.partition() == p.id)
+                    });
+                }
                 if let Some(stuck) = stall.observe(&partitions, std::time::Instant::now()) {
                     tracing::warn!(consumer = name, partition = stuck, ?partitions,
                         "a partition has had events waiting without moving: leaving the group and joining it again");
