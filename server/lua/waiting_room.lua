@@ -5,13 +5,14 @@
 -- KEYS: 1 seq (places numbered so far), 2 served (every place numbered up to it has left the
 -- queue), 3 wait (zset ticket -> number), 4 seen (zset ticket -> last sign of life, ms),
 -- 5 rec (hash ticket -> "number|customer|address|next poll ms|hold id|rank by arrival in the
--- opening draw"), 6 who (hash customer
+-- opening draw|once admitted, the latest its admission may end, ms"), 6 who (hash customer
 -- -> ticket), 7 addr (hash address -> places waiting), 8 active (zset ticket -> deadline ms:
 -- admitted, or holding until the hold's expiry), 9 seats (hash ticket -> seats held in all),
 -- 10 holds (hash hold id -> ticket), 11 admits (zset number -> admission time, last 5 min),
 -- 12 stats (hash: admitted, expired, abandoned, and the opening draw's seed, entrants and
 -- time), 13 epoch (bumped by a reset and by the draw), 14 pace (when the next admission may
--- come, ms: admissions are spread evenly over the minute).
+-- come, ms: admissions are spread evenly over the minute), 15 proofs (zset proof-of-work
+-- challenge -> until when it is remembered as used, ms: a proof makes one place).
 --
 -- Place answers are {{code, ticket, number, served, deadline ms or -1, now, epoch, extra},
 -- {rank by arrival in the draw (0: none), draw seed ('': none), entrants, drawn at ms}}: code 0 ok,
@@ -20,7 +21,7 @@
 local K = {
   seq = KEYS[1], served = KEYS[2], wait = KEYS[3], seen = KEYS[4], rec = KEYS[5],
   who = KEYS[6], addr = KEYS[7], active = KEYS[8], seats = KEYS[9], holds = KEYS[10],
-  admits = KEYS[11], stats = KEYS[12], epoch = KEYS[13], pace = KEYS[14],
+  admits = KEYS[11], stats = KEYS[12], epoch = KEYS[13], pace = KEYS[14], proofs = KEYS[15],
 }
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -55,8 +56,8 @@ local function place(code, ticket, extra)
 end
 
 local function save(ticket, f)
-  for i = 1, 6 do f[i] = f[i] or '' end
-  redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 6))
+  for i = 1, 7 do f[i] = f[i] or '' end
+  redis.call('HSET', K.rec, ticket, table.concat(f, '|', 1, 7))
 end
 
 -- The opening draw: every waiting place (in order of arrival) is given one of the numbers
@@ -126,13 +127,16 @@ end
 
 if op == 'join' then
   -- ARGV: 3 new ticket, 4 customer, 5 address, 6 room cap, 7 places per address, 8 '1': a
-  -- new place needs a proof of work, and none was given
+  -- new place needs a proof of work, and none was given, 9 the challenge a valid proof solved
+  -- ('': none), 10 until when it is remembered as used (ms)
   local customer, addr = ARGV[4], ARGV[5]
   local existing = redis.call('HGET', K.who, customer)
   if existing and redis.call('HEXISTS', K.rec, existing) == 1 then
     return place(0, existing)
   end
   if ARGV[8] == '1' then return refused(5) end
+  -- A proof makes one place: used before, it proves nothing.
+  if ARGV[9] ~= '' and redis.call('ZSCORE', K.proofs, ARGV[9]) then return refused(5) end
   if redis.call('ZCARD', K.wait) >= tonumber(ARGV[6]) then return refused(1) end
   if addr ~= '' and tonumber(redis.call('HGET', K.addr, addr) or '0') >= tonumber(ARGV[7]) then
     return refused(2)
@@ -143,6 +147,7 @@ if op == 'join' then
   redis.call('ZADD', K.seen, now, ticket)
   redis.call('HSET', K.rec, ticket, seq .. '|' .. customer .. '|' .. addr .. '|0||')
   redis.call('HSET', K.who, customer, ticket)
+  if ARGV[9] ~= '' then redis.call('ZADD', K.proofs, tonumber(ARGV[10]), ARGV[9]) end
   if addr ~= '' then redis.call('HINCRBY', K.addr, addr, 1) end
   return place(0, ticket)
 elseif op == 'poll' then
@@ -151,6 +156,8 @@ elseif op == 'poll' then
   local rec = ticket ~= '' and redis.call('HGET', K.rec, ticket)
   if not rec then return refused(3) end
   local f = fields(rec)
+  -- A ticket is its customer's: someone else's tells nothing and changes nothing.
+  if f[2] ~= ARGV[4] then return refused(3) end
   local next_poll = tonumber(f[4]) or 0
   -- Only waiting places are paced: an admitted shopper's pages may ask at once.
   if now < next_poll and not redis.call('ZSCORE', K.active, ticket) then
@@ -166,15 +173,17 @@ elseif op == 'touch' then
   return #ARGV - 2
 elseif op == 'admit' then
   -- ARGV: 3 max inside, 4 admissions a minute, 5 paused (1), 6 grace ms, 7 admission ms,
-  --       8 most places given up handled per call, 9 the opening draw's seed ('': the room
-  --       does not shuffle, or sales have not opened)
+  --       8 most places given up handled per call, 9 the longest an admission lives (ms),
+  --       10 the opening draw's seed ('': the room does not shuffle, or sales have not opened)
   local max_active, per_minute = tonumber(ARGV[3]), tonumber(ARGV[4])
   local grace, window, most = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
   -- A room nobody stepped for a while (Redis, or every server, was away): nobody could show
   -- they were still there, nor use an admission. Deadlines move on by the gap, and nobody is
   -- given up until a grace period has passed.
+  -- Not so after the room was turned off ('off', below): its admissions ended meanwhile.
   local last = tonumber(redis.call('HGET', K.stats, 'step') or '0')
-  if last > 0 and now - last > 5000 then
+  local was_off = redis.call('HDEL', K.stats, 'off') == 1
+  if not was_off and last > 0 and now - last > 5000 then
     local gap = now - last
     local inside = redis.call('ZRANGE', K.active, 0, -1, 'WITHSCORES')
     for i = 1, #inside, 2 do
@@ -183,6 +192,7 @@ elseif op == 'admit' then
     redis.call('HSET', K.stats, 'quiet', now + grace)
   end
   redis.call('HSET', K.stats, 'step', now)
+  redis.call('ZREMRANGEBYSCORE', K.proofs, '-inf', now)
   local ended = redis.call('ZRANGEBYSCORE', K.active, '-inf', now, 'LIMIT', 0, most)
   for _, t in ipairs(ended) do forget(t) end
   local gone = 0
@@ -197,9 +207,9 @@ elseif op == 'admit' then
     gone = gone + 1
   end
   -- Sales have opened on a room that shuffles: the draw, once, before anyone is let in.
-  if ARGV[9] ~= '' and not redis.call('HGET', K.stats, 'seed')
+  if ARGV[10] ~= '' and not redis.call('HGET', K.stats, 'seed')
      and tonumber(redis.call('HGET', K.stats, 'admitted') or '0') == 0 then
-    draw(ARGV[9])
+    draw(ARGV[10])
   end
   redis.call('ZREMRANGEBYSCORE', K.admits, '-inf', now - 300000)
   local budget = math.min(max_active - redis.call('ZCARD', K.active),
@@ -215,7 +225,12 @@ elseif op == 'admit' then
     if #first == 0 then break end
     local t, seq = first[1], tonumber(first[2])
     local rec = redis.call('HGET', K.rec, t)
-    leave_queue(t, rec and fields(rec) or {})
+    local f = rec and fields(rec) or {}
+    leave_queue(t, f)
+    if rec then
+      f[7] = tostring(now + tonumber(ARGV[9]))
+      save(t, f)
+    end
     served = seq
     redis.call('ZADD', K.active, now + window, t)
     redis.call('ZADD', K.admits, now, seq)
@@ -275,7 +290,11 @@ elseif op == 'bind' then
   f[5] = ARGV[4]
   save(ticket, f)
   redis.call('HSET', K.holds, ARGV[4], ticket)
-  redis.call('ZADD', K.active, 'XX', tonumber(ARGV[5]), ticket)
+  -- As long as the hold, never past the admission's cap.
+  local until_ms = tonumber(ARGV[5])
+  local cap = tonumber(f[7] or '')
+  if cap and cap < until_ms then until_ms = cap end
+  redis.call('ZADD', K.active, 'XX', until_ms, ticket)
   return 1
 elseif op == 'ended' then
   -- ARGV: 3 hold id, 4 ms the admission is kept for a new hold (0: it ends now)
@@ -292,9 +311,16 @@ elseif op == 'ended' then
   local until_ms = now + tonumber(ARGV[4])
   if deadline > until_ms then redis.call('ZADD', K.active, 'XX', until_ms, ticket) end
   return 1
+elseif op == 'off' then
+  -- The room was turned off: its next step is no outage's (a room never stepped is left alone)
+  if redis.call('EXISTS', K.stats) == 1 then redis.call('HSET', K.stats, 'off', 1) end
+  return 0
+elseif op == 'known' then
+  -- ARGV: 3 ticket. 1 when it is a place of the room (waiting or admitted), else 0
+  return redis.call('HEXISTS', K.rec, ARGV[3])
 elseif op == 'reset' then
   redis.call('DEL', K.seq, K.served, K.wait, K.seen, K.rec, K.who, K.addr, K.active, K.seats,
-             K.holds, K.admits, K.stats, K.pace)
+             K.holds, K.admits, K.stats, K.pace, K.proofs)
   return redis.call('INCR', K.epoch)
 end
 return redis.error_reply('unknown waiting-room operation ' .. tostring(op))

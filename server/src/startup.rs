@@ -5,9 +5,9 @@ use crate::clock::Clock;
 use crate::config::{Config, Database, Secret};
 use crate::engine::{Engine, Payments};
 use crate::gate::{RateLimiter, SeatGate};
-use crate::http::live::Viewers;
 use crate::http::serve::{ConnLimits, Connections};
 use crate::http::session::SessionKey;
+use crate::http::sockets::{SocketCap, Sockets};
 use crate::http::{router, AppState, Web};
 use crate::live_bus::LiveBus;
 use crate::payments::gateway::HttpGateway;
@@ -305,6 +305,8 @@ impl Application {
             Arc::new(engine.with_ticket_keys(ticket_keys(&config)?.with_legacy(session.expose())));
         let workers = crate::workers::Workers::start(&engine, &config).await?;
         let connections = Arc::new(Connections::default());
+        // WebSockets of every kind together leave the reserve to plain requests.
+        let sockets = Sockets::new(config.http.max_sockets());
         let state = AppState {
             leptos_options: Arc::new(options),
             engine: engine.clone(),
@@ -323,11 +325,16 @@ impl Application {
                     .collect(),
                 body_timeout: config.http.body_timeout,
                 request_timeout: config.http.request_timeout,
-                viewers: Viewers::new(
+                viewers: SocketCap::new(
+                    sockets.clone(),
                     config.http.max_live_viewers,
                     config.http.max_live_viewers_per_address,
-                )
-                .into(),
+                ),
+                waiters: SocketCap::new(
+                    sockets,
+                    config.http.max_queue_pages,
+                    config.http.max_queue_pages_per_address,
+                ),
                 connections: connections.clone(),
                 pages: Default::default(),
                 live_halls: Arc::new(crate::http::LiveHalls::on_current_runtime()),

@@ -20,9 +20,15 @@ pub struct HttpConfig {
     pub max_connections: usize,
     /// Connections served at once from one client address.
     pub max_connections_per_address: usize,
+    /// Connections WebSockets can never take (live viewers and waiting pages together stop
+    /// short of them): holds, checkouts, callbacks and `/health` always find a place.
+    pub connection_reserve: usize,
     /// Live seat-map viewers (WebSockets) at once, in all and per client address.
     pub max_live_viewers: usize,
     pub max_live_viewers_per_address: usize,
+    /// Waiting pages' WebSockets at once, in all and per client address.
+    pub max_queue_pages: usize,
+    pub max_queue_pages_per_address: usize,
     /// How long a client may take to send a request's headers, and how long an idle
     /// keep-alive connection is kept.
     pub header_timeout: Duration,
@@ -39,6 +45,16 @@ pub struct HttpConfig {
 
 impl HttpConfig {
     pub(super) fn from_env(env: &Env, production: bool) -> anyhow::Result<Self> {
+        let max_connections = env.size("MAX_CONNECTIONS", default_max_connections())?;
+        // A quarter of the connections (at least 16, at most half) are never a WebSocket's.
+        let reserve = (max_connections / 4).max(16).min(max_connections / 2);
+        let connection_reserve = match env.get("CONNECTION_RESERVE") {
+            Some(_) => env.size("CONNECTION_RESERVE", reserve)?,
+            None => reserve,
+        };
+        if connection_reserve >= max_connections {
+            bail!("CONNECTION_RESERVE ({connection_reserve}) must be below MAX_CONNECTIONS ({max_connections})");
+        }
         Ok(Self {
             session_secret: match env.get("SESSION_SECRET").filter(|s| !s.is_empty()) {
                 // Several instances must share the key, and a generated one would differ.
@@ -53,12 +69,14 @@ impl HttpConfig {
                 .url("PUBLIC_URL")?
                 .map(|url| url.trim_end_matches('/').to_string()),
             trusted_proxies: env.ranges("TRUSTED_PROXIES")?.unwrap_or_default(),
-            max_connections: env.size("MAX_CONNECTIONS", default_max_connections())?,
+            max_connections,
             max_connections_per_address: env.size("MAX_CONNECTIONS_PER_ADDRESS", 128)?,
-            // Half of the connections at most, so that pages, holds and the gateway's callbacks
-            // always find a place.
-            max_live_viewers: env.size("MAX_LIVE_VIEWERS", default_max_connections() / 2)?,
+            connection_reserve,
+            // Half of the connections each at most (and both together short of the reserve).
+            max_live_viewers: env.size("MAX_LIVE_VIEWERS", max_connections / 2)?,
             max_live_viewers_per_address: env.size("MAX_LIVE_VIEWERS_PER_ADDRESS", 64)?,
+            max_queue_pages: env.size("MAX_QUEUE_PAGES", max_connections / 2)?,
+            max_queue_pages_per_address: env.size("MAX_QUEUE_PAGES_PER_ADDRESS", 64)?,
             header_timeout: env.seconds("HTTP_HEADER_TIMEOUT_SECONDS", 10)?,
             request_timeout: env.seconds("HTTP_REQUEST_TIMEOUT_SECONDS", 30)?,
             body_timeout: env.seconds("HTTP_BODY_TIMEOUT_SECONDS", 10)?,
@@ -82,6 +100,13 @@ impl HttpConfig {
                 .ranges("METRICS_ALLOW")?
                 .unwrap_or_else(crate::net::private_ranges),
         })
+    }
+}
+
+impl HttpConfig {
+    /// Connections WebSockets of every kind may take together.
+    pub fn max_sockets(&self) -> usize {
+        self.max_connections - self.connection_reserve
     }
 }
 

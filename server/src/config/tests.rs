@@ -205,6 +205,22 @@ fn abuse_limits_have_defaults_and_can_be_turned_off() {
 }
 
 #[test]
+fn the_socket_caps_default_from_the_configured_connections_and_keep_a_reserve() {
+    let c = config(&[("MAX_CONNECTIONS", "200")]).unwrap();
+    assert_eq!(
+        (c.http.max_live_viewers, c.http.max_queue_pages),
+        (100, 100),
+        "half of MAX_CONNECTIONS each, not half of the default"
+    );
+    assert_eq!((c.http.connection_reserve, c.http.max_sockets()), (50, 150));
+    let c = config(&[("MAX_CONNECTIONS", "40")]).unwrap();
+    assert_eq!(c.http.connection_reserve, 16);
+    let c = config(&[("MAX_CONNECTIONS", "200"), ("CONNECTION_RESERVE", "20")]).unwrap();
+    assert_eq!(c.http.max_sockets(), 180);
+    assert!(config(&[("MAX_CONNECTIONS", "200"), ("CONNECTION_RESERVE", "200")]).is_err());
+}
+
+#[test]
 fn redis_and_the_hold_rate_limit() {
     let c = config(&[]).unwrap();
     assert_eq!(c.redis.target, None);

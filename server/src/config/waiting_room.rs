@@ -19,6 +19,10 @@ pub(super) fn from_env(env: &Env) -> anyhow::Result<RoomPolicy> {
             defaults.per_address as usize,
         )? as u32,
         poll: env.seconds("WAITING_ROOM_POLL_SECONDS", defaults.poll.as_secs())?,
+        page_ping: env.seconds(
+            "WAITING_ROOM_PAGE_PING_SECONDS",
+            defaults.page_ping.as_secs(),
+        )?,
         fail_open: env.flag("WAITING_ROOM_FAIL_OPEN", defaults.fail_open)?,
         auto_on: Some(env.count("WAITING_ROOM_AUTO_HOLDS_PER_SECOND", 0)?).filter(|n| *n > 0),
     })

@@ -7,17 +7,26 @@
 //! chunked body, instead of keeping the browser's spinner and our connection for ever. What was
 //! sent still shows (the waiting parts keep their "loading" text), the warning names the path,
 //! and `/metrics` counts it.
+//!
+//! The same wrapper reads a page's render to its end when its body is dropped before (a
+//! browser that hung up): see [`PageBody`].
 
+use super::serve::Connections;
 use super::AppState;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::header;
 use axum::middleware::Next;
 use axum::response::Response;
 use futures_util::StreamExt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
-/// Ends an HTML answer's body at the request's deadline (counted from its arrival).
+/// Ends an HTML answer's body at the request's deadline (counted from its arrival), and
+/// finishes the render of a page whose body is dropped before its end.
 pub async fn pages(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     let limit = state.web.request_timeout;
@@ -31,26 +40,75 @@ pub async fn pages(State(state): State<AppState>, req: Request, next: Next) -> R
     if !html {
         return response;
     }
-    let cut = state.web.connections.clone();
     let (parts, body) = response.into_parts();
-    let deadline = Box::pin(tokio::time::sleep_until(deadline));
-    let chunks = futures_util::stream::unfold(
-        Some((body.into_data_stream(), deadline)),
-        move |running| {
-            let path = path.clone();
-            let cut = cut.clone();
-            async move {
-                let (mut body, mut deadline) = running?;
-                tokio::select! {
-                    chunk = body.next() => chunk.map(|chunk| (chunk, Some((body, deadline)))),
-                    _ = &mut deadline => {
-                        cut.pages_cut.fetch_add(1, Relaxed);
-                        tracing::warn!(path, ?limit, "page not finished by the request deadline: its answer ends here");
-                        None
-                    }
-                }
+    let body = PageBody {
+        body: Some(body.into_data_stream()),
+        deadline: Box::pin(tokio::time::sleep_until(deadline)),
+        path,
+        limit,
+        connections: state.web.connections.clone(),
+    };
+    Response::from_parts(parts, Body::from_stream(body))
+}
+
+/// A page's body: its render's chunks until they end or the deadline passes.
+///
+/// Dropped before its end (the browser hung up, a layer swapped the answer), it hands what is
+/// left of the render to a task that reads it to its end, unsent, by the same deadline: Leptos
+/// frees a render's state (its tasks, its reactive owner, what its reads returned) only at the
+/// end of its stream, and a render dropped half-way kept all of it for ever (50 to 300 KB a
+/// page, BENCHMARKS.md). Reading the rest costs what the render had left to do (its reads
+/// have mostly been made by the time the first bytes leave).
+struct PageBody {
+    body: Option<axum::body::BodyDataStream>,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    path: String,
+    limit: std::time::Duration,
+    connections: Arc<Connections>,
+}
+
+impl futures_util::Stream for PageBody {
+    type Item = Result<Bytes, axum::Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let Some(body) = this.body.as_mut() else {
+            return Poll::Ready(None);
+        };
+        if let Poll::Ready(chunk) = body.poll_next_unpin(cx) {
+            if chunk.is_none() {
+                this.body = None;
             }
-        },
-    );
-    Response::from_parts(parts, Body::from_stream(chunks))
+            return Poll::Ready(chunk);
+        }
+        if this.deadline.as_mut().poll(cx).is_ready() {
+            this.body = None;
+            this.connections.pages_cut.fetch_add(1, Relaxed);
+            let (path, limit) = (&this.path, this.limit);
+            tracing::warn!(
+                path,
+                ?limit,
+                "page not finished by the request deadline: its answer ends here"
+            );
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for PageBody {
+    fn drop(&mut self) {
+        let Some(mut rest) = self.body.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let deadline = self.deadline.deadline();
+        runtime.spawn(async move {
+            let _ =
+                tokio::time::timeout_at(deadline, async { while rest.next().await.is_some() {} })
+                    .await;
+        });
+    }
 }

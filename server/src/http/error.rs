@@ -53,6 +53,9 @@ pub enum ApiError {
     NoRoute,
     #[error("{0}")]
     BadSignature(String),
+    /// 403 with its code.
+    #[error("{1}")]
+    Forbidden(&'static str, String),
     #[error("this request needs an Idempotency-Key header (1 to 200 characters)")]
     IdempotencyKeyMissing,
     #[error("this Idempotency-Key was already used for a different request")]
@@ -72,6 +75,7 @@ impl ApiError {
             Self::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", None),
             Self::NoRoute => (StatusCode::NOT_FOUND, "NOT_FOUND", None),
             Self::BadSignature(_) => (StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", None),
+            Self::Forbidden(code, _) => (StatusCode::FORBIDDEN, code, None),
             Self::IdempotencyKeyMissing => {
                 (StatusCode::BAD_REQUEST, "IDEMPOTENCY_KEY_MISSING", None)
             }

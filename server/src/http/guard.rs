@@ -369,6 +369,7 @@ pub async fn fallback(State(state): State<AppState>, req: Request<Body>) -> Resp
         return file;
     }
     let req = Request::from_parts(parts, body);
-    let page = leptos_axum::file_and_error_handler::<AppState, _>(app::shell);
+    let context = super::render_context(state.engine.clone());
+    let page = leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, app::shell);
     page(req.uri().clone(), State(state), req).await
 }

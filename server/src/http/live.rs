@@ -5,7 +5,8 @@
 //!
 //! Viewers have nothing to say: a message is answered with close code 1008 (1009 over 125 bytes,
 //! refused on its header before it is read). A browser's connection must come from this site or
-//! an allowed origin. Viewers are capped in all and per client address (503 before the upgrade).
+//! an allowed origin. Viewers are capped in all and per client address, and with the waiting
+//! pages by the sockets' shared cap (`sockets`; 503 before the upgrade).
 
 use super::error::ApiError;
 use super::params::Id;
@@ -19,80 +20,9 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::IntoResponse;
 use axum::response::Response;
 use axum::Extension;
-use std::collections::HashMap;
-use std::net::IpAddr;
-use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::Duration;
 
 pub const PING_EVERY: Duration = Duration::from_secs(15);
-
-/// Live viewers now, in all and per client address, against their caps.
-pub struct Viewers {
-    max: usize,
-    per_address: usize,
-    by_address: Mutex<(usize, HashMap<IpAddr, usize>)>,
-}
-
-impl Viewers {
-    pub fn new(max: usize, per_address: usize) -> Self {
-        Self {
-            max,
-            per_address,
-            by_address: Mutex::default(),
-        }
-    }
-
-    /// A viewer's place, unless a cap is reached.
-    fn admit(self: &Arc<Self>, addr: Option<IpAddr>) -> Option<ViewerPlace> {
-        let mut counts = self.by_address.lock().expect("viewer counts");
-        let (total, by_address) = &mut *counts;
-        let mine = addr.map_or(0, |a| by_address.get(&a).copied().unwrap_or(0));
-        if *total >= self.max || mine >= self.per_address {
-            return None;
-        }
-        *total += 1;
-        if let Some(a) = addr {
-            by_address.insert(a, mine + 1);
-        }
-        Some(ViewerPlace {
-            viewers: self.clone(),
-            addr,
-        })
-    }
-
-    /// A place for a test, from no address.
-    #[cfg(test)]
-    pub(super) fn admit_for_test(self: &Arc<Self>) -> Option<ViewerPlace> {
-        self.admit(None)
-    }
-
-    /// Viewers connected now.
-    pub fn count(&self) -> usize {
-        self.by_address.lock().expect("viewer counts").0
-    }
-}
-
-pub(super) struct ViewerPlace {
-    viewers: Arc<Viewers>,
-    addr: Option<IpAddr>,
-}
-
-impl Drop for ViewerPlace {
-    fn drop(&mut self) {
-        let mut counts = self.viewers.by_address.lock().expect("viewer counts");
-        let (total, by_address) = &mut *counts;
-        *total -= 1;
-        if let Some(a) = self.addr {
-            if let Some(n) = by_address.get_mut(&a) {
-                *n -= 1;
-                if *n == 0 {
-                    by_address.remove(&a);
-                }
-            }
-        }
-    }
-}
 
 /// Whether a WebSocket request from a browser comes from this site (non-browser clients send
 /// no `Origin`).
@@ -145,29 +75,17 @@ pub async fn live(
         .remove::<hyper::upgrade::OnUpgrade>()
         .ok_or_else(not_an_upgrade)?;
     if !origin_allowed(&state, &headers) {
-        return Ok((
-            StatusCode::FORBIDDEN,
-            axum::Json(serde_json::json!({
-                "error": "the live seat map is only for pages of this site",
-                "code": "CROSS_SITE_REQUEST",
-            })),
-        )
-            .into_response());
+        return Err(ApiError::Forbidden(
+            "CROSS_SITE_REQUEST",
+            "the live seat map is only for pages of this site".into(),
+        ));
     }
     let Some(place) = state
         .web
         .viewers
         .admit(client.map(|c| crate::net::bucket(c.0 .0)))
     else {
-        return Ok((
-            StatusCode::SERVICE_UNAVAILABLE,
-            [(header::RETRY_AFTER, "5")],
-            axum::Json(serde_json::json!({
-                "error": "too many live viewers; try again in a moment",
-                "code": "TOO_MANY_VIEWERS",
-            })),
-        )
-            .into_response());
+        return Ok(super::sockets::over_cap("TOO_MANY_VIEWERS", "live viewers"));
     };
     // The upgraded connection keeps its place among the viewers and the server's connections.
     state.web.live_halls.serve(

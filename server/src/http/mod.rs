@@ -25,6 +25,7 @@ mod reports;
 pub mod serve;
 pub mod session;
 mod showtimes;
+pub mod sockets;
 pub mod staff;
 
 use crate::engine::Engine;
@@ -44,7 +45,9 @@ pub struct Web {
     pub body_timeout: Duration,
     pub request_timeout: Duration,
     /// Live seat-map viewers and their caps.
-    pub viewers: Arc<live::Viewers>,
+    pub viewers: Arc<sockets::SocketCap>,
+    /// Waiting pages' sockets and their caps.
+    pub waiters: Arc<sockets::SocketCap>,
     /// Open connections (for `/metrics`).
     pub connections: Arc<serve::Connections>,
     /// The waiting rooms' pages connected here.
@@ -71,12 +74,17 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
-pub fn router(state: AppState) -> Router {
-    let engine = state.engine.clone();
-    let context = move || {
+/// What every render and server function is given: the engine's handle.
+fn render_context(engine: Arc<Engine>) -> impl Fn() + Clone + Send + Sync + 'static {
+    move || {
         let handle: Arc<dyn app::engine::Inventory> = engine.clone();
         leptos::prelude::provide_context(app::engine::InventoryHandle(handle));
-    };
+    }
+}
+
+pub fn router(state: AppState) -> Router {
+    let engine = state.engine.clone();
+    let context = render_context(engine);
     let shell = {
         let options = state.leptos_options.clone();
         move || app::shell((*options).clone())

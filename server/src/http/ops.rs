@@ -259,6 +259,18 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         state.web.viewers.count() as i64,
     );
     gauge(
+        "seats_queue_page_sockets",
+        "Waiting pages' WebSockets open now (of MAX_QUEUE_PAGES).",
+        state.web.waiters.count() as i64,
+    );
+    gauge(
+        "seats_runtime_tasks_alive",
+        "Tasks alive on the server's runtime (requests, renders, sockets, workers).",
+        tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks() as i64,
+    );
+    gauge(
         "seats_gate_pending_releases",
         "Seat-gate releases waiting for Redis to answer again.",
         state.engine.gate().pending_releases() as i64,

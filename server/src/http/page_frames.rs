@@ -35,6 +35,8 @@ pub(super) enum Verdict {
     More,
     /// The connection ended (closed, reset).
     Gone,
+    /// The browser sent nothing, not even a pong, for too long: closed (1001).
+    Idle,
     /// The browser closed the socket: answered with a close.
     Closed,
     /// A text or binary message: a page has nothing to say (1008).
@@ -51,6 +53,7 @@ impl Verdict {
         match self {
             Verdict::More | Verdict::Gone => None,
             Verdict::Closed => Some(1000),
+            Verdict::Idle => Some(1001),
             Verdict::Unexpected => Some(1008),
             Verdict::TooBig => Some(1009),
             Verdict::Broken => Some(1002),

@@ -132,20 +132,24 @@ struct LiveQuery {
 }
 
 /// The waiting page's WebSocket: the room's frame whenever it changes; keeps the place alive.
+/// Pinged every 15 s (`WAITING_ROOM_PAGE_PING_SECONDS`); a page that answers nothing for three
+/// pings is closed (1001).
 #[utoipa::path(get, path = "/showtimes/{id}/queue/live", tag = "waiting room",
     params(("id" = i64, Path, description = "The showtime"),
         ("ticket" = String, Query, pattern = "^[0-9a-fA-F]{32}$", description = "The place's ticket")),
     responses((status = 101, description = "Switched to the WebSocket protocol"),
         (status = 400, description = "No `ticket`, or not a WebSocket upgrade", body = super::error::ErrorBody),
-        (status = 403, description = "From a page of another site (`Origin`)", body = super::error::ErrorBody),
-        (status = 404, description = "No such showtime", body = super::error::ErrorBody),
+        (status = 403, description = "`CROSS_SITE_REQUEST`: from a page of another site (`Origin`)", body = super::error::ErrorBody),
+        (status = 404, description = "`QUEUE_PLACE_NOT_FOUND`: no place of the room has that ticket; or no such showtime", body = super::error::ErrorBody),
         (status = 409, description = "`NO_WAITING_ROOM`", body = super::error::ErrorBody),
-        (status = 503, description = "Over the connection caps, or `QUEUE_UNAVAILABLE`", body = super::error::ErrorBody)))]
+        (status = 429, description = "`RATE_LIMITED`: the place has 4 pages open already", body = super::error::ErrorBody, headers(("Retry-After" = u64))),
+        (status = 503, description = "`TOO_MANY_WAITERS` (the waiting pages' caps), over the connection caps, or `QUEUE_UNAVAILABLE`", body = super::error::ErrorBody)))]
 async fn live(
     State(state): State<AppState>,
     Id(showtime): Id<ShowtimeId>,
     query: Result<Query<LiveQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
+    client: Option<Extension<ClientAddr>>,
     connection: Option<Extension<super::serve::HeldConnection>>,
     mut request: axum::extract::Request,
 ) -> Result<Response, ApiError> {
@@ -165,16 +169,33 @@ async fn live(
         .remove::<hyper::upgrade::OnUpgrade>()
         .ok_or_else(not_an_upgrade)?;
     if !origin_allowed(&state, &headers) {
-        return Err(ApiError::BadRequest(
+        return Err(ApiError::Forbidden(
+            "CROSS_SITE_REQUEST",
             "the waiting room's live feed is only for pages of this site".into(),
         ));
     }
+    // Only a place of the room (it is on) gets a socket, and a few pages each at most: a
+    // made-up ticket never holds a connection.
+    state.engine.queue_page_allowed(showtime, &ticket).await?;
+    let Some(of_place) = state.web.pages.of_place(showtime, &ticket) else {
+        return Err(ApiError::Inventory(InventoryError::RateLimited(5)));
+    };
+    let Some(place) = state
+        .web
+        .waiters
+        .admit(client.map(|c| crate::net::bucket(c.0 .0)))
+    else {
+        return Ok(super::sockets::over_cap(
+            "TOO_MANY_WAITERS",
+            "waiting pages",
+        ));
+    };
     state.web.pages.serve(
         upgrade,
         state.engine.clone(),
         showtime,
         ticket,
-        connection.map(|c| c.0),
+        (place, of_place, connection.map(|c| c.0)),
     );
     Ok((
         StatusCode::SWITCHING_PROTOCOLS,

@@ -23,8 +23,8 @@
 //! sockets takes that thread for a moment, not the threads that answer holds and seat maps. The
 //! sockets are registered with that thread's reactor too.
 
-use super::live::PING_EVERY;
 use super::serve::HeldConnection;
+use super::sockets::SocketPlace;
 use crate::engine::Engine;
 use app::domain::ShowtimeId;
 use axum::extract::ws::Utf8Bytes;
@@ -40,14 +40,45 @@ use super::page_frames::{close_frame, text_frame, ClientFrames, Verdict};
 /// Frames in a row a page may miss (its socket full) before it counts as stuck and is closed.
 const MAX_MISSED: u8 = 5;
 
+/// How long a page may send nothing — a browser answers each ping (every
+/// `WAITING_ROOM_PAGE_PING_SECONDS`, 15) with a pong — before it counts as gone and is closed
+/// (1001): a socket that never reads, or whose browser is gone without a word, gives its place
+/// back.
+fn idle_after(ping: std::time::Duration) -> std::time::Duration {
+    ping * 3
+}
+
 /// A ping frame with no payload.
 const PING: [u8; 2] = [0x89, 0x00];
+
+/// Waiting pages one place may have open on one process (a few tabs), at most.
+const PAGES_PER_PLACE: usize = 4;
 
 /// The waiting pages of this process, by showtime.
 #[derive(Default)]
 pub struct Pages {
     halls: Mutex<HashMap<ShowtimeId, mpsc::UnboundedSender<HallMsg>>>,
     next_id: AtomicU64,
+    /// Pages of each place, counted from before the upgrade until the page ends.
+    per_place: Mutex<HashMap<(ShowtimeId, String), usize>>,
+}
+
+/// A page's place among its place's pages; given back when dropped.
+pub struct PlacePage {
+    pages: Arc<Pages>,
+    key: (ShowtimeId, String),
+}
+
+impl Drop for PlacePage {
+    fn drop(&mut self) {
+        let mut per_place = self.pages.per_place.lock().expect("pages per place");
+        if let Some(n) = per_place.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                per_place.remove(&self.key);
+            }
+        }
+    }
 }
 
 enum HallMsg {
@@ -69,7 +100,7 @@ struct Page {
     ticket: String,
     showtime: ShowtimeId,
     engine: Arc<Engine>,
-    _held: Option<HeldConnection>,
+    _held: (SocketPlace, PlacePage, Option<HeldConnection>),
 }
 
 impl Page {
@@ -110,6 +141,22 @@ fn shut(stream: &TcpStream) {
 }
 
 impl Pages {
+    /// A page's place among the pages of `ticket`'s place, unless it has
+    /// [`PAGES_PER_PLACE`] already.
+    pub fn of_place(self: &Arc<Self>, showtime: ShowtimeId, ticket: &str) -> Option<PlacePage> {
+        let key = (showtime, ticket.to_string());
+        let mut per_place = self.per_place.lock().expect("pages per place");
+        let n = per_place.entry(key.clone()).or_default();
+        if *n >= PAGES_PER_PLACE {
+            return None;
+        }
+        *n += 1;
+        Some(PlacePage {
+            pages: self.clone(),
+            key,
+        })
+    }
+
     /// Serves an upgraded connection as a waiting page of `ticket` until either side ends it.
     pub fn serve(
         self: &Arc<Self>,
@@ -117,7 +164,7 @@ impl Pages {
         engine: Arc<Engine>,
         showtime: ShowtimeId,
         ticket: String,
-        held: Option<HeldConnection>,
+        held: (SocketPlace, PlacePage, Option<HeldConnection>),
     ) {
         let pages = self.clone();
         runtime().spawn(async move {
@@ -139,7 +186,8 @@ impl Pages {
                 return;
             };
             // The page's life in a task of its own, smaller than this one.
-            tokio::spawn(reader(stream, frames, early, hall, id));
+            let idle = idle_after(engine.waiting_rooms().policy.page_ping);
+            tokio::spawn(reader(stream, frames, early, hall, id, idle));
         });
     }
 
@@ -160,7 +208,8 @@ impl Pages {
             }
         }
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(hall(engine.queue_frames(showtime), rx));
+        let ping = engine.waiting_rooms().policy.page_ping;
+        tokio::spawn(hall(engine.queue_frames(showtime), rx, ping));
         tx.send(page).ok()?;
         halls.insert(showtime, tx.clone());
         Some(tx)
@@ -203,40 +252,59 @@ async fn reader(
     early: Verdict,
     hall: mpsc::UnboundedSender<HallMsg>,
     id: u64,
+    idle: std::time::Duration,
 ) {
     let verdict = match early {
-        Verdict::More => read(&stream, &mut frames).await,
+        Verdict::More => read(&stream, &mut frames, Some(idle)).await,
         done => done,
     };
     // The hall writes the close: nothing it sends can then follow it.
     let _ = hall.send(HallMsg::Leave(id, verdict.close_code()));
 }
 
-/// Reads what the browser sends until the page ends: the verdict.
-pub(super) async fn read(stream: &TcpStream, frames: &mut ClientFrames) -> Verdict {
+/// Reads what the browser sends until the page ends: the verdict. With `idle`, a browser that
+/// sends nothing for that long is done with ([`Verdict::Idle`]).
+pub(super) async fn read(
+    stream: &TcpStream,
+    frames: &mut ClientFrames,
+    idle: Option<std::time::Duration>,
+) -> Verdict {
     let mut buf = [0u8; 128];
+    let far = std::time::Duration::from_secs(365 * 86_400);
+    let mut deadline = tokio::time::Instant::now() + idle.unwrap_or(far);
     loop {
-        if stream.readable().await.is_err() {
-            return Verdict::Gone;
+        match tokio::time::timeout_at(deadline, stream.readable()).await {
+            Err(_) => return Verdict::Idle,
+            Ok(Err(_)) => return Verdict::Gone,
+            Ok(Ok(())) => {}
         }
         match stream.try_read(&mut buf) {
             Ok(0) => return Verdict::Gone,
-            Ok(n) => match frames.feed(&buf[..n]) {
-                Verdict::More => {}
-                done => return done,
-            },
+            Ok(n) => {
+                if let Some(idle) = idle {
+                    deadline = tokio::time::Instant::now() + idle;
+                }
+                match frames.feed(&buf[..n]) {
+                    Verdict::More => {}
+                    done => return done,
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(_) => return Verdict::Gone,
         }
     }
 }
 
-/// One showtime's pages: each new frame goes to all of them, then a ping every [`PING_EVERY`].
-/// Ends (closing every page) when the room's frames end.
-async fn hall(mut frames: watch::Receiver<Utf8Bytes>, mut rx: mpsc::UnboundedReceiver<HallMsg>) {
+/// One showtime's pages: each new frame goes to all of them, then a ping every `every`. Ends
+/// (closing every page) when the room's frames end.
+async fn hall(
+    mut frames: watch::Receiver<Utf8Bytes>,
+    mut rx: mpsc::UnboundedReceiver<HallMsg>,
+    every: std::time::Duration,
+) {
     let mut pages: HashMap<u64, Page> = HashMap::new();
     let mut current = text_frame(&frames.borrow_and_update());
-    let mut ping = tokio::time::interval(PING_EVERY);
+    let mut ping = tokio::time::interval(every);
     ping.tick().await;
     loop {
         tokio::select! {

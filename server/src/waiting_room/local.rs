@@ -37,6 +37,12 @@ impl LocalRooms {
             if limits.must_prove {
                 return Answer::refused(Step::ProofNeeded, room.epoch);
             }
+            // A proof makes one place: used before, it proves nothing.
+            if let Some((challenge, _)) = &limits.proof {
+                if room.used_proofs.contains_key(challenge) {
+                    return Answer::refused(Step::ProofNeeded, room.epoch);
+                }
+            }
             if room.wait.len() as u64 >= limits.room_cap {
                 return Answer::refused(Step::Full, room.epoch);
             }
@@ -60,9 +66,13 @@ impl LocalRooms {
                     seats: 0,
                     hold: None,
                     arrival: None,
+                    cap: i64::MAX,
                 },
             );
             room.who.insert(customer, ticket.clone());
+            if let Some((challenge, forget_at)) = limits.proof {
+                room.used_proofs.insert(challenge, forget_at);
+            }
             if !address.is_empty() {
                 *room.addr.entry(address.to_string()).or_default() += 1;
             }
@@ -86,6 +96,10 @@ impl LocalRooms {
             let Some(place) = room.places.get_mut(&ticket) else {
                 return Answer::gone(room.epoch);
             };
+            // A ticket is its customer's: someone else's tells nothing and changes nothing.
+            if place.customer != customer {
+                return Answer::gone(room.epoch);
+            }
             // Only waiting places are paced: an admitted shopper's pages may ask at once.
             if now < place.next_poll && !room.active.contains_key(&ticket) {
                 let wait = place.next_poll - now;
@@ -111,13 +125,16 @@ impl LocalRooms {
     pub fn admit(&self, showtime: ShowtimeId, now: i64, step: &super::AdmitStep) -> AdmitReport {
         self.with(showtime, |room| {
             // A room nobody stepped for a while (the process was stopped): deadlines move on
-            // by the gap, and nobody is given up until a grace period has passed.
-            if room.last_step > 0 && now - room.last_step > 5000 {
+            // by the gap, and nobody is given up until a grace period has passed. Not so after
+            // the room was turned off: its admissions ended meanwhile.
+            let outage = !std::mem::take(&mut room.switched_off);
+            if outage && room.last_step > 0 && now - room.last_step > 5000 {
                 let gap = now - room.last_step;
                 room.active.values_mut().for_each(|d| *d += gap);
                 room.quiet_until = now + step.grace_ms;
             }
             room.last_step = now;
+            room.used_proofs.retain(|_, forget_at| *forget_at > now);
             let ended: Vec<String> = room
                 .active
                 .iter()
@@ -170,6 +187,9 @@ impl LocalRooms {
                 let ticket = ticket.clone();
                 room.leave_queue(&ticket);
                 room.served = number;
+                if let Some(p) = room.places.get_mut(&ticket) {
+                    p.cap = now + step.stay_ms.max(step.admission_ms);
+                }
                 room.active.insert(ticket, now + step.admission_ms);
                 room.admits.push_back(now);
                 budget -= 1;
@@ -268,7 +288,9 @@ impl LocalRooms {
                 room.holds.remove(&old);
             }
             room.holds.insert(hold, ticket.to_string());
-            room.active.insert(ticket.to_string(), expires_ms);
+            // As long as the hold, never past the admission's cap.
+            let cap = p.cap;
+            room.active.insert(ticket.to_string(), expires_ms.min(cap));
         })
     }
 
@@ -291,6 +313,20 @@ impl LocalRooms {
     pub fn retain(&self, open: &[ShowtimeId], now: i64) {
         let mut rooms = self.rooms.lock().expect("waiting rooms");
         rooms.retain(|s, room| open.contains(s) || room.used > now - 60_000);
+    }
+
+    pub fn switched_off(&self, showtime: ShowtimeId) {
+        let mut rooms = self.rooms.lock().expect("waiting rooms");
+        if let Some(room) = rooms.get_mut(&showtime) {
+            room.switched_off = true;
+        }
+    }
+
+    pub fn has_place(&self, showtime: ShowtimeId, ticket: &str) -> bool {
+        let rooms = self.rooms.lock().expect("waiting rooms");
+        rooms
+            .get(&showtime)
+            .is_some_and(|room| room.places.contains_key(ticket))
     }
 
     pub fn reset(&self, showtime: ShowtimeId) -> u64 {

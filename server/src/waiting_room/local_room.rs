@@ -31,6 +31,10 @@ pub(super) struct Room {
     /// The last admission step (ms), and until when nobody is given up after a gap.
     pub(super) last_step: i64,
     pub(super) quiet_until: i64,
+    /// Proof-of-work challenges that made a place, until when they are remembered (ms).
+    pub(super) used_proofs: HashMap<String, i64>,
+    /// Turned off since its last step (its next step is no outage's).
+    pub(super) switched_off: bool,
     /// When it was last joined or asked (ms): a room is kept a minute past it.
     pub(super) used: i64,
     pub(super) drawn: Option<Drawn>,
@@ -46,6 +50,8 @@ pub(super) struct Place {
     pub(super) hold: Option<HoldId>,
     /// Rank by arrival in the opening draw, if it was in it.
     pub(super) arrival: Option<u64>,
+    /// Once admitted: the admission ends by then at the latest (ms), holds or not.
+    pub(super) cap: i64,
 }
 
 pub(super) const FIVE_MINUTES: i64 = 300_000;

@@ -39,6 +39,9 @@ pub struct RoomPolicy {
     pub per_address: u32,
     /// The interval the server names for polling (faster polls answer 429).
     pub poll: Duration,
+    /// How often a waiting page's socket is pinged; one that answers nothing for three times as
+    /// long is closed.
+    pub page_ping: Duration,
     /// Holds go on without the room when its state cannot be reached (default: they wait).
     pub fail_open: bool,
     /// Customers' hold attempts in one second of one showtime (in one process) past which its
@@ -55,6 +58,7 @@ impl Default for RoomPolicy {
             room_cap: 200_000,
             per_address: 20,
             poll: Duration::from_secs(5),
+            page_ping: Duration::from_secs(15),
             fail_open: false,
             auto_on: None,
         }
@@ -120,12 +124,15 @@ impl Answer {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct JoinLimits {
     pub room_cap: u64,
     pub per_address: u32,
     /// A new place needs a proof of work, and none was given.
     pub must_prove: bool,
+    /// The challenge a valid proof solved, and until when it is remembered as used (ms): a new
+    /// place is made with it once.
+    pub proof: Option<(String, i64)>,
 }
 
 /// One admission step's rules (the showtime's settings and the server's policy).
@@ -136,6 +143,9 @@ pub struct AdmitStep {
     pub paused: bool,
     pub grace_ms: i64,
     pub admission_ms: i64,
+    /// The longest an admission lives, however often its shopper holds again: the time to
+    /// hold and one hold's length (an admission is not a season ticket).
+    pub stay_ms: i64,
     /// Places given up cleared per step, at most (the rest in the next steps).
     pub most_given_up: usize,
     /// The room shuffles and sales are open: the seed of its draw, if none was made yet.
@@ -254,19 +264,23 @@ impl WaitingRoom {
     }
 
     /// Joins the room (again: the same place). `must_prove`: a new place needs a proof of
-    /// work and none was given (an existing one is answered all the same).
+    /// work and none was given (an existing one is answered all the same); `proof`: the
+    /// challenge a valid proof solved, which makes one new place (used again: `ProofNeeded`).
     pub async fn join(
         &self,
         showtime: ShowtimeId,
         customer: CustomerId,
         address: &str,
         must_prove: bool,
+        proof: Option<String>,
     ) -> Result<Answer, RoomDown> {
         let ticket = hex::encode(rand::random::<[u8; 16]>());
+        let forget_at = self.wall_now() + Self::challenge_lifetime_ms();
         let limits = JoinLimits {
             room_cap: self.policy.room_cap,
             per_address: self.policy.per_address,
             must_prove,
+            proof: proof.map(|challenge| (challenge, forget_at)),
         };
         let now = self.now();
         on_backend!(self, b => b.join(showtime, now, ticket, customer, address, limits), local: Ok)
@@ -310,18 +324,34 @@ impl WaitingRoom {
         on_backend!(self, b => b.reserve(showtime, now, ticket, customer, seats, most), local: Ok)
     }
 
-    pub async fn unreserve(&self, showtime: ShowtimeId, ticket: &str, seats: u32) {
-        on_backend!(self, b => b.unreserve(showtime, ticket, seats), local: std::convert::identity)
+    pub async fn unreserve(
+        &self,
+        showtime: ShowtimeId,
+        ticket: &str,
+        seats: u32,
+    ) -> Result<(), RoomDown> {
+        on_backend!(self, b => b.unreserve(showtime, ticket, seats), local: Ok)
     }
 
-    pub async fn bind(&self, showtime: ShowtimeId, ticket: &str, hold: HoldId, expires_ms: i64) {
-        on_backend!(self, b => b.bind(showtime, ticket, hold, expires_ms), local: std::convert::identity)
+    pub async fn bind(
+        &self,
+        showtime: ShowtimeId,
+        ticket: &str,
+        hold: HoldId,
+        expires_ms: i64,
+    ) -> Result<(), RoomDown> {
+        on_backend!(self, b => b.bind(showtime, ticket, hold, expires_ms), local: Ok)
     }
 
     /// The hold ended: its admission ends after `keep` (a cancel: time for a new hold) or at once.
-    pub async fn hold_ended(&self, showtime: ShowtimeId, hold: HoldId, keep: Duration) {
+    pub async fn hold_ended(
+        &self,
+        showtime: ShowtimeId,
+        hold: HoldId,
+        keep: Duration,
+    ) -> Result<(), RoomDown> {
         let (now, keep) = (self.now(), keep.as_millis() as i64);
-        on_backend!(self, b => b.hold_ended(showtime, now, hold, keep), local: std::convert::identity)
+        on_backend!(self, b => b.hold_ended(showtime, now, hold, keep), local: Ok)
     }
 
     /// Forgets the rooms of every showtime but `open` (in this process; in Redis a room nobody
@@ -330,6 +360,18 @@ impl WaitingRoom {
         if let Backend::Local(b) = &self.backend {
             b.retain(open, self.now());
         }
+    }
+
+    /// The showtime's room was turned off: when it is turned on again, its first step does not
+    /// take the pause for an outage (no deadline moves on by the gap, nobody is spared giving
+    /// up), so admissions that ended meanwhile stay ended.
+    pub async fn switched_off(&self, showtime: ShowtimeId) {
+        on_backend!(self, b => b.switched_off(showtime), local: std::convert::identity)
+    }
+
+    /// Whether `ticket` is a place of the showtime's room (waiting or admitted).
+    pub async fn has_place(&self, showtime: ShowtimeId, ticket: &str) -> Result<bool, RoomDown> {
+        on_backend!(self, b => b.has_place(showtime, ticket), local: Ok)
     }
 
     pub async fn reset(&self, showtime: ShowtimeId) -> Result<u64, RoomDown> {

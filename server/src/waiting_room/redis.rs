@@ -18,9 +18,9 @@ pub async fn load_script(link: &RedisLink) {
         .await;
 }
 
-const KEYS: [&str; 14] = [
+const KEYS: [&str; 15] = [
     "seq", "served", "wait", "seen", "rec", "who", "addr", "active", "seats", "holds", "admits",
-    "stats", "epoch", "pace",
+    "stats", "epoch", "pace", "proofs",
 ];
 
 /// A place, and the room's opening draw as it concerns it.
@@ -108,6 +108,8 @@ impl RedisRooms {
             limits.room_cap.to_string(),
             limits.per_address.to_string(),
             if limits.must_prove { "1" } else { "0" }.to_string(),
+            limits.proof.as_ref().map_or(String::new(), |p| p.0.clone()),
+            limits.proof.as_ref().map_or(0, |p| p.1).to_string(),
         ];
         let row: PlaceRow = self
             .call(showtime, "join", now, args)
@@ -155,6 +157,7 @@ impl RedisRooms {
             step.grace_ms.to_string(),
             step.admission_ms.to_string(),
             step.most_given_up.to_string(),
+            step.stay_ms.max(step.admission_ms).to_string(),
             step.draw_seed.clone().unwrap_or_default(),
         ];
         let (admitted, expired, given_up, _served, _now): (u64, u64, u64, u64, i64) = self
@@ -221,19 +224,51 @@ impl RedisRooms {
         })
     }
 
-    pub async fn unreserve(&self, showtime: ShowtimeId, ticket: &str, seats: u32) {
+    pub async fn unreserve(
+        &self,
+        showtime: ShowtimeId,
+        ticket: &str,
+        seats: u32,
+    ) -> Result<(), RoomDown> {
         let args = vec![ticket.to_string(), seats.to_string()];
-        let _: Option<i64> = self.call(showtime, "unreserve", 0, args).await;
+        let done: Option<i64> = self.call(showtime, "unreserve", 0, args).await;
+        done.map(drop).ok_or(RoomDown)
     }
 
-    pub async fn bind(&self, showtime: ShowtimeId, ticket: &str, hold: HoldId, expires_ms: i64) {
+    pub async fn bind(
+        &self,
+        showtime: ShowtimeId,
+        ticket: &str,
+        hold: HoldId,
+        expires_ms: i64,
+    ) -> Result<(), RoomDown> {
         let args = vec![ticket.to_string(), hold.to_string(), expires_ms.to_string()];
-        let _: Option<i64> = self.call(showtime, "bind", 0, args).await;
+        let done: Option<i64> = self.call(showtime, "bind", 0, args).await;
+        done.map(drop).ok_or(RoomDown)
     }
 
-    pub async fn hold_ended(&self, showtime: ShowtimeId, now: i64, hold: HoldId, keep_ms: i64) {
+    pub async fn hold_ended(
+        &self,
+        showtime: ShowtimeId,
+        now: i64,
+        hold: HoldId,
+        keep_ms: i64,
+    ) -> Result<(), RoomDown> {
         let args = vec![hold.to_string(), keep_ms.to_string()];
-        let _: Option<i64> = self.call(showtime, "ended", now, args).await;
+        let done: Option<i64> = self.call(showtime, "ended", now, args).await;
+        done.map(drop).ok_or(RoomDown)
+    }
+
+    pub async fn switched_off(&self, showtime: ShowtimeId) {
+        let _: Option<i64> = self.call(showtime, "off", 0, Vec::new()).await;
+    }
+
+    pub async fn has_place(&self, showtime: ShowtimeId, ticket: &str) -> Result<bool, RoomDown> {
+        let known: i64 = self
+            .call(showtime, "known", 0, vec![ticket.to_string()])
+            .await
+            .ok_or(RoomDown)?;
+        Ok(known == 1)
     }
 
     pub async fn reset(&self, showtime: ShowtimeId) -> Result<u64, RoomDown> {

@@ -52,18 +52,32 @@ const CHALLENGE_WINDOW_MS: i64 = 600_000;
 
 impl WaitingRoom {
     /// A proof-of-work challenge for a new place of `customer` in the showtime's room:
-    /// `<showtime>.<window>.<hmac>`, good for 10 to 20 minutes, nobody else's.
+    /// `<showtime>.<window>.<random>.<hmac>`, good for 10 to 20 minutes, nobody else's, and a new
+    /// one each time (a proof makes one place: the room keeps the challenges used).
     pub fn challenge(&self, showtime: ShowtimeId, customer: CustomerId) -> String {
-        self.challenge_in(showtime, customer, self.wall_now() / CHALLENGE_WINDOW_MS)
+        let window = self.wall_now() / CHALLENGE_WINDOW_MS;
+        let fresh = hex::encode(rand::random::<[u8; 8]>());
+        self.challenge_in(showtime, customer, window, &fresh)
     }
 
-    fn challenge_in(&self, showtime: ShowtimeId, customer: CustomerId, window: i64) -> String {
-        let payload = format!("proof.{}.{}.{window}", showtime.get(), customer.0);
+    fn challenge_in(
+        &self,
+        showtime: ShowtimeId,
+        customer: CustomerId,
+        window: i64,
+        fresh: &str,
+    ) -> String {
+        let payload = format!("proof.{}.{}.{window}.{fresh}", showtime.get(), customer.0);
         let tag = self.mac(&payload).finalize().into_bytes();
-        format!("{}.{window}.{}", showtime.get(), hex::encode(&tag[..16]))
+        format!(
+            "{}.{window}.{fresh}.{}",
+            showtime.get(),
+            hex::encode(&tag[..16])
+        )
     }
 
-    /// Whether `proof` solves a challenge this room gave `customer` lately, at `bits`.
+    /// Whether `proof` solves a challenge this room gave `customer` lately, at `bits` (whether
+    /// it was used already is the room's state: `join`).
     pub fn proven(
         &self,
         showtime: ShowtimeId,
@@ -72,10 +86,25 @@ impl WaitingRoom {
         bits: u8,
     ) -> bool {
         let now = self.wall_now() / CHALLENGE_WINDOW_MS;
-        let ours = [now, now - 1]
-            .iter()
-            .any(|w| self.challenge_in(showtime, customer, *w) == proof.challenge);
+        let mut parts = proof.challenge.split('.');
+        let (Some(_), Some(window), Some(fresh), Some(_), None) = (
+            parts.next(),
+            parts.next().and_then(|w| w.parse::<i64>().ok()),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
+            return false;
+        };
+        let ours = (window == now || window == now - 1)
+            && fresh.len() == 16
+            && self.challenge_in(showtime, customer, window, fresh) == proof.challenge;
         ours && app::domain::QueueProof::solves(&proof.challenge, proof.nonce, bits)
+    }
+
+    /// How long a used challenge is remembered: as long as it could be proven.
+    pub(super) fn challenge_lifetime_ms() -> i64 {
+        2 * CHALLENGE_WINDOW_MS
     }
 }
 
@@ -144,12 +173,18 @@ mod tests {
         assert_eq!(room.proven(s, c, &proof, 20), harder == Some(nonce));
         let made_up = QueueProof {
             challenge: format!(
-                "7.{}.{}",
+                "7.{}.{}.{}",
                 room.wall_now() / CHALLENGE_WINDOW_MS,
+                "0".repeat(16),
                 "0".repeat(32)
             ),
             nonce,
         };
         assert!(!room.proven(s, c, &made_up, 0), "not a challenge of ours");
+        assert_ne!(
+            room.challenge(s, c),
+            room.challenge(s, c),
+            "a new challenge each time"
+        );
     }
 }

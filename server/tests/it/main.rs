@@ -17,14 +17,19 @@
 //! - `guessing`: guesses of passwords and PINs slowed per account and address, never a lockout.
 //! - `waiting_room`: the waiting room on both of its homes (process, Redis) and in front of holds;
 //! - `waiting_room_draw`: its opening draw and its proof of work;
+//! - `waiting_room_promise`: admissions end whatever the switch says, live at most one hold,
+//!   a proof makes one place, the automatic switch counts customers, failed room calls retried;
 //! - `waiting_pages`: the waiting page's live feed over a real WebSocket;
-//! - `openapi`: the REST API's OpenAPI description covers every route, and its page.
+//! - `waiting_page_caps`: its sockets only for real places, capped, never taking the reserve;
+//! - `openapi`: the REST API's OpenAPI description covers every route, and its page;
+//! - `aborted_pages`: pages dropped half-way leave no tasks and no memory behind (both stores).
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
 #[macro_use]
 mod support;
 
+mod aborted_pages;
 mod api;
 mod box_office;
 mod checkout;
@@ -42,6 +47,8 @@ mod sandbox;
 mod seat_rules;
 mod sign_in;
 mod staff;
+mod waiting_page_caps;
 mod waiting_pages;
 mod waiting_room;
 mod waiting_room_draw;
+mod waiting_room_promise;

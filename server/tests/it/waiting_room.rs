@@ -141,7 +141,7 @@ pub(crate) fn key_prefix() -> String {
     format!("t{}:", uuid::Uuid::new_v4().simple())
 }
 
-fn customer() -> CustomerId {
+pub(crate) fn customer() -> CustomerId {
     CustomerId(uuid::Uuid::new_v4())
 }
 
@@ -178,6 +178,8 @@ pub(crate) fn step(max_active: u32, per_minute: u32) -> AdmitStep {
         // Nobody here leaves unless a test says so.
         grace_ms: 3_600_000,
         admission_ms: 120_000,
+        // The time to hold and a ten-minute hold.
+        stay_ms: 720_000,
         most_given_up: 500,
         draw_seed: None,
     }
@@ -192,7 +194,7 @@ pub(crate) async fn join_all(
     let mut placed = Vec::with_capacity(n);
     for _ in 0..n {
         let c = customer();
-        let a = room.join(s, c, "", false).await.unwrap();
+        let a = room.join(s, c, "", false, None).await.unwrap();
         assert_eq!(a.step, Step::Ok);
         placed.push((c, a.ticket, a.number));
     }
@@ -225,7 +227,7 @@ async fn admissions_never_pass_the_limits(home: Home, instances: usize) {
             // Arrivals: a few a second, each instance taking some.
             for i in 0..(next() % 3) as usize {
                 let room = &rooms[i % rooms.len()];
-                room.join(s, customer(), "", false).await.unwrap();
+                room.join(s, customer(), "", false, None).await.unwrap();
             }
             // Shoppers take 50 s, then 20 s, in turns of ten minutes: now one limit binds, now
             // the other.
@@ -318,13 +320,15 @@ async fn every_way_a_hold_ends_frees_its_slot(home: Home) {
         Reserve::Reserved(_)
     ));
     let hold_until = (t0() + chrono::Duration::seconds(120 + 600)).timestamp_millis();
-    room.bind(s, t2, hold, hold_until).await;
+    room.bind(s, t2, hold, hold_until).await.unwrap();
     assert_eq!(
         pass(300).await.admitted,
         0,
         "holding: still inside past the admission's 120 s"
     );
-    room.hold_ended(s, hold, Duration::from_secs(5)).await;
+    room.hold_ended(s, hold, Duration::from_secs(5))
+        .await
+        .unwrap();
     assert_eq!(
         room.admit(s, &one).await.unwrap().admitted,
         0,
@@ -346,7 +350,8 @@ async fn every_way_a_hold_ends_frees_its_slot(home: Home) {
         hold,
         (now + chrono::Duration::seconds(600)).timestamp_millis(),
     )
-    .await;
+    .await
+    .unwrap();
     assert_eq!(pass(599).await.admitted, 0);
     assert_eq!(pass(1).await.admitted, 1, "expired: next admitted");
 
@@ -364,8 +369,9 @@ async fn every_way_a_hold_ends_frees_its_slot(home: Home) {
         hold,
         (now + chrono::Duration::seconds(600)).timestamp_millis(),
     )
-    .await;
-    room.hold_ended(s, hold, Duration::ZERO).await;
+    .await
+    .unwrap();
+    room.hold_ended(s, hold, Duration::ZERO).await.unwrap();
     assert_eq!(
         room.admit(s, &one).await.unwrap().admitted,
         1,
@@ -499,7 +505,7 @@ async fn one_admission_holds_eight_seats_in_all(home: Home) {
         room.reserve(s, Some(&t), c, 2).await.unwrap(),
         Reserve::TooManySeats(7)
     );
-    room.unreserve(s, &t, 3).await; // a hold that failed gives its seats back
+    room.unreserve(s, &t, 3).await.unwrap(); // a hold that failed gives its seats back
     assert!(matches!(
         room.reserve(s, Some(&t), c, 4).await.unwrap(),
         Reserve::Reserved(_)

@@ -86,6 +86,7 @@ impl Holds for Engine {
         let terms = self.terms(&holder);
         let outcome = async {
             self.rate_limit(&terms).await?;
+            self.count_hold_attempt(showtime, &holder).await;
             let lone_seats = self
                 .judge_selection(showtime, &layout, seats, terms.house_ok)
                 .await?;
@@ -125,6 +126,7 @@ impl Holds for Engine {
         let terms = self.terms(&holder);
         let outcome = async {
             self.rate_limit(&terms).await?;
+            self.count_hold_attempt(showtime, &holder).await;
             self.pick_and_hold(showtime, &layout, &request, &terms)
                 .await
         }

@@ -212,7 +212,7 @@ impl Engine {
         .await;
     }
 
-    pub(super) async fn record(&self, entry: NewAuditEntry<'_>) {
+    pub(in crate::engine) async fn record(&self, entry: NewAuditEntry<'_>) {
         if let Err(e) = self.store.record_staff_action(&entry).await {
             tracing::error!(error = %e, action = entry.action, "could not write the audit log");
         }

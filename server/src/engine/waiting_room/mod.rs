@@ -10,6 +10,7 @@ use app::domain::{
     WaitingRoomView,
 };
 use app::engine::{Actor, AdmissionProof, Holder, WaitingRooms};
+use std::collections::HashSet;
 use tokio::sync::watch;
 
 mod admission;
@@ -32,8 +33,9 @@ pub(super) struct Rooms {
     frames: Mutex<HashMap<ShowtimeId, FrameSlot>>,
     /// Each open room's figures at its last step (for `/metrics`).
     figures: Mutex<HashMap<ShowtimeId, Counts>>,
-    /// Customers' hold attempts per showtime in the current second (`auto_on`).
-    attempts: Mutex<HashMap<ShowtimeId, (i64, u32)>>,
+    /// The customers whose hold attempts the limits let through, per showtime, in the current
+    /// second (`auto_on`).
+    attempts: Mutex<HashMap<ShowtimeId, (i64, HashSet<CustomerId>)>>,
     /// Held while settings are read from the store: one read at a time, not one per hold.
     loading: tokio::sync::Mutex<()>,
 }
@@ -180,6 +182,23 @@ impl Engine {
         Ok(layout.sales.opens_at.is_none_or(|at| at <= now))
     }
 
+    /// Whether a waiting page of `ticket` may open its socket: the showtime's room is on and the
+    /// ticket is one of its places. A made-up ticket never holds a connection.
+    pub async fn queue_page_allowed(
+        &self,
+        showtime: ShowtimeId,
+        ticket: &str,
+    ) -> Result<(), InventoryError> {
+        if !self.room_settings(showtime).await?.on {
+            return Err(InventoryError::NoWaitingRoom);
+        }
+        match self.rooms.room.has_place(showtime, ticket).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(InventoryError::QueuePlaceNotFound),
+            Err(RoomDown) => Err(InventoryError::QueueUnavailable),
+        }
+    }
+
     async fn room_view(&self, showtime: ShowtimeId) -> Result<WaitingRoomView, InventoryError> {
         let settings = self.room_settings(showtime).await?;
         let counts = self.rooms.room.counts(showtime).await;
@@ -223,14 +242,17 @@ impl WaitingRooms for Engine {
         let address = address.map(|a| crate::net::bucket(a).to_string());
         let room = &self.rooms.room;
         // A place already taken is answered without a proof; a new one needs it.
-        let must_prove = settings.proof_bits > 0
-            && !proof.is_some_and(|p| room.proven(showtime, customer, &p, settings.proof_bits));
+        let proven = proof
+            .filter(|p| room.proven(showtime, customer, p, settings.proof_bits))
+            .map(|p| p.challenge);
+        let must_prove = settings.proof_bits > 0 && proven.is_none();
         let answer = room
             .join(
                 showtime,
                 customer,
                 address.as_deref().unwrap_or(""),
                 must_prove,
+                proven.filter(|_| settings.proof_bits > 0),
             )
             .await
             .map_err(|RoomDown| InventoryError::QueueUnavailable)?;
@@ -275,7 +297,12 @@ impl WaitingRooms for Engine {
         if !problems.is_empty() {
             return Err(InventoryError::Invalid(problems));
         }
-        if !self.store.set_room_settings(showtime, settings).await? {
+        let at_ms = self.rooms.room.wall_now();
+        if !self
+            .store
+            .set_room_settings(showtime, settings, at_ms)
+            .await?
+        {
             return Err(InventoryError::ShowtimeNotFound(showtime));
         }
         self.rooms

@@ -37,6 +37,7 @@ impl Engine {
                 paused: settings.paused || !selling,
                 grace_ms: policy.grace.as_millis() as i64,
                 admission_ms: policy.admission.as_millis() as i64,
+                stay_ms: (policy.admission + self.hold_ttl).as_millis() as i64,
                 most_given_up: GIVEN_UP_PER_STEP,
                 // Drawn once, at the first step of an open sale (the room ignores it after).
                 draw_seed: (settings.shuffle && selling)
@@ -90,6 +91,8 @@ impl Engine {
         };
         for showtime in closed {
             tracing::debug!(%showtime, "waiting room off: its pages go to the seat map");
+            // Turned on again later, its first step must not take the pause for an outage.
+            self.rooms.room.switched_off(showtime).await;
             let frame = QueueFrame {
                 served: 0,
                 per_minute: None,

@@ -25,10 +25,11 @@
 //! out to thousands of viewers takes that thread for a moment, not the threads that answer
 //! holds; the snapshots are taken on the server's runtime.
 
-use super::live::{ViewerPlace, PING_EVERY};
+use super::live::PING_EVERY;
 use super::page_frames::{close_frame, text_frame, ClientFrames, Verdict};
 use super::queue_pages::{raw_socket, read, runtime};
 use super::serve::HeldConnection;
+use super::sockets::SocketPlace;
 use crate::engine::Engine;
 use crate::live_bus::BusItem;
 use app::domain::{LiveMessage, SeatChange, ShowtimeId};
@@ -142,7 +143,7 @@ impl Halls {
         upgrade: hyper::upgrade::OnUpgrade,
         engine: Arc<Engine>,
         showtime: ShowtimeId,
-        held: (ViewerPlace, Option<HeldConnection>),
+        held: (SocketPlace, Option<HeldConnection>),
     ) {
         let halls = self.clone();
         runtime().spawn(async move {
@@ -199,7 +200,7 @@ async fn reader(
     id: u64,
 ) {
     let verdict = match early {
-        Verdict::More => read(&stream, &mut frames).await,
+        Verdict::More => read(&stream, &mut frames, None).await,
         done => done,
     };
     // The hall writes the close: nothing it sends can then follow it.
@@ -499,8 +500,9 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         let (client, accepted) = tokio::join!(TcpStream::connect(addr), listener.accept());
         let (_client, (server, _)) = (client.unwrap(), accepted.unwrap());
-        let viewers = Arc::new(super::super::live::Viewers::new(10, 10));
-        let place = viewers.admit_for_test().unwrap();
+        let all = super::super::sockets::Sockets::new(10);
+        let viewers = super::super::sockets::SocketCap::new(all, 10, 10);
+        let place = viewers.admit(None).unwrap();
         let mut viewer = Viewer::new(1, Arc::new(server), (place, None));
         viewer.keep(&[change("A1", SeatStatus::Held, 5)]);
         viewer.keep(&[

@@ -1,8 +1,8 @@
 //! One viewer of a hall: what waits for its socket, and writing it without waiting.
 
-use super::super::live::ViewerPlace;
 use super::super::page_frames::text_frame;
 use super::super::serve::HeldConnection;
+use super::super::sockets::SocketPlace;
 use super::STUCK_AFTER;
 use app::domain::{LiveMessage, SeatChange, ShowtimeId};
 use axum::body::Bytes;
@@ -33,7 +33,7 @@ pub(super) struct Viewer {
     pub(super) stuck_since: Option<Instant>,
     /// Since when it has had something waiting, however little it took meanwhile.
     pub(super) busy_since: Option<Instant>,
-    pub(super) _held: (ViewerPlace, Option<HeldConnection>),
+    pub(super) _held: (SocketPlace, Option<HeldConnection>),
 }
 
 /// What a write did.
@@ -49,7 +49,7 @@ impl Viewer {
     pub(super) fn new(
         id: u64,
         stream: Arc<TcpStream>,
-        held: (ViewerPlace, Option<HeldConnection>),
+        held: (SocketPlace, Option<HeldConnection>),
     ) -> Self {
         Self {
             id,

@@ -92,12 +92,19 @@ pub trait Catalog: Send + Sync {
     /// The showtimes whose waiting room is on, with their settings.
     async fn open_rooms(&self) -> Result<Vec<(ShowtimeId, WaitingRoomSettings)>, StoreError>;
 
-    /// Sets the showtime's waiting-room settings; false: no such showtime.
+    /// Sets the showtime's waiting-room settings (an operator's change, at `at_ms`); false: no
+    /// such showtime.
     async fn set_room_settings(
         &self,
         showtime: ShowtimeId,
         settings: &WaitingRoomSettings,
+        at_ms: i64,
     ) -> Result<bool, StoreError>;
+
+    /// Turns the showtime's room on by itself (its other settings as they are), unless it is on
+    /// already or an operator set it at `since_ms` or later; whether it did.
+    async fn switch_room_on(&self, showtime: ShowtimeId, since_ms: i64)
+        -> Result<bool, StoreError>;
 
     /// In one transaction: marks the showtime cancelled at `at` (no hold, checkout or
     /// confirmation from then on), frees the seats of its live holds, and writes a `RefundDue`

@@ -131,6 +131,7 @@ impl Catalog for PgStore {
         &self,
         showtime: ShowtimeId,
         settings: &WaitingRoomSettings,
+        at_ms: i64,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(SET_ROOM_SETTINGS)
             .bind(showtime.get())
@@ -141,6 +142,20 @@ impl Catalog for PgStore {
             .bind(&settings.message)
             .bind(settings.shuffle)
             .bind(i32::from(settings.proof_bits))
+            .bind(at_ms)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn switch_room_on(
+        &self,
+        showtime: ShowtimeId,
+        since_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(SWITCH_ROOM_ON)
+            .bind(showtime.get())
+            .bind(since_ms)
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected() == 1)

@@ -135,6 +135,7 @@ impl Catalog for SqliteStore {
         &self,
         showtime: ShowtimeId,
         settings: &WaitingRoomSettings,
+        at_ms: i64,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(SET_ROOM_SETTINGS)
             .bind(showtime.get())
@@ -145,6 +146,20 @@ impl Catalog for SqliteStore {
             .bind(&settings.message)
             .bind(settings.shuffle)
             .bind(i32::from(settings.proof_bits))
+            .bind(at_ms)
+            .execute(&self.write)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn switch_room_on(
+        &self,
+        showtime: ShowtimeId,
+        since_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(SWITCH_ROOM_ON)
+            .bind(showtime.get())
+            .bind(since_ms)
             .execute(&self.write)
             .await?;
         Ok(done.rows_affected() == 1)

@@ -76,9 +76,15 @@ pub(super) const OPEN_ROOMS: &str =
             room_shuffle, room_proof_bits
        from showtime where hot_sale and cancelled_at is null";
 
-/// Sets a showtime's waiting-room settings.
+/// Sets a showtime's waiting-room settings (an operator's change, at $9 ms).
 pub(super) const SET_ROOM_SETTINGS: &str =
     "update showtime set hot_sale = $2, room_paused = $3, room_max_active = $4,
             room_admit_per_minute = $5, room_message = $6, room_shuffle = $7,
-            room_proof_bits = $8
+            room_proof_bits = $8, room_set_ms = $9
       where id = $1";
+
+/// Turns a showtime's room on by itself, its other settings as they are: not a room already on,
+/// nor one an operator set since $2 ms (their change stands).
+pub(super) const SWITCH_ROOM_ON: &str = "update showtime set hot_sale = true
+      where id = $1 and not hot_sale and cancelled_at is null
+        and coalesce(room_set_ms, 0) < $2";
