@@ -20,8 +20,15 @@ pub enum InventoryError {
     BookingNotFound,
     #[error("this booking belongs to another customer")]
     NotYourBooking,
+    /// Found by its number and address, the booking is this session's to see; cancelling it takes
+    /// the link e-mailed to its address (or the session that bought it).
+    #[error("to cancel, open the link e-mailed to the booking's address (POST /bookings/{{id}}/send-link sends it again)")]
+    CancelNeedsLink,
     #[error("the ticket is issued once the booking is confirmed")]
     TicketNotReady,
+    /// The booking was refunded: its ticket admits nobody, and is shown no more.
+    #[error("this booking was refunded: its ticket admits nobody")]
+    TicketRefunded,
     #[error("{0}")]
     InvalidRequest(String),
     /// A request a person can put right, with every reason (said in their language by the
@@ -173,6 +180,7 @@ impl InventoryError {
             | Self::QueuePlaceNotFound => 404,
             Self::NotYourHold
             | Self::NotYourBooking
+            | Self::CancelNeedsLink
             | Self::StaffForbidden
             | Self::ApprovalRequired
             | Self::ApprovalRefused
@@ -191,6 +199,7 @@ impl InventoryError {
             | Self::NoBlock(_)
             | Self::TooLittleTime(_)
             | Self::TicketNotReady
+            | Self::TicketRefunded
             | Self::SalesClosed
             | Self::SalesNotOpen(_)
             | Self::ShowtimeCancelled
@@ -218,7 +227,9 @@ impl InventoryError {
             Self::NotYourHold => "NOT_YOUR_HOLD",
             Self::BookingNotFound => "BOOKING_NOT_FOUND",
             Self::NotYourBooking => "NOT_YOUR_BOOKING",
+            Self::CancelNeedsLink => "CANCEL_NEEDS_LINK",
             Self::TicketNotReady => "TICKET_NOT_READY",
+            Self::TicketRefunded => "TICKET_REFUNDED",
             Self::InvalidRequest(_) | Self::Invalid(_) => "INVALID_REQUEST",
             Self::UnknownSeats(_) => "UNKNOWN_SEATS",
             Self::SeatsUnavailable(_) => "SEATS_UNAVAILABLE",

@@ -178,7 +178,9 @@ pub fn error_text(lang: Lang, e: &InventoryError) -> String {
         E::NotYourHold => tr!(lang, "error.not_your_hold"),
         E::BookingNotFound => tr!(lang, "error.booking_not_found"),
         E::NotYourBooking => tr!(lang, "error.not_your_booking"),
+        E::CancelNeedsLink => tr!(lang, "error.cancel_needs_link"),
         E::TicketNotReady => tr!(lang, "error.ticket_not_ready"),
+        E::TicketRefunded => tr!(lang, "error.ticket_refunded"),
         E::InvalidRequest(detail) => tr!(lang, "error.invalid", detail = detail),
         E::UnknownSeats(seats) => tr!(lang, "error.unknown_seats", seats = seats.join(", ")),
         E::SeatsUnavailable(seats) => {

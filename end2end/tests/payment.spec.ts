@@ -97,6 +97,9 @@ test("hold, pay on the gateway's page, and the booking page shows the QR ticket 
   await expect(other).toHaveURL(`${shop}/my-bookings/${bookingId}`);
   await expect(other.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED");
   await expect(other.locator('[data-test="ticket-qr"] svg')).toBeVisible();
+  // Finding it shows it; cancelling it takes the link e-mailed to its address.
+  await expect(other.locator('[data-test="cancel-needs-link"]')).toContainText("k***@example.com");
+  await expect(other.locator('[data-test="cancel-booking"]')).toHaveCount(0);
   await other.goto(`${shop}/my-bookings`);
   await expect(other.locator('[data-test="booking"]')).toHaveCount(1);
   await phone.close();
@@ -180,13 +183,17 @@ test("a phone customer in Korean chooses one adult and one youth ticket, pays, g
   await phone.clearCookies();
   await page.goto(`${shop}/my-bookings`);
   await expect(page.getByText("아직 예매 내역이 없습니다.")).toBeVisible();
+  // The link attaches nothing by itself: its page's button confirms.
   await page.goto(link);
+  await page.locator('[data-test="open-booking"]').click();
   await expect(page).toHaveURL(`${shop}/my-bookings/${bookingId}`);
   await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-status", "CONFIRMED", { timeout: 10_000 });
   await expect(page.locator('[data-test="ticket-qr"] svg')).toBeVisible();
   // Each seat's type and price, and the door's ID check.
   await expect(page.locator('[data-test="booking-tickets"]')).toHaveText("D7 일반 12,000원 · D8 청소년 9,000원");
   await expect(page.locator('[data-test="check-id"]')).toHaveText("입장 시 신분 확인");
+  // Opened from the mailbox, it may be cancelled here.
+  await expect(page.locator('[data-test="cancel-booking"]')).toBeVisible();
   await page.goto(`${shop}/my-bookings`);
   await expect(page.locator('[data-test="booking"]')).toHaveCount(1);
   await phone.close();

@@ -8,7 +8,7 @@
 -- opening draw|once admitted, the latest its admission may end, ms"), 6 who (hash customer
 -- -> ticket), 7 addr (hash address -> places waiting), 8 active (zset ticket -> deadline ms:
 -- admitted, or holding until the hold's expiry), 9 seats (hash ticket -> seats held in all),
--- 10 holds (hash hold id -> ticket), 11 admits (zset number -> admission time, last 5 min),
+-- 10 holds (hash hold id -> ticket, or '-': the hold ended before it was bound), 11 admits (zset number -> admission time, last 5 min),
 -- 12 stats (hash: admitted, expired, abandoned, and the opening draw's seed, entrants and
 -- time), 13 epoch (bumped by a reset and by the draw), 14 pace (when the next admission may
 -- come, ms: admissions are spread evenly over the minute), 15 proofs (zset proof-of-work
@@ -188,6 +188,15 @@ elseif op == 'admit' then
     local inside = redis.call('ZRANGE', K.active, 0, -1, 'WITHSCORES')
     for i = 1, #inside, 2 do
       redis.call('ZADD', K.active, tonumber(inside[i + 1]) + gap, inside[i])
+      -- The admission's cap moves on with it.
+      local rec = redis.call('HGET', K.rec, inside[i])
+      if rec then
+        local f = fields(rec)
+        if tonumber(f[7] or '') then
+          f[7] = tostring(tonumber(f[7]) + gap)
+          save(inside[i], f)
+        end
+      end
     end
     redis.call('HSET', K.stats, 'quiet', now + grace)
   end
@@ -283,6 +292,8 @@ elseif op == 'unreserve' then
 elseif op == 'bind' then
   -- ARGV: 3 ticket, 4 hold id, 5 the hold's expiry (ms): the admission lives as long as it
   local ticket = ARGV[3]
+  -- The hold ended before it was bound (a bind tried again once Redis was back): nothing to bind.
+  if redis.call('HGET', K.holds, ARGV[4]) == '-' then return 1 end
   local rec = redis.call('HGET', K.rec, ticket)
   if not rec or not redis.call('ZSCORE', K.active, ticket) then return 0 end
   local f = fields(rec)
@@ -299,7 +310,15 @@ elseif op == 'bind' then
 elseif op == 'ended' then
   -- ARGV: 3 hold id, 4 ms the admission is kept for a new hold (0: it ends now)
   local ticket = redis.call('HGET', K.holds, ARGV[3])
-  if not ticket then return 0 end
+  -- Not bound (yet): a bind that comes later finds it ended ('-') and binds nothing.
+  if not ticket or ticket == '-' then
+    -- (Only in a room that exists: a showtime that never had one keeps no key for its holds.)
+    if redis.call('EXISTS', K.stats) == 1 then
+      redis.call('HSET', K.holds, ARGV[3], '-')
+      redis.call('PEXPIRE', K.holds, 86400000)
+    end
+    return 0
+  end
   redis.call('HDEL', K.holds, ARGV[3])
   local rec = redis.call('HGET', K.rec, ticket)
   if rec then

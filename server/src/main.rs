@@ -15,16 +15,16 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     server::init_tracing();
-    let config = Config::from_env()?;
     match std::env::args().nth(1).as_deref() {
+        // The store's commands need the store's settings only, not the server's secrets.
         Some("seed") => {
-            let store = open_store(&config).await?;
+            let store = open_store(&Config::store_from_env()?).await?;
             let created = server::seed::seed_demo(store.as_ref(), chrono::Utc::now(), 4).await?;
             println!("created {} showtimes", created.len());
             Ok(())
         }
         Some("staff") => {
-            let store = open_store(&config).await?;
+            let store = open_store(&Config::store_from_env()?).await?;
             let args: Vec<String> = std::env::args().skip(2).collect();
             let out =
                 server::staff::command(store.as_ref(), &args, &mut server::staff::Stdin).await?;
@@ -32,6 +32,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         None | Some("serve") => {
+            let config = Config::from_env()?;
             let app = Application::build(config, Clock::Database, leptos_options()?).await?;
             tracing::info!("listening on http://{}", app.local_addr());
             app.serve().await

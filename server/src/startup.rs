@@ -2,7 +2,7 @@
 //! sweeper, router; and runs it.
 
 use crate::clock::Clock;
-use crate::config::{Config, Database, Secret};
+use crate::config::{Config, Database, Secret, StoreConfig};
 use crate::engine::{Engine, Payments};
 use crate::gate::{RateLimiter, SeatGate};
 use crate::http::serve::{ConnLimits, Connections};
@@ -22,19 +22,19 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// Opens the configured store and brings its schema up to date.
-pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
-    let store: Arc<dyn Store> = match &config.store.database {
+pub async fn open_store(config: &StoreConfig) -> anyhow::Result<Arc<dyn Store>> {
+    let store: Arc<dyn Store> = match &config.database {
         Database::Postgres(url) => Arc::new(
-            PgStore::connect(url, config.store.db_max_connections)
+            PgStore::connect(url, config.db_max_connections)
                 .await
                 .context("failed to connect to PostgreSQL (DATABASE_URL)")?
-                .with_direct_url(config.store.direct_url.clone()),
+                .with_direct_url(config.direct_url.clone()),
         ),
         Database::Sqlite(url) => {
-            std::fs::create_dir_all(&config.store.data_dir).with_context(|| {
+            std::fs::create_dir_all(&config.data_dir).with_context(|| {
                 format!(
                     "failed to create the data folder {}",
-                    config.store.data_dir.display()
+                    config.data_dir.display()
                 )
             })?;
             Arc::new(
@@ -172,7 +172,7 @@ impl Application {
     ) -> anyhow::Result<Self> {
         // The venue's clock, for everything this process shows and counts by day.
         app::format::set_venue_offset(&config.sales.venue_utc_offset);
-        let store = open_store(&config).await?;
+        let store = open_store(&config.store).await?;
         if config.store.demo_data {
             let created = crate::seed::seed_demo(store.as_ref(), chrono::Utc::now(), 4).await?;
             if !created.is_empty() {
@@ -236,7 +236,12 @@ impl Application {
                     link.clone(),
                 ),
                 RateLimiter::keyed(
-                    "lookup-reference",
+                    "lookup-pair",
+                    config.limits.lookup_rate_per_pair,
+                    link.clone(),
+                ),
+                RateLimiter::keyed(
+                    "lookup-misses",
                     config.limits.lookup_rate_per_reference,
                     link.clone(),
                 ),
@@ -295,12 +300,15 @@ impl Application {
                  so run one process only, or set REDIS_URL, before a hot sale"
             );
         }
-        let engine = engine.with_waiting_room(WaitingRoom::new(
-            room_link,
-            config.waiting_room.clone(),
-            session.expose(),
-            room_clock,
-        ));
+        let engine = engine
+            .with_waiting_room(WaitingRoom::new(
+                room_link,
+                config.waiting_room.clone(),
+                session.expose(),
+                room_clock,
+            ))
+            // Every instance signs staff browsers' devices and sign-in challenges alike.
+            .with_staff_key(session.expose());
         let engine =
             Arc::new(engine.with_ticket_keys(ticket_keys(&config)?.with_legacy(session.expose())));
         let workers = crate::workers::Workers::start(&engine, &config).await?;

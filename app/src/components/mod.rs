@@ -2,6 +2,7 @@
 
 mod hydrated;
 mod lang_switch;
+pub mod proof;
 
 pub use hydrated::HydratedMark;
 pub use lang_switch::LangSwitch;

@@ -71,6 +71,32 @@ impl Email {
         &self.0
     }
 
+    /// Whether our mailer can send to the address: an ASCII local part and a domain of ASCII
+    /// labels (letters, digits, inner hyphens) under a name, not a number. An internationalised
+    /// domain (`예시.kr`: its `xn--` form works), an address in another script and an IP
+    /// literal (`[192.0.2.1]`) are addresses, but the ticket could never be sent to them.
+    pub fn deliverable(&self) -> Result<(), Reason> {
+        let (local, domain) = self.0.split_once('@').unwrap_or_default();
+        let label_ok = |label: &str| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        };
+        let top = domain.rsplit('.').next().unwrap_or_default();
+        let ok = local.is_ascii()
+            && domain.split('.').all(label_ok)
+            && !top.bytes().all(|b| b.is_ascii_digit());
+        if ok {
+            Ok(())
+        } else {
+            Err(Reason::new("invalid.email_undeliverable", &[]))
+        }
+    }
+
     /// The address as pages and the REST API show it to whoever holds the booking: the first
     /// letter of the local part, then stars, then the domain (`k***@example.com`).
     pub fn masked(&self) -> String {
@@ -182,6 +208,23 @@ impl BookingLookup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_our_mailer_cannot_send_to_is_an_address_but_not_deliverable() {
+        for address in ["kim@xn--9n2bp8q.kr", "kim.min+tix@mail-1.example.co.kr"] {
+            let email = Email::parse(address).unwrap();
+            assert_eq!(email.deliverable(), Ok(()), "{address}");
+        }
+        for address in [
+            "kim@예시.kr",
+            "김@example.com",
+            "kim@[192.0.2.1]",
+            "kim@192.0.2.1",
+        ] {
+            let email = Email::parse(address).expect(address);
+            assert!(email.deliverable().is_err(), "{address}");
+        }
+    }
 
     #[test]
     fn addresses_are_trimmed_and_lower_cased() {

@@ -159,15 +159,24 @@ pub trait Bookings: Send + Sync + 'static {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<Ticket, InventoryError>;
-    /// The customer cancels their own online booking (or one they found again), until
-    /// `CUSTOMER_CANCEL_UNTIL_MINUTES` before the start: every seat back on sale, the payment
-    /// refunded through the gateway. A counter sale, a used ticket, or too late: refused, saying
-    /// why.
+    /// The customer cancels their own online booking (or one whose e-mailed link they opened),
+    /// until `CUSTOMER_CANCEL_UNTIL_MINUTES` before the start (by the database's clock): every
+    /// seat back on sale, the payment refunded through the gateway. A counter sale, a used
+    /// ticket, or too late: refused, saying why; a booking only found by its number and address:
+    /// `CancelNeedsLink`.
     async fn cancel_booking(
         &self,
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<BookingView, InventoryError>;
+    /// E-mails the booking's message again (with its link, which proves the mailbox and lets
+    /// the session that opens it cancel) to the address it was booked with, for a session that
+    /// may see the booking; once in 10 minutes per booking. The address, masked.
+    async fn send_booking_link(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<String, InventoryError>;
     /// The customer's bookings, newest first (those they found again too).
     async fn my_bookings(&self, customer: CustomerId) -> Result<Vec<BookingView>, InventoryError>;
     /// A booking found again by its reference and the address given at checkout, on any

@@ -129,9 +129,26 @@ pub fn current_client_addr() -> Option<IpAddr> {
 }
 
 /// Passes a server function's result through, answering an error with its own HTTP status
-/// (409, 404, …) instead of the 500 Leptos uses for every server-function error.
+/// (409, 404, …) instead of the 500 Leptos uses for every server-function error. A page that
+/// calls it while it renders (a resource) takes the status only of an error about the page's
+/// own subject (no such showtime, booking or hall; a staff page without its session or role): a
+/// waiting room's "no place yet" on a hot showtime's page is not the page's 404.
 pub fn respond<T>(result: Result<T, InventoryError>) -> Result<T, InventoryError> {
-    if let Err(e) = &result {
+    let called = leptos::prelude::use_context::<http::request::Parts>()
+        .is_some_and(|parts| parts.uri.path().starts_with("/api/"));
+    let subject = |e: &InventoryError| {
+        matches!(
+            e,
+            InventoryError::ShowtimeNotFound(_)
+                | InventoryError::BookingNotFound
+                | InventoryError::NotYourBooking
+                | InventoryError::HallNotFound
+                | InventoryError::StaffSignInRequired
+                | InventoryError::StaffForbidden
+                | InventoryError::StaffSessionLocked
+        )
+    };
+    if let Some(e) = result.as_ref().err().filter(|e| called || subject(e)) {
         if let Some(options) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
             options.set_status(
                 http::StatusCode::from_u16(e.status()).unwrap_or(http::StatusCode::BAD_REQUEST),

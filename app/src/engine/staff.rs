@@ -182,13 +182,16 @@ pub trait Door: Send + Sync + 'static {
 pub trait StaffGate: Send + Sync + 'static {
     /// The member of the request's live staff session; `StaffSignInRequired` without one.
     async fn staff_me(&self) -> Result<StaffMember, InventoryError>;
-    /// Checks the name and password (failures count towards the account's and the address's
-    /// lockouts); on success the member and the `Set-Cookie` value of the new session.
+    /// Checks the name and password — with the proof of work the server asked, if it asked one
+    /// (`ProofRequired`: tries past the free ones from a browser the member never signed in
+    /// from) — and on success opens a session: the member and the `Set-Cookie` values of the
+    /// session and of the browser's device.
     async fn staff_sign_in(
         &self,
         name: &str,
         password: &str,
-    ) -> Result<(StaffMember, String), InventoryError>;
+        proof: Option<crate::domain::QueueProof>,
+    ) -> Result<(StaffMember, Vec<String>), InventoryError>;
     /// Ends the request's session, if it has one; the `Set-Cookie` value that clears the cookie.
     async fn staff_sign_out(&self) -> Result<String, InventoryError>;
     /// Locks the request's session: nothing but unlocking or signing out until its member's PIN

@@ -8,7 +8,7 @@
 use crate::domain::{BookingState, BookingView};
 use crate::format::{price, showtime_when};
 use crate::i18n::{error_text, use_lang, Lang};
-use crate::serverfns::{cancel_booking, get_booking, get_ticket, my_bookings};
+use crate::serverfns::{cancel_booking, get_booking, get_ticket, my_bookings, send_booking_link};
 use crate::tr;
 use leptos::prelude::*;
 use leptos_router::components::Redirect;
@@ -180,7 +180,10 @@ fn booking_view(b: BookingView) -> impl IntoView {
                 <p class="meta" data-test="booking-email">{move || tr!(lang.get(), "booking.email", email = email.clone())}</p>
             })}
         </div>
-        {b.cancel_until.map(|until| view! { <CancelBooking booking_id=id.clone() until can=b.can_cancel amount /> })}
+        {b.cancel_until.map(|until| match b.cancel_needs_link {
+            true => view! { <SendLink booking_id=id.clone() email=b.email.clone().unwrap_or_default() /> }.into_any(),
+            false => view! { <CancelBooking booking_id=id.clone() until can=b.can_cancel amount /> }.into_any(),
+        })}
         {issued.then(|| view! { <TicketView booking_id=id /> })}
     }
 }
@@ -237,6 +240,28 @@ fn CancelBooking(
         </div>
     }
     .into_any()
+}
+
+/// A booking found by its number and address: cancelling it takes the link e-mailed to its
+/// address, which a button sends again.
+#[component]
+fn SendLink(booking_id: String, email: String) -> impl IntoView {
+    let lang = use_lang();
+    let send = Action::new(move |id: &String| send_booking_link(id.clone()));
+    view! {
+        <div class="booking-cancel no-print" data-test="cancel-needs-link">
+            <p class="hint">{move || tr!(lang.get(), "booking.cancel_needs_link", email = email.clone())}</p>
+            <button type="button" class="secondary" data-test="send-link"
+                disabled=move || send.pending().get()
+                on:click=move |_| { send.dispatch(booking_id.clone()); }>
+                {move || tr!(lang.get(), "booking.send_link")}
+            </button>
+            {move || send.value().get().map(|sent| match sent {
+                Ok(to) => view! { <p class="hint" role="status" data-test="link-sent">{move || tr!(lang.get(), "booking.link_sent", email = to.clone())}</p> }.into_any(),
+                Err(e) => view! { <p class="error" role="alert">{move || error_text(lang.get(), &e)}</p> }.into_any(),
+            })}
+        </div>
+    }
 }
 
 #[component]

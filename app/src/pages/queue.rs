@@ -189,22 +189,6 @@ mod browser {
         }
     }
 
-    /// The first nonce that solves the challenge, a slice at a time so the page stays live.
-    async fn solve(challenge: &str, bits: u8) -> u64 {
-        const SLICE: u64 = 20_000;
-        let mut start = 0;
-        loop {
-            if let Some(nonce) = QueueProof::search(challenge, bits, start, SLICE) {
-                return nonce;
-            }
-            start += SLICE;
-            let pause = js_sys::Promise::new(&mut |resolve, _| {
-                let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-            });
-            let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
-        }
-    }
-
     /// Takes the place: with a proof of work first when the room asks one for a new place.
     async fn join(room: Room) {
         let mut proof = None;
@@ -215,7 +199,7 @@ mod browser {
                         challenge: challenge.clone(),
                         bits,
                     }));
-                    let nonce = solve(&challenge, bits).await;
+                    let nonce = crate::components::proof::solve(&challenge, bits).await;
                     proof = Some(QueueProof { challenge, nonce });
                 }
                 answer => break answer,

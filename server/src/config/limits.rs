@@ -20,9 +20,12 @@ pub struct LimitsConfig {
     /// Checkout attempts per customer, and per client address, a minute.
     pub checkout_rate_per_minute: u32,
     pub checkout_rate_per_address: u32,
-    /// Tries to find a booking again (reference and e-mail) per client address, and per
-    /// reference, a minute.
+    /// Tries to find a booking again (reference and e-mail) per client address, a minute.
     pub lookup_rate_per_address: u32,
+    /// Tries to find a booking with one number and one address, a minute.
+    pub lookup_rate_per_pair: u32,
+    /// Tries of one number that found nothing, a minute (from any address): the owner's own
+    /// tries find the booking and never count here.
     pub lookup_rate_per_reference: u32,
     /// Days after its showtime that a booking's e-mail address is kept (at least 1).
     pub email_retention_days: u32,
@@ -46,7 +49,8 @@ impl LimitsConfig {
             checkout_rate_per_minute: env.count("CHECKOUT_RATE_PER_MINUTE", 20)?,
             checkout_rate_per_address: env.count("CHECKOUT_RATE_PER_ADDRESS", 60)?,
             lookup_rate_per_address: env.count("LOOKUP_RATE_PER_ADDRESS", 10)?,
-            lookup_rate_per_reference: env.count("LOOKUP_RATE_PER_REFERENCE", 5)?,
+            lookup_rate_per_pair: env.count("LOOKUP_RATE_PER_PAIR", 5)?,
+            lookup_rate_per_reference: env.count("LOOKUP_RATE_PER_REFERENCE", 30)?,
             email_retention_days: match env.count(
                 "EMAIL_RETENTION_DAYS",
                 crate::engine::DEFAULT_EMAIL_RETENTION_DAYS as u64,

@@ -68,6 +68,13 @@ impl Config {
         Self::from_lookup(|k| std::env::var(k).ok())
     }
 
+    /// The store's settings alone (`server staff`, `server seed`: no secret of the server's
+    /// is needed to reach its database).
+    pub fn store_from_env() -> anyhow::Result<StoreConfig> {
+        let get = |k: &str| std::env::var(k).ok();
+        StoreConfig::from_env(&Env(&get))
+    }
+
     /// Reads the configuration through `get` (tests pass a map instead of the environment).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
         let env = Env(&get);

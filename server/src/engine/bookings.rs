@@ -2,11 +2,16 @@
 //! issued. Only their own, and those they found again by reference and e-mail.
 
 use super::*;
-use crate::store::{BookingFilter, BookingRecord, BookingStatus, OnlineCancelled, PaymentStatus};
+use crate::store::{
+    Access, BookingFilter, BookingRecord, BookingStatus, OnlineCancelled, PaymentStatus,
+};
 use app::domain::Ticket;
 use app::domain::{BookingLookup, BookingView, Email, PaymentView};
 use app::engine::Bookings;
 use app::error::Reason;
+
+/// A booking's link is e-mailed again at most this often.
+const LINK_EVERY: Duration = Duration::from_secs(600);
 
 #[async_trait::async_trait]
 impl Bookings for Engine {
@@ -17,8 +22,8 @@ impl Bookings for Engine {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<BookingView, InventoryError> {
-        let record = self.customer_s_record(booking, customer).await?;
-        self.booking_view(record).await
+        let (record, access) = self.customer_s_record(booking, customer).await?;
+        self.view_for(record, access).await
     }
 
     /// The ticket of the customer's confirmed booking.
@@ -28,6 +33,9 @@ impl Bookings for Engine {
         customer: CustomerId,
     ) -> Result<Ticket, InventoryError> {
         let view = self.get_booking(booking, customer).await?;
+        if view.refunded_at.is_some() {
+            return Err(InventoryError::TicketRefunded);
+        }
         if view.status != "CONFIRMED" {
             return Err(InventoryError::TicketNotReady);
         }
@@ -52,7 +60,12 @@ impl Bookings for Engine {
             .bookings(BookingFilter::OfCustomer(customer))
             .await?
         {
-            out.push(self.booking_view(record).await?);
+            // Its own, or one found again (seen as its page sees it).
+            let access = match record.customer == customer {
+                true => None,
+                false => self.store.has_booking_access(record.id, customer).await?,
+            };
+            out.push(self.view_for(record, access).await?);
         }
         Ok(out)
     }
@@ -62,17 +75,18 @@ impl Bookings for Engine {
         booking: BookingId,
         customer: CustomerId,
     ) -> Result<BookingView, InventoryError> {
-        let record = self.customer_s_record(booking, customer).await?;
-        let layout = self.layout(record.showtime).await?;
-        let now = self.staff_now();
-        if now.0 + self.cancel_cutoff >= layout.starts_at {
-            let minutes = self.cancel_cutoff.num_minutes().to_string();
-            return Err(InventoryError::NotRefundable(Reason::new(
-                "invalid.cancel_too_late",
-                &[("minutes", minutes)],
-            )));
+        let (_, access) = self.customer_s_record(booking, customer).await?;
+        // Finding a booking by its number and address shows it; cancelling it takes the buyer's
+        // session or the mailbox (the e-mailed link, confirmed).
+        if access == Some(Access::Found) {
+            return Err(InventoryError::CancelNeedsLink);
         }
-        match self.store.cancel_online_booking(booking, now).await? {
+        let cutoff = self.cancel_cutoff;
+        match self
+            .store
+            .cancel_online_booking(booking, self.clock.now(), cutoff)
+            .await?
+        {
             OnlineCancelled::Cancelled {
                 showtime, seats, ..
             } => {
@@ -87,6 +101,25 @@ impl Bookings for Engine {
             OnlineCancelled::Refused(why) => return Err(InventoryError::NotRefundable(why)),
         }
         self.get_booking(booking, customer).await
+    }
+
+    async fn send_booking_link(
+        &self,
+        booking: BookingId,
+        customer: CustomerId,
+    ) -> Result<String, InventoryError> {
+        let (record, _) = self.customer_s_record(booking, customer).await?;
+        let stands = record.status == BookingStatus::Confirmed
+            && record.refunded_at.is_none()
+            && !record.showtime_cancelled;
+        if !stands {
+            return Err(InventoryError::invalid("invalid.resend_not_confirmed", &[]));
+        }
+        let Some(email) = record.email.as_deref() else {
+            return Err(InventoryError::invalid("invalid.resend_no_address", &[]));
+        };
+        self.queue_again(booking, "link", LINK_EVERY).await?;
+        Ok(app::domain::mask(email))
     }
 
     async fn lookup_booking(
@@ -106,43 +139,53 @@ impl Bookings for Engine {
         let (Some(reference), Some(email)) = (reference, email) else {
             return Err(InventoryError::Invalid(problems));
         };
-        // Every well-formed try counts, found or not: guessing is slowed per address and per
-        // reference (an address spread over many networks still meets the second).
+        // Every well-formed try counts per client address and per number and address; a try
+        // that finds nothing counts per number too (an address spread over many networks meets
+        // it), so that strangers guessing a number's address never lock its owner out.
         let limited =
             |wait: Duration| InventoryError::RateLimited(wait.as_secs_f64().ceil().max(1.0) as u64);
-        let (per_address, per_reference) = &self.lookup_limiters;
+        let (per_address, per_pair, per_reference) = &self.lookup_limiters;
         if let Some(addr) = client_addr.filter(|_| !per_address.is_off()) {
             per_address
                 .check(&crate::net::bucket(addr).to_string())
                 .await
                 .map_err(limited)?;
         }
-        per_reference.check(&reference).await.map_err(limited)?;
+        let pair = super::staff::secret_hash(&format!("{reference}/{}", email.as_str()));
+        per_pair.check(&pair[..32]).await.map_err(limited)?;
         // Both must match: an unknown address and a known one with another reference answer
         // alike.
-        let found = self
+        let Some(found) = self
             .store
             .booking_with_reference(email.as_str(), &reference)
             .await?
-            .ok_or(InventoryError::BookingNotFound)?;
+        else {
+            per_reference.check(&reference).await.map_err(limited)?;
+            return Err(InventoryError::BookingNotFound);
+        };
         let record = self.booking_record(found).await?;
-        if record.customer != customer {
-            self.store
-                .grant_booking_access(found, customer, self.clock.now())
-                .await?;
+        if record.customer == customer {
+            return self.booking_view(record).await;
         }
-        self.booking_view(record).await
+        self.store
+            .grant_booking_access(found, customer, Access::Found, self.clock.now())
+            .await?;
+        // Found again after the link was opened here: what the link gave stays.
+        let access = self.store.has_booking_access(found, customer).await?;
+        self.view_for(record, access).await
     }
 }
 
 impl Engine {
-    /// Limits the tries to find a booking again, per client address and per reference.
+    /// Limits the tries to find a booking again: per client address, per number and address,
+    /// and the tries that find nothing per number.
     pub fn with_lookup_rate_limits(
         mut self,
         per_address: crate::gate::RateLimiter,
+        per_pair: crate::gate::RateLimiter,
         per_reference: crate::gate::RateLimiter,
     ) -> Self {
-        self.lookup_limiters = (per_address, per_reference);
+        self.lookup_limiters = (per_address, per_pair, per_reference);
         self
     }
 
@@ -163,18 +206,36 @@ impl Engine {
         self
     }
 
-    /// A booking as stored, for its customer or one who found it again: 404 when unknown, 403
-    /// for another customer's.
+    /// A booking as stored, for its customer (`None`) or one let see it (how): 404 when unknown,
+    /// 403 for another customer's.
     async fn customer_s_record(
         &self,
         booking: BookingId,
         customer: CustomerId,
-    ) -> Result<BookingRecord, InventoryError> {
+    ) -> Result<(BookingRecord, Option<Access>), InventoryError> {
         let record = self.booking_record(booking).await?;
-        if record.customer != customer && !self.store.has_booking_access(booking, customer).await? {
-            return Err(InventoryError::NotYourBooking);
+        if record.customer == customer {
+            return Ok((record, None));
         }
-        Ok(record)
+        match self.store.has_booking_access(booking, customer).await? {
+            Some(access) => Ok((record, Some(access))),
+            None => Err(InventoryError::NotYourBooking),
+        }
+    }
+
+    /// A booking as a session sees it: one that only found it sees it, and learns that
+    /// cancelling takes the e-mailed link.
+    async fn view_for(
+        &self,
+        record: BookingRecord,
+        access: Option<Access>,
+    ) -> Result<BookingView, InventoryError> {
+        let mut view = self.booking_view(record).await?;
+        if access == Some(Access::Found) && view.can_cancel {
+            view.can_cancel = false;
+            view.cancel_needs_link = true;
+        }
+        Ok(view)
     }
 
     /// A booking as stored: 404 when unknown.
@@ -211,13 +272,18 @@ impl Engine {
         Ok(BookingView {
             cancel_until,
             can_cancel: cancel_until.is_some_and(|until| self.staff_now().0 < until),
+            cancel_needs_link: false,
             reference: record.id.reference(),
             email: record.email.as_deref().map(app::domain::mask),
             ticket_issued_at,
             showtime_cancelled: record.showtime_cancelled,
             refunded_at: record.refunded_at,
             booking_id: record.id,
-            status: record.status.to_string(),
+            // Refunded in full (online or at the counter) says so: it is no longer confirmed.
+            status: match record.refunded_at {
+                Some(_) => "REFUNDED".to_string(),
+                None => record.status.to_string(),
+            },
             showtime_id: record.showtime,
             movie_title: layout.movie_title.clone(),
             hall_name: layout.hall_name.clone(),

@@ -332,13 +332,9 @@ impl Console for Engine {
         if record.email.is_none() {
             return Err(InventoryError::invalid("invalid.resend_no_address", &[]));
         }
-        // A message of its own, under an id of its own: the first one's record stays as it was.
-        let id = format!("resend:{}", uuid::Uuid::new_v4());
-        let effect = crate::store::ConsumerEffect::QueueMail {
-            booking,
-            kind: crate::store::MailKind::Ticket,
-        };
-        self.store.apply_event("console", &id, &effect).await?;
+        // A message of its own, after the first messages waiting; once a minute per booking.
+        self.queue_again(booking, "staff", Duration::from_secs(60))
+            .await?;
         let said = Said::new(
             format!("booking {}: ticket e-mailed again", booking.0),
             vec![AuditFact::Booking(booking.0.to_string())],

@@ -4,12 +4,23 @@
 //! retried later (the wait doubling from `MAIL_RETRY_SECONDS`), or parked after
 //! `MAIL_MAX_ATTEMPTS` tries (or a refusal for good). Nothing here is on a confirmation's path.
 //!
-//! The ticket's message carries a signed link that opens the booking on any device: following
-//! it lets that browser see the booking as if found by reference and address.
+//! The ticket's message carries a signed link that opens the booking on any device until its
+//! showtime ends: following it and confirming (a `POST`) proves the mailbox, and lets that
+//! browser see the booking and cancel it as its buyer may. Resends (the console's, a customer's
+//! "e-mail me the link") go after every first message waiting.
 
 use super::*;
 use crate::mail::{Letter, Mailer};
-use crate::store::{MailJob, MailOutcome};
+use crate::store::{Access, MailJob, MailOutcome};
+
+/// What a booking's link opens now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkState {
+    /// The booking, of this buyer.
+    Live(CustomerId),
+    /// Its showtime has ended: the link opens nothing any more.
+    Expired,
+}
 
 /// How long a claimed message is the claiming worker's to send; past it another worker may
 /// send it (so a send is cut off well before: [`SEND_TIMEOUT`]).
@@ -41,23 +52,66 @@ impl Engine {
         )
     }
 
-    /// Follows a booking's link: with a key we signed for it, `customer` may see the booking
-    /// from now on (as after finding it by reference and address). Anything else is 404, as an
-    /// unknown booking is.
+    /// Whether `key` opens `booking` now: a key we signed for it, until its showtime has ended
+    /// (after it there is nothing left to do with the booking that its page does not show to
+    /// the session that has it). A wrong key answers as an unknown booking does.
+    pub async fn booking_link(
+        &self,
+        booking: BookingId,
+        key: &str,
+    ) -> Result<LinkState, InventoryError> {
+        if !self.ticket_keys.verify_link(booking, key) {
+            return Err(InventoryError::BookingNotFound);
+        }
+        let record = self.booking_record(booking).await?;
+        let layout = self.layout(record.showtime).await?;
+        let ends = layout.starts_at + chrono::Duration::minutes(i64::from(layout.duration_minutes));
+        if self.staff_now().0 >= ends {
+            return Ok(LinkState::Expired);
+        }
+        Ok(LinkState::Live(record.customer))
+    }
+
+    /// Follows a booking's link once its opener confirmed (a `POST`: a plain visit, or a page of
+    /// another site, attaches nothing): `customer` proved the mailbox, and may see the booking
+    /// and cancel it as its buyer may.
     pub async fn open_booking_link(
         &self,
         booking: BookingId,
         key: &str,
         customer: CustomerId,
-    ) -> Result<(), InventoryError> {
-        if !self.ticket_keys.verify_link(booking, key) {
-            return Err(InventoryError::BookingNotFound);
+    ) -> Result<LinkState, InventoryError> {
+        let state = self.booking_link(booking, key).await?;
+        if let LinkState::Live(buyer) = state {
+            if buyer != customer {
+                self.store
+                    .grant_booking_access(booking, customer, Access::Mailbox, self.clock.now())
+                    .await?;
+            }
         }
-        let record = self.booking_record(booking).await?;
-        if record.customer != customer {
-            self.store
-                .grant_booking_access(booking, customer, self.clock.now())
-                .await?;
+        Ok(state)
+    }
+
+    /// Queues the booking's message again (its ticket, with the link) as a resend: after every
+    /// first message waiting, and once per booking and `who` in each `every` (a second time
+    /// answers `RateLimited` with the seconds left).
+    pub(super) async fn queue_again(
+        &self,
+        booking: BookingId,
+        who: &str,
+        every: Duration,
+    ) -> Result<(), InventoryError> {
+        let now = self.staff_now().0.timestamp();
+        let every = every.as_secs().max(1) as i64;
+        let window = now.div_euclid(every);
+        let id = format!("again:{who}:{}:{window}", booking.0);
+        let effect = crate::store::ConsumerEffect::QueueMail {
+            booking,
+            kind: crate::store::MailKind::Ticket,
+        };
+        if !self.store.apply_event("again", &id, &effect).await? {
+            let wait = (window + 1) * every - now;
+            return Err(InventoryError::RateLimited(wait.max(1) as u64));
         }
         Ok(())
     }

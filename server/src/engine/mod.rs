@@ -17,6 +17,7 @@ mod waiting_room;
 
 pub use checkout::Payments;
 pub use holds::CLERK_HOLD_TTL;
+pub use mail::LinkState;
 pub use staff::StaffPolicy;
 
 use crate::clock::Clock;
@@ -68,7 +69,7 @@ pub struct Engine {
     /// Checkout attempts per customer and per client address.
     checkout_limiters: (RateLimiter, RateLimiter),
     /// Tries to find a booking again, per client address and per reference.
-    lookup_limiters: (RateLimiter, RateLimiter),
+    lookup_limiters: (RateLimiter, RateLimiter, RateLimiter),
     /// How long after its showtime a booking's e-mail address is kept.
     email_retention: chrono::Duration,
     /// How long before the start a customer may still cancel online.
@@ -97,6 +98,8 @@ pub struct Engine {
     pub(crate) sweep_soon: Arc<tokio::sync::Notify>,
     /// Signs and checks ticket codes (see `with_ticket_keys`).
     ticket_keys: tickets::TicketKeys,
+    /// Signs staff browsers' device cookies and sign-in challenges (see `with_staff_key`).
+    staff_key: Vec<u8>,
     /// Sends customers' e-mail (none: messages stay queued).
     mailer: Option<Arc<crate::mail::Mailer>>,
     /// Staff sessions and sign-in lockouts.
@@ -143,6 +146,11 @@ pub struct HoldMetrics {
     /// Times a Kafka consumer of this process left its group and joined it again, having seen a
     /// partition with events waiting that nobody read.
     pub consumer_rejoins: AtomicU64,
+    /// Staff sign-ins asked for a proof of work before their password was looked at.
+    pub sign_ins_challenged: AtomicU64,
+    /// Staff sign-ins (and kiosk unlocks) refused unchecked while their key waits: counted here,
+    /// not written to the audit log one line each (strangers would bury the real lines).
+    pub sign_ins_refused: AtomicU64,
 }
 
 /// Figures read from the database by the housekeeping task (so that a scrape of `/metrics`
@@ -210,7 +218,7 @@ impl Engine {
             limiter: RateLimiter::off(),
             address_limiter: RateLimiter::off(),
             checkout_limiters: (RateLimiter::off(), RateLimiter::off()),
-            lookup_limiters: (RateLimiter::off(), RateLimiter::off()),
+            lookup_limiters: (RateLimiter::off(), RateLimiter::off(), RateLimiter::off()),
             email_retention: chrono::Duration::days(DEFAULT_EMAIL_RETENTION_DAYS),
             cancel_cutoff: chrono::Duration::minutes(DEFAULT_CANCEL_UNTIL_MINUTES),
             limits: HoldLimits::default(),
@@ -227,6 +235,7 @@ impl Engine {
             relay_wake: Arc::new(tokio::sync::Notify::new()),
             sweep_soon: Arc::new(tokio::sync::Notify::new()),
             ticket_keys: tickets::TicketKeys::random(),
+            staff_key: rand::random::<[u8; 32]>().to_vec(),
             mailer: None,
             staff_policy: StaffPolicy::default(),
             staff_turns: (0..staff::STAFF_TURNS)

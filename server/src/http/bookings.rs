@@ -8,7 +8,7 @@ use super::AppState;
 use app::domain::{BookingId, BookingLookup, CheckInResult, CustomerId, ScanAt, DOOR_ROLES};
 use app::engine::{Actor, Bookings, ClientAddr, Door, StaffAccess};
 use app::error::InventoryError;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -21,7 +21,6 @@ use utoipa::OpenApi;
 #[openapi(paths(
     my_bookings,
     get_booking,
-    open_booking,
     cancel_booking,
     lookup_booking,
     ticket_booking,
@@ -60,7 +59,6 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/bookings", get(my_bookings))
         .route("/bookings/{id}", get(get_booking))
-        .route("/bookings/{id}/open", get(open_booking))
         .route("/bookings/{id}/cancel", post(cancel_booking))
         .route(
             "/bookings/lookup",
@@ -101,7 +99,8 @@ async fn check_in_ticket(
     let at: ScanAt = if absent(&body) {
         ScanAt::default()
     } else {
-        serde_json::from_slice(&body).map_err(|e| {
+        // An object: a list (`[]`) is not "no showtime".
+        from_object(&body).map_err(|e| {
             ApiError::BadRequest(format!("the body must be {{gate, showtimeId}}: {e}"))
         })?
     };
@@ -132,21 +131,23 @@ async fn get_booking(
 }
 
 /// A booking id from the path: not a UUID is 400.
-fn booking_id(raw: &str) -> Result<uuid::Uuid, ApiError> {
+pub(super) fn booking_id(raw: &str) -> Result<uuid::Uuid, ApiError> {
     uuid::Uuid::try_parse(raw)
         .map_err(|_| ApiError::BadRequest(format!("booking id must be a UUID, not {raw:?}")))
 }
 
-/// `POST /bookings/{id}/cancel`: the customer cancels their own online booking (or one they
-/// found again) until `CUSTOMER_CANCEL_UNTIL_MINUTES` before the start: 200 and the booking as it
-/// is then (refunded; the payment's refund follows through the gateway), its seats back on sale
-/// at once. 409 `NOT_REFUNDABLE` with the reason (too late, sold at the counter, a ticket used,
-/// not confirmed or refunded already); another customer's → 403; unknown → 404.
+/// `POST /bookings/{id}/cancel`: the customer cancels their own online booking (or one whose
+/// e-mailed link this session opened) until `CUSTOMER_CANCEL_UNTIL_MINUTES` before the start (by
+/// the database's clock): 200 and the booking as it is then (refunded; the payment's refund
+/// follows through the gateway), its seats back on sale at once. 409 `NOT_REFUNDABLE` with the
+/// reason (too late, sold at the counter, a ticket used, not confirmed or refunded already); a
+/// booking this session only found by its number and address → 403 `CANCEL_NEEDS_LINK`; another
+/// customer's → 403; unknown → 404.
 #[utoipa::path(post, path = "/bookings/{id}/cancel", tag = "bookings",
     params(("id" = uuid::Uuid, Path, description = "The booking (`bookingId`)")),
     responses((status = 200, description = "Cancelled: the booking as it is now (`refundedAt` set)", body = app::domain::BookingView),
         (status = 400, description = "Not a UUID", body = super::error::ErrorBody),
-        (status = 403, description = "Another customer's", body = super::error::ErrorBody),
+        (status = 403, description = "Another customer's (`NOT_YOUR_BOOKING`), or one this session only found by its number and address (`CANCEL_NEEDS_LINK`: open the e-mailed link)", body = super::error::ErrorBody),
         (status = 404, description = "No such booking", body = super::error::ErrorBody),
         (status = 409, description = "`NOT_REFUNDABLE`, with the reason", body = super::error::ErrorBody)))]
 async fn cancel_booking(
@@ -157,31 +158,6 @@ async fn cancel_booking(
     let id = booking_id(&raw)?;
     let view = state.engine.cancel_booking(BookingId(id), customer).await?;
     Ok(axum::Json(view).into_response())
-}
-
-/// `GET /bookings/{id}/open?key=…`: the link in a booking's e-mail. With the key signed for that
-/// booking, this browser (or client) may see the booking from now on, and is sent to its page
-/// (303 to `/my-bookings/{id}`); a wrong or missing key is 404, as an unknown booking is.
-#[utoipa::path(get, path = "/bookings/{id}/open", tag = "bookings",
-    params(("id" = uuid::Uuid, Path, description = "The booking (`bookingId`)"),
-        ("key" = Option<String>, Query, description = "The key the e-mail's link carries")),
-    responses((status = 303, description = "To the booking's page, which this session now sees",
-            headers(("Location" = String, description = "`/my-bookings/{id}`"))),
-        (status = 400, description = "Not a UUID", body = super::error::ErrorBody),
-        (status = 404, description = "`BOOKING_NOT_FOUND`: a wrong or missing key, or no such booking", body = super::error::ErrorBody)))]
-async fn open_booking(
-    State(state): State<AppState>,
-    Extension(customer): Extension<CustomerId>,
-    Path(raw): Path<String>,
-    Query(query): Query<std::collections::HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    let id = booking_id(&raw)?;
-    let key = query.get("key").map_or("", String::as_str);
-    state
-        .engine
-        .open_booking_link(BookingId(id), key, customer)
-        .await?;
-    Ok(axum::response::Redirect::to(&format!("/my-bookings/{id}")).into_response())
 }
 
 /// `POST /bookings/lookup` `{"reference": "21D6B008", "email": "kim@example.com"}`: the booking

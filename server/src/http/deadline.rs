@@ -44,6 +44,7 @@ pub async fn pages(State(state): State<AppState>, req: Request, next: Next) -> R
     let body = PageBody {
         body: Some(body.into_data_stream()),
         deadline: Box::pin(tokio::time::sleep_until(deadline)),
+        cut: false,
         path,
         limit,
         connections: state.web.connections.clone(),
@@ -53,36 +54,41 @@ pub async fn pages(State(state): State<AppState>, req: Request, next: Next) -> R
 
 /// A page's body: its render's chunks until they end or the deadline passes.
 ///
-/// Dropped before its end (the browser hung up, a layer swapped the answer), it hands what is
-/// left of the render to a task that reads it to its end, unsent, by the same deadline: Leptos
-/// frees a render's state (its tasks, its reactive owner, what its reads returned) only at the
-/// end of its stream, and a render dropped half-way kept all of it for ever (50 to 300 KB a
-/// page, BENCHMARKS.md). Reading the rest costs what the render had left to do (its reads
-/// have mostly been made by the time the first bytes leave).
+/// Dropped before its end (the browser hung up, a layer swapped the answer, the deadline
+/// passed), it hands what is left of the render to a task that reads it to its end, unsent:
+/// Leptos frees a render's state (its tasks, its reactive owner, what its reads returned) only
+/// at the end of its stream, and a render dropped half-way kept all of it for ever (50 to 300
+/// KB a page, BENCHMARKS.md). That task gives the render as long again as the request had
+/// ([`GRACE`] times the limit from the first deadline): a render stuck for longer than that is
+/// dropped where it is. Reading the rest costs what the render had left to do (its reads have
+/// mostly been made by the time the first bytes leave).
 struct PageBody {
     body: Option<axum::body::BodyDataStream>,
     deadline: Pin<Box<tokio::time::Sleep>>,
+    /// The answer was ended at the deadline: nothing more is sent, the render is still read.
+    cut: bool,
     path: String,
     limit: std::time::Duration,
     connections: Arc<Connections>,
 }
+
+/// How many request limits past its deadline a dropped render is still read to its end.
+const GRACE: u32 = 2;
 
 impl futures_util::Stream for PageBody {
     type Item = Result<Bytes, axum::Error>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if this.cut {
+            return Poll::Ready(None);
+        }
         let Some(body) = this.body.as_mut() else {
             return Poll::Ready(None);
         };
-        if let Poll::Ready(chunk) = body.poll_next_unpin(cx) {
-            if chunk.is_none() {
-                this.body = None;
-            }
-            return Poll::Ready(chunk);
-        }
+        // The deadline first: a render that keeps sending never outlives it either.
         if this.deadline.as_mut().poll(cx).is_ready() {
-            this.body = None;
+            this.cut = true;
             this.connections.pages_cut.fetch_add(1, Relaxed);
             let (path, limit) = (&this.path, this.limit);
             tracing::warn!(
@@ -92,7 +98,13 @@ impl futures_util::Stream for PageBody {
             );
             return Poll::Ready(None);
         }
-        Poll::Pending
+        match body.poll_next_unpin(cx) {
+            Poll::Ready(None) => {
+                this.body = None;
+                Poll::Ready(None)
+            }
+            other => other,
+        }
     }
 }
 
@@ -104,11 +116,10 @@ impl Drop for PageBody {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let deadline = self.deadline.deadline();
+        let until = self.deadline.deadline() + self.limit * GRACE;
         runtime.spawn(async move {
-            let _ =
-                tokio::time::timeout_at(deadline, async { while rest.next().await.is_some() {} })
-                    .await;
+            let _ = tokio::time::timeout_at(until, async { while rest.next().await.is_some() {} })
+                .await;
         });
     }
 }

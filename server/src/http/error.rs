@@ -56,6 +56,9 @@ pub enum ApiError {
     /// 403 with its code.
     #[error("{1}")]
     Forbidden(&'static str, String),
+    /// 422 with its code: well formed, but not something this server can act on.
+    #[error("{1}")]
+    Unprocessable(&'static str, String),
     #[error("this request needs an Idempotency-Key header (1 to 200 characters)")]
     IdempotencyKeyMissing,
     #[error("this Idempotency-Key was already used for a different request")]
@@ -76,6 +79,7 @@ impl ApiError {
             Self::NoRoute => (StatusCode::NOT_FOUND, "NOT_FOUND", None),
             Self::BadSignature(_) => (StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", None),
             Self::Forbidden(code, _) => (StatusCode::FORBIDDEN, code, None),
+            Self::Unprocessable(code, _) => (StatusCode::UNPROCESSABLE_ENTITY, code, None),
             Self::IdempotencyKeyMissing => {
                 (StatusCode::BAD_REQUEST, "IDEMPOTENCY_KEY_MISSING", None)
             }

@@ -45,9 +45,12 @@ pub fn body_limit_of(path: &str) -> usize {
     }
 }
 
-/// Enforces each route's body limit ([`body_limit_of`]): a declared length past it is answered
-/// 413 before the body is read; a body of undeclared length is read up to the limit. (The outer
-/// `RequestBodyLimitLayer` holds every route to the largest limit.)
+/// Enforces each route's body limit ([`body_limit_of`]), and reads every body before the
+/// handler runs. A body past the route's limit is answered 413 — but read to its end first
+/// while it stays within the largest limit ([`MAX_PLAN_BODY`]): a refusal sent with the body
+/// still arriving would have the connection reset under the client's next request, losing the
+/// answer. So within that bound the connection stays open for the next request; a declared
+/// length past it, or a body that breaks off, is answered and the connection closed.
 pub async fn body_limit(req: Request, next: Next) -> Response {
     let limit = body_limit_of(req.uri().path());
     let declared = req
@@ -62,20 +65,85 @@ pub async fn body_limit(req: Request, next: Next) -> Response {
             format!("request body too large (at most {limit} bytes here)"),
         )
     };
-    match declared {
-        Some(length) if length > limit => too_large(),
-        Some(_) => next.run(req).await,
-        None => {
-            let (parts, body) = req.into_parts();
-            match axum::body::to_bytes(body, limit).await {
-                Ok(bytes) => {
-                    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-                        .await
-                }
-                Err(_) => too_large(),
-            }
+    if declared.is_some_and(|length| length > MAX_PLAN_BODY) {
+        let mut refused = too_large();
+        refused
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return refused;
+    }
+    let (parts, body) = req.into_parts();
+    let read = match read_body(body, limit).await {
+        Ok(read) => read,
+        Err(BodyBroke) => {
+            return error(
+                StatusCode::REQUEST_TIMEOUT,
+                "REQUEST_TIMEOUT",
+                "the request body did not arrive in time",
+            )
+        }
+    };
+    let mut answer = match read {
+        Read::Whole(bytes) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        // Past the largest limit, the rest is not read: the connection closes.
+        Read::TooLarge { drained: false } => {
+            let mut refused = too_large();
+            refused
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return refused;
+        }
+        Read::TooLarge { drained: true } => too_large(),
+    };
+    // Nothing of the request is left unread: the connection can carry the next one.
+    if answer.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        answer
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("keep-alive"));
+    }
+    answer
+}
+
+enum Read {
+    Whole(axum::body::Bytes),
+    /// Past the limit: read to its end and dropped (`drained`), or past the largest limit too,
+    /// left unread.
+    TooLarge {
+        drained: bool,
+    },
+}
+
+/// The body broke off, or did not arrive in time.
+struct BodyBroke;
+
+/// Reads `body`: whole when within `limit`, else to its end and dropped — but no further than
+/// [`MAX_PLAN_BODY`], the largest any route takes.
+async fn read_body(body: Body, limit: usize) -> Result<Read, BodyBroke> {
+    use futures_util::StreamExt;
+    let mut chunks = body.into_data_stream();
+    let mut whole = Vec::new();
+    let (mut seen, mut over) = (0usize, false);
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|_| BodyBroke)?;
+        seen += chunk.len();
+        if seen > MAX_PLAN_BODY {
+            return Ok(Read::TooLarge { drained: false });
+        }
+        over = over || seen > limit;
+        if over {
+            whole = Vec::new();
+        } else {
+            whole.extend_from_slice(&chunk);
         }
     }
+    Ok(if over {
+        Read::TooLarge { drained: true }
+    } else {
+        Read::Whole(whole.into())
+    })
 }
 
 /// Content-Security-Policy of answers that are not pages.
@@ -301,10 +369,11 @@ pub async fn answers(req: Request, next: Next) -> Response {
     if matches!(
         status,
         StatusCode::PAYLOAD_TOO_LARGE | StatusCode::REQUEST_TIMEOUT
-    ) {
-        // The request's body was not read to its end, so the connection cannot carry another
-        // request: said up front, so that a client does not send its next one on it and see the
-        // connection close under it.
+    ) && !headers.contains_key(header::CONNECTION)
+    {
+        // The request's body was not read to its end (`body_limit` says so when it was), so
+        // the connection cannot carry another request: said up front, so that a client does
+        // not send its next one on it and see the connection close under it.
         headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     headers.insert(
@@ -361,11 +430,40 @@ async fn bad_arguments(path: &str, response: Response) -> Response {
 /// The answer for a path no route serves: a file of the site (`/pkg/…`), else the app's own
 /// "not found" page — or, for the API's paths, JSON (see [`answers`]).
 pub async fn fallback(State(state): State<AppState>, req: Request<Body>) -> Response {
-    if is_api_path(req.uri().path()) {
+    let path = req.uri().path();
+    // No file whose name starts with a dot (`.env`, `.git/`…, `%2eenv` as the file service
+    // would decode it) is the site's, whatever the root holds.
+    let dotted = |segment: &str| {
+        segment.starts_with('.')
+            || segment
+                .get(..3)
+                .is_some_and(|start| start.eq_ignore_ascii_case("%2e"))
+    };
+    if is_api_path(path) || path.split('/').any(dotted) {
         return error(StatusCode::NOT_FOUND, "NOT_FOUND", "no such resource");
     }
     let (parts, body) = req.into_parts();
-    if let Some(file) = super::assets::site_file(&state.leptos_options.site_root, &parts).await {
+    let root = &state.leptos_options.site_root;
+    if !matches!(parts.method, Method::GET | Method::HEAD) {
+        // The site's files and pages are read, never posted to: a file's path answers 405 (with
+        // `Allow`), anything else 404, and neither reaches the page handler (which would serve
+        // the file to any method).
+        let mut get = parts.clone();
+        get.method = Method::GET;
+        if super::assets::site_file(root, &get).await.is_some() {
+            let mut refused = error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "METHOD_NOT_ALLOWED",
+                "the site's files are only read (GET, HEAD)",
+            );
+            refused
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return refused;
+        }
+        return error(StatusCode::NOT_FOUND, "NOT_FOUND", "no such resource");
+    }
+    if let Some(file) = super::assets::site_file(root, &parts).await {
         return file;
     }
     let req = Request::from_parts(parts, body);

@@ -91,7 +91,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
         (status = 403, description = "Another customer's hold", body = super::error::ErrorBody),
         (status = 404, description = "No such hold", body = super::error::ErrorBody),
         (status = 409, description = "`HOLD_LAPSED`, `TOO_LITTLE_TIME`, `SALES_CLOSED`, `PAYMENT_RECEIVED`, or the key's first request still runs", body = super::error::ErrorBody),
-        (status = 422, description = "`TICKET_TYPES`, or the key was used for another request", body = super::error::ErrorBody),
+        (status = 422, description = "`TICKET_TYPES`, `EMAIL_UNDELIVERABLE` (an address the ticket could never be sent to: an internationalised domain not in its `xn--` form, an IP literal), or the key was used for another request", body = super::error::ErrorBody),
         (status = 429, description = "`RATE_LIMITED`", body = super::error::ErrorBody, headers(("Retry-After" = u64))),
         (status = 503, description = "The payment gateway is unreachable (the key is not kept)", body = super::error::ErrorBody)))]
 async fn checkout_hold(
@@ -112,6 +112,15 @@ async fn checkout_hold(
                 ))
             })?
     };
+    // An address the ticket could never be sent to is refused, not parked later.
+    if let Some(email) = &details.email {
+        email.deliverable().map_err(|reason| {
+            ApiError::Unprocessable(
+                "EMAIL_UNDELIVERABLE",
+                InventoryError::Invalid(vec![reason]).to_string(),
+            )
+        })?;
+    }
     // Rate-limited, and only for the caller's own hold, before any of it is stored.
     state
         .engine

@@ -3,6 +3,7 @@
 //! guards (`guard`, `session`, `staff`); `serve` is the accept loop under them.
 
 mod assets;
+mod booking_link;
 mod bookings;
 mod deadline;
 pub mod error;
@@ -98,6 +99,7 @@ pub fn router(state: AppState) -> Router {
         .merge(queue::routes())
         .merge(holds::routes())
         .merge(bookings::routes())
+        .merge(booking_link::routes())
         .merge(payments::routes())
         .merge(reports::routes())
         .merge(openapi::routes())
@@ -107,9 +109,6 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(guard::body_limit))
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             state.web.body_timeout,
-        ))
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(
-            guard::MAX_PLAN_BODY,
         ))
         // A deadline for the whole request: a body sent a byte at a time, or a handler waiting
         // too long, ends with 408 instead of holding a connection for ever.

@@ -53,6 +53,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
         super::queue::Api::openapi(),
         super::holds::Api::openapi(),
         super::bookings::Api::openapi(),
+        super::booking_link::Api::openapi(),
         super::payments::Api::openapi(),
         super::reports::Api::openapi(),
         super::ops::Api::openapi(),

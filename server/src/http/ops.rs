@@ -182,6 +182,16 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         state.web.connections.pages_cut.load(Relaxed) as u64,
     );
     counter(
+        "seats_staff_sign_ins_challenged_total",
+        "Staff sign-ins asked for a proof of work before their password was looked at.",
+        m.sign_ins_challenged.load(Relaxed),
+    );
+    counter(
+        "seats_staff_sign_ins_refused_total",
+        "Staff sign-ins and kiosk unlocks refused unchecked while their count waits.",
+        m.sign_ins_refused.load(Relaxed),
+    );
+    counter(
         "seats_waiting_room_joins_total",
         "Places taken in waiting rooms through this process (repeated joins included).",
         m.room_joins.load(Relaxed),

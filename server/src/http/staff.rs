@@ -5,15 +5,17 @@
 //! `app::engine::require_staff`, REST handlers through `StaffAccess::require` — so each action
 //! states the roles it admits where it is written, not in a list of paths.
 //!
-//! Guessing is slowed twice: per account (the engine locks it after repeated failures) and per
-//! address (after [`FAILURES_PER_MINUTE`] failed sign-ins from one address it gets 429 with
-//! `Retry-After` until its allowance refills, whatever it sends). State-changing requests,
+//! Guessing is slowed per account and per address without a refusal a stranger could set off
+//! (see `engine::staff::devices`): tries past the free ones from a browser the member never
+//! signed in from need a proof of work, and so do tries from an address past
+//! [`FAILURES_PER_MINUTE`] failed sign-ins a minute. State-changing requests,
 //! signing in included, pass the cross-site check of `guard::cross_site` (Origin, JSON only).
 
 use super::AppState;
+use crate::engine::staff::SignInFrom;
 use crate::engine::Engine;
 use crate::gate::RateLimiter;
-use app::domain::StaffMember;
+use app::domain::{QueueProof, StaffMember};
 use app::engine::{ClientAddr, StaffAccess, StaffGate};
 use app::error::InventoryError;
 use axum::extract::{Request, State};
@@ -23,6 +25,11 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 pub const COOKIE_NAME: &str = "seats_staff";
+
+/// The browser's device id (signed): its member's tries from it are counted on it alone.
+pub const DEVICE_COOKIE: &str = "seats_device";
+/// How long a browser keeps its device id: 400 days (what browsers allow at most).
+const DEVICE_MAX_AGE: u64 = 400 * 86_400;
 
 /// Failed sign-ins one address may make a minute (a burst of that many, refilled one every
 /// 60/N s).
@@ -51,6 +58,8 @@ struct RequestStaff {
     engine: Arc<Engine>,
     door: StaffDoor,
     secret: Option<String>,
+    /// The device cookie, as sent.
+    device: Option<String>,
     addr: Option<IpAddr>,
 }
 
@@ -76,21 +85,34 @@ impl StaffGate for RequestStaff {
         &self,
         name: &str,
         password: &str,
-    ) -> Result<(StaffMember, String), InventoryError> {
+        proof: Option<QueueProof>,
+    ) -> Result<(StaffMember, Vec<String>), InventoryError> {
         let key = self
             .addr
             .map_or_else(|| "unknown".into(), |a| crate::net::bucket(a).to_string());
         // Every attempt is counted before its password is looked at (so a burst of guesses
-        // sent at once is counted too); a right password gives its attempt back.
-        if let Err(wait) = self.door.failures.check(&key).await {
-            return Err(InventoryError::RateLimited(
-                wait.as_secs_f64().ceil().max(1.0) as u64,
-            ));
-        }
-        let (member, secret) = self.engine.staff_sign_in(name, password, self.addr).await?;
+        // sent at once is counted too); a right password gives its attempt back. An address
+        // past its allowance is never refused: its tries need a proof of work (unless they come
+        // from a browser the member signed in from before).
+        let address_busy = self.door.failures.check(&key).await.is_err();
+        let from = SignInFrom {
+            address: self.addr,
+            device: self.device.as_deref(),
+            proof,
+            address_busy,
+        };
+        let signed = self.engine.staff_sign_in(name, password, from).await?;
         self.door.failures.refund(&key).await;
         let lifetime = self.engine.staff_policy().lifetime.as_secs();
-        Ok((member, self.cookie(&secret, lifetime)))
+        let device = format!(
+            "{DEVICE_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={DEVICE_MAX_AGE}{}",
+            signed.device,
+            if self.door.secure { "; Secure" } else { "" }
+        );
+        Ok((
+            signed.member,
+            vec![self.cookie(&signed.secret, lifetime), device],
+        ))
     }
 
     async fn staff_lock(&self) -> Result<(), InventoryError> {
@@ -139,6 +161,7 @@ pub async fn access(State(state): State<AppState>, mut req: Request, next: Next)
         engine: state.engine.clone(),
         door: state.staff.clone(),
         secret: secret_in(&req),
+        device: super::session::cookie(&req, DEVICE_COOKIE).map(str::to_string),
         addr: req.extensions().get::<ClientAddr>().map(|a| a.0),
     };
     req.extensions_mut().insert(StaffAccess(Arc::new(gate)));

@@ -131,6 +131,11 @@ impl LocalRooms {
             if outage && room.last_step > 0 && now - room.last_step > 5000 {
                 let gap = now - room.last_step;
                 room.active.values_mut().for_each(|d| *d += gap);
+                for (ticket, place) in room.places.iter_mut() {
+                    if place.cap != i64::MAX && room.active.contains_key(ticket) {
+                        place.cap += gap;
+                    }
+                }
                 room.quiet_until = now + step.grace_ms;
             }
             room.last_step = now;

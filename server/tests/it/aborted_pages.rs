@@ -71,12 +71,21 @@ async fn settled_rss_kb(pid: u32) -> u64 {
     least
 }
 
+/// The server's tasks alive, from `/metrics` (asked again while it is busy finishing the
+/// pages: a scrape that came back without the figure).
 async fn tasks_alive(base: &str) -> i64 {
-    let metrics = get_text(format!("{base}/metrics")).await;
-    metrics
-        .lines()
-        .find_map(|l| l.strip_prefix("seats_runtime_tasks_alive "))
-        .and_then(|v| v.trim().parse().ok())
+    let read = || async {
+        let answer = reqwest::get(format!("{base}/metrics")).await.ok()?;
+        answer
+            .text()
+            .await
+            .ok()?
+            .lines()
+            .find_map(|l| l.strip_prefix("seats_runtime_tasks_alive "))
+            .and_then(|v| v.trim().parse::<i64>().ok())
+    };
+    eventually(Duration::from_secs(20), read, Option::is_some)
+        .await
         .expect("seats_runtime_tasks_alive in /metrics")
 }
 

@@ -1030,7 +1030,12 @@ async fn a_hundred_parallel_pin_guesses_are_counted_before_they_are_checked() {
         (StatusCode::FORBIDDEN, Some("ApprovalRefused"))
     );
     assert!(answers.iter().all(|a| *a == first), "identical refusals");
-    let checked = db.store.throttle_failures("pin:lee@*").await.unwrap();
+    let kim_id = db.store.staff_named("kim").await.unwrap().unwrap().id;
+    let checked = db
+        .store
+        .throttle_failures(&format!("pin:lee@clerk:{kim_id}"))
+        .await
+        .unwrap();
     assert!((6..=8).contains(&checked), "{checked} checks of 100");
     // Lee's own sign-in is untouched, and her PIN approves again once the wait is over (each
     // try meanwhile refused like a wrong one).

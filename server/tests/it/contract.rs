@@ -10,7 +10,7 @@ use app::error::InventoryError;
 use rand::seq::IndexedRandom;
 use rand::Rng;
 use server::clock::Clock;
-use server::store::{HoldOutcome, HoldRequest};
+use server::store::{Access, HoldOutcome, HoldRequest};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -702,15 +702,27 @@ async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptie
     assert_eq!(find("kim.min@example.com", "21D6B0").await, None);
 
     // Bob found it again: he sees it, and his list has it; Alice keeps it.
-    assert!(!db.store.has_booking_access(bookings[0], bob).await.unwrap());
+    let access = |booking, customer| {
+        let store = db.store.clone();
+        async move { store.has_booking_access(booking, customer).await.unwrap() }
+    };
+    assert_eq!(access(bookings[0], bob).await, None);
     for _ in 0..2 {
         db.store
-            .grant_booking_access(bookings[0], bob, clock.now())
+            .grant_booking_access(bookings[0], bob, Access::Found, clock.now())
             .await
             .unwrap();
     }
-    assert!(db.store.has_booking_access(bookings[0], bob).await.unwrap());
-    assert!(!db.store.has_booking_access(bookings[1], bob).await.unwrap());
+    assert_eq!(access(bookings[0], bob).await, Some(Access::Found));
+    assert_eq!(access(bookings[1], bob).await, None);
+    // He opened its e-mailed link too: he may cancel it; finding it again takes nothing away.
+    for access in [Access::Mailbox, Access::Found] {
+        db.store
+            .grant_booking_access(bookings[0], bob, access, clock.now())
+            .await
+            .unwrap();
+    }
+    assert_eq!(access(bookings[0], bob).await, Some(Access::Mailbox));
     let ids = |list: Vec<server::store::BookingRecord>| {
         list.into_iter().map(|b| b.id).collect::<Vec<_>>()
     };

@@ -22,7 +22,9 @@
 //! - `waiting_pages`: the waiting page's live feed over a real WebSocket;
 //! - `waiting_page_caps`: its sockets only for real places, capped, never taking the reserve;
 //! - `openapi`: the REST API's OpenAPI description covers every route, and its page;
-//! - `aborted_pages`: pages dropped half-way leave no tasks and no memory behind (both stores).
+//! - `aborted_pages`: pages dropped half-way leave no tasks and no memory behind (both stores);
+//! - `seams`: what a hostile test found between features (a hot page's status, a refused body's
+//!   connection, the site's files, check-in bodies, hall names, the store's commands).
 //!
 //! `support` holds what they share: fresh databases per test, servers, Redis, the sandbox.
 
@@ -44,6 +46,7 @@ mod live;
 mod openapi;
 mod relay;
 mod sandbox;
+mod seams;
 mod seat_rules;
 mod sign_in;
 mod staff;

@@ -1021,3 +1021,38 @@ impl SmtpSink {
         eventually(within, || async { self.messages() }, |m| m.len() >= n).await
     }
 }
+
+/// A staff sign-in of `name` by `client` (its cookies: a device it signed in on before, if any)
+/// from `address` (the test servers that trust 127.0.0.1 as a proxy read it): when the server
+/// asks a proof of work, it is solved and the sign-in sent again. The status, the error's kind,
+/// and the bits of the proofs asked on the way.
+pub async fn sign_in_solving(
+    app: &TestApp,
+    client: &reqwest::Client,
+    name: &str,
+    password: &str,
+    address: &str,
+) -> (reqwest::StatusCode, String, Vec<u8>) {
+    let mut proof = serde_json::Value::Null;
+    let mut asked = Vec::new();
+    loop {
+        let r = client
+            .post(app.url("/api/staff_sign_in"))
+            .header("x-forwarded-for", address)
+            .json(&serde_json::json!({ "name": name, "password": password, "proof": proof }))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        let body: serde_json::Value = r.json().await.unwrap_or(serde_json::Value::Null);
+        let kind = body["kind"].as_str().unwrap_or_default().to_string();
+        if kind != "ProofRequired" || asked.len() >= 12 {
+            return (status, kind, asked);
+        }
+        let challenge = body["detail"]["challenge"].as_str().unwrap().to_string();
+        let bits = body["detail"]["bits"].as_u64().unwrap() as u8;
+        asked.push(bits);
+        let nonce = app::domain::QueueProof::search(&challenge, bits, 0, u64::MAX).unwrap();
+        proof = serde_json::json!({ "challenge": challenge, "nonce": nonce });
+    }
+}

@@ -186,6 +186,50 @@ async fn a_ticket_is_only_its_customers(home: Home) {
     );
 }
 
+/// Redis missed a bind; the hold then ended (paid), and the bind, tried again once Redis was
+/// back, comes after: it binds nothing, so the admission ends as if it had been bound in time.
+/// The control: a bind in its place keeps the admission for the hold's length.
+#[tokio::test]
+async fn a_bind_that_comes_after_its_hold_ended_binds_nothing() {
+    let clock = Clock::manual(t0());
+    let room = rooms(Home::Redis, 1, &clock).pop().unwrap();
+    let s = fresh_showtime();
+    let placed = join_all(&room, s, 2).await;
+    let rules = step(2, 1000);
+    assert_eq!(room.admit(s, &rules).await.unwrap().admitted, 2);
+    let until = (clock.now().unwrap() + chrono::Duration::seconds(600)).timestamp_millis();
+    let (late, in_time) = (
+        HoldId::new(s, rand::random()),
+        HoldId::new(s, rand::random()),
+    );
+    for ((c, t, _), hold) in placed.iter().zip([late, in_time]) {
+        room.reserve(s, Some(t), *c, 1).await.unwrap();
+        if hold == in_time {
+            room.bind(s, t, hold, until).await.unwrap();
+        }
+    }
+    room.hold_ended(s, late, Duration::ZERO).await.unwrap();
+    room.bind(s, &placed[0].1, late, until).await.unwrap();
+    // Past the time to hold (120 s), the late one's admission is over; the other's is not.
+    for _ in 0..121 {
+        clock.advance(chrono::Duration::seconds(1));
+        room.admit(s, &rules).await.unwrap();
+    }
+    let (first, second) = (&placed[0], &placed[1]);
+    assert_eq!(
+        room.reserve(s, Some(&first.1), first.0, 1).await.unwrap(),
+        Reserve::NotAdmitted,
+        "the late bind revived nothing"
+    );
+    assert!(
+        matches!(
+            room.reserve(s, Some(&second.1), second.0, 1).await.unwrap(),
+            Reserve::Reserved(_)
+        ),
+        "the control: bound in time, it lives with its hold"
+    );
+}
+
 on_both_backends!(the_automatic_switch_counts_customers_the_limits_let_through);
 
 /// `WAITING_ROOM_AUTO_HOLDS_PER_SECOND=3`: twelve cookie-less attempts from one address, all but

@@ -231,6 +231,11 @@ pub struct BookingView {
     /// Whether the customer may cancel it online now.
     #[serde(default)]
     pub can_cancel: bool,
+    /// This session found the booking by its number and address: it may see it, and cancel it
+    /// once it opens the link e-mailed to the booking's address (`POST /bookings/{id}/send-link`
+    /// sends it again).
+    #[serde(default)]
+    pub cancel_needs_link: bool,
 }
 
 /// What a booking is now, in one word, as every page says it: its showtime's cancellation and

@@ -33,6 +33,7 @@ fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
         refunded_at: None,
         cancel_until: None,
         can_cancel: false,
+        cancel_needs_link: false,
     }
 }
 

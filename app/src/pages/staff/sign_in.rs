@@ -4,6 +4,7 @@
 //! itself the plain-HTML way.
 
 use super::local_path;
+use crate::domain::QueueProof;
 use crate::error::InventoryError;
 use crate::i18n::{error_text, use_lang};
 use crate::serverfns::staff_sign_in;
@@ -20,6 +21,7 @@ pub fn SignInPage() -> impl IntoView {
     let password = RwSignal::new(String::new());
     let error = RwSignal::new(None::<InventoryError>);
     let busy = RwSignal::new(false);
+    let checking = RwSignal::new(false);
     let ready = RwSignal::new(false);
     Effect::new(move |_| ready.set(true));
     let navigate = use_navigate();
@@ -33,7 +35,23 @@ pub fn SignInPage() -> impl IntoView {
         let (n, p) = (name.get_untracked(), password.get_untracked());
         let navigate = navigate.clone();
         spawn_local(async move {
-            match staff_sign_in(n, p).await {
+            // Past the free tries, the server asks a proof of work: solved here, then sent
+            // again with the same name and password (a few rounds at most, each a bit harder).
+            let mut proof = None;
+            let mut rounds = 0;
+            let answer = loop {
+                match staff_sign_in(n.clone(), p.clone(), proof.take()).await {
+                    Err(InventoryError::ProofRequired { challenge, bits }) if rounds < 12 => {
+                        rounds += 1;
+                        checking.set(true);
+                        let nonce = crate::components::proof::solve(&challenge, bits).await;
+                        proof = Some(QueueProof { challenge, nonce });
+                    }
+                    answer => break answer,
+                }
+            };
+            checking.set(false);
+            match answer {
                 Ok(_) => {
                     password.set(String::new());
                     navigate(&next, Default::default());
@@ -57,6 +75,9 @@ pub fn SignInPage() -> impl IntoView {
                     {move || tr!(lang.get(), "staff.sign_in")}
                 </button>
             </form>
+            <Show when=move || checking.get()>
+                <p class="hint" role="status" data-test="sign-in-checking">{move || tr!(lang.get(), "staff.sign_in_checking")}</p>
+            </Show>
             {move || error.get().map(|e| view! {
                 <p class="error" role="alert" data-test="sign-in-error">{error_text(lang.get(), &e)}</p>
             })}

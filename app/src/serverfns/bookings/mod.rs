@@ -5,12 +5,14 @@ mod get_booking;
 mod get_ticket;
 mod lookup_booking;
 mod my_bookings;
+mod send_booking_link;
 
 pub use cancel_booking::*;
 pub use get_booking::*;
 pub use get_ticket::*;
 pub use lookup_booking::*;
 pub use my_bookings::*;
+pub use send_booking_link::*;
 
 /// A booking id from the page's address: one that is not a UUID names no booking (404, as the
 /// page of an unknown booking).

@@ -21,6 +21,9 @@ pub async fn checkout_hold(
         async {
             let hold = HoldId::from_uuid(hold_id).ok_or(InventoryError::HoldNotFound)?;
             let email = Email::parse(&email).map_err(|r| InventoryError::Invalid(vec![r]))?;
+            email
+                .deliverable()
+                .map_err(|r| InventoryError::Invalid(vec![r]))?;
             let details = CheckoutDetails {
                 email: Some(email),
                 language: Some(language),

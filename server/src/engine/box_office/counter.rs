@@ -93,7 +93,9 @@ impl Counter for Engine {
         // The ticket by e-mail too, when the customer gives an address (never in the audit).
         let email = match request.email.as_deref().map(str::trim) {
             Some(text) if !text.is_empty() => Some(
-                app::domain::Email::parse(text).map_err(|r| InventoryError::Invalid(vec![r]))?,
+                app::domain::Email::parse(text)
+                    .and_then(|email| email.deliverable().map(|()| email))
+                    .map_err(|r| InventoryError::Invalid(vec![r]))?,
             ),
             _ => None,
         };

@@ -82,7 +82,7 @@ impl Engine {
         .filter(|a| a.disabled_at.is_none() && a.role.may(&APPROVERS));
         let hash = account.as_ref().and_then(|a| a.pin_hash.clone());
         let approved = self
-            .pin_approves(name, hash, &approval.pin, actor.address)
+            .pin_approves(name, hash, &approval.pin, actor.member.id)
             .await;
         match (approved, account) {
             (Ok(()), Some(account)) => Ok((account.id, account.name)),

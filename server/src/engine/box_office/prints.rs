@@ -1,5 +1,6 @@
-//! Printed tickets: the first print of a booking in the clerk's open shift, reprints with a
-//! supervisor's approval; every print recorded and audited.
+//! Printed tickets: the first print of a counter sale in the clerk's open shift; reprints, and
+//! any print of a booking paid online, with a supervisor's approval; every print recorded and
+//! audited.
 
 use super::*;
 
@@ -59,16 +60,34 @@ impl Prints for Engine {
                 })
             })
             .collect::<Result<Vec<_>, InventoryError>>()?;
-        // Print n: the first needs nobody's approval, a reprint a supervisor's. Two prints at the
-        // same moment cannot both be the first (one row per number).
+        // Print n: the first of a counter sale needs nobody's approval; a reprint, and any print
+        // of a booking paid online (its holder has the e-mailed ticket already: a paper one is a
+        // second ticket), a supervisor's. Two prints at the same moment cannot both be the
+        // first (one row per number).
+        let online = !record.payments.is_empty();
         let mut approved_by: Option<(i64, String)> = None;
         let reprint = loop {
             let n = self.store.prints(booking).await?;
-            if n > 0 && approved_by.is_none() {
+            if (n > 0 || online) && approved_by.is_none() {
                 approved_by = Some(self.approver(actor, approval).await?);
             }
             let audit = match (n, &approved_by) {
-                (0, _) => self.audit_line(
+                (0, Some((_, name))) => self.audit_line(
+                    actor,
+                    "ticket_printed",
+                    Said::new(
+                        format!(
+                            "booking {} (paid online) in shift {shift}, approved by {name}",
+                            booking.0
+                        ),
+                        vec![
+                            AuditFact::Booking(booking.0.to_string()),
+                            AuditFact::Shift(shift),
+                            AuditFact::ApprovedBy(name.clone()),
+                        ],
+                    ),
+                ),
+                (0, None) => self.audit_line(
                     actor,
                     "ticket_printed",
                     Said::new(

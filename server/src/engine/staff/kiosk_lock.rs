@@ -115,18 +115,18 @@ impl Engine {
         }
     }
 
-    /// Whether a supervisor's PIN given at a kiosk approves: counted per supervisor from this
-    /// address and from anywhere before it is checked. Every refusal is the same
-    /// `ApprovalRefused` — no such supervisor, no PIN, a wrong one, or too many lately — so the
-    /// answer says nothing of the PIN.
+    /// Whether a supervisor's PIN given at a kiosk by `clerk` approves: counted per supervisor
+    /// and clerk before it is checked. Every refusal is the same `ApprovalRefused` — no such
+    /// supervisor, no PIN, a wrong one, or too many lately — so the answer says nothing of the
+    /// PIN.
     pub(in crate::engine) async fn pin_approves(
         &self,
         supervisor: &str,
         hash: Option<String>,
         pin: &str,
-        address: Option<IpAddr>,
+        clerk: i64,
     ) -> Result<(), InventoryError> {
-        let keys = super::staff::approval_keys(self.staff_policy(), supervisor, address);
+        let keys = super::staff::approval_keys(self.staff_policy(), supervisor, clerk);
         let hash = hash.filter(|_| valid_pin(pin));
         match self.checked_secret(supervisor, &keys, hash, pin).await? {
             Ok(true) => Ok(()),

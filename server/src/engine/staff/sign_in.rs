@@ -3,17 +3,42 @@
 
 use super::*;
 
+/// Where a sign-in comes from, besides its name and password.
+#[derive(Debug, Default)]
+pub struct SignInFrom<'a> {
+    pub address: Option<IpAddr>,
+    /// The browser's device cookie, as it was sent.
+    pub device: Option<&'a str>,
+    /// The proof of work the page solved, when one was asked.
+    pub proof: Option<app::domain::QueueProof>,
+    /// The address failed too many sign-ins lately: a try from a browser the member never
+    /// signed in from needs a proof of work at least (never a refusal).
+    pub address_busy: bool,
+}
+
+/// A sign-in that worked.
+#[derive(Debug)]
+pub struct SignedIn {
+    pub member: StaffMember,
+    /// The session's secret (its cookie).
+    pub secret: String,
+    /// The browser's device cookie's value (the same device, or a new one).
+    pub device: String,
+}
+
 impl Engine {
-    /// Checks `name` and `password`; on success opens a session and returns its member and
-    /// secret (for the cookie). Failures slow down further tries of the account from the same
-    /// address (and, less, from addresses it never signed in from); they never lock it for
-    /// everyone.
+    /// Checks `name` and `password`; on success opens a session. Tries from a browser the
+    /// member signed in from before are counted on that browser alone (its own failures slow
+    /// it); any other try is counted per account and address and per account, and past their
+    /// free tries needs a proof of work that grows with the failures — never a refusal a
+    /// stranger could set off (`devices`).
     pub async fn staff_sign_in(
         &self,
         name: &str,
         password: &str,
-        address: Option<IpAddr>,
-    ) -> Result<(StaffMember, String), InventoryError> {
+        from: SignInFrom<'_>,
+    ) -> Result<SignedIn, InventoryError> {
+        let address = from.address;
         if let Some(allowed) = &self.staff_policy.sign_in_from {
             if !address.is_some_and(|a| allowed.iter().any(|r| r.contains(a))) {
                 return Err(InventoryError::SignInNotAllowedHere);
@@ -24,9 +49,56 @@ impl Engine {
             Err(_) => None,
         };
         let account = account.filter(|a| a.disabled_at.is_none());
-        let matches = self
-            .password_matches(name, account.as_ref(), password, address)
-            .await?;
+        let device = from.device.and_then(|cookie| self.device_id(cookie));
+        let known = match (&account, device) {
+            (Some(account), Some(device)) => self.store.signed_in_on(account.id, device).await?,
+            _ => false,
+        };
+        let hash = account.as_ref().map(|a| a.password_hash.clone());
+        let checked = match (known, device) {
+            (true, Some(device)) => {
+                let keys = device_keys(&self.staff_policy, name, device);
+                self.checked_secret(name, &keys, hash, password).await?
+            }
+            _ => {
+                let keys = stranger_keys(name, address);
+                let free = [
+                    self.staff_policy.lock_after,
+                    self.staff_policy.lock_after.saturating_mul(4),
+                    super::ADDRESS_FREE,
+                ];
+                let mut counted = Vec::with_capacity(keys.len());
+                for key in &keys {
+                    let failures = self.store.throttle_failures(&key.key).await?;
+                    counted.push((key.clone(), failures));
+                }
+                let mut bits = devices::sign_in_bits(&counted, &free);
+                if from.address_busy {
+                    bits = bits.max(devices::BUSY_ADDRESS_BITS);
+                }
+                if bits > 0 {
+                    let proven = match &from.proof {
+                        Some(proof) => self.proof_holds(name, proof, bits).await?,
+                        None => false,
+                    };
+                    if !proven {
+                        HoldMetrics::count(&self.metrics.sign_ins_challenged);
+                        return Err(InventoryError::ProofRequired {
+                            challenge: self.sign_in_challenge(name),
+                            bits,
+                        });
+                    }
+                }
+                self.checked_secret(name, &keys, hash, password).await?
+            }
+        };
+        let matches = match checked {
+            Ok(matches) => matches,
+            Err(seconds) => {
+                HoldMetrics::count(&self.metrics.sign_ins_refused);
+                return Err(InventoryError::SignInLocked(seconds));
+            }
+        };
         let now = self.staff_now();
         let address_text = address.map(|a| a.to_string());
         let Some(account) = account else {
@@ -43,6 +115,11 @@ impl Engine {
             .await;
             return Err(InventoryError::SignInFailed);
         }
+        // The browser keeps its device; one without (or with a cookie not ours) gets one.
+        let device = match (device, from.device) {
+            (Some(_), Some(cookie)) => cookie.to_string(),
+            _ => self.new_device(),
+        };
         let secret = new_secret();
         let hash = secret_hash(&secret);
         self.store
@@ -52,6 +129,7 @@ impl Engine {
                 at: now,
                 expires_at: now.after(self.staff_policy.lifetime),
                 address: address_text.as_deref(),
+                device: self.device_id(&device),
             })
             .await?;
         self.audit_sign_in(&account, address_text.as_deref(), now, "sign_in", ().into())
@@ -61,7 +139,11 @@ impl Engine {
             name: account.name.clone(),
             role: account.role,
         };
-        Ok((member, secret))
+        Ok(SignedIn {
+            member,
+            secret,
+            device,
+        })
     }
 
     /// The member of the live session whose secret is `secret`; `StaffSessionLocked` while it

@@ -61,11 +61,13 @@ pub trait BoxOffice: Send + Sync {
     /// In one transaction, for a confirmed online booking not refunded, not checked in and not
     /// sold at the counter: every seat back on sale, the booking refunded, its payment marked
     /// for refund and `RefundDue` written (the refund worker asks the gateway). The customer's
-    /// own cancellation: whose booking it is and the cut-off are checked before.
+    /// own cancellation: whose booking it is is checked before; the cut-off (the showtime starts
+    /// more than `cutoff` after `now`, else the database's clock) in this transaction.
     async fn cancel_online_booking(
         &self,
         booking: BookingId,
-        at: At,
+        now: Now,
+        cutoff: chrono::Duration,
     ) -> Result<OnlineCancelled, StoreError>;
 
     /// Checks `seats` of a confirmed, unrefunded booking in, each once: a scan that lets none in

@@ -15,6 +15,8 @@ const LOCK_SHOWTIME: &str = " for share";
 const LOCK_PAYMENT: &str = " for update";
 /// The time a sale is judged at: the injected clock, else the database's.
 const FENCE_NOW: &str = "coalesce($2::timestamptz, now())";
+/// The same time `$3` ms later (a customer's cancel cut-off).
+const CUTOFF_NOW: &str = "coalesce($2::timestamptz, now()) + $3::bigint * interval '1 millisecond'";
 
 /// A box-office transaction on PostgreSQL.
 struct PgCounter<'a>(sqlx::Transaction<'a, sqlx::Postgres>);
@@ -110,10 +112,11 @@ impl BoxOffice for PgStore {
     async fn cancel_online_booking(
         &self,
         booking: BookingId,
-        at: At,
+        now: Now,
+        cutoff: chrono::Duration,
     ) -> Result<OnlineCancelled, StoreError> {
         let tx = PgCounter(self.pool.begin().await?);
-        returns::cancel_online(tx, booking, at).await
+        returns::cancel_online(tx, booking, At::or_now(now), now, cutoff).await
     }
 
     async fn refund_at_counter(

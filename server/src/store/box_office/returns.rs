@@ -263,10 +263,20 @@ pub(super) async fn cancel_online<T: CounterSteps>(
     mut tx: T,
     booking: BookingId,
     at: At,
+    fence: T::Fence,
+    cutoff: chrono::Duration,
 ) -> Result<OnlineCancelled, StoreError> {
     let Some(mut facts) = tx.refund_facts(booking).await? else {
         return Ok(OnlineCancelled::NotFound);
     };
+    // The cut-off by the one clock, in this transaction: never a process's own.
+    if !tx.before_cutoff(facts.showtime_id, fence, cutoff).await? {
+        let minutes = cutoff.num_minutes().to_string();
+        return Ok(OnlineCancelled::Refused(Reason::new(
+            "invalid.cancel_too_late",
+            &[("minutes", minutes)],
+        )));
+    }
     facts.checked_in = tx.checked_in(booking).await?;
     let refuse = |key: &str| Ok(OnlineCancelled::Refused(Reason::new(key, &[])));
     if facts.status != BookingStatus::Confirmed || facts.refunded {

@@ -10,6 +10,8 @@ const LOCK_SHOWTIME: &str = "";
 const LOCK_PAYMENT: &str = "";
 /// The time a sale is judged at (the injected clock, else this process's).
 const FENCE_NOW: &str = "$2";
+/// The same time `$3` ms later (a customer's cancel cut-off).
+const CUTOFF_NOW: &str = "$2 + $3";
 
 /// A box-office transaction on SQLite (`BEGIN IMMEDIATE`: the one writer).
 struct SqliteCounter<'a>(sqlx::Transaction<'a, sqlx::Sqlite>);
@@ -109,9 +111,11 @@ impl BoxOffice for SqliteStore {
     async fn cancel_online_booking(
         &self,
         booking: BookingId,
-        at: At,
+        now: Now,
+        cutoff: chrono::Duration,
     ) -> Result<OnlineCancelled, StoreError> {
-        returns::cancel_online(self.counter_tx().await?, booking, at).await
+        let at = At::or_now(now);
+        returns::cancel_online(self.counter_tx().await?, booking, at, at, cutoff).await
     }
 
     async fn refund_at_counter(

@@ -14,6 +14,14 @@ pub(super) trait CounterSteps: Send + Sized {
     /// Whether shift `shift` is open (its row shared until commit, in PostgreSQL: closing the
     /// shift waits for the sales in flight).
     async fn shift_open(&mut self, shift: i64) -> Result<bool, StoreError>;
+    /// Whether the showtime starts more than `cutoff` after `fence` (the database's clock, or
+    /// the injected one): a customer may still cancel.
+    async fn before_cutoff(
+        &mut self,
+        showtime: i64,
+        fence: Self::Fence,
+        cutoff: chrono::Duration,
+    ) -> Result<bool, StoreError>;
     /// Whether the showtime is cancelled, and whether its sales are open at `fence` (its row
     /// shared, in PostgreSQL: a cancellation and this transaction go one after the other).
     async fn showtime_state(
@@ -127,6 +135,23 @@ macro_rules! counter_steps {
                 .fetch_optional(&mut *self.0)
                 .await?;
             Ok(open.is_some())
+        }
+
+        async fn before_cutoff(
+            &mut self,
+            showtime: i64,
+            fence: Self::Fence,
+            cutoff: chrono::Duration,
+        ) -> Result<bool, StoreError> {
+            let before: Option<bool> = sqlx::query_scalar(&format!(
+                "select starts_at > {CUTOFF_NOW} from showtime where id = $1"
+            ))
+            .bind(showtime)
+            .bind(fence)
+            .bind(cutoff.num_milliseconds())
+            .fetch_optional(&mut *self.0)
+            .await?;
+            Ok(before.unwrap_or(false))
         }
 
         async fn showtime_state(

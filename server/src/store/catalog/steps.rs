@@ -87,7 +87,7 @@ macro_rules! catalog_steps {
         async fn insert_hall(&mut self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
             Ok(sqlx::query_scalar(
                 "insert into hall (name, best_seat) values ($1, $2)
-                 on conflict (name) do nothing returning id",
+                 on conflict do nothing returning id",
             )
             .bind(&hall.name)
             .bind(&hall.best_seat)

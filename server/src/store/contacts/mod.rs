@@ -19,16 +19,19 @@ macro_rules! booking_with_reference {
     }};
 }
 
-/// Whether `$customer` was let see `$booking`, read through `$pool` (the same statement in both
-/// dialects).
+/// What `$customer` was let do with `$booking`, read through `$pool` (the same statement in
+/// both dialects).
 macro_rules! has_booking_access {
     ($pool:expr, $booking:expr, $customer:expr) => {{
-        let n: i64 = sqlx::query_scalar(HAS_ACCESS)
+        let can_cancel: Option<bool> = sqlx::query_scalar(HAS_ACCESS)
             .bind($booking.0)
             .bind($customer.0)
-            .fetch_one($pool)
+            .fetch_optional($pool)
             .await?;
-        Ok(n > 0)
+        Ok(can_cancel.map(|can_cancel| match can_cancel {
+            true => Access::Mailbox,
+            false => Access::Found,
+        }))
     }};
 }
 
@@ -57,7 +60,17 @@ pub fn reference_range(reference: &str) -> Option<(uuid::Uuid, uuid::Uuid)> {
     ))
 }
 const HAS_ACCESS: &str =
-    "select count(*) from booking_access where booking_id = $1 and customer_id = $2";
+    "select can_cancel from booking_access where booking_id = $1 and customer_id = $2";
+
+/// Why a session that did not buy a booking may see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// It found the booking by its number and address: it sees it.
+    Found,
+    /// It opened the booking's e-mailed link and confirmed: it proved the mailbox, and may
+    /// cancel as the buyer may.
+    Mailbox,
+}
 
 #[async_trait::async_trait]
 pub trait Contacts: Send + Sync {
@@ -69,20 +82,22 @@ pub trait Contacts: Send + Sync {
         reference: &str,
     ) -> Result<Option<BookingId>, StoreError>;
 
-    /// Lets `customer` see `booking` as their own (their "My bookings" lists it); once.
+    /// Lets `customer` see `booking` as their own (their "My bookings" lists it), and cancel it
+    /// when they proved the mailbox; a grant never loses what an earlier one gave.
     async fn grant_booking_access(
         &self,
         booking: BookingId,
         customer: CustomerId,
+        access: Access,
         now: Now,
     ) -> Result<(), StoreError>;
 
-    /// Whether `customer` was let see `booking` (it is not theirs).
+    /// What `customer` was let do with `booking` (it is not theirs); `None`: nothing.
     async fn has_booking_access(
         &self,
         booking: BookingId,
         customer: CustomerId,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<Option<Access>, StoreError>;
 
     /// Empties the address of bookings whose showtime started more than `retention` before
     /// `now`; how many.

@@ -14,15 +14,19 @@ impl Contacts for SqliteStore {
         &self,
         booking: BookingId,
         customer: CustomerId,
+        access: Access,
         now: Now,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "insert into booking_access (booking_id, customer_id, granted_at)
-             values ($1, $2, $3) on conflict do nothing",
+            "insert into booking_access (booking_id, customer_id, granted_at, can_cancel)
+             values ($1, $2, $3, $4)
+             on conflict (customer_id, booking_id)
+             do update set can_cancel = booking_access.can_cancel or excluded.can_cancel",
         )
         .bind(booking.0)
         .bind(customer.0)
         .bind(At::or_now(now))
+        .bind(access == Access::Mailbox)
         .execute(&self.write)
         .await?;
         Ok(())
@@ -32,7 +36,7 @@ impl Contacts for SqliteStore {
         &self,
         booking: BookingId,
         customer: CustomerId,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<Access>, StoreError> {
         has_booking_access!(&self.read, booking, customer)
     }
 

@@ -1,6 +1,7 @@
 use super::*;
 
-/// Claims due messages no live lease holds; `for update skip locked`, so workers of other
+/// Claims due messages no live lease holds, first messages before resends (`again:…`: a
+/// console's or a customer's), so a burst of resends never delays a first ticket; `for update skip locked`, so workers of other
 /// processes claiming at the same moment pass these by.
 const CLAIM: &str = "update outgoing_mail m
         set leased_until = coalesce($1::timestamptz, now()) + make_interval(secs => $2::float8),
@@ -10,7 +11,7 @@ const CLAIM: &str = "update outgoing_mail m
                         and next_attempt_at <= coalesce($1::timestamptz, now())
                         and (leased_until is null
                              or leased_until <= coalesce($1::timestamptz, now()))
-                      order by next_attempt_at, id
+                      order by event_id like 'again:%', next_attempt_at, id
                       limit $3
                       for update skip locked)
   returning m.id, m.booking_id, m.kind, m.attempts";

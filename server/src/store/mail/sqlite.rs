@@ -1,12 +1,13 @@
 use super::*;
 
-/// Claims due messages no live lease holds (one writer at a time: nobody else claims them).
+/// Claims due messages no live lease holds, first messages before resends (`again:…`: a
+/// console's or a customer's), so a burst of resends never delays a first ticket (one writer at a time: nobody else claims them).
 const CLAIM: &str = "update outgoing_mail
         set leased_until = $1 + $2, attempts = attempts + 1
       where id in (select id from outgoing_mail
                     where status = 'queued' and next_attempt_at <= $1
                       and (leased_until is null or leased_until <= $1)
-                    order by next_attempt_at, id
+                    order by event_id like 'again:%', next_attempt_at, id
                     limit $3)
   returning id, booking_id, kind, attempts";
 

@@ -13,6 +13,8 @@ pub struct NewStaffSession<'a> {
     pub at: At,
     pub expires_at: At,
     pub address: Option<&'a str>,
+    /// The browser's device id (its signed cookie), if it has one.
+    pub device: Option<&'a str>,
 }
 
 /// A line to add to the audit log.
@@ -115,8 +117,8 @@ pub trait StaffSessions: Send + Sync {
 
 // The statements, the same in both dialects (times are bound, never the database's `now()`).
 const OPEN_SESSION: &str = "insert into staff_session
-     (token_hash, staff_id, created_at, last_seen_at, expires_at, address)
-     values ($1, $2, $3, $3, $4, $5)";
+     (token_hash, staff_id, created_at, last_seen_at, expires_at, address, device)
+     values ($1, $2, $3, $3, $4, $5, $6)";
 const LIVE_SESSION: &str = "select u.id, u.name, u.role, s.last_seen_at,
             s.locked_at is not null as locked, u.pin_hash
      from staff_session s join staff_user u on u.id = s.staff_id
@@ -243,6 +245,7 @@ macro_rules! staff_sessions {
                     .bind(session.at)
                     .bind(session.expires_at)
                     .bind(session.address)
+                    .bind(session.device)
                     .execute(&self.$write)
                     .await?;
                 Ok(())

@@ -95,6 +95,11 @@ pub trait SignInThrottle: Send + Sync {
     async fn throttle_purge(&self, before: At) -> Result<u64, StoreError>;
     /// The addresses `staff_id` signed in from most recently (at most 200).
     async fn signed_in_from(&self, staff_id: i64) -> Result<Vec<String>, StoreError>;
+    /// Whether `staff_id` opened a session in the browser of `device` before.
+    async fn signed_in_on(&self, staff_id: i64, device: &str) -> Result<bool, StoreError>;
+    /// Records `key` as used at `at`: true the first time, false ever after (until it is
+    /// purged with the keys not tried lately). A proof of work is good once.
+    async fn throttle_once(&self, key: &str, at: At) -> Result<bool, StoreError>;
 }
 
 // The same statements in both dialects; PostgreSQL adds `for update` to the read.
@@ -108,6 +113,7 @@ const GIVE_BACK: &str = "update sign_in_throttle set failures = failures - 1
                           where key = $1 and failures > 0";
 const CLEAR_PREFIX: &str = "delete from sign_in_throttle where substr(key, 1, length($1)) = $1";
 const PURGE: &str = "delete from sign_in_throttle where seen_at < $1";
+const SIGNED_IN_ON: &str = "select count(*) from staff_session where staff_id = $1 and device = $2";
 const SIGNED_IN_FROM: &str = "select address from staff_session
      where staff_id = $1 and address is not null
      group by address order by max(created_at) desc limit 200";
@@ -214,6 +220,24 @@ impl SignInThrottle for PgStore {
             .fetch_all(&self.pool)
             .await?)
     }
+
+    async fn signed_in_on(&self, staff_id: i64, device: &str) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(SIGNED_IN_ON)
+            .bind(staff_id)
+            .bind(device)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n > 0)
+    }
+
+    async fn throttle_once(&self, key: &str, at: At) -> Result<bool, StoreError> {
+        let done = sqlx::query(ENSURE_KEY)
+            .bind(key)
+            .bind(at)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
 }
 
 #[async_trait::async_trait]
@@ -306,6 +330,24 @@ impl SignInThrottle for SqliteStore {
             .bind(staff_id)
             .fetch_all(&self.read)
             .await?)
+    }
+
+    async fn signed_in_on(&self, staff_id: i64, device: &str) -> Result<bool, StoreError> {
+        let n: i64 = sqlx::query_scalar(SIGNED_IN_ON)
+            .bind(staff_id)
+            .bind(device)
+            .fetch_one(&self.read)
+            .await?;
+        Ok(n > 0)
+    }
+
+    async fn throttle_once(&self, key: &str, at: At) -> Result<bool, StoreError> {
+        let done = sqlx::query(ENSURE_KEY)
+            .bind(key)
+            .bind(at)
+            .execute(&self.write)
+            .await?;
+        Ok(done.rows_affected() == 1)
     }
 }
 

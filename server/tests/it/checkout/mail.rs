@@ -134,7 +134,10 @@ async fn the_ticket_comes_by_mail_once_with_a_qr_code_that_scans_and_a_link_that
         StatusCode::FORBIDDEN,
         "a wrong key grants nothing"
     );
+    // (A visit shows a page; confirming it opens the booking.)
     let r = stranger.get(&link).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = stranger.post(&link).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert_eq!(
         r.headers()["location"].to_str().unwrap(),

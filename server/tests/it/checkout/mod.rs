@@ -420,11 +420,13 @@ fn customer_id() -> app::domain::CustomerId {
     app::domain::CustomerId(uuid::Uuid::new_v4())
 }
 
+mod booking_access;
 mod callbacks;
 mod cancellation;
 mod contacts;
 mod customer_cancel;
 mod mail;
+mod online_prints;
 mod sessions;
 mod settlement;
 mod ticket_types;
