@@ -13,7 +13,11 @@ on_both_backends!(
 );
 
 /// `POST /bookings/{id}/cancel` by `client`: the status and the body.
-pub(super) async fn cancel(shop: &Shop, client: &reqwest::Client, booking: &str) -> (StatusCode, Value) {
+pub(super) async fn cancel(
+    shop: &Shop,
+    client: &reqwest::Client,
+    booking: &str,
+) -> (StatusCode, Value) {
     let r = client
         .post(shop.app.url(&format!("/bookings/{booking}/cancel")))
         .send()
