@@ -659,7 +659,7 @@ mod tests {
     fn every_variant() -> Vec<E> {
         let showtime = ShowtimeId::try_from(13).unwrap();
         let seats = || vec!["A-1".to_string(), "A-2".to_string()];
-        let reason = || Reason::new("invalid.total", &[("total_won", "12000".to_string())]);
+        let reason = || Reason::new("invalid.email_long", &[("max", "254".to_string())]);
         vec![
             E::ShowtimeNotFound(showtime),
             E::HoldNotFound,

@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { execFileSync } from "child_process";
 import * as path from "path";
-import { SeatMapPage, apiStatus, onSale, screenshotDir } from "./pages";
+import { SeatMapPage, SignInPage, apiStatus, onSale, screenshotDir } from "./pages";
 
 // The box office at kiosk size, with touch, on the main (embedded) test server. Its clerks and
 // supervisors are made with `server staff add`, as an operator would, on that server's data
@@ -117,6 +117,35 @@ async function customerWatching(browser: Browser, id: number): Promise<SeatMapPa
   await customer.open(id);
   return customer;
 }
+
+test("a stranger's wrong passwords never keep a clerk out: her new kiosk works a proof and signs her in", async ({ browser }) => {
+  const name = `newkiosk-${stamp}`;
+  execFileSync(serverBin, ["staff", "add", name, "--role", "clerk"], {
+    input: `${PASSWORD}\n`,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: process.env.E2E_STAFF_DATABASE_URL ?? "", RUST_LOG: "error" },
+  });
+  // A stranger without her browser's cookie guesses from her address until guessing costs work.
+  const stranger = await browser.newContext();
+  const answers: string[] = [];
+  for (let i = 0; i < 7; i++) {
+    const r = await stranger.request.post("/api/staff_sign_in", { data: { name, password: `wrong guess ${i}` } });
+    answers.push(`${r.status()} ${(await r.json()).kind}`);
+  }
+  expect(answers.slice(-2)).toEqual(["401 SignInFailed", "403 ProofRequired"]);
+  await stranger.close();
+  // Her new kiosk (no cookie of hers yet): the right password, a moment of work, signed in.
+  const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, hasTouch: true });
+  const page = await context.newPage();
+  const tries: number[] = [];
+  page.on("response", (r) => {
+    if (r.url().endsWith("/api/staff_sign_in")) tries.push(r.status());
+  });
+  await page.goto("/staff/sign-in?next=/box-office");
+  await new SignInPage(page).signIn(name, PASSWORD);
+  await expect(page.locator('[data-test="kiosk"]')).toBeVisible({ timeout: 30_000 });
+  expect(tries).toEqual([403, 200]);
+  await context.close();
+});
 
 test("a clerk opens a shift, sells the best 3 for cash with change, prints, and a customer sees them sold live", async ({ browser }) => {
   const id = (await ownShowtimes(browser))[0];

@@ -139,9 +139,10 @@ impl Bookings for Engine {
         let (Some(reference), Some(email)) = (reference, email) else {
             return Err(InventoryError::Invalid(problems));
         };
-        // Every well-formed try counts per client address and per number and address; a try
-        // that finds nothing counts per number too (an address spread over many networks meets
-        // it), so that strangers guessing a number's address never lock its owner out.
+        // Every well-formed try counts per client address and per number, address and session;
+        // a try that finds nothing counts per number too (an address spread over many networks
+        // meets it). Nobody else's tries count against the owner's: neither strangers guessing
+        // the number's address nor a party member who knows both.
         let limited =
             |wait: Duration| InventoryError::RateLimited(wait.as_secs_f64().ceil().max(1.0) as u64);
         let (per_address, per_pair, per_reference) = &self.lookup_limiters;
@@ -151,7 +152,8 @@ impl Bookings for Engine {
                 .await
                 .map_err(limited)?;
         }
-        let pair = super::staff::secret_hash(&format!("{reference}/{}", email.as_str()));
+        let pair =
+            super::staff::secret_hash(&format!("{reference}/{}/{}", email.as_str(), customer.0));
         per_pair.check(&pair[..32]).await.map_err(limited)?;
         // Both must match: an unknown address and a known one with another reference answer
         // alike.
@@ -177,8 +179,8 @@ impl Bookings for Engine {
 }
 
 impl Engine {
-    /// Limits the tries to find a booking again: per client address, per number and address,
-    /// and the tries that find nothing per number.
+    /// Limits the tries to find a booking again: per client address, per number, address and
+    /// session, and the tries that find nothing per number.
     pub fn with_lookup_rate_limits(
         mut self,
         per_address: crate::gate::RateLimiter,

@@ -148,8 +148,9 @@ pub struct HoldMetrics {
     pub consumer_rejoins: AtomicU64,
     /// Staff sign-ins asked for a proof of work before their password was looked at.
     pub sign_ins_challenged: AtomicU64,
-    /// Staff sign-ins (and kiosk unlocks) refused unchecked while their key waits: counted here,
-    /// not written to the audit log one line each (strangers would bury the real lines).
+    /// Staff sign-ins (and password confirmations) refused unchecked while their key waits:
+    /// counted here, not written to the audit log one line each (strangers would bury the real
+    /// lines).
     pub sign_ins_refused: AtomicU64,
 }
 

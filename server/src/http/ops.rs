@@ -188,7 +188,7 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     );
     counter(
         "seats_staff_sign_ins_refused_total",
-        "Staff sign-ins and kiosk unlocks refused unchecked while their count waits.",
+        "Staff sign-ins and password confirmations refused unchecked while their count waits.",
         m.sign_ins_refused.load(Relaxed),
     );
     counter(

@@ -603,7 +603,7 @@ pub(crate) async fn hold(
 }
 
 /// Polls the queue (at the interval it names) until the place is admitted: the admission token.
-async fn admitted(app: &TestApp, client: &reqwest::Client, showtime: i64) -> String {
+pub(crate) async fn admitted(app: &TestApp, client: &reqwest::Client, showtime: i64) -> String {
     let url = app.url(&format!("/showtimes/{showtime}/queue"));
     let place = eventually(
         Duration::from_secs(20),

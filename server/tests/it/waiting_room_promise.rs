@@ -6,7 +6,7 @@
 
 use crate::support::*;
 use crate::waiting_room::{
-    customer, fresh_showtime, hold, join_all, key_prefix, rooms, set_room, step, Home,
+    admitted, customer, fresh_showtime, hold, join_all, key_prefix, rooms, set_room, step, Home,
 };
 use app::domain::HoldId;
 use reqwest::StatusCode;
@@ -230,7 +230,61 @@ async fn a_bind_that_comes_after_its_hold_ended_binds_nothing() {
     );
 }
 
-on_both_backends!(the_automatic_switch_counts_customers_the_limits_let_through);
+on_both_backends!(
+    the_automatic_switch_counts_customers_the_limits_let_through,
+    a_hold_cancelled_while_the_room_is_off_ends_its_admission,
+);
+
+/// The same through the server, as an operator and two customers would: Bob admitted (one inside
+/// at a time) holds a seat; the operator turns the room off; Bob cancels his hold; the operator
+/// turns the room on again. Carol, who was waiting, is let in, and Bob's old admission holds
+/// nothing. (Before the fix the cancel was not passed to a room that was off, and the pause was
+/// read as an outage: Bob was inside again and Carol waited for his admission's end.)
+async fn a_hold_cancelled_while_the_room_is_off_ends_its_admission(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let (redis, prefix) = (redis_url(), key_prefix());
+    let vars: &[(&str, &str)] = match backend {
+        Backend::Postgres => &[
+            ("REDIS_URL", &redis),
+            ("REDIS_KEY_PREFIX", &prefix),
+            ("WAITING_ROOM_POLL_SECONDS", "0.2"),
+        ],
+        Backend::Sqlite => &[("WAITING_ROOM_POLL_SECONDS", "0.2")],
+    };
+    let app = TestApp::spawn_with(&db, "600", vars).await;
+    let op = operator(&app).await;
+    let showtime = on_sale(&app).await[0];
+    set_room(&op, &app, showtime, true, 1).await;
+    let (bob, carol) = (app.customer(), app.customer());
+    let join = |c: &reqwest::Client| {
+        c.post(app.url(&format!("/showtimes/{showtime}/queue")))
+            .send()
+    };
+    assert!(join(&bob).await.unwrap().status().is_success());
+    let token = admitted(&app, &bob, showtime).await;
+    assert!(join(&carol).await.unwrap().status().is_success());
+    let (status, body) = hold(&app, &bob, showtime, &["A1"], Some(&token)).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    set_room(&op, &app, showtime, false, 1).await;
+    let r = bob
+        .delete(app.url(&format!("/holds/{}", body["holdId"].as_str().unwrap())))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    set_room(&op, &app, showtime, true, 1).await;
+
+    let carols = admitted(&app, &carol, showtime).await;
+    let (status, body) = hold(&app, &carol, showtime, &["B1"], Some(&carols)).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = hold(&app, &bob, showtime, &["A2"], Some(&token)).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("QUEUE_REQUIRED")),
+        "Bob's admission ended with his hold: {body}"
+    );
+}
 
 /// `WAITING_ROOM_AUTO_HOLDS_PER_SECOND=3`: twelve cookie-less attempts from one address, all but
 /// two refused by the address's rate limit, and one customer trying from twelve addresses at

@@ -302,7 +302,8 @@ impl Engine {
     }
 
     /// Whether `password` is `account`'s, counted and slowed like a sign-in (see
-    /// [`password_keys`]); a refusal unchecked is audited and answered `SignInLocked`. An
+    /// [`password_keys`]); a refusal unchecked is counted (not audited) and answered
+    /// `SignInLocked`. An
     /// unknown name is checked against a decoy, so it takes as long.
     pub(super) async fn password_matches(
         &self,
