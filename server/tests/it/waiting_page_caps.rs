@@ -60,8 +60,9 @@ async fn join(app: &TestApp, showtime: i64) -> String {
 }
 
 /// A waiting page's socket opened by hand that then never reads nor answers a ping: whether the
-/// server closed it within `within`.
-fn silent_page_closed(base: &str, path: &str, within: Duration) -> bool {
+/// server closed it within `within`; `Err` with the server's first line when it refused the
+/// upgrade (sockets just closed by the client may not be given back yet).
+fn silent_page_closed(base: &str, path: &str, within: Duration) -> Result<bool, String> {
     let port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
     let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
@@ -78,18 +79,19 @@ fn silent_page_closed(base: &str, path: &str, within: Duration) -> bool {
     // nothing is ever answered, as a page that froze.
     while started.elapsed() < within {
         match socket.read(&mut buf) {
-            Ok(0) => return true,
+            Ok(0) => return Ok(true),
             Ok(n) => {
-                if first {
-                    assert!(buf[..n].starts_with(b"HTTP/1.1 101"), "upgraded");
-                    first = false;
+                if first && !buf[..n].starts_with(b"HTTP/1.1 101") {
+                    let answer = String::from_utf8_lossy(&buf[..n]);
+                    return Err(answer.lines().next().unwrap_or_default().to_string());
                 }
+                first = false;
             }
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
-            Err(_) => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return Ok(true),
+            Err(_) => return Ok(false),
         }
     }
-    false
+    Ok(false)
 }
 
 async fn waiting_page_sockets_are_for_real_places_capped_and_never_take_the_reserve(
@@ -220,8 +222,20 @@ async fn waiting_page_sockets_are_for_real_places_capped_and_never_take_the_rese
     });
     let silent = live(&tickets[20]);
     let base = app.base.clone();
+    // The pages and viewers just dropped are given back as the server sees them close: until
+    // then the silent page may be refused (503), and is tried again.
     let closed = tokio::task::spawn_blocking(move || {
-        silent_page_closed(&base, &silent, Duration::from_secs(15))
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match silent_page_closed(&base, &silent, Duration::from_secs(15)) {
+                Ok(closed) => return closed,
+                Err(refused) if Instant::now() < deadline => {
+                    eprintln!("the silent page was refused ({refused}); trying again");
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(refused) => panic!("the silent page was refused: {refused}"),
+            }
+        }
     })
     .await
     .unwrap();
