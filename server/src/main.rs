@@ -19,15 +19,14 @@ async fn main() -> anyhow::Result<()> {
         // The store's commands need the store's settings only, not the server's secrets.
         Some("seed") => {
             let store = open_store(&Config::store_from_env()?).await?;
-            let created = server::seed::seed_demo(store.as_ref(), chrono::Utc::now(), 4).await?;
+            let created = server::seed::seed_demo(&store, chrono::Utc::now(), 4).await?;
             println!("created {} showtimes", created.len());
             Ok(())
         }
         Some("staff") => {
             let store = open_store(&Config::store_from_env()?).await?;
             let args: Vec<String> = std::env::args().skip(2).collect();
-            let out =
-                server::staff::command(store.as_ref(), &args, &mut server::staff::Stdin).await?;
+            let out = server::staff::command(&store, &args, &mut server::staff::Stdin).await?;
             println!("{out}");
             Ok(())
         }

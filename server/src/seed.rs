@@ -98,7 +98,7 @@ const PROGRAMME: [(&str, &[(u32, u32)]); 2] = [
 /// Creates the demo halls and showtimes for `days` days from `today` unless the database
 /// already has halls. Returns the showtimes it created.
 pub async fn seed_demo(
-    store: &dyn Store,
+    store: &Store,
     today: DateTime<Utc>,
     days: u64,
 ) -> Result<Vec<ShowtimeId>, StoreError> {

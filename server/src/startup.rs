@@ -22,9 +22,9 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// Opens the configured store and brings its schema up to date.
-pub async fn open_store(config: &StoreConfig) -> anyhow::Result<Arc<dyn Store>> {
-    let store: Arc<dyn Store> = match &config.database {
-        Database::Postgres(url) => Arc::new(
+pub async fn open_store(config: &StoreConfig) -> anyhow::Result<Store> {
+    let store: Store = match &config.database {
+        Database::Postgres(url) => Store::from(
             PgStore::connect(url, config.db_max_connections)
                 .await
                 .context("failed to connect to PostgreSQL (DATABASE_URL)")?
@@ -37,7 +37,7 @@ pub async fn open_store(config: &StoreConfig) -> anyhow::Result<Arc<dyn Store>> 
                     config.data_dir.display()
                 )
             })?;
-            Arc::new(
+            Store::from(
                 SqliteStore::connect(url)
                     .await
                     .with_context(|| format!("failed to open {url}"))?,
@@ -174,7 +174,7 @@ impl Application {
         app::format::set_venue_offset(&config.sales.venue_utc_offset);
         let store = open_store(&config.store).await?;
         if config.store.demo_data {
-            let created = crate::seed::seed_demo(store.as_ref(), chrono::Utc::now(), 4).await?;
+            let created = crate::seed::seed_demo(&store, chrono::Utc::now(), 4).await?;
             if !created.is_empty() {
                 tracing::info!(
                     showtimes = created.len(),
@@ -185,7 +185,7 @@ impl Application {
         match operator_password(&config)? {
             Some(password) => {
                 let password = String::from_utf8_lossy(password.expose());
-                crate::staff::ensure_first_operator(store.as_ref(), &password).await?;
+                crate::staff::ensure_first_operator(&store, &password).await?;
             }
             None if store.staff_list().await?.is_empty() => tracing::info!(
                 "no staff account yet: add one with `server staff add <name> --role operator` \

@@ -15,7 +15,7 @@ use bench::{env, percentile, replace_db};
 use rand::Rng;
 use server::clock::Clock;
 use server::engine::Engine;
-use server::store::{Catalog, PgStore, Store};
+use server::store::{PgStore, Store};
 use sqlx::PgPool;
 use std::process::Command;
 use std::sync::Arc;
@@ -46,7 +46,7 @@ async fn engine_run(
     secs: u64,
     ttl: Duration,
 ) -> anyhow::Result<Figures> {
-    let store: Arc<dyn Store> = Arc::new(PgStore::connect(url, clients as u32).await?);
+    let store = Store::from(PgStore::connect(url, clients as u32).await?);
     // The hold statement against pgbench's run of it: no seat rule in front (random pairs
     // would be refused for the seats they leave alone, which pgbench knows nothing of).
     let rules = app::domain::seat_rules::Rules {
@@ -227,7 +227,9 @@ async fn main() -> anyhow::Result<()> {
         .execute(&admin_pool)
         .await?;
     let url = replace_db(&admin, &name);
-    let store = PgStore::connect(&url, 4).await?;
+    let pg = PgStore::connect(&url, 4).await?;
+    let pool = pg.pool().clone();
+    let store = Store::from(pg);
     store.migrate().await?;
     let hall = store
         .create_hall(&server::seed::demo_halls()[1])
@@ -241,7 +243,6 @@ async fn main() -> anyhow::Result<()> {
         )
         .await?
         .get();
-    let pool = store.pool().clone();
     let script = pgbench_script(showtime, ttl);
 
     println!(

@@ -169,11 +169,8 @@ async fn main() -> anyhow::Result<()> {
         .execute(&admin_pool)
         .await?;
     let url = replace_db(&admin, &name);
-    let store: Arc<dyn Store> = Arc::new({
-        let store = PgStore::connect(&url, clients as u32 + 4).await?;
-        store.migrate().await?;
-        store
-    });
+    let store = Store::from(PgStore::connect(&url, clients as u32 + 4).await?);
+    store.migrate().await?;
     let hall = store
         .create_hall(&NewHall {
             name: "Benchmark 1000".into(),

@@ -20,7 +20,7 @@ use chrono::{DateTime, Utc};
 use rand::Rng;
 use server::clock::Clock;
 use server::engine::Engine;
-use server::store::{Catalog, PgStore, Store};
+use server::store::{PgStore, Store};
 use sqlx::PgPool;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -204,7 +204,9 @@ async fn main() -> anyhow::Result<()> {
         .execute(&admin)
         .await?;
     let url = replace_db(&admin_url, &name);
-    let store = PgStore::connect(&url, connections).await?;
+    let pg = PgStore::connect(&url, connections).await?;
+    let pool = pg.pool().clone();
+    let store = Store::from(pg);
     store.migrate().await?;
     let hall = store
         .create_hall(&server::seed::demo_halls()[1])
@@ -214,8 +216,6 @@ async fn main() -> anyhow::Result<()> {
         .create_showtime(hall, "Soak", Utc::now() + chrono::Duration::days(1))
         .await?
         .get();
-    let pool = store.pool().clone();
-    let store: Arc<dyn Store> = Arc::new(store);
     // Random pairs: no seat rule in front (it would refuse pairs for the seats they leave alone).
     let rules = app::domain::seat_rules::Rules {
         no_lone_seats: false,

@@ -49,7 +49,7 @@ pub const DEFAULT_CANCEL_UNTIL_MINUTES: i64 = 20;
 pub const DEFAULT_EMAIL_RETENTION_DAYS: i64 = 90;
 
 pub struct Engine {
-    store: Arc<dyn Store>,
+    store: Store,
     clock: Clock,
     hold_ttl: Duration,
     /// Layouts never change once a showtime exists, so they are read from the database once.
@@ -197,16 +197,11 @@ impl From<StoreError> for InventoryError {
 
 impl Engine {
     /// An engine whose live seat-map changes stay in this process.
-    pub fn new(store: Arc<dyn Store>, clock: Clock, hold_ttl: Duration) -> Self {
+    pub fn new(store: Store, clock: Clock, hold_ttl: Duration) -> Self {
         Self::with_live_bus(store, clock, hold_ttl, LiveBus::default())
     }
 
-    pub fn with_live_bus(
-        store: Arc<dyn Store>,
-        clock: Clock,
-        hold_ttl: Duration,
-        live: LiveBus,
-    ) -> Self {
+    pub fn with_live_bus(store: Store, clock: Clock, hold_ttl: Duration, live: LiveBus) -> Self {
         Self {
             store,
             clock: clock.clone(),
@@ -307,7 +302,7 @@ impl Engine {
         &self.gate
     }
 
-    pub fn store(&self) -> &Arc<dyn Store> {
+    pub fn store(&self) -> &Store {
         &self.store
     }
 

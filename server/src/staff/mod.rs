@@ -136,7 +136,7 @@ const USAGE: &str = "usage: server staff add <name> --role <operator|supervisor|
 
 /// The active account named `name` (parsed), or why not.
 async fn account_named(
-    store: &dyn Store,
+    store: &Store,
     name: &str,
 ) -> anyhow::Result<(StaffName, crate::store::StaffAccount)> {
     let name = StaffName::parse(name).map_err(anyhow::Error::msg)?;
@@ -148,7 +148,7 @@ async fn account_named(
 
 /// Runs `server staff <args>` against `store` and answers what to print.
 pub async fn command(
-    store: &dyn Store,
+    store: &Store,
     args: &[String],
     passwords: &mut dyn PasswordSource,
 ) -> anyhow::Result<String> {
@@ -296,7 +296,7 @@ pub async fn command(
 /// Records a change the command (or a start) made in the audit log, named after the account
 /// changed; it runs on the server's machine, so no address.
 async fn audit_command(
-    store: &dyn Store,
+    store: &Store,
     id: Option<i64>,
     name: &str,
     action: &str,
@@ -319,7 +319,7 @@ async fn audit_command(
 
 /// While there is no staff account, makes the `operator` account (role operator) with
 /// `password` (`OPERATOR_PASSWORD`, or in embedded mode the one kept in the data folder).
-pub async fn ensure_first_operator(store: &dyn Store, password: &str) -> anyhow::Result<()> {
+pub async fn ensure_first_operator(store: &Store, password: &str) -> anyhow::Result<()> {
     if !store.staff_list().await?.is_empty() {
         // The password only makes the first account: a changed one is not applied, and saying
         // so keeps an operator from wondering why the new one does not sign in.

@@ -1,16 +1,20 @@
-//! The store: one contract, two implementations (PostgreSQL for production, SQLite for the
-//! embedded default), split by capability. Each capability is a folder with its contract (a
-//! trait and its types, `mod.rs`) and its two dialects side by side (`postgres.rs`,
-//! `sqlite.rs`), so the differences between the dialects are the real ones (row locks against
-//! `BEGIN IMMEDIATE`, arrays against JSON). What both dialects run the same way is written once:
-//! statements as constants; a transaction that decides as a plain function over the dialect's
-//! *steps* (a trait such as `box_office::CounterSteps`, one method per statement, implemented
-//! by each dialect for a newtype over its transaction), with its decisions as pure functions
-//! beside it (`settlement/decision.rs`, `box_office/decision.rs`); a macro only for statement
-//! syntax that reads the same in both (the steps' bodies, read-only impls over a pool). Each
-//! dialect has one fenced confirm (`holds::postgres::confirm_in`, `holds::sqlite::confirm_in`).
-//! Each implementation keeps the same guarantees (README, "The guarantees") with its own
-//! database's tools; the contract suite in `tests/it/contract.rs` runs against both.
+//! The store: one concrete [`Store`] over one of two databases (PostgreSQL for production, SQLite
+//! for the embedded default). Each implementation keeps the same guarantees (README, "The
+//! guarantees") with its own database's tools; the contract suite in `tests/it/contract.rs` runs
+//! against both.
+//!
+//! What really differs between the dialects lives in `dialect.rs` (the transaction's begin, the
+//! macro that runs one statement on either database); times bind as [`Moment`] and [`Span`], so
+//! most statements read the same in both. A capability written this way is an `impl Store` block
+//! in one file: each transaction a function that reads top to bottom, each of its statements a
+//! private function beside it with its SQL and its binds (`idempotency.rs`).
+//!
+//! The capabilities not yet written so are folders with a contract (a trait and its types,
+//! `mod.rs`) and two dialects side by side (`postgres.rs`, `sqlite.rs`), reached through
+//! [`Capabilities`]; their shared transactions run over *steps* traits that each dialect
+//! implements (`box_office::CounterSteps`), with pure decisions beside them
+//! (`settlement/decision.rs`, `box_office/decision.rs`). Each dialect has one fenced confirm
+//! (`holds::postgres::confirm_in`, `holds::sqlite::confirm_in`).
 //!
 //! - `catalog`: halls, layouts, showtimes, seat states;
 //! - `holds`: hold, cancel, confirm, sweep, the checks checkout makes;
@@ -30,6 +34,7 @@ mod box_office;
 mod catalog;
 mod consumers;
 mod contacts;
+mod dialect;
 mod holds;
 mod idempotency;
 mod mail;
@@ -45,6 +50,7 @@ pub use box_office::*;
 pub use catalog::*;
 pub use consumers::*;
 pub use contacts::*;
+use dialect::{Db, Dialect, Tx};
 pub use holds::*;
 pub use idempotency::*;
 pub use mail::*;
@@ -52,7 +58,7 @@ pub use payments::*;
 pub use postgres::{PgStore, MIGRATION_COMMENT_EDITS};
 pub use relay::*;
 pub use settlement::*;
-pub use sql::{At, BookingStatus, PaymentStatus, SeatList};
+pub use sql::{At, BookingStatus, Moment, PaymentStatus, SeatList, Span};
 pub use sqlite::SqliteStore;
 pub use staff::*;
 
@@ -109,9 +115,57 @@ pub(crate) fn read_tickets(column: Option<&str>) -> Vec<SoldSeat> {
 /// Rows one purge statement deletes at most (short statements, short locks).
 pub(crate) const PURGE_BATCH: i64 = 5_000;
 
-/// The whole store: every capability, on one database.
-#[async_trait::async_trait]
-pub trait Store:
+/// The whole store: one of the two databases. The engine and the workers hold it directly (it is
+/// cheap to clone: both dialects keep pools).
+#[derive(Clone)]
+pub struct Store {
+    db: Db,
+}
+
+impl From<PgStore> for Store {
+    fn from(store: PgStore) -> Self {
+        Self {
+            db: Dialect::Postgres(store),
+        }
+    }
+}
+
+impl From<SqliteStore> for Store {
+    fn from(store: SqliteStore) -> Self {
+        Self {
+            db: Dialect::Sqlite(store),
+        }
+    }
+}
+
+impl Store {
+    /// `postgres` or `sqlite`, for health output and logs.
+    pub fn backend(&self) -> &'static str {
+        match &self.db {
+            Dialect::Postgres(_) => "postgres",
+            Dialect::Sqlite(_) => "sqlite",
+        }
+    }
+
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.migrate().await,
+            Dialect::Sqlite(lite) => lite.migrate().await,
+        }
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.ping().await,
+            Dialect::Sqlite(lite) => lite.ping().await,
+        }
+    }
+}
+
+/// The capabilities not yet written as `impl Store` blocks, reached through the dialect the store
+/// holds (a step on the way to one concrete store: each capability leaves this list when its
+/// transactions become functions of [`Store`]).
+pub trait Capabilities:
     Catalog
     + BoxOffice
     + BoxOfficeBooks
@@ -119,23 +173,39 @@ pub trait Store:
     + Holds
     + Payments
     + Settlements
-    + Idempotency
-    + IdempotencyOutcome
     + Relay
     + Consumers
-    + Contacts
-    + Mail
-    + StaffAccounts
-    + StaffSessions
-    + SignInThrottle
     + Send
     + Sync
     + 'static
 {
-    /// `postgres` or `sqlite`, for health output and logs.
-    fn backend(&self) -> &'static str;
-    async fn migrate(&self) -> Result<(), StoreError>;
-    async fn ping(&self) -> Result<(), StoreError>;
+}
+
+impl<T> Capabilities for T where
+    T: Catalog
+        + BoxOffice
+        + BoxOfficeBooks
+        + HallPlans
+        + Holds
+        + Payments
+        + Settlements
+        + Relay
+        + Consumers
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+impl std::ops::Deref for Store {
+    type Target = dyn Capabilities;
+
+    fn deref(&self) -> &Self::Target {
+        match &self.db {
+            Dialect::Postgres(pg) => pg,
+            Dialect::Sqlite(lite) => lite,
+        }
+    }
 }
 
 /// Builds the [`SeatChange`] list from `(code, version)` rows a statement returned.

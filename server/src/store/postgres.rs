@@ -7,6 +7,7 @@
 use super::*;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 
+#[derive(Clone)]
 pub struct PgStore {
     pub(super) pool: PgPool,
     /// Straight to PostgreSQL when `pool` goes through a pooler in transaction mode: the
@@ -39,15 +40,8 @@ impl PgStore {
     pub fn pool(&self) -> &PgPool {
         &self.pool
     }
-}
 
-#[async_trait::async_trait]
-impl Store for PgStore {
-    fn backend(&self) -> &'static str {
-        "postgres"
-    }
-
-    async fn migrate(&self) -> Result<(), StoreError> {
+    pub(super) async fn migrate(&self) -> Result<(), StoreError> {
         let migrator = sqlx::migrate!("../migrations/postgres");
         let direct = match &self.direct_url {
             Some(url) => Some(PgPoolOptions::new().max_connections(1).connect(url).await?),
@@ -62,7 +56,7 @@ impl Store for PgStore {
         Ok(())
     }
 
-    async fn ping(&self) -> Result<(), StoreError> {
+    pub(super) async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("select 1").execute(&self.pool).await?;
         Ok(())
     }

@@ -2,6 +2,8 @@
 //! read the same Rust types and no call converts by hand:
 //! - [`At`]: a point in time — `timestamptz` in PostgreSQL, milliseconds since the Unix epoch
 //!   (`INTEGER`) in SQLite;
+//! - [`Moment`], [`Span`]: "now" and a length of time in a statement, so that arithmetic on
+//!   times reads the same in both;
 //! - [`SeatList`]: seat codes — `text[]` in PostgreSQL, a JSON array (`TEXT`) in SQLite;
 //! - [`BookingStatus`], [`PaymentStatus`]: the status columns, as their
 //!   names in text.
@@ -104,6 +106,88 @@ impl<'r> Decode<'r, Sqlite> for At {
 }
 
 postgres_as!(At, DateTime<Utc>);
+
+/// The time a statement runs at, written `coalesce($n, current_timestamp)` in the same text for
+/// both dialects. PostgreSQL is sent the injected time, or null for its own clock; SQLite, which
+/// keeps times as milliseconds and has no server clock, is always sent a time (the injected one
+/// or this process's, as [`At::or_now`]), so its `current_timestamp` is never read.
+#[derive(Debug, Clone, Copy)]
+pub struct Moment(pub Option<DateTime<Utc>>);
+
+impl Type<Postgres> for Moment {
+    fn type_info() -> <Postgres as Database>::TypeInfo {
+        <DateTime<Utc> as Type<Postgres>>::type_info()
+    }
+}
+
+impl<'q> Encode<'q, Postgres> for Moment {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <Option<DateTime<Utc>> as Encode<Postgres>>::encode_by_ref(&self.0, buf)
+    }
+}
+
+impl Type<Sqlite> for Moment {
+    fn type_info() -> <Sqlite as Database>::TypeInfo {
+        <At as Type<Sqlite>>::type_info()
+    }
+}
+
+impl<'q> Encode<'q, Sqlite> for Moment {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Sqlite as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <At as Encode<Sqlite>>::encode(At::or_now(self.0), buf)
+    }
+}
+
+/// A length of time: an `interval` in PostgreSQL, milliseconds in SQLite (whose times are
+/// milliseconds), so `created_at < coalesce($1, current_timestamp) - $2` reads the same in both.
+#[derive(Debug, Clone, Copy)]
+pub struct Span(pub chrono::Duration);
+
+impl From<std::time::Duration> for Span {
+    /// To the microsecond (PostgreSQL's `interval`), saturating.
+    fn from(duration: std::time::Duration) -> Self {
+        let micros = i64::try_from(duration.as_micros()).unwrap_or(i64::MAX);
+        Self(chrono::Duration::microseconds(micros))
+    }
+}
+
+impl Type<Postgres> for Span {
+    fn type_info() -> <Postgres as Database>::TypeInfo {
+        <chrono::Duration as Type<Postgres>>::type_info()
+    }
+}
+
+impl<'q> Encode<'q, Postgres> for Span {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        // `interval` keeps microseconds: anything finer would be refused, not rounded.
+        let micros = self.0.num_microseconds().unwrap_or(i64::MAX);
+        <chrono::Duration as Encode<Postgres>>::encode(chrono::Duration::microseconds(micros), buf)
+    }
+}
+
+impl Type<Sqlite> for Span {
+    fn type_info() -> <Sqlite as Database>::TypeInfo {
+        <i64 as Type<Sqlite>>::type_info()
+    }
+}
+
+impl<'q> Encode<'q, Sqlite> for Span {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Sqlite as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <i64 as Encode<Sqlite>>::encode(self.0.num_milliseconds(), buf)
+    }
+}
 
 /// Seat codes in one column.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

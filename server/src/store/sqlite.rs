@@ -11,6 +11,7 @@ use sqlx::sqlite::{
 };
 use std::str::FromStr;
 
+#[derive(Clone)]
 pub struct SqliteStore {
     pub(super) write: SqlitePool,
     pub(super) read: SqlitePool,
@@ -35,22 +36,15 @@ impl SqliteStore {
             .await?;
         Ok(Self { write, read })
     }
-}
 
-#[async_trait::async_trait]
-impl Store for SqliteStore {
-    fn backend(&self) -> &'static str {
-        "sqlite"
-    }
-
-    async fn migrate(&self) -> Result<(), StoreError> {
+    pub(super) async fn migrate(&self) -> Result<(), StoreError> {
         sqlx::migrate!("../migrations/sqlite")
             .run(&self.write)
             .await?;
         Ok(())
     }
 
-    async fn ping(&self) -> Result<(), StoreError> {
+    pub(super) async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("select 1").execute(&self.read).await?;
         Ok(())
     }

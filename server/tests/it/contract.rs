@@ -1392,7 +1392,10 @@ async fn postgres_migrations_run_over_the_direct_url_not_the_pool() {
         .await
         .unwrap()
         .with_direct_url(Some(with_database(&pg_admin_url(), &direct)));
-    server::store::Store::migrate(&store).await.unwrap();
+    server::store::Store::from(store.clone())
+        .migrate()
+        .await
+        .unwrap();
     let migrated = |name: String| async move {
         let pool = sqlx::PgPool::connect(&with_database(&pg_admin_url(), &name))
             .await

@@ -175,7 +175,7 @@ async fn a_stranger_can_never_make_a_member_s_right_password_fail() {
     );
     // `server staff unlock` forgets every count: a new browser signs in with no work.
     let out = staff::command(
-        db.store.as_ref(),
+        &db.store,
         &["unlock".into(), "kim".into()],
         &mut NoPasswords,
     )
@@ -293,7 +293,7 @@ async fn passwords_change_in_the_console_and_by_command_and_old_sessions_end() {
 
     // `server staff sign-out` ends every session; `server staff passwd` sets a password.
     let out = staff::command(
-        db.store.as_ref(),
+        &db.store,
         &["sign-out".into(), "kim".into()],
         &mut NoPasswords,
     )
@@ -306,7 +306,7 @@ async fn passwords_change_in_the_console_and_by_command_and_old_sessions_end() {
     );
     let third = "kim's third password, at last";
     let out = staff::command(
-        db.store.as_ref(),
+        &db.store,
         &["passwd".into(), "kim".into()],
         &mut Given(third),
     )

@@ -130,8 +130,8 @@ async fn drawn_showtime_aiming(
 /// An engine with a connection pool of its own, as a server process has: 16 connections on
 /// PostgreSQL (tests running side by side stay within the server's connection limit).
 async fn process_engine(db: &TestDb) -> Arc<Engine> {
-    let store: Arc<dyn Store> = match db.backend {
-        Backend::Postgres => Arc::new(PgStore::connect(&db.url, 8).await.unwrap()),
+    let store: Store = match db.backend {
+        Backend::Postgres => Store::from(PgStore::connect(&db.url, 8).await.unwrap()),
         Backend::Sqlite => db.store.clone(),
     };
     Arc::new(Engine::new(store, Clock::Database, TTL))

@@ -96,7 +96,7 @@ async fn sessions_live_until_idle_expired_or_ended_and_guesses_wait_longer_each_
     backend: Backend,
 ) {
     let db = TestDb::new(backend).await;
-    let store = db.store.as_ref();
+    let store = &db.store;
     let kim = add_staff(&db, "kim", StaffRole::Clerk).await;
     let session = |hash: &'static str, at_s: i64, life: i64| NewStaffSession {
         token_hash: hash,

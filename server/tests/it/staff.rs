@@ -3,7 +3,7 @@
 
 use crate::support::*;
 use server::staff::{self, PasswordSource, StaffName, StaffRole};
-use server::store::{NewStaff, SqliteStore, StaffAccounts};
+use server::store::{NewStaff, SqliteStore, Store};
 use std::process::{Command, Output, Stdio};
 
 on_both_backends!(
@@ -21,7 +21,7 @@ fn new_staff(name: &str, role: StaffRole) -> NewStaff {
 
 async fn staff_accounts_are_added_once_found_listed_and_disabled(backend: Backend) {
     let db = TestDb::new(backend).await;
-    let store = db.store.as_ref();
+    let store = &db.store;
     assert!(store.staff_list().await.unwrap().is_empty());
     let kim = store
         .add_staff(&new_staff("kim", StaffRole::Clerk))
@@ -79,7 +79,7 @@ impl PasswordSource for Typed {
 
 async fn the_staff_command_adds_lists_and_disables_and_refuses_bad_input(backend: Backend) {
     let db = TestDb::new(backend).await;
-    let store = db.store.as_ref();
+    let store = &db.store;
     let run = |args: &[&str], typed: &'static str| {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         async move {
@@ -200,9 +200,11 @@ async fn the_server_binary_manages_staff_from_the_command_line() {
     );
     assert!(text(&list.stdout).contains("door"));
 
-    let store = SqliteStore::connect(&format!("sqlite://{}", data.join("seats.db").display()))
-        .await
-        .unwrap();
+    let store = Store::from(
+        SqliteStore::connect(&format!("sqlite://{}", data.join("seats.db").display()))
+            .await
+            .unwrap(),
+    );
     let park = store.staff_named("park").await.unwrap().unwrap();
     assert!(staff::verify_secret(&park.password_hash, "door password 1"));
     let _ = std::fs::remove_dir_all(&data);
@@ -233,9 +235,11 @@ async fn an_embedded_first_start_makes_the_operator_account_with_the_kept_passwo
         assert!(up, "the embedded server started");
     }
     let password = std::fs::read_to_string(data.join("operator.password")).unwrap();
-    let store = SqliteStore::connect(&format!("sqlite://{}", data.join("seats.db").display()))
-        .await
-        .unwrap();
+    let store = Store::from(
+        SqliteStore::connect(&format!("sqlite://{}", data.join("seats.db").display()))
+            .await
+            .unwrap(),
+    );
     let accounts = store.staff_list().await.unwrap();
     assert_eq!(accounts.len(), 1);
     assert_eq!(

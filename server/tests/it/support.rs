@@ -46,7 +46,7 @@ pub fn pg_admin_url() -> String {
 pub struct TestDb {
     pub backend: Backend,
     pub url: String,
-    pub store: Arc<dyn Store>,
+    pub store: Store,
     pg: Option<PgPool>,
     sqlite: Option<SqlitePool>,
 }
@@ -71,15 +71,17 @@ impl TestDb {
                     .expect("create test database");
                 admin.close().await;
                 let url = with_database(&pg_admin_url(), &name);
-                let store = PgStore::connect(&url, 64)
-                    .await
-                    .expect("connect to test database");
+                let store = Store::from(
+                    PgStore::connect(&url, 64)
+                        .await
+                        .expect("connect to test database"),
+                );
                 store.migrate().await.expect("migrate");
                 let pool = PgPool::connect(&url).await.expect("inspection pool");
                 Self {
                     backend,
                     url,
-                    store: Arc::new(store),
+                    store,
                     pg: Some(pool),
                     sqlite: None,
                 }
@@ -88,13 +90,13 @@ impl TestDb {
                 let dir = std::env::temp_dir().join("seats-tests");
                 std::fs::create_dir_all(&dir).expect("temp dir");
                 let url = format!("sqlite://{}", dir.join(format!("{name}.db")).display());
-                let store = SqliteStore::connect(&url).await.expect("open sqlite");
+                let store = Store::from(SqliteStore::connect(&url).await.expect("open sqlite"));
                 store.migrate().await.expect("migrate");
                 let pool = SqlitePool::connect(&url).await.expect("inspection pool");
                 Self {
                     backend,
                     url,
-                    store: Arc::new(store),
+                    store,
                     pg: None,
                     sqlite: Some(pool),
                 }

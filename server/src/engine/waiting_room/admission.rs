@@ -13,7 +13,7 @@ pub(crate) struct Spent {
     seats: u32,
     customer: CustomerId,
     room: Arc<WaitingRoom>,
-    store: Arc<dyn Store>,
+    store: Store,
     now: Option<chrono::DateTime<chrono::Utc>>,
     settled: bool,
 }

@@ -1,35 +1,13 @@
 //! Staff accounts: added once per name, listed, found by name for signing in, disabled (never
 //! deleted, so what an account did stays attributable).
 
-/// Every account by name, read through `$pool` (the same statement in both dialects).
-macro_rules! list_staff {
-    ($pool:expr) => {{
-        let rows: Vec<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} order by name"))
-            .fetch_all($pool)
-            .await?;
-        Ok(rows.into_iter().map(StaffAccount::from).collect())
-    }};
-}
-
-/// The account named `$name`, read through `$pool` (the same statement in both dialects).
-macro_rules! find_staff {
-    ($pool:expr, $name:expr) => {{
-        let row: Option<StaffRow> = sqlx::query_as(&format!("{STAFF_COLUMNS} where name = $1"))
-            .bind($name)
-            .fetch_optional($pool)
-            .await?;
-        Ok(row.map(StaffAccount::from))
-    }};
-}
-
-mod postgres;
 mod sessions;
-mod sqlite;
 mod throttle;
 
 pub use sessions::*;
 pub use throttle::*;
 
+use super::dialect::on;
 use super::*;
 use crate::staff::StaffName;
 use app::domain::StaffRole;
@@ -57,7 +35,6 @@ pub struct StaffAccount {
     pub created_at: DateTime<Utc>,
 }
 
-// Statements that read the same in both dialects.
 const STAFF_COLUMNS: &str =
     "select id, name, role, password_hash, pin_hash, disabled_at, locked_until, created_at
        from staff_user";
@@ -91,13 +68,53 @@ impl From<StaffRow> for StaffAccount {
     }
 }
 
-#[async_trait::async_trait]
-pub trait StaffAccounts: Send + Sync {
+impl Store {
     /// Adds the account; `None` (and nothing changed) when the name is taken.
-    async fn add_staff(&self, new: &NewStaff) -> Result<Option<i64>, StoreError>;
+    pub async fn add_staff(&self, new: &NewStaff) -> Result<Option<i64>, StoreError> {
+        let add = "insert into staff_user (name, role, password_hash, created_at)
+                   values ($1, $2, $3, coalesce($4, current_timestamp))
+                   on conflict (name) do nothing returning id";
+        let id: Option<i64> = on!(&mut self.writer().await?, c => {
+            sqlx::query_scalar(add)
+                .bind(new.name.as_str())
+                .bind(new.role.as_str())
+                .bind(&new.password_hash)
+                .bind(Moment(None))
+                .fetch_optional(c)
+                .await?
+        });
+        Ok(id)
+    }
+
     /// Every account, by name.
-    async fn staff_list(&self) -> Result<Vec<StaffAccount>, StoreError>;
-    async fn staff_named(&self, name: &str) -> Result<Option<StaffAccount>, StoreError>;
+    pub async fn staff_list(&self) -> Result<Vec<StaffAccount>, StoreError> {
+        let list = format!("{STAFF_COLUMNS} order by name");
+        let rows: Vec<StaffRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(&list).fetch_all(c).await?
+        });
+        Ok(rows.into_iter().map(StaffAccount::from).collect())
+    }
+
+    pub async fn staff_named(&self, name: &str) -> Result<Option<StaffAccount>, StoreError> {
+        let find = format!("{STAFF_COLUMNS} where name = $1");
+        let row: Option<StaffRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(&find).bind(name).fetch_optional(c).await?
+        });
+        Ok(row.map(StaffAccount::from))
+    }
+
     /// Disables an active account; `false` when there is no such active account.
-    async fn disable_staff(&self, name: &str) -> Result<bool, StoreError>;
+    pub async fn disable_staff(&self, name: &str) -> Result<bool, StoreError> {
+        let disable = "update staff_user set disabled_at = coalesce($2, current_timestamp)
+                        where name = $1 and disabled_at is null";
+        let disabled = on!(&mut self.writer().await?, c => {
+            sqlx::query(disable)
+                .bind(name)
+                .bind(Moment(None))
+                .execute(c)
+                .await?
+                .rows_affected()
+        });
+        Ok(disabled == 1)
+    }
 }

@@ -1,7 +1,7 @@
 //! Signing in: staff sessions, passwords and PINs, API tokens and the audit log.
-//! Every statement is given its time (the engine's clock), so both dialects run the same text;
-//! [`staff_sessions!`] writes the implementation once and each dialect expands it with its pools.
+//! Every statement is given its time (the engine's clock), so both dialects run the same text.
 
+use super::dialect::on;
 use super::*;
 use app::domain::{ApiToken, AuditEntry, StaffMember};
 
@@ -59,102 +59,13 @@ pub struct LiveSession {
     pub pin_hash: Option<String>,
 }
 
-#[async_trait::async_trait]
-pub trait StaffSessions: Send + Sync {
-    /// Opens a session.
-    async fn open_staff_session(&self, session: &NewStaffSession<'_>) -> Result<(), StoreError>;
-    /// The session of `token_hash` if it is live at `at`: not ended, not past its lifetime,
-    /// used after `idle_since`, its account not disabled.
-    async fn live_staff_session(
-        &self,
-        token_hash: &str,
-        at: At,
-        idle_since: At,
-    ) -> Result<Option<LiveSession>, StoreError>;
-    /// Marks the session used at `at`.
-    async fn touch_staff_session(&self, token_hash: &str, at: At) -> Result<(), StoreError>;
-    /// Ends the session; `false` when it had ended already (or never existed).
-    async fn end_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
-    /// Locks a live session; `false` when it was locked or ended already.
-    async fn lock_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
-    /// Unlocks a live session; `false` when it was not locked or has ended.
-    async fn unlock_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError>;
-    /// Ends every live session of the member but `except` (a password change keeps the one
-    /// it was made in); how many.
-    async fn end_member_sessions(
-        &self,
-        staff_id: i64,
-        except: Option<&str>,
-        at: At,
-    ) -> Result<u64, StoreError>;
-    /// Sets the member's password hash.
-    async fn set_staff_password(
-        &self,
-        staff_id: i64,
-        password_hash: &str,
-    ) -> Result<(), StoreError>;
-    /// Sets (or with `None` removes) the member's kiosk PIN hash.
-    async fn set_staff_pin(&self, staff_id: i64, pin_hash: Option<&str>) -> Result<(), StoreError>;
-    async fn record_staff_action(&self, entry: &NewAuditEntry<'_>) -> Result<(), StoreError>;
-    /// The newest `limit` lines of the audit log, newest first.
-    async fn staff_audit(&self, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
-    /// Adds a token (by the hash of its secret); its id.
-    async fn add_api_token(
-        &self,
-        name: &str,
-        token_hash: &str,
-        created_by: i64,
-        at: At,
-    ) -> Result<i64, StoreError>;
-    /// Every token, newest first.
-    async fn api_tokens(&self) -> Result<Vec<ApiToken>, StoreError>;
-    /// Revokes a token; `false` when there is no such token that is not revoked.
-    async fn revoke_api_token(&self, id: i64, at: At) -> Result<bool, StoreError>;
-    /// The id of the token of `token_hash` if it is not revoked and the operator who made it is
-    /// not disabled, marking it used at `at`.
-    async fn use_api_token(&self, token_hash: &str, at: At) -> Result<Option<i64>, StoreError>;
-}
-
-// The statements, the same in both dialects (times are bound, never the database's `now()`).
-const OPEN_SESSION: &str = "insert into staff_session
-     (token_hash, staff_id, created_at, last_seen_at, expires_at, address, device)
-     values ($1, $2, $3, $3, $4, $5, $6)";
-const LIVE_SESSION: &str = "select u.id, u.name, u.role, s.last_seen_at,
-            s.locked_at is not null as locked, u.pin_hash
-     from staff_session s join staff_user u on u.id = s.staff_id
-     where s.token_hash = $1 and s.ended_at is null and s.expires_at > $2
-       and s.last_seen_at > $3 and u.disabled_at is null";
-const TOUCH_SESSION: &str = "update staff_session set last_seen_at = $2 where token_hash = $1";
-const LOCK_SESSION: &str = "update staff_session set locked_at = $2
-     where token_hash = $1 and ended_at is null and locked_at is null";
-const UNLOCK_SESSION: &str = "update staff_session set locked_at = null, last_seen_at = $2
-     where token_hash = $1 and ended_at is null and locked_at is not null";
-const END_MEMBER_SESSIONS: &str = "update staff_session set ended_at = $3
-     where staff_id = $1 and ended_at is null and token_hash <> coalesce($2, '')";
-const SET_PASSWORD: &str = "update staff_user set password_hash = $2 where id = $1";
-const SET_PIN: &str = "update staff_user set pin_hash = $2 where id = $1";
-const END_SESSION: &str =
-    "update staff_session set ended_at = $2 where token_hash = $1 and ended_at is null";
+/// An audit line, also written by the transactions of the actions it records.
 pub(crate) const RECORD_ACTION: &str = "insert into staff_audit
      (at, staff_id, staff_name, action, detail, address, facts)
      values ($1, $2, $3, $4, $5, $6, $7)";
-const AUDIT: &str = "select at, staff_name, action, detail, address, facts from staff_audit
-     order by at desc, id desc limit $1";
-const ADD_TOKEN: &str = "insert into api_token (name, token_hash, created_by, created_at)
-     values ($1, $2, $3, $4) returning id";
-const TOKENS: &str = "select t.id, t.name, u.name as creator, t.created_at, t.last_used_at,
-            t.revoked_at
-     from api_token t join staff_user u on u.id = t.created_by
-     order by t.created_at desc, t.id desc";
-const REVOKE_TOKEN: &str =
-    "update api_token set revoked_at = $2 where id = $1 and revoked_at is null";
-const USE_TOKEN: &str = "update api_token set last_used_at = $2
-     where token_hash = $1 and revoked_at is null
-       and created_by in (select id from staff_user where disabled_at is null)
-     returning id";
 
 #[derive(sqlx::FromRow)]
-pub(super) struct SessionRow {
+struct SessionRow {
     id: i64,
     name: String,
     #[sqlx(try_from = "String")]
@@ -180,7 +91,7 @@ impl From<SessionRow> for LiveSession {
 }
 
 #[derive(sqlx::FromRow)]
-pub(super) struct AuditRow {
+struct AuditRow {
     at: At,
     staff_name: String,
     action: String,
@@ -207,7 +118,7 @@ impl From<AuditRow> for AuditEntry {
 }
 
 #[derive(sqlx::FromRow)]
-pub(super) struct TokenRow {
+struct TokenRow {
     id: i64,
     name: String,
     creator: String,
@@ -229,179 +140,235 @@ impl From<TokenRow> for ApiToken {
     }
 }
 
-/// `impl StaffSessions for $store`, reading through `self.$read` and writing through
-/// `self.$write` (one pool for PostgreSQL; SQLite's reader and single writer).
-macro_rules! staff_sessions {
-    ($store:ty, $read:ident, $write:ident) => {
-        #[async_trait::async_trait]
-        impl StaffSessions for $store {
-            async fn open_staff_session(
-                &self,
-                session: &NewStaffSession<'_>,
-            ) -> Result<(), StoreError> {
-                sqlx::query(OPEN_SESSION)
-                    .bind(session.token_hash)
-                    .bind(session.staff_id)
-                    .bind(session.at)
-                    .bind(session.expires_at)
-                    .bind(session.address)
-                    .bind(session.device)
-                    .execute(&self.$write)
-                    .await?;
-                Ok(())
-            }
+impl Store {
+    /// Opens a session.
+    pub async fn open_staff_session(
+        &self,
+        session: &NewStaffSession<'_>,
+    ) -> Result<(), StoreError> {
+        let open = "insert into staff_session
+                        (token_hash, staff_id, created_at, last_seen_at, expires_at, address, device)
+                    values ($1, $2, $3, $3, $4, $5, $6)";
+        on!(&mut self.writer().await?, c => {
+            sqlx::query(open)
+                .bind(session.token_hash)
+                .bind(session.staff_id)
+                .bind(session.at)
+                .bind(session.expires_at)
+                .bind(session.address)
+                .bind(session.device)
+                .execute(c)
+                .await?;
+        });
+        Ok(())
+    }
 
-            async fn live_staff_session(
-                &self,
-                token_hash: &str,
-                at: At,
-                idle_since: At,
-            ) -> Result<Option<LiveSession>, StoreError> {
-                let row: Option<SessionRow> = sqlx::query_as(LIVE_SESSION)
-                    .bind(token_hash)
-                    .bind(at)
-                    .bind(idle_since)
-                    .fetch_optional(&self.$read)
-                    .await?;
-                Ok(row.map(LiveSession::from))
-            }
+    /// The session of `token_hash` if it is live at `at`: not ended, not past its lifetime,
+    /// used after `idle_since`, its account not disabled.
+    pub async fn live_staff_session(
+        &self,
+        token_hash: &str,
+        at: At,
+        idle_since: At,
+    ) -> Result<Option<LiveSession>, StoreError> {
+        let live = "select u.id, u.name, u.role, s.last_seen_at,
+                           s.locked_at is not null as locked, u.pin_hash
+                      from staff_session s join staff_user u on u.id = s.staff_id
+                     where s.token_hash = $1 and s.ended_at is null and s.expires_at > $2
+                       and s.last_seen_at > $3 and u.disabled_at is null";
+        let row: Option<SessionRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(live)
+                .bind(token_hash)
+                .bind(at)
+                .bind(idle_since)
+                .fetch_optional(c)
+                .await?
+        });
+        Ok(row.map(LiveSession::from))
+    }
 
-            async fn touch_staff_session(
-                &self,
-                token_hash: &str,
-                at: At,
-            ) -> Result<(), StoreError> {
-                let touch = sqlx::query(TOUCH_SESSION).bind(token_hash).bind(at);
-                touch.execute(&self.$write).await?;
-                Ok(())
-            }
+    /// Marks the session used at `at`.
+    pub async fn touch_staff_session(&self, token_hash: &str, at: At) -> Result<(), StoreError> {
+        let touch = "update staff_session set last_seen_at = $2 where token_hash = $1";
+        self.write_with_token(touch, token_hash, at).await?;
+        Ok(())
+    }
 
-            async fn lock_staff_session(
-                &self,
-                token_hash: &str,
-                at: At,
-            ) -> Result<bool, StoreError> {
-                let lock = sqlx::query(LOCK_SESSION).bind(token_hash).bind(at);
-                Ok(lock.execute(&self.$write).await?.rows_affected() == 1)
-            }
+    /// Ends the session; `false` when it had ended already (or never existed).
+    pub async fn end_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError> {
+        let end = "update staff_session set ended_at = $2
+                    where token_hash = $1 and ended_at is null";
+        Ok(self.write_with_token(end, token_hash, at).await? == 1)
+    }
 
-            async fn unlock_staff_session(
-                &self,
-                token_hash: &str,
-                at: At,
-            ) -> Result<bool, StoreError> {
-                let unlock = sqlx::query(UNLOCK_SESSION).bind(token_hash).bind(at);
-                Ok(unlock.execute(&self.$write).await?.rows_affected() == 1)
-            }
+    /// Locks a live session; `false` when it was locked or ended already.
+    pub async fn lock_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError> {
+        let lock = "update staff_session set locked_at = $2
+                     where token_hash = $1 and ended_at is null and locked_at is null";
+        Ok(self.write_with_token(lock, token_hash, at).await? == 1)
+    }
 
-            async fn end_member_sessions(
-                &self,
-                staff_id: i64,
-                except: Option<&str>,
-                at: At,
-            ) -> Result<u64, StoreError> {
-                let end = sqlx::query(END_MEMBER_SESSIONS)
-                    .bind(staff_id)
-                    .bind(except)
-                    .bind(at);
-                Ok(end.execute(&self.$write).await?.rows_affected())
-            }
+    /// Unlocks a live session; `false` when it was not locked or has ended.
+    pub async fn unlock_staff_session(&self, token_hash: &str, at: At) -> Result<bool, StoreError> {
+        let unlock = "update staff_session set locked_at = null, last_seen_at = $2
+                       where token_hash = $1 and ended_at is null and locked_at is not null";
+        Ok(self.write_with_token(unlock, token_hash, at).await? == 1)
+    }
 
-            async fn set_staff_password(
-                &self,
-                staff_id: i64,
-                password_hash: &str,
-            ) -> Result<(), StoreError> {
-                let set = sqlx::query(SET_PASSWORD).bind(staff_id).bind(password_hash);
-                set.execute(&self.$write).await?;
-                Ok(())
-            }
+    /// `statement` with a token's hash as `$1` and a time as `$2`; the rows it changed.
+    async fn write_with_token(
+        &self,
+        statement: &str,
+        token_hash: &str,
+        at: At,
+    ) -> Result<u64, StoreError> {
+        let changed = on!(&mut self.writer().await?, c => {
+            sqlx::query(statement)
+                .bind(token_hash)
+                .bind(at)
+                .execute(c)
+                .await?
+                .rows_affected()
+        });
+        Ok(changed)
+    }
 
-            async fn set_staff_pin(
-                &self,
-                staff_id: i64,
-                pin_hash: Option<&str>,
-            ) -> Result<(), StoreError> {
-                let set = sqlx::query(SET_PIN).bind(staff_id).bind(pin_hash);
-                set.execute(&self.$write).await?;
-                Ok(())
-            }
+    /// Ends every live session of the member but `except` (a password change keeps the one
+    /// it was made in); how many.
+    pub async fn end_member_sessions(
+        &self,
+        staff_id: i64,
+        except: Option<&str>,
+        at: At,
+    ) -> Result<u64, StoreError> {
+        let end = "update staff_session set ended_at = $3
+                    where staff_id = $1 and ended_at is null and token_hash <> coalesce($2, '')";
+        let ended = on!(&mut self.writer().await?, c => {
+            sqlx::query(end)
+                .bind(staff_id)
+                .bind(except)
+                .bind(at)
+                .execute(c)
+                .await?
+                .rows_affected()
+        });
+        Ok(ended)
+    }
 
-            async fn end_staff_session(
-                &self,
-                token_hash: &str,
-                at: At,
-            ) -> Result<bool, StoreError> {
-                let end = sqlx::query(END_SESSION).bind(token_hash).bind(at);
-                Ok(end.execute(&self.$write).await?.rows_affected() == 1)
-            }
+    /// Sets the member's password hash.
+    pub async fn set_staff_password(
+        &self,
+        staff_id: i64,
+        password_hash: &str,
+    ) -> Result<(), StoreError> {
+        let set = "update staff_user set password_hash = $2 where id = $1";
+        on!(&mut self.writer().await?, c => {
+            sqlx::query(set).bind(staff_id).bind(password_hash).execute(c).await?;
+        });
+        Ok(())
+    }
 
-            async fn record_staff_action(
-                &self,
-                entry: &NewAuditEntry<'_>,
-            ) -> Result<(), StoreError> {
-                sqlx::query(RECORD_ACTION)
-                    .bind(entry.at)
-                    .bind(entry.staff_id)
-                    .bind(entry.staff_name)
-                    .bind(entry.action)
-                    .bind(entry.detail)
-                    .bind(entry.address)
-                    .bind(entry.facts.as_deref())
-                    .execute(&self.$write)
-                    .await?;
-                Ok(())
-            }
+    /// Sets (or with `None` removes) the member's kiosk PIN hash.
+    pub async fn set_staff_pin(
+        &self,
+        staff_id: i64,
+        pin_hash: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let set = "update staff_user set pin_hash = $2 where id = $1";
+        on!(&mut self.writer().await?, c => {
+            sqlx::query(set).bind(staff_id).bind(pin_hash).execute(c).await?;
+        });
+        Ok(())
+    }
 
-            async fn staff_audit(&self, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
-                let rows: Vec<AuditRow> = sqlx::query_as(AUDIT)
-                    .bind(limit)
-                    .fetch_all(&self.$read)
-                    .await?;
-                Ok(rows.into_iter().map(AuditEntry::from).collect())
-            }
+    pub async fn record_staff_action(&self, entry: &NewAuditEntry<'_>) -> Result<(), StoreError> {
+        on!(&mut self.writer().await?, c => {
+            sqlx::query(RECORD_ACTION)
+                .bind(entry.at)
+                .bind(entry.staff_id)
+                .bind(entry.staff_name)
+                .bind(entry.action)
+                .bind(entry.detail)
+                .bind(entry.address)
+                .bind(entry.facts.as_deref())
+                .execute(c)
+                .await?;
+        });
+        Ok(())
+    }
 
-            async fn add_api_token(
-                &self,
-                name: &str,
-                token_hash: &str,
-                created_by: i64,
-                at: At,
-            ) -> Result<i64, StoreError> {
-                Ok(sqlx::query_scalar(ADD_TOKEN)
-                    .bind(name)
-                    .bind(token_hash)
-                    .bind(created_by)
-                    .bind(at)
-                    .fetch_one(&self.$write)
-                    .await?)
-            }
+    /// The newest `limit` lines of the audit log, newest first.
+    pub async fn staff_audit(&self, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
+        let audit = "select at, staff_name, action, detail, address, facts from staff_audit
+                      order by at desc, id desc limit $1";
+        let rows: Vec<AuditRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(audit).bind(limit).fetch_all(c).await?
+        });
+        Ok(rows.into_iter().map(AuditEntry::from).collect())
+    }
 
-            async fn api_tokens(&self) -> Result<Vec<ApiToken>, StoreError> {
-                let rows: Vec<TokenRow> = sqlx::query_as(TOKENS).fetch_all(&self.$read).await?;
-                Ok(rows.into_iter().map(ApiToken::from).collect())
-            }
+    /// Adds a token (by the hash of its secret); its id.
+    pub async fn add_api_token(
+        &self,
+        name: &str,
+        token_hash: &str,
+        created_by: i64,
+        at: At,
+    ) -> Result<i64, StoreError> {
+        let add = "insert into api_token (name, token_hash, created_by, created_at)
+                   values ($1, $2, $3, $4) returning id";
+        let id: i64 = on!(&mut self.writer().await?, c => {
+            sqlx::query_scalar(add)
+                .bind(name)
+                .bind(token_hash)
+                .bind(created_by)
+                .bind(at)
+                .fetch_one(c)
+                .await?
+        });
+        Ok(id)
+    }
 
-            async fn revoke_api_token(&self, id: i64, at: At) -> Result<bool, StoreError> {
-                let revoke = sqlx::query(REVOKE_TOKEN).bind(id).bind(at);
-                Ok(revoke.execute(&self.$write).await?.rows_affected() == 1)
-            }
+    /// Every token, newest first.
+    pub async fn api_tokens(&self) -> Result<Vec<ApiToken>, StoreError> {
+        let tokens = "select t.id, t.name, u.name as creator, t.created_at, t.last_used_at,
+                             t.revoked_at
+                        from api_token t join staff_user u on u.id = t.created_by
+                       order by t.created_at desc, t.id desc";
+        let rows: Vec<TokenRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(tokens).fetch_all(c).await?
+        });
+        Ok(rows.into_iter().map(ApiToken::from).collect())
+    }
 
-            async fn use_api_token(
-                &self,
-                token_hash: &str,
-                at: At,
-            ) -> Result<Option<i64>, StoreError> {
-                Ok(sqlx::query_scalar(USE_TOKEN)
-                    .bind(token_hash)
-                    .bind(at)
-                    .fetch_optional(&self.$write)
-                    .await?)
-            }
-        }
-    };
+    /// Revokes a token; `false` when there is no such token that is not revoked.
+    pub async fn revoke_api_token(&self, id: i64, at: At) -> Result<bool, StoreError> {
+        let revoke = "update api_token set revoked_at = $2 where id = $1 and revoked_at is null";
+        let revoked = on!(&mut self.writer().await?, c => {
+            sqlx::query(revoke)
+                .bind(id)
+                .bind(at)
+                .execute(c)
+                .await?
+                .rows_affected()
+        });
+        Ok(revoked == 1)
+    }
+
+    /// The id of the token of `token_hash` if it is not revoked and the operator who made it is
+    /// not disabled, marking it used at `at`.
+    pub async fn use_api_token(&self, token_hash: &str, at: At) -> Result<Option<i64>, StoreError> {
+        let used = "update api_token set last_used_at = $2
+                     where token_hash = $1 and revoked_at is null
+                       and created_by in (select id from staff_user where disabled_at is null)
+                     returning id";
+        let id: Option<i64> = on!(&mut self.writer().await?, c => {
+            sqlx::query_scalar(used)
+                .bind(token_hash)
+                .bind(at)
+                .fetch_optional(c)
+                .await?
+        });
+        Ok(id)
+    }
 }
-
-// impl StaffSessions for PgStore, and for SqliteStore:
-staff_sessions!(PgStore, pool, pool);
-staff_sessions!(SqliteStore, read, write);

@@ -4,6 +4,7 @@
 //! keys are the engine's (`engine::staff`); the rule of how long a key waits is here, beside the
 //! statements that apply it.
 
+use super::dialect::on;
 use super::*;
 
 /// How one kind of key is slowed down: the first `free` failures in a row cost nothing, then each
@@ -71,53 +72,6 @@ fn count_attempt(
         .collect())
 }
 
-#[async_trait::async_trait]
-pub trait SignInThrottle: Send + Sync {
-    /// One attempt on `keys` at `at`: `Err(until)` (nothing counted) while any of them waits;
-    /// else counted on every key as a failure (taken back by [`Self::throttle_passed`]).
-    async fn throttle_attempt(
-        &self,
-        keys: &[Throttled],
-        at: At,
-    ) -> Result<Result<(), DateTime<Utc>>, StoreError>;
-    /// The attempt's secret was right: `forget` keys start again from nothing, `give_back` keys
-    /// lose this attempt's count (their waits stay).
-    async fn throttle_passed(
-        &self,
-        forget: &[String],
-        give_back: &[String],
-    ) -> Result<(), StoreError>;
-    /// Failures in a row of `key` so far.
-    async fn throttle_failures(&self, key: &str) -> Result<u32, StoreError>;
-    /// Forgets every key that starts with one of `prefixes` (an operator's unlock); how many.
-    async fn throttle_clear(&self, prefixes: &[String]) -> Result<u64, StoreError>;
-    /// Forgets keys not tried since `before`; how many.
-    async fn throttle_purge(&self, before: At) -> Result<u64, StoreError>;
-    /// The addresses `staff_id` signed in from most recently (at most 200).
-    async fn signed_in_from(&self, staff_id: i64) -> Result<Vec<String>, StoreError>;
-    /// Whether `staff_id` opened a session in the browser of `device` before.
-    async fn signed_in_on(&self, staff_id: i64, device: &str) -> Result<bool, StoreError>;
-    /// Records `key` as used at `at`: true the first time, false ever after (until it is
-    /// purged with the keys not tried lately). A proof of work is good once.
-    async fn throttle_once(&self, key: &str, at: At) -> Result<bool, StoreError>;
-}
-
-// The same statements in both dialects; PostgreSQL adds `for update` to the read.
-const ENSURE_KEY: &str = "insert into sign_in_throttle (key, failures, next_at, seen_at)
-                          values ($1, 0, $2, $2) on conflict (key) do nothing";
-const READ_KEY: &str = "select failures, next_at from sign_in_throttle where key = $1";
-const WRITE_KEY: &str = "update sign_in_throttle set failures = $2, next_at = $3, seen_at = $4
-                          where key = $1";
-const FORGET_KEY: &str = "delete from sign_in_throttle where key = $1";
-const GIVE_BACK: &str = "update sign_in_throttle set failures = failures - 1
-                          where key = $1 and failures > 0";
-const CLEAR_PREFIX: &str = "delete from sign_in_throttle where substr(key, 1, length($1)) = $1";
-const PURGE: &str = "delete from sign_in_throttle where seen_at < $1";
-const SIGNED_IN_ON: &str = "select count(*) from staff_session where staff_id = $1 and device = $2";
-const SIGNED_IN_FROM: &str = "select address from staff_session
-     where staff_id = $1 and address is not null
-     group by address order by max(created_at) desc limit 200";
-
 /// Keys in one order, so two attempts never wait for each other's second key.
 fn sorted(keys: &[Throttled]) -> Vec<Throttled> {
     let mut keys = keys.to_vec();
@@ -133,222 +87,156 @@ fn state(row: Option<(i32, At)>) -> Option<KeyState> {
     })
 }
 
-#[async_trait::async_trait]
-impl SignInThrottle for PgStore {
-    async fn throttle_attempt(
+impl Store {
+    /// One attempt on `keys` at `at`: `Err(until)` (nothing counted) while any of them waits;
+    /// else counted on every key as a failure (taken back by [`Self::throttle_passed`]).
+    pub async fn throttle_attempt(
         &self,
         keys: &[Throttled],
         at: At,
     ) -> Result<Result<(), DateTime<Utc>>, StoreError> {
         let keys = sorted(keys);
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let mut states = Vec::with_capacity(keys.len());
         for key in &keys {
-            sqlx::query(ENSURE_KEY)
-                .bind(&key.key)
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
-            let row: Option<(i32, At)> = sqlx::query_as(&format!("{READ_KEY} for update"))
-                .bind(&key.key)
-                .fetch_optional(&mut *tx)
-                .await?;
-            states.push(state(row));
+            ensure_key(&mut tx, &key.key, at).await?;
+            states.push(read_key_locked(&mut tx, &key.key).await?);
         }
+        // A refusal drops `tx`: the keys it made are rolled back.
         let counted = match count_attempt(&keys, &states, at) {
             Ok(counted) => counted,
             Err(until) => return Ok(Err(until)),
         };
         for (key, counted) in keys.iter().zip(counted) {
-            sqlx::query(WRITE_KEY)
-                .bind(&key.key)
-                .bind(counted.failures.min(i32::MAX as u32) as i32)
-                .bind(counted.next_at)
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
+            write_key(&mut tx, &key.key, counted, at).await?;
         }
         tx.commit().await?;
         Ok(Ok(()))
     }
 
-    async fn throttle_passed(
+    /// The attempt's secret was right: `forget` keys start again from nothing, `give_back` keys
+    /// lose this attempt's count (their waits stay).
+    pub async fn throttle_passed(
         &self,
         forget: &[String],
         give_back: &[String],
     ) -> Result<(), StoreError> {
-        for key in forget {
-            sqlx::query(FORGET_KEY)
-                .bind(key)
-                .execute(&self.pool)
-                .await?;
-        }
-        for key in give_back {
-            sqlx::query(GIVE_BACK).bind(key).execute(&self.pool).await?;
+        let forget_key = "delete from sign_in_throttle where key = $1";
+        let give_back_key = "update sign_in_throttle set failures = failures - 1
+                              where key = $1 and failures > 0";
+        let mut conn = self.writer().await?;
+        let changes = forget
+            .iter()
+            .map(|key| (forget_key, key))
+            .chain(give_back.iter().map(|key| (give_back_key, key)));
+        for (statement, key) in changes {
+            on!(&mut conn, c => {
+                sqlx::query(statement).bind(key).execute(c).await?;
+            });
         }
         Ok(())
     }
 
-    async fn throttle_failures(&self, key: &str) -> Result<u32, StoreError> {
-        let row: Option<(i32, At)> = sqlx::query_as(READ_KEY)
-            .bind(key)
-            .fetch_optional(&self.pool)
-            .await?;
+    /// Failures in a row of `key` so far.
+    pub async fn throttle_failures(&self, key: &str) -> Result<u32, StoreError> {
+        let read = "select failures, next_at from sign_in_throttle where key = $1";
+        let row: Option<(i32, At)> = on!(&mut self.writer().await?, c => {
+            sqlx::query_as(read).bind(key).fetch_optional(c).await?
+        });
         Ok(state(row).map_or(0, |s| s.failures))
     }
 
-    async fn throttle_clear(&self, prefixes: &[String]) -> Result<u64, StoreError> {
+    /// Forgets every key that starts with one of `prefixes` (an operator's unlock); how many.
+    pub async fn throttle_clear(&self, prefixes: &[String]) -> Result<u64, StoreError> {
+        let clear = "delete from sign_in_throttle where substr(key, 1, length($1)) = $1";
+        let mut conn = self.writer().await?;
         let mut cleared = 0;
         for prefix in prefixes {
-            let done = sqlx::query(CLEAR_PREFIX)
-                .bind(prefix)
-                .execute(&self.pool)
-                .await?;
-            cleared += done.rows_affected();
+            cleared += on!(&mut conn, c => {
+                sqlx::query(clear).bind(prefix).execute(c).await?.rows_affected()
+            });
         }
         Ok(cleared)
     }
 
-    async fn throttle_purge(&self, before: At) -> Result<u64, StoreError> {
-        let done = sqlx::query(PURGE).bind(before).execute(&self.pool).await?;
-        Ok(done.rows_affected())
+    /// Forgets keys not tried since `before`; how many.
+    pub async fn throttle_purge(&self, before: At) -> Result<u64, StoreError> {
+        let purge = "delete from sign_in_throttle where seen_at < $1";
+        let purged = on!(&mut self.writer().await?, c => {
+            sqlx::query(purge).bind(before).execute(c).await?.rows_affected()
+        });
+        Ok(purged)
     }
 
-    async fn signed_in_from(&self, staff_id: i64) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query_scalar(SIGNED_IN_FROM)
-            .bind(staff_id)
-            .fetch_all(&self.pool)
-            .await?)
+    /// The addresses `staff_id` signed in from most recently (at most 200).
+    pub async fn signed_in_from(&self, staff_id: i64) -> Result<Vec<String>, StoreError> {
+        let addresses = "select address from staff_session
+                          where staff_id = $1 and address is not null
+                          group by address order by max(created_at) desc limit 200";
+        let addresses: Vec<String> = on!(&mut self.reader().await?, c => {
+            sqlx::query_scalar(addresses).bind(staff_id).fetch_all(c).await?
+        });
+        Ok(addresses)
     }
 
-    async fn signed_in_on(&self, staff_id: i64, device: &str) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar(SIGNED_IN_ON)
-            .bind(staff_id)
-            .bind(device)
-            .fetch_one(&self.pool)
-            .await?;
+    /// Whether `staff_id` opened a session in the browser of `device` before.
+    pub async fn signed_in_on(&self, staff_id: i64, device: &str) -> Result<bool, StoreError> {
+        let sessions = "select count(*) from staff_session where staff_id = $1 and device = $2";
+        let n: i64 = on!(&mut self.reader().await?, c => {
+            sqlx::query_scalar(sessions)
+                .bind(staff_id)
+                .bind(device)
+                .fetch_one(c)
+                .await?
+        });
         Ok(n > 0)
     }
 
-    async fn throttle_once(&self, key: &str, at: At) -> Result<bool, StoreError> {
-        let done = sqlx::query(ENSURE_KEY)
-            .bind(key)
-            .bind(at)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
+    /// Records `key` as used at `at`: true the first time, false ever after (until it is
+    /// purged with the keys not tried lately). A proof of work is good once.
+    pub async fn throttle_once(&self, key: &str, at: At) -> Result<bool, StoreError> {
+        let mut tx = self.begin().await?;
+        let first = ensure_key(&mut tx, key, at).await?;
+        tx.commit().await?;
+        Ok(first)
     }
 }
 
-#[async_trait::async_trait]
-impl SignInThrottle for SqliteStore {
-    async fn throttle_attempt(
-        &self,
-        keys: &[Throttled],
-        at: At,
-    ) -> Result<Result<(), DateTime<Utc>>, StoreError> {
-        let keys = sorted(keys);
-        // The single writer: nothing else writes until this commits.
-        let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        let mut states = Vec::with_capacity(keys.len());
-        for key in &keys {
-            let row: Option<(i32, At)> = sqlx::query_as(READ_KEY)
-                .bind(&key.key)
-                .fetch_optional(&mut *tx)
-                .await?;
-            states.push(state(row));
-        }
-        let counted = match count_attempt(&keys, &states, at) {
-            Ok(counted) => counted,
-            Err(until) => return Ok(Err(until)),
-        };
-        for (key, counted) in keys.iter().zip(counted) {
-            sqlx::query(ENSURE_KEY)
-                .bind(&key.key)
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query(WRITE_KEY)
-                .bind(&key.key)
-                .bind(counted.failures.min(i32::MAX as u32) as i32)
-                .bind(counted.next_at)
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(Ok(()))
-    }
+/// Stores `key` with no failures unless it is stored; whether it was new.
+async fn ensure_key(tx: &mut Tx, key: &str, at: At) -> Result<bool, StoreError> {
+    let ensure = "insert into sign_in_throttle (key, failures, next_at, seen_at)
+                  values ($1, 0, $2, $2) on conflict (key) do nothing";
+    let made = on!(tx, c => {
+        sqlx::query(ensure).bind(key).bind(at).execute(c).await?.rows_affected()
+    });
+    Ok(made == 1)
+}
 
-    async fn throttle_passed(
-        &self,
-        forget: &[String],
-        give_back: &[String],
-    ) -> Result<(), StoreError> {
-        for key in forget {
-            sqlx::query(FORGET_KEY)
-                .bind(key)
-                .execute(&self.write)
-                .await?;
-        }
-        for key in give_back {
-            sqlx::query(GIVE_BACK)
-                .bind(key)
-                .execute(&self.write)
-                .await?;
-        }
-        Ok(())
-    }
+/// The state of `key`, locked until `tx` ends (SQLite's writer holds the whole database).
+async fn read_key_locked(tx: &mut Tx, key: &str) -> Result<Option<KeyState>, StoreError> {
+    let read = format!(
+        "select failures, next_at from sign_in_throttle where key = $1 {}",
+        tx.row_lock("for update")
+    );
+    let row: Option<(i32, At)> = on!(tx, c => {
+        sqlx::query_as(&read).bind(key).fetch_optional(c).await?
+    });
+    Ok(state(row))
+}
 
-    async fn throttle_failures(&self, key: &str) -> Result<u32, StoreError> {
-        let row: Option<(i32, At)> = sqlx::query_as(READ_KEY)
+async fn write_key(tx: &mut Tx, key: &str, counted: KeyState, at: At) -> Result<(), StoreError> {
+    let write = "update sign_in_throttle set failures = $2, next_at = $3, seen_at = $4
+                  where key = $1";
+    on!(tx, c => {
+        sqlx::query(write)
             .bind(key)
-            .fetch_optional(&self.write)
-            .await?;
-        Ok(state(row).map_or(0, |s| s.failures))
-    }
-
-    async fn throttle_clear(&self, prefixes: &[String]) -> Result<u64, StoreError> {
-        let mut cleared = 0;
-        for prefix in prefixes {
-            let done = sqlx::query(CLEAR_PREFIX)
-                .bind(prefix)
-                .execute(&self.write)
-                .await?;
-            cleared += done.rows_affected();
-        }
-        Ok(cleared)
-    }
-
-    async fn throttle_purge(&self, before: At) -> Result<u64, StoreError> {
-        let done = sqlx::query(PURGE).bind(before).execute(&self.write).await?;
-        Ok(done.rows_affected())
-    }
-
-    async fn signed_in_from(&self, staff_id: i64) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query_scalar(SIGNED_IN_FROM)
-            .bind(staff_id)
-            .fetch_all(&self.read)
-            .await?)
-    }
-
-    async fn signed_in_on(&self, staff_id: i64, device: &str) -> Result<bool, StoreError> {
-        let n: i64 = sqlx::query_scalar(SIGNED_IN_ON)
-            .bind(staff_id)
-            .bind(device)
-            .fetch_one(&self.read)
-            .await?;
-        Ok(n > 0)
-    }
-
-    async fn throttle_once(&self, key: &str, at: At) -> Result<bool, StoreError> {
-        let done = sqlx::query(ENSURE_KEY)
-            .bind(key)
+            .bind(counted.failures.min(i32::MAX as u32) as i32)
+            .bind(counted.next_at)
             .bind(at)
-            .execute(&self.write)
+            .execute(c)
             .await?;
-        Ok(done.rows_affected() == 1)
-    }
+    });
+    Ok(())
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ pub enum Round {
 }
 
 pub struct Relay {
-    store: Arc<dyn Store>,
+    store: Store,
     sink: Arc<dyn EventSink>,
     /// This relay's identity in the lease: `pid <process id> <uuid>`, so that an operator (and
     /// the chaos run) can tell which process holds it.
@@ -70,7 +70,7 @@ pub struct Relay {
 }
 
 impl Relay {
-    pub fn new(store: Arc<dyn Store>, sink: Arc<dyn EventSink>, batch: i64) -> Self {
+    pub fn new(store: Store, sink: Arc<dyn EventSink>, batch: i64) -> Self {
         Self {
             store,
             sink,

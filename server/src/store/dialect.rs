@@ -1,0 +1,102 @@
+//! What really differs between the two databases, in one place: which database the store is on,
+//! how a write transaction begins (SQLite's `BEGIN IMMEDIATE`), and the one macro that runs a
+//! statement written the same way on either. Times and lengths of time bind through
+//! [`Moment`](super::Moment) and [`Span`](super::Span), so most statements read the same in both.
+
+use super::{PgStore, SqliteStore, Store, StoreError};
+use sqlx::pool::PoolConnection;
+use sqlx::{Postgres, Sqlite, Transaction};
+
+/// One of the two databases, or something of one of them (a pool, a connection, a transaction).
+pub(super) enum Dialect<P, S> {
+    Postgres(P),
+    Sqlite(S),
+}
+
+impl<P: Clone, S: Clone> Clone for Dialect<P, S> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Postgres(p) => Self::Postgres(p.clone()),
+            Self::Sqlite(s) => Self::Sqlite(s.clone()),
+        }
+    }
+}
+
+/// The database a store is on.
+pub(super) type Db = Dialect<PgStore, SqliteStore>;
+
+/// A write transaction.
+pub(super) type Tx = Dialect<Transaction<'static, Postgres>, Transaction<'static, Sqlite>>;
+
+/// A connection for single statements outside a transaction.
+pub(super) type Conn = Dialect<PoolConnection<Postgres>, PoolConnection<Sqlite>>;
+
+impl Store {
+    /// A write transaction. On SQLite it takes the one writer's lock at once (`BEGIN
+    /// IMMEDIATE`): a transaction that reads before it writes never finds its reads changed
+    /// under it, nor fails to upgrade its lock half-way.
+    pub(super) async fn begin(&self) -> Result<Tx, StoreError> {
+        Ok(match &self.db {
+            Dialect::Postgres(pg) => Dialect::Postgres(pg.pool.begin().await?),
+            Dialect::Sqlite(lite) => {
+                Dialect::Sqlite(lite.write.begin_with("BEGIN IMMEDIATE").await?)
+            }
+        })
+    }
+
+    /// A connection for reads (on SQLite from the read pool: reads never wait for the writer).
+    pub(super) async fn reader(&self) -> Result<Conn, StoreError> {
+        Ok(match &self.db {
+            Dialect::Postgres(pg) => Dialect::Postgres(pg.pool.acquire().await?),
+            Dialect::Sqlite(lite) => Dialect::Sqlite(lite.read.acquire().await?),
+        })
+    }
+
+    /// A connection for one write (SQLite's one writer).
+    pub(super) async fn writer(&self) -> Result<Conn, StoreError> {
+        Ok(match &self.db {
+            Dialect::Postgres(pg) => Dialect::Postgres(pg.pool.acquire().await?),
+            Dialect::Sqlite(lite) => Dialect::Sqlite(lite.write.acquire().await?),
+        })
+    }
+}
+
+impl<P, S> Dialect<P, S> {
+    /// `clause` (`for update`, `for update skip locked`) on PostgreSQL; nothing on SQLite, whose
+    /// one writer needs no row locks.
+    pub(super) fn row_lock(&self, clause: &'static str) -> &'static str {
+        match self {
+            Self::Postgres(_) => clause,
+            Self::Sqlite(_) => "",
+        }
+    }
+}
+
+impl Tx {
+    pub(super) async fn commit(self) -> Result<(), StoreError> {
+        match self {
+            Dialect::Postgres(tx) => tx.commit().await?,
+            Dialect::Sqlite(tx) => tx.commit().await?,
+        }
+        Ok(())
+    }
+}
+
+/// `on!(tx, c => body)`: runs `body` with `c` bound to the connection of `tx` (a `&mut Tx` or a
+/// `&mut Conn`), whichever database it is on. The body is compiled once for each: it is for
+/// statements whose text and binds read the same in both dialects.
+macro_rules! on {
+    ($tx:expr, $c:ident => $body:expr) => {
+        match $tx {
+            $crate::store::dialect::Dialect::Postgres(tx) => {
+                let $c = &mut **tx;
+                $body
+            }
+            $crate::store::dialect::Dialect::Sqlite(tx) => {
+                let $c = &mut **tx;
+                $body
+            }
+        }
+    };
+}
+pub(super) use on;
