@@ -168,8 +168,10 @@ impl<'q> Encode<'q, Postgres> for Span {
         &self,
         buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
     ) -> Result<IsNull, BoxDynError> {
-        // `interval` keeps microseconds: anything finer would be refused, not rounded.
-        let micros = self.0.num_microseconds().unwrap_or(i64::MAX);
+        // `interval` keeps microseconds: anything finer would be refused, not rounded; sqlx
+        // refuses a length past i64::MAX nanoseconds (292 years): the longest is that.
+        const LONGEST: i64 = i64::MAX / 1_000;
+        let micros = self.0.num_microseconds().unwrap_or(LONGEST).min(LONGEST);
         <chrono::Duration as Encode<Postgres>>::encode(chrono::Duration::microseconds(micros), buf)
     }
 }
@@ -321,6 +323,21 @@ mod tests {
         assert_eq!(later.0.to_rfc3339(), "2026-11-30T10:10:00.123+00:00");
         let far = at.after(std::time::Duration::MAX).0;
         assert!(far > DateTime::<Utc>::MAX_UTC - chrono::Duration::milliseconds(1));
+    }
+
+    #[test]
+    fn a_length_of_time_encodes_in_postgres_however_long_or_fine() {
+        for span in [
+            Span::from(std::time::Duration::MAX),
+            Span(chrono::Duration::days(200_000)),
+            Span(chrono::Duration::nanoseconds(1_500)),
+        ] {
+            let mut buf = <Postgres as Database>::ArgumentBuffer::default();
+            assert!(
+                <Span as Encode<Postgres>>::encode_by_ref(&span, &mut buf).is_ok(),
+                "{span:?}"
+            );
+        }
     }
 
     #[test]
