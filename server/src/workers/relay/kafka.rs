@@ -136,6 +136,49 @@ async fn acknowledged(
     (sent, error)
 }
 
+/// A member of a consumer group that is closed on a thread of its own when dropped. Closing a
+/// member waits until the broker has let it leave the group, and with the broker gone rdkafka
+/// waits for ever: dropped on a runtime's thread (a server shutting down, a test's runtime
+/// ending after its broker), it would hang that thread.
+struct Detached<T: Send + 'static>(Option<T>);
+
+impl<T: Send + 'static> Detached<T> {
+    fn new(client: T) -> Self {
+        Self(Some(client))
+    }
+
+    /// Closes the client off this thread; the answer comes when it is closed.
+    fn close(mut self) -> tokio::sync::oneshot::Receiver<()> {
+        let (done, closed) = tokio::sync::oneshot::channel();
+        let client = self.0.take();
+        let closing = std::thread::Builder::new()
+            .name("kafka-close".into())
+            .spawn(move || {
+                drop(client);
+                let _ = done.send(());
+            });
+        if let Err(e) = closing {
+            tracing::warn!(error = %e, "no thread to close a Kafka client on");
+        }
+        closed
+    }
+}
+
+impl<T: Send + 'static> std::ops::Deref for Detached<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0.as_ref().expect("a client until dropped")
+    }
+}
+
+impl<T: Send + 'static> Drop for Detached<T> {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            drop(Self(self.0.take()).close());
+        }
+    }
+}
+
 /// How often each consumer looks at its group's partitions (see `watch.rs`).
 const WATCH_EVERY: Duration = Duration::from_secs(10);
 /// How long a partition may have events waiting without moving before this member rejoins:
@@ -240,7 +283,7 @@ pub fn group_waiting(
 
 /// [`group_partitions`], off the async threads; `None` when they could not be read.
 async fn read_group(
-    reader: &Arc<BaseConsumer>,
+    reader: &Arc<Detached<BaseConsumer>>,
     topic: &str,
     name: &str,
 ) -> Option<Vec<watch::Partition>> {
@@ -257,17 +300,23 @@ async fn read_group(
 
 /// Replaces `consumer` with a new member of the same group: closing the old client leaves the
 /// group, and the new one joins it, so the broker deals the partitions out again.
-async fn rejoin(config: &ClientConfig, consumer: &mut StreamConsumer, topic: &str, name: &str) {
-    let fresh: StreamConsumer = match config.create() {
-        Ok(fresh) => fresh,
+async fn rejoin(
+    config: &ClientConfig,
+    consumer: &mut Detached<StreamConsumer>,
+    topic: &str,
+    name: &str,
+) {
+    let fresh = match config.create() {
+        Ok(fresh) => Detached::new(fresh),
         Err(e) => {
             tracing::warn!(consumer = name, error = %e, "consumer not made again");
             return;
         }
     };
+    // The old member leaves the group before the new one joins, unless the broker keeps it
+    // waiting longer than a session lasts.
     let old = std::mem::replace(consumer, fresh);
-    // Closing blocks while the client leaves the group.
-    let _ = tokio::task::spawn_blocking(move || drop(old)).await;
+    let _ = tokio::time::timeout(Duration::from_secs(45), old.close()).await;
     if let Err(e) = consumer.subscribe(&[topic]) {
         tracing::warn!(consumer = name, error = %e, "subscribing again failed");
     }
@@ -286,8 +335,8 @@ pub fn kafka_consumer(
     name: &'static str,
 ) -> Result<impl std::future::Future<Output = ()> + Send, rdkafka::error::KafkaError> {
     let config = consumer_config(brokers, name);
-    let reader = Arc::new(reader(config.clone())?);
-    let mut consumer: StreamConsumer = config.create()?;
+    let reader = Arc::new(Detached::new(reader(config.clone())?));
+    let mut consumer: Detached<StreamConsumer> = Detached::new(config.create()?);
     consumer.subscribe(&[topic])?;
     let topic = topic.to_string();
     // The members of a group do not all look at the same moment, so they seldom all rejoin.
