@@ -112,6 +112,24 @@ pub struct NewShowtime {
 }
 
 impl NewShowtime {
+    /// A showtime on sale from now until its start, of the default running time, at its hall's
+    /// prices and ticket types.
+    pub fn on_sale(hall_id: i64, title: &str, starts_at: DateTime<Utc>) -> Self {
+        Self {
+            hall_id,
+            title: title.to_string(),
+            starts_at,
+            duration_minutes: DEFAULT_DURATION_MINUTES,
+            sales_open_at: None,
+            sales_close_at: None,
+            hot_sale: false,
+            accessible_release_at: None,
+            prices: BTreeMap::new(),
+            ticket_types: None,
+            ticket_prices: BTreeMap::new(),
+        }
+    }
+
     /// What is wrong with it, judged at `now` (all of it, one line each), or nothing.
     pub fn problems(&self, now: DateTime<Utc>) -> Vec<Reason> {
         let mut problems = Vec::new();

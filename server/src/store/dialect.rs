@@ -3,7 +3,7 @@
 //! statement written the same way on either. Times and lengths of time bind through
 //! [`Moment`](super::Moment) and [`Span`](super::Span), so most statements read the same in both.
 
-use super::{PgStore, SqliteStore, Store, StoreError};
+use super::{At, BookingId, Envelope, Now, PgStore, ShowtimeId, SqliteStore, Store, StoreError};
 use sqlx::pool::PoolConnection;
 use sqlx::{Postgres, Sqlite, Transaction};
 
@@ -62,6 +62,15 @@ impl Store {
 }
 
 impl<P, S> Dialect<P, S> {
+    /// `column` is one of the list bound as `$n` (a [`SeatList`](super::SeatList) or
+    /// [`Ids`](super::Ids): an array on PostgreSQL, a JSON array on SQLite).
+    pub(super) fn in_list(&self, column: &str, n: u8) -> String {
+        match self {
+            Self::Postgres(_) => format!("{column} = any(${n})"),
+            Self::Sqlite(_) => format!("{column} in (select value from json_each(${n}))"),
+        }
+    }
+
     /// `clause` (`for update`, `for update skip locked`) on PostgreSQL; nothing on SQLite, whose
     /// one writer needs no row locks.
     pub(super) fn row_lock(&self, clause: &'static str) -> &'static str {
@@ -79,6 +88,43 @@ impl Tx {
             Dialect::Sqlite(tx) => tx.commit().await?,
         }
         Ok(())
+    }
+
+    pub(super) async fn rollback(self) -> Result<(), StoreError> {
+        match self {
+            Dialect::Postgres(tx) => tx.rollback().await?,
+            Dialect::Sqlite(tx) => tx.rollback().await?,
+        }
+        Ok(())
+    }
+
+    /// The fenced confirm: the seats of hold `hold` of `showtime` booked for `booking`, all of
+    /// them or none (empty), in this transaction — each dialect's one statement
+    /// (`holds::postgres::confirm_in`, `holds::sqlite::confirm_in`).
+    pub(super) async fn confirm(
+        &mut self,
+        showtime: ShowtimeId,
+        hold: uuid::Uuid,
+        booking: BookingId,
+        now: Now,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        match self {
+            Dialect::Postgres(tx) => {
+                super::holds::postgres::confirm_in(&mut **tx, showtime, hold, booking, now).await
+            }
+            Dialect::Sqlite(tx) => {
+                super::holds::sqlite::confirm_in(tx, showtime, hold, booking, At::or_now(now)).await
+            }
+        }
+    }
+
+    /// Writes a booking event to the outbox, in this transaction (the relay sends it once it
+    /// commits).
+    pub(super) async fn append_event(&mut self, event: &Envelope) -> Result<(), StoreError> {
+        match self {
+            Dialect::Postgres(tx) => super::postgres::append_event(tx, event).await,
+            Dialect::Sqlite(tx) => super::sqlite::append_event(tx, event).await,
+        }
     }
 }
 

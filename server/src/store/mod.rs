@@ -3,17 +3,18 @@
 //! guarantees") with its own database's tools; the contract suite in `tests/it/contract.rs` runs
 //! against both.
 //!
-//! What really differs between the dialects lives in `dialect.rs` (the transaction's begin, the
-//! macro that runs one statement on either database); times bind as [`Moment`] and [`Span`], so
-//! most statements read the same in both. A capability written this way is an `impl Store` block
-//! in one file: each transaction a function that reads top to bottom, each of its statements a
-//! private function beside it with its SQL and its binds (`idempotency.rs`).
+//! What really differs between the dialects lives in `dialect.rs` (the transaction's begin,
+//! row locks, lists bound as one parameter, the fenced confirm, appending an event, the macro
+//! that runs one statement on either database); times bind as [`Moment`] and [`Span`], so most
+//! statements read the same in both. A capability is an `impl Store` block: each transaction a
+//! function that reads top to bottom, each of its statements a private function beside it with
+//! its SQL, its lock and its binds (`catalog/changes.rs`, `settlement/settle.rs`).
 //!
-//! The capabilities not yet written so are folders with a contract (a trait and its types,
-//! `mod.rs`) and two dialects side by side (`postgres.rs`, `sqlite.rs`), reached through
-//! [`Capabilities`]; their shared transactions run over *steps* traits that each dialect
-//! implements (`box_office::CounterSteps`), with pure decisions beside them
-//! (`settlement/decision.rs`, `box_office/decision.rs`). Each dialect has one fenced confirm
+//! The capabilities not yet written so (`holds`, `consumers`, `box_office`) keep a contract (a
+//! trait and its types, `mod.rs`) and two dialects side by side (`postgres.rs`, `sqlite.rs`),
+//! reached through [`Capabilities`]; the box office's transactions run over *steps* traits
+//! that each dialect implements (`box_office::CounterSteps`), with pure decisions beside them
+//! (`box_office/decision.rs`, `settlement/decision.rs`). Each dialect has one fenced confirm
 //! (`holds::postgres::confirm_in`, `holds::sqlite::confirm_in`).
 //!
 //! - `catalog`: halls, layouts, showtimes, seat states;
@@ -58,7 +59,7 @@ pub use payments::*;
 pub use postgres::{PgStore, MIGRATION_COMMENT_EDITS};
 pub use relay::*;
 pub use settlement::*;
-pub use sql::{At, BookingStatus, Moment, PaymentStatus, SeatList, Span};
+pub use sql::{At, BookingStatus, Ids, Moment, PaymentStatus, SeatList, Span};
 pub use sqlite::SqliteStore;
 pub use staff::*;
 
@@ -166,34 +167,12 @@ impl Store {
 /// holds (a step on the way to one concrete store: each capability leaves this list when its
 /// transactions become functions of [`Store`]).
 pub trait Capabilities:
-    Catalog
-    + BoxOffice
-    + BoxOfficeBooks
-    + HallPlans
-    + Holds
-    + Payments
-    + Settlements
-    + Relay
-    + Consumers
-    + Send
-    + Sync
-    + 'static
+    BoxOffice + BoxOfficeBooks + Holds + Consumers + Send + Sync + 'static
 {
 }
 
 impl<T> Capabilities for T where
-    T: Catalog
-        + BoxOffice
-        + BoxOfficeBooks
-        + HallPlans
-        + Holds
-        + Payments
-        + Settlements
-        + Relay
-        + Consumers
-        + Send
-        + Sync
-        + 'static
+    T: BoxOffice + BoxOfficeBooks + Holds + Consumers + Send + Sync + 'static
 {
 }
 

@@ -4,7 +4,8 @@
 //!   (`INTEGER`) in SQLite;
 //! - [`Moment`], [`Span`]: "now" and a length of time in a statement, so that arithmetic on
 //!   times reads the same in both;
-//! - [`SeatList`]: seat codes — `text[]` in PostgreSQL, a JSON array (`TEXT`) in SQLite;
+//! - [`SeatList`]: seat codes — `text[]` in PostgreSQL, a JSON array (`TEXT`) in SQLite; [`Ids`]:
+//!   row ids, likewise (`bigint[]`);
 //! - [`BookingStatus`], [`PaymentStatus`]: the status columns, as their
 //!   names in text.
 
@@ -222,6 +223,27 @@ impl<'r> Decode<'r, Sqlite> for SeatList {
 }
 
 postgres_as!(SeatList, Vec<String>);
+
+/// Row ids in one parameter: `bigint[]` in PostgreSQL, a JSON array (`TEXT`) in SQLite.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Ids(pub Vec<i64>);
+
+impl Type<Sqlite> for Ids {
+    fn type_info() -> <Sqlite as Database>::TypeInfo {
+        <String as Type<Sqlite>>::type_info()
+    }
+}
+
+impl<'q> Encode<'q, Sqlite> for Ids {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Sqlite as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <String as Encode<Sqlite>>::encode(serde_json::to_string(&self.0)?, buf)
+    }
+}
+
+postgres_as!(Ids, Vec<i64>);
 
 /// A status column read and written as its name, in both dialects.
 macro_rules! text_enum {

@@ -100,17 +100,8 @@ async fn drawn_showtime_aiming(
     let showtime = db
         .store
         .add_showtime(&NewShowtime {
-            hall_id,
-            title: "Rules".into(),
-            starts_at,
-            duration_minutes: 120,
-            sales_open_at: None,
-            sales_close_at: None,
-            hot_sale: false,
             accessible_release_at: release,
-            prices: Default::default(),
-            ticket_types: None,
-            ticket_prices: Default::default(),
+            ..NewShowtime::on_sale(hall_id, "Rules", starts_at)
         })
         .await
         .unwrap();

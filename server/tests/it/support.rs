@@ -129,17 +129,9 @@ impl TestDb {
         };
         self.store
             .add_showtime(&app::domain::NewShowtime {
-                hall_id: hall,
-                title: "Test Film".into(),
-                starts_at,
-                duration_minutes: app::domain::DEFAULT_DURATION_MINUTES,
                 sales_open_at: opens,
                 sales_close_at: closes,
-                hot_sale: false,
-                accessible_release_at: None,
-                prices: Default::default(),
-                ticket_types: None,
-                ticket_prices: Default::default(),
+                ..app::domain::NewShowtime::on_sale(hall, "Test Film", starts_at)
             })
             .await
             .unwrap()

@@ -1,5 +1,5 @@
 //! Halls and showtimes as the operator's console sees them: halls listed with their seat
-//! counts and read back whole for export, showtimes with their seats sold, held and free. Both dialects run the same statements ([`hall_plans!`]).
+//! counts and read back whole for export, showtimes with their seats sold, held and free.
 
 use super::*;
 use app::domain::{HallSummary, ShowtimeCounts};
@@ -13,23 +13,30 @@ pub struct StoredHall {
     pub best_seat: Option<String>,
 }
 
-#[async_trait::async_trait]
-pub trait HallPlans: Send + Sync {
-    /// A showtime's hall layout (`None`: no such showtime).
-    async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError>;
-    /// Every hall with its number of seats, by name.
-    async fn halls(&self) -> Result<Vec<HallSummary>, StoreError>;
-    /// The hall's name, categories and seats; `None` when there is no such hall.
-    async fn stored_hall(&self, hall_id: i64) -> Result<Option<StoredHall>, StoreError>;
-    /// Showtimes starting at `since` or later, in time order, with their seats sold, held (a
-    /// hold still live at `now`), off sale (house or killed) and free.
-    async fn showtime_counts(&self, now: At, since: At) -> Result<Vec<ShowtimeCounts>, StoreError>;
-}
-
-const HALLS: &str = "select h.id, h.name, count(s.seat_code) as seats
-     from hall h left join hall_seat s on s.hall_id = h.id
-     group by h.id, h.name order by h.name";
-const HALL_NAME: &str = "select name, best_seat from hall where id = $1";
+/// A showtime's head: its hall, title, times and where best available aims.
+const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at,
+            st.sales_open_at, st.duration_minutes,
+            coalesce(st.sales_close_at, st.starts_at) as sales_close_at,
+            st.accessible_release_at, h.best_seat
+       from showtime st join hall h on h.id = st.hall_id where st.id = $1";
+/// A hall's categories at its own prices.
+pub(super) const CATEGORIES: &str =
+    "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code";
+/// A hall's default prices of ticket types besides adult.
+pub(super) const HALL_TICKET_PRICES: &str =
+    "select category, ticket_type, price_krw from category_ticket_price where hall_id = $1";
+const HALL_SEATS: &str =
+    "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible, companion
+       from hall_seat where hall_id = $1 order by grid_y, grid_x";
+/// A showtime's categories at its own prices (the hall's where it has none).
+const SHOWTIME_CATEGORIES: &str =
+    "select c.code, c.name, coalesce(p.price_krw, c.price_krw) as price_krw
+       from showtime st join price_category c on c.hall_id = st.hall_id
+       left join showtime_price p on p.showtime_id = st.id and p.category = c.code
+      where st.id = $1 order by price_krw, c.code";
+/// A showtime's prices of the ticket types it sells besides adult.
+const SHOWTIME_TICKET_PRICES: &str =
+    "select category, ticket_type, price_krw from showtime_ticket_price where showtime_id = $1";
 const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name, st.starts_at,
             st.duration_minutes, st.sales_open_at,
             coalesce(st.sales_close_at, st.starts_at) as sales_close_at, st.hot_sale,
@@ -95,102 +102,108 @@ pub(super) fn stored_hall(
     })
 }
 
-/// `impl HallPlans for $store`, reading through `self.$read`: the same statements in both
-/// dialects.
-macro_rules! hall_plans {
-    ($store:ty, $read:ident) => {
-        #[async_trait::async_trait]
-        impl HallPlans for $store {
-            async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
-                let head: Option<ShowtimeHead> = sqlx::query_as(SHOWTIME_HEAD)
-                    .bind(showtime.get())
-                    .fetch_optional(&self.$read)
-                    .await?;
-                let Some(head) = head else {
-                    return Ok(None);
-                };
-                let categories = sqlx::query_as(SHOWTIME_CATEGORIES).bind(showtime.get());
-                let categories = categories.fetch_all(&self.$read).await?;
-                let prices = sqlx::query_as(SHOWTIME_TICKET_PRICES).bind(showtime.get());
-                let prices = prices.fetch_all(&self.$read).await?;
-                let seats = sqlx::query_as(HALL_SEATS).bind(head.hall_id);
-                let seats = seats.fetch_all(&self.$read).await?;
-                let mut layout = head.layout(showtime, categories, seats)?;
-                priced(&mut layout.categories, prices);
-                Ok(Some(layout))
+impl Store {
+    /// A showtime's hall layout (`None`: no such showtime).
+    pub async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
+        let id = showtime.get();
+        let read = on!(&mut self.reader().await?, c => {
+            let head: Option<ShowtimeHead> =
+                sqlx::query_as(SHOWTIME_HEAD).bind(id).fetch_optional(&mut *c).await?;
+            match head {
+                None => None,
+                Some(head) => Some((
+                    sqlx::query_as(HALL_SEATS).bind(head.hall_id).fetch_all(&mut *c).await?,
+                    head,
+                    sqlx::query_as(SHOWTIME_CATEGORIES).bind(id).fetch_all(&mut *c).await?,
+                    sqlx::query_as(SHOWTIME_TICKET_PRICES).bind(id).fetch_all(&mut *c).await?,
+                )),
             }
+        });
+        let Some((seats, head, categories, prices)) = read else {
+            return Ok(None);
+        };
+        let mut layout = head.layout(showtime, categories, seats)?;
+        priced(&mut layout.categories, prices);
+        Ok(Some(layout))
+    }
 
-            async fn halls(&self) -> Result<Vec<HallSummary>, StoreError> {
-                let rows: Vec<HallRow> = sqlx::query_as(HALLS).fetch_all(&self.$read).await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|r| HallSummary {
-                        id: r.id,
-                        name: r.name,
-                        seats: r.seats,
-                    })
-                    .collect())
-            }
+    /// Every hall with its number of seats, by name.
+    pub async fn halls(&self) -> Result<Vec<HallSummary>, StoreError> {
+        let halls = "select h.id, h.name, count(s.seat_code) as seats
+                       from hall h left join hall_seat s on s.hall_id = h.id
+                      group by h.id, h.name order by h.name";
+        let rows: Vec<HallRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(halls).fetch_all(c).await?
+        });
+        Ok(rows
+            .into_iter()
+            .map(|r| HallSummary {
+                id: r.id,
+                name: r.name,
+                seats: r.seats,
+            })
+            .collect())
+    }
 
-            async fn stored_hall(&self, hall_id: i64) -> Result<Option<StoredHall>, StoreError> {
-                let name: Option<(String, Option<String>)> = sqlx::query_as(HALL_NAME)
-                    .bind(hall_id)
-                    .fetch_optional(&self.$read)
-                    .await?;
-                let Some(name) = name else { return Ok(None) };
-                let categories = sqlx::query_as(CATEGORIES).bind(hall_id);
-                let categories = categories.fetch_all(&self.$read).await?;
-                let prices = sqlx::query_as(HALL_TICKET_PRICES).bind(hall_id);
-                let prices = prices.fetch_all(&self.$read).await?;
-                let seats = sqlx::query_as(HALL_SEATS).bind(hall_id);
-                let seats = seats.fetch_all(&self.$read).await?;
-                let mut hall = stored_hall(name, categories, seats)?;
-                priced(&mut hall.categories, prices);
-                Ok(Some(hall))
+    /// The hall's name, categories and seats; `None` when there is no such hall.
+    pub async fn stored_hall(&self, hall_id: i64) -> Result<Option<StoredHall>, StoreError> {
+        let name = "select name, best_seat from hall where id = $1";
+        let read = on!(&mut self.reader().await?, c => {
+            let name: Option<(String, Option<String>)> =
+                sqlx::query_as(name).bind(hall_id).fetch_optional(&mut *c).await?;
+            match name {
+                None => None,
+                Some(name) => Some((
+                    name,
+                    sqlx::query_as(CATEGORIES).bind(hall_id).fetch_all(&mut *c).await?,
+                    sqlx::query_as(HALL_TICKET_PRICES).bind(hall_id).fetch_all(&mut *c).await?,
+                    sqlx::query_as(HALL_SEATS).bind(hall_id).fetch_all(&mut *c).await?,
+                )),
             }
+        });
+        let Some((name, categories, prices, seats)) = read else {
+            return Ok(None);
+        };
+        let mut hall = stored_hall(name, categories, seats)?;
+        priced(&mut hall.categories, prices);
+        Ok(Some(hall))
+    }
 
-            async fn showtime_counts(
-                &self,
-                now: At,
-                since: At,
-            ) -> Result<Vec<ShowtimeCounts>, StoreError> {
-                let rows: Vec<CountsRow> = sqlx::query_as(SHOWTIME_COUNTS)
-                    .bind(now)
-                    .bind(since)
-                    .fetch_all(&self.$read)
-                    .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|r| ShowtimeCounts {
-                        id: r.id,
-                        movie_title: r.movie_title,
-                        hall_name: r.hall_name,
-                        starts_at: r.starts_at.0,
-                        duration_minutes: r.duration_minutes,
-                        sales: app::domain::SalesWindow {
-                            opens_at: r.sales_open_at.map(|at| at.0),
-                            closes_at: r.sales_close_at.0,
-                        },
-                        hot_sale: r.hot_sale,
-                        cancelled: r.cancelled,
-                        started: r.starts_at.0 <= now.0,
-                        ended: r.starts_at.0
-                            + chrono::Duration::minutes(i64::from(r.duration_minutes))
-                            <= now.0,
-                        refunds_due: r.refunds_due,
-                        refunded: r.refunded,
-                        sold: r.sold,
-                        held: r.held,
-                        off_sale: r.off_sale,
-                        checked_in: r.checked_in,
-                        free: r.seats - r.sold - r.held - r.off_sale,
-                    })
-                    .collect())
-            }
-        }
-    };
+    /// Showtimes starting at `since` or later, in time order, with their seats sold, held (a
+    /// hold still live at `now`), off sale (house or killed) and free.
+    pub async fn showtime_counts(
+        &self,
+        now: At,
+        since: At,
+    ) -> Result<Vec<ShowtimeCounts>, StoreError> {
+        let rows: Vec<CountsRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(SHOWTIME_COUNTS).bind(now).bind(since).fetch_all(c).await?
+        });
+        Ok(rows
+            .into_iter()
+            .map(|r| ShowtimeCounts {
+                id: r.id,
+                movie_title: r.movie_title,
+                hall_name: r.hall_name,
+                starts_at: r.starts_at.0,
+                duration_minutes: r.duration_minutes,
+                sales: app::domain::SalesWindow {
+                    opens_at: r.sales_open_at.map(|at| at.0),
+                    closes_at: r.sales_close_at.0,
+                },
+                hot_sale: r.hot_sale,
+                cancelled: r.cancelled,
+                started: r.starts_at.0 <= now.0,
+                ended: r.starts_at.0 + chrono::Duration::minutes(i64::from(r.duration_minutes))
+                    <= now.0,
+                refunds_due: r.refunds_due,
+                refunded: r.refunded,
+                sold: r.sold,
+                held: r.held,
+                off_sale: r.off_sale,
+                checked_in: r.checked_in,
+                free: r.seats - r.sold - r.held - r.off_sale,
+            })
+            .collect())
+    }
 }
-
-// impl HallPlans for PgStore, and for SqliteStore:
-hall_plans!(PgStore, pool);
-hall_plans!(SqliteStore, read);

@@ -1,13 +1,11 @@
 //! Bookings and their payments at the gateway: one booking per hold, payment sessions, what the
 //! gateway reports (recorded once, checked against what was asked), and the booking views.
 
-#[macro_use]
-mod report;
-
-mod postgres;
+mod bookings;
 mod rows;
-mod sqlite;
+mod sessions;
 
+use super::dialect::{on, Tx};
 use super::*;
 use rows::*;
 
@@ -206,56 +204,10 @@ impl BookingFilter {
     }
 }
 
-// Statements that read the same in both dialects.
+/// A booking's columns as [`BookingRecord`] reads them.
 const BOOKING_COLUMNS: &str = "select id, showtime_id, customer_id, seats, amount_krw, status,
                                       failure_reason, created_at, updated_at, refunded_at,
                                       email, language, tickets,
                                       (select st.cancelled_at is not null from showtime st
                                         where st.id = booking.showtime_id) as showtime_cancelled
                                  from booking";
-const PAYMENTS_OF_BOOKING: &str =
-    "select status, amount_krw, payment_url, session_expires_at, updated_at
-       from payment where booking_id = $1 order by created_at";
-const BOOKING_OF_HOLD: &str =
-    "select id, status, amount_krw, tickets from booking where hold_id = $1";
-const PAYMENT_KNOWN: &str = "select 1 from payment where provider_session_id = $1";
-const SET_MISMATCH: &str = "update payment set mismatch = $2 where provider_session_id = $1";
-
-#[async_trait::async_trait]
-pub trait Payments: Send + Sync {
-    /// The booking of `new.hold`, created PENDING by the first call; every later or concurrent
-    /// call gets the same one. An address (and language) given again replaces the one before
-    /// while the booking is PENDING, no payment of it was received and the ticket types are
-    /// the same (other types are refused by the caller, which changes nothing then).
-    async fn booking_for_hold(&self, new: &NewBooking) -> Result<BookingRow, StoreError>;
-
-    /// The booking's open (PENDING) payment session, if any, how many sessions it has had (a
-    /// declined payment may be followed by another) and whether one of them is PAID.
-    async fn payment_session(&self, booking: BookingId) -> Result<PaymentSessions, StoreError>;
-
-    /// Records a payment session (PENDING); recording the same session again changes nothing.
-    async fn record_payment_session(&self, session: &PaymentSessionRow) -> Result<(), StoreError>;
-
-    /// Records a payment's outcome once: a PENDING payment becomes PAID (with a
-    /// `PaymentSucceeded` outbox event in the same transaction) or DECLINED; any repeat, even
-    /// concurrent, changes nothing.
-    async fn record_payment_report(
-        &self,
-        report: &PaymentReport,
-    ) -> Result<ReportOutcome, StoreError>;
-
-    /// Bookings with their payments, newest first.
-    async fn bookings(&self, filter: BookingFilter) -> Result<Vec<BookingRecord>, StoreError>;
-
-    /// Sessions of payments still PENDING that were created more than `older_than` before
-    /// `now` (reconciliation asks the gateway about them), oldest first.
-    async fn stale_payments(
-        &self,
-        older_than: Duration,
-        now: Now,
-        limit: i64,
-    ) -> Result<Vec<String>, StoreError>;
-
-    /// A PENDING payment whose session expired unpaid becomes EXPIRED; nothing else changes.
-    async fn expire_payment(&self, session_id: &str) -> Result<bool, StoreError>;
-}

@@ -1,9 +1,7 @@
 //! The outbox relay's side of the store: the lease that makes one relay the sender, the
 //! committed booking events still to send, and marking them sent.
 
-mod postgres;
-mod sqlite;
-
+use super::dialect::on;
 use super::*;
 
 /// The types of outbox event the relay publishes (payment events stay inside).
@@ -16,19 +14,7 @@ const UNPUBLISHED: &str = "published_at is null
                 and event_type in ('BookingConfirmed', 'BookingFailed', 'RefundIssued',
                                    'SeatsExchanged', 'RefundOwed')";
 
-/// The events still to send, oldest first (PostgreSQL reads the jsonb payload as text).
-fn unpublished_sql(payload: &str) -> String {
-    format!(
-        "select id, aggregate_id, event_type, {payload} as payload from outbox
-          where {UNPUBLISHED} order by id limit $1"
-    )
-}
-
-fn unpublished_count_sql() -> String {
-    format!("select count(*) from outbox where {UNPUBLISHED}")
-}
-
-/// `unpublished_sql` as both dialects read it.
+/// An unpublished event as [`Store::unpublished_events`] reads it.
 #[derive(sqlx::FromRow)]
 struct UnpublishedRow {
     id: i64,
@@ -59,31 +45,92 @@ pub struct OutboxEvent {
     pub payload: String,
 }
 
-#[async_trait::async_trait]
-pub trait Relay: Send + Sync {
+impl Store {
     /// Takes the relay lease `name` for `owner`, or renews it when `owner` has it; `false` when
     /// another owner's lease has not run out.
-    async fn take_relay_lease(
+    pub async fn take_relay_lease(
         &self,
         name: &str,
         owner: &str,
         lease: Duration,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<bool, StoreError> {
+        let take = "insert into relay_lease (name, owner, expires_at)
+                    values ($1, $2, coalesce($3, current_timestamp) + $4)
+                    on conflict (name) do update
+                       set owner = excluded.owner, expires_at = excluded.expires_at
+                     where relay_lease.owner = excluded.owner
+                        or relay_lease.expires_at < coalesce($3, current_timestamp)
+                 returning owner";
+        let taken: Option<String> = on!(&mut self.writer().await?, c => {
+            sqlx::query_scalar(take)
+                .bind(name)
+                .bind(owner)
+                .bind(Moment(None))
+                .bind(Span::from(lease))
+                .fetch_optional(c)
+                .await?
+        });
+        Ok(taken.is_some())
+    }
 
     /// Gives the lease up (a relay stopping), so a standby takes over at once.
-    async fn drop_relay_lease(&self, name: &str, owner: &str) -> Result<(), StoreError>;
+    pub async fn drop_relay_lease(&self, name: &str, owner: &str) -> Result<(), StoreError> {
+        let drop = "delete from relay_lease where name = $1 and owner = $2";
+        on!(&mut self.writer().await?, c => {
+            sqlx::query(drop).bind(name).bind(owner).execute(c).await?;
+        });
+        Ok(())
+    }
 
     /// Up to `limit` committed, unpublished events of the published types, oldest first.
-    async fn unpublished_events(&self, limit: i64) -> Result<Vec<OutboxEvent>, StoreError>;
+    pub async fn unpublished_events(&self, limit: i64) -> Result<Vec<OutboxEvent>, StoreError> {
+        let unpublished = format!(
+            "select id, aggregate_id, event_type, cast(payload as text) as payload from outbox
+              where {UNPUBLISHED} order by id limit $1"
+        );
+        let rows: Vec<UnpublishedRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(&unpublished).bind(limit).fetch_all(c).await?
+        });
+        Ok(rows.into_iter().map(OutboxEvent::from).collect())
+    }
 
     /// Marks these events published — only while `owner` still holds the lease `name` (a relay
     /// that lost its lease leaves them to the new holder, which sends them again). How many
     /// were marked.
-    async fn mark_published(&self, name: &str, owner: &str, ids: &[i64])
-        -> Result<u64, StoreError>;
+    pub async fn mark_published(
+        &self,
+        name: &str,
+        owner: &str,
+        ids: &[i64],
+    ) -> Result<u64, StoreError> {
+        let mut conn = self.writer().await?;
+        let mark = format!(
+            "update outbox set published_at = coalesce($3, current_timestamp)
+              where {} and published_at is null
+                and exists (select 1 from relay_lease
+                             where name = $1 and owner = $2
+                               and expires_at >= coalesce($3, current_timestamp))",
+            conn.in_list("id", 4)
+        );
+        Ok(on!(&mut conn, c => {
+            sqlx::query(&mark)
+                .bind(name)
+                .bind(owner)
+                .bind(Moment(None))
+                .bind(Ids(ids.to_vec()))
+                .execute(c)
+                .await?
+                .rows_affected()
+        }))
+    }
 
     /// Committed events of the published types still waiting for the relay.
-    async fn unpublished_count(&self) -> Result<i64, StoreError>;
+    pub async fn unpublished_count(&self) -> Result<i64, StoreError> {
+        let count = format!("select count(*) from outbox where {UNPUBLISHED}");
+        Ok(on!(&mut self.reader().await?, c => {
+            sqlx::query_scalar(&count).fetch_one(c).await?
+        }))
+    }
 }
 
 #[cfg(test)]
