@@ -109,7 +109,7 @@ pub async fn seed_demo(
     let first_day = today.with_timezone(&venue).date_naive();
     let mut created = Vec::new();
     for (hall, (title, times)) in demo_halls().iter().zip(PROGRAMME) {
-        let Some(hall_id) = store.create_hall(hall).await? else {
+        let Some(hall_id) = store.import_hall(hall).await? else {
             continue;
         };
         for day in 0..days {

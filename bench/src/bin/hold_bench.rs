@@ -232,7 +232,7 @@ async fn main() -> anyhow::Result<()> {
     let store = Store::from(pg);
     store.migrate().await?;
     let hall = store
-        .create_hall(&server::seed::demo_halls()[1])
+        .import_hall(&server::seed::demo_halls()[1])
         .await?
         .expect("new hall");
     let showtime = store

@@ -172,7 +172,7 @@ async fn main() -> anyhow::Result<()> {
     let store = Store::from(PgStore::connect(&url, clients as u32 + 4).await?);
     store.migrate().await?;
     let hall = store
-        .create_hall(&NewHall {
+        .import_hall(&NewHall {
             name: "Benchmark 1000".into(),
             categories: vec![PriceCategory {
                 code: "STANDARD".into(),

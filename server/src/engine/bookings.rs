@@ -84,7 +84,7 @@ impl Bookings for Engine {
         let cutoff = self.cancel_cutoff;
         match self
             .store
-            .cancel_online_booking(booking, self.clock.now(), cutoff)
+            .cancel_booking(booking, self.clock.now(), cutoff)
             .await?
         {
             OnlineCancelled::Cancelled {

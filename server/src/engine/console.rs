@@ -32,7 +32,7 @@ impl Console for Engine {
             seats,
             best_seat: plan.best_seat.as_ref().map(|s| s.trim().to_string()),
         };
-        let Some(id) = self.store.create_hall(&hall).await? else {
+        let Some(id) = self.store.import_hall(&hall).await? else {
             return Err(InventoryError::HallNameTaken(hall.name));
         };
         let count = hall.seats.len() as i64;
@@ -108,7 +108,7 @@ impl Console for Engine {
         let ticket_prices = showtime
             .ticket_price_table(&hall.categories)
             .map_err(|r| InventoryError::Invalid(vec![r]))?;
-        let id = self.store.add_showtime(showtime).await?;
+        let id = self.store.schedule_showtime(showtime).await?;
         let sales = showtime.sales();
         let detail = format!(
             "showtime {id}: {} in hall {hall_id} at {} for {} min, on sale {} to {}{}",

@@ -52,6 +52,16 @@ impl Store {
         })
     }
 
+    /// The time a sale is judged at: the injected clock, else the database's on PostgreSQL
+    /// (`None`: its `now()`). SQLite has no server clock: it is this process's time now, before
+    /// the transaction waits for the one writer.
+    pub(super) fn fence(&self, now: Now) -> Now {
+        match &self.db {
+            Dialect::Postgres(_) => now,
+            Dialect::Sqlite(_) => Some(At::or_now(now).0),
+        }
+    }
+
     /// A connection for one write (SQLite's one writer).
     pub(super) async fn writer(&self) -> Result<Conn, StoreError> {
         Ok(match &self.db {

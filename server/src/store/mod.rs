@@ -4,18 +4,16 @@
 //! against both.
 //!
 //! What really differs between the dialects lives in `dialect.rs` (the transaction's begin,
-//! row locks, lists bound as one parameter, the fenced confirm, appending an event, the macro
-//! that runs one statement on either database); times bind as [`Moment`] and [`Span`], so most
-//! statements read the same in both. A capability is an `impl Store` block: each transaction a
-//! function that reads top to bottom, each of its statements a private function beside it with
-//! its SQL, its lock and its binds (`catalog/changes.rs`, `settlement/settle.rs`).
+//! row locks, lists bound as one parameter, the fence time, the fenced confirm, appending an
+//! event, the macro that runs one statement on either database); times bind as [`Moment`] and
+//! [`Span`], so most statements read the same in both. The hold statement really differs: each
+//! dialect writes its own (`holds/postgres/`, `holds/sqlite.rs`).
 //!
-//! The capabilities not yet written so (`holds`, `consumers`, `box_office`) keep a contract (a
-//! trait and its types, `mod.rs`) and two dialects side by side (`postgres.rs`, `sqlite.rs`),
-//! reached through [`Capabilities`]; the box office's transactions run over *steps* traits
-//! that each dialect implements (`box_office::CounterSteps`), with pure decisions beside them
-//! (`box_office/decision.rs`, `settlement/decision.rs`). Each dialect has one fenced confirm
-//! (`holds::postgres::confirm_in`, `holds::sqlite::confirm_in`).
+//! A capability is an `impl Store` block: each transaction a function that reads top to
+//! bottom, each of its statements a private function beside it with its SQL, its lock and its
+//! binds (`catalog/changes.rs`, `settlement/settle.rs`, `box_office/steps.rs`); what a
+//! transaction decides is a pure function beside it (`settlement/decision.rs`,
+//! `box_office/decision.rs`).
 //!
 //! - `catalog`: halls, layouts, showtimes, seat states;
 //! - `holds`: hold, cancel, confirm, sweep, the checks checkout makes;
@@ -159,30 +157,6 @@ impl Store {
         match &self.db {
             Dialect::Postgres(pg) => pg.ping().await,
             Dialect::Sqlite(lite) => lite.ping().await,
-        }
-    }
-}
-
-/// The capabilities not yet written as `impl Store` blocks, reached through the dialect the store
-/// holds (a step on the way to one concrete store: each capability leaves this list when its
-/// transactions become functions of [`Store`]).
-pub trait Capabilities:
-    BoxOffice + BoxOfficeBooks + Holds + Consumers + Send + Sync + 'static
-{
-}
-
-impl<T> Capabilities for T where
-    T: BoxOffice + BoxOfficeBooks + Holds + Consumers + Send + Sync + 'static
-{
-}
-
-impl std::ops::Deref for Store {
-    type Target = dyn Capabilities;
-
-    fn deref(&self) -> &Self::Target {
-        match &self.db {
-            Dialect::Postgres(pg) => pg,
-            Dialect::Sqlite(lite) => lite,
         }
     }
 }

@@ -227,7 +227,7 @@ async fn no_hold_once_the_showtime_has_started(backend: Backend) {
     // The statement refuses it too (the engine's early check aside).
     let outcome = db
         .store
-        .hold(
+        .hold_seats(
             HoldRequest {
                 showtime,
                 seats: &[code("A3")],
@@ -278,7 +278,7 @@ async fn holds_only_within_the_sales_window(backend: Backend) {
         let seat = code(seat);
         async move {
             store
-                .hold(
+                .hold_seats(
                     HoldRequest {
                         showtime,
                         seats: &[seat],
@@ -399,7 +399,7 @@ async fn one_live_hold_per_customer_and_a_seat_cap_per_address(backend: Backend)
             let seats: Vec<_> = seats.iter().map(|c| code(c)).collect();
             let hold_id = HoldId::new(showtime, rand::random());
             let outcome = store
-                .hold(
+                .hold_seats(
                     HoldRequest {
                         showtime,
                         seats: &seats,
@@ -437,7 +437,7 @@ async fn one_live_hold_per_customer_and_a_seat_cap_per_address(backend: Backend)
     assert!(matches!(outcome, HoldOutcome::Held { .. }));
     // My cancelled hold frees my turn and its 2 seats of the address's share.
     assert!(matches!(
-        store.cancel(first, me).await.unwrap(),
+        store.cancel_hold(first, me).await.unwrap(),
         server::store::CancelOutcome::Released(_)
     ));
     let (_, outcome) = hold(me, "198.51.100.1", &["B1", "B2"]).await;
@@ -517,7 +517,7 @@ async fn postgres_control_a_burst_past_the_engines_turns_breaks_the_cap() {
                 let seats = [code(&format!("{row}{n}"))];
                 start.wait().await;
                 store
-                    .hold(
+                    .hold_seats(
                         HoldRequest {
                             showtime,
                             seats: &seats,
@@ -941,7 +941,7 @@ async fn opposite_seat_orders_never_deadlock(backend: Backend) {
                     house_ok: false,
                 };
                 let hold = req.hold_id;
-                (hold, req.customer, store.hold(req, None).await)
+                (hold, req.customer, store.hold_seats(req, None).await)
             });
         }
         let mut winners = Vec::new();
@@ -955,7 +955,7 @@ async fn opposite_seat_orders_never_deadlock(backend: Backend) {
         }
         assert_eq!(winners.len(), 1, "iteration {i}");
         let (hold, who) = winners[0];
-        store.cancel(hold, who).await.unwrap();
+        store.cancel_hold(hold, who).await.unwrap();
     }
     db.drop_database().await;
 }

@@ -95,11 +95,11 @@ async fn drawn_showtime_aiming(
         seats,
         best_seat: best_seat.map(str::to_string),
     };
-    let hall_id = db.store.create_hall(&hall).await.unwrap().unwrap();
+    let hall_id = db.store.import_hall(&hall).await.unwrap().unwrap();
     let starts_at = Utc::now() + chrono::Duration::days(1);
     let showtime = db
         .store
-        .add_showtime(&NewShowtime {
+        .schedule_showtime(&NewShowtime {
             accessible_release_at: release,
             ..NewShowtime::on_sale(hall_id, "Rules", starts_at)
         })
@@ -536,7 +536,7 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
     // A staff hold that lapses leaves a house seat too (the sweeper tells every map so).
     let held = db
         .store
-        .hold(
+        .hold_seats(
             server::store::HoldRequest {
                 showtime: showtime_id(showtime),
                 seats: &[code("A1")],

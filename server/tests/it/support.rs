@@ -123,12 +123,12 @@ impl TestDb {
         opens: Option<chrono::DateTime<Utc>>,
         closes: Option<chrono::DateTime<Utc>>,
     ) -> ShowtimeId {
-        let hall = match self.store.create_hall(&demo_halls()[1]).await.unwrap() {
+        let hall = match self.store.import_hall(&demo_halls()[1]).await.unwrap() {
             Some(hall) => hall,
             None => self.hall_id("Hall 2 (Grand)").await,
         };
         self.store
-            .add_showtime(&app::domain::NewShowtime {
+            .schedule_showtime(&app::domain::NewShowtime {
                 sales_open_at: opens,
                 sales_close_at: closes,
                 ..app::domain::NewShowtime::on_sale(hall, "Test Film", starts_at)

@@ -87,7 +87,7 @@ impl Door for Engine {
         }
         match self
             .store
-            .check_in(
+            .check_in_ticket(
                 booking,
                 record.showtime,
                 &seats,

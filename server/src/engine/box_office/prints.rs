@@ -121,7 +121,7 @@ impl Prints for Engine {
             let approver = approved_by.as_ref().map(|(id, _)| *id);
             if self
                 .store
-                .record_print(booking, n, approver, &audit)
+                .print_ticket(booking, n, approver, &audit)
                 .await?
             {
                 break n;

@@ -136,7 +136,7 @@ impl Holds for Engine {
     }
 
     async fn cancel_hold(&self, hold: HoldId, customer: CustomerId) -> Result<(), InventoryError> {
-        match self.store.cancel(hold, customer).await? {
+        match self.store.cancel_hold(hold, customer).await? {
             CancelOutcome::Released(seats) => {
                 let showtime = hold.showtime_id();
                 let codes: Vec<_> = seats.iter().map(|s| s.code.clone()).collect();
@@ -295,7 +295,7 @@ impl Engine {
             house_ok: terms.house_ok,
         };
         HoldMetrics::count(&self.metrics.db_hold_statements);
-        let outcome = self.store.hold(req, self.clock.now()).await;
+        let outcome = self.store.hold_seats(req, self.clock.now()).await;
         if gated && !matches!(outcome, Ok(HoldOutcome::Held { .. })) {
             // The database refused (or failed): free the keys this attempt set, and only those.
             self.gate.release(showtime, seats.seats(), hold_id).await;

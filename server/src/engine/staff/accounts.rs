@@ -140,7 +140,7 @@ impl StaffAccounts for Engine {
         let now = self.staff_now();
         let id = self
             .store
-            .add_api_token(name, &secret_hash(&secret), by.member.id, now)
+            .create_api_token(name, &secret_hash(&secret), by.member.id, now)
             .await?;
         let facts = vec![AuditFact::Token(id), AuditFact::TokenName(name.to_string())];
         self.audit(

@@ -18,36 +18,39 @@ pub(super) fn scanned(
     }
 }
 
-/// Checks `asked` seats of a booking in (see [`BoxOffice::check_in`]): the booking's seats as
-/// they are now, under its lock (`seats_to_admit`), then one row per seat. Of two scans of a
-/// seat at once, one inserts; the other does nothing (PostgreSQL: it waits for the first to
-/// commit; SQLite: the single writer).
-pub(super) async fn check_in<T: CounterSteps>(
-    mut tx: T,
-    booking: BookingId,
-    showtime: ShowtimeId,
-    asked: &[String],
-    gate: &str,
-    staff: Option<i64>,
-    at: At,
-) -> Result<Scanned, StoreError> {
-    let now = tx.scannable(booking).await?;
-    let seats = match seats_to_admit(now, asked) {
-        Ok(seats) => seats,
-        Err(answer) => return Ok(answer),
-    };
-    let mut admitted = Vec::new();
-    for seat in &seats {
-        let inserted = tx
-            .check_in_seat(booking, seat, showtime, gate, staff, at)
-            .await?;
-        admitted.extend(inserted);
+impl Store {
+    /// Checks `asked` seats of a confirmed, unrefunded booking in, each once: the booking's seats
+    /// as they are now, under its lock (`seats_to_admit`; shared on PostgreSQL, so a refund and a
+    /// check-in of one booking go one after the other), then one row per seat. Of two scans of a
+    /// seat at once, one inserts; the other does nothing (PostgreSQL: it waits for the first to
+    /// commit; SQLite: the single writer). A scan that lets none in answers the first's time and
+    /// gate.
+    pub async fn check_in_ticket(
+        &self,
+        booking: BookingId,
+        showtime: ShowtimeId,
+        asked: &[String],
+        gate: &str,
+        staff: Option<i64>,
+        at: At,
+    ) -> Result<Scanned, StoreError> {
+        let mut tx = self.begin().await?;
+        let now = scannable(&mut tx, booking).await?;
+        let seats = match seats_to_admit(now, asked) {
+            Ok(seats) => seats,
+            Err(answer) => return Ok(answer),
+        };
+        let mut admitted = Vec::new();
+        for seat in &seats {
+            let inserted = check_in_seat(&mut tx, booking, seat, showtime, gate, staff, at).await?;
+            admitted.extend(inserted);
+        }
+        let first = match admitted.is_empty() {
+            true => first_scan(&mut tx, booking, seats.first()).await?,
+            false => None,
+        };
+        let inside = seats_in(&mut tx, booking).await?;
+        tx.commit().await?;
+        scanned(admitted, first, inside)
     }
-    let first = match admitted.is_empty() {
-        true => tx.first_scan(booking, seats.first()).await?,
-        false => None,
-    };
-    let inside = tx.seats_in(booking).await?;
-    tx.commit().await?;
-    scanned(admitted, first, inside)
 }

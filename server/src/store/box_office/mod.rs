@@ -3,159 +3,27 @@
 //! `BookingConfirmed`), refunds at the counter, and check-in (one row per ticket, so a second
 //! scan never checks in twice, from any door).
 //!
-//! Each transaction is written once (`counter.rs`, `returns.rs`, `door.rs`) over the steps of
-//! `steps.rs`, which each dialect implements with its own locks and fenced confirm; what they
-//! decide is in `decision.rs`, as pure functions. Times are passed in as [`At`] in both dialects
-//! (the engine's clock), so every statement but the locks and the confirm reads the same in
-//! both.
+//! Each transaction is an `impl Store` function (`counter.rs`, `returns.rs`, `door.rs`) over the
+//! statements of `steps.rs`, each with its lock; what they decide is in `decision.rs`, as pure
+//! functions. Records are stamped with [`At`] (the engine's clock); what a sale is judged at is
+//! the fence time (`Store::fence`). The other reads and writes are in `books.rs`.
 
-// The statements both dialects run alike (`counter_steps!`, `box_office_books!`), declared
-// before the dialects, which expand them.
-#[macro_use]
-mod steps;
-#[macro_use]
-mod tx_books;
-
+mod books;
 mod counter;
 mod decision;
 mod door;
-mod postgres;
 mod returns;
-mod sqlite;
 mod statements;
+mod steps;
 
 use decision::*;
 use returns::*;
 use statements::*;
-use steps::CounterSteps;
+use steps::*;
 
+use super::dialect::{on, Tx};
 use super::*;
 use app::domain::{SalesChannel, SoldSeat, Tender};
-
-#[async_trait::async_trait]
-pub trait BoxOffice: Send + Sync {
-    /// The bookings whose id starts with the 8 hex digits `number` (lower case): the booking
-    /// number printed on tickets. Normally one.
-    async fn bookings_numbered(&self, number: &str) -> Result<Vec<BookingId>, StoreError>;
-
-    /// In one transaction: the shift still open, the booking CONFIRMED, the hold's seats BOOKED
-    /// by the fenced confirm (all or nothing), the sale and its `BookingConfirmed` recorded.
-    async fn sell_at_counter(
-        &self,
-        sale: &CounterSaleRow,
-        at: At,
-        now: Now,
-    ) -> Result<CounterSold, StoreError>;
-
-    /// In one transaction, for a confirmed booking not refunded nor checked in: the seats given
-    /// back (all, or some of a counter sale's) on sale again, the booking keeping the others and
-    /// its amount less the refund (refunded when none is left), the refund recorded; a counter
-    /// sale's `RefundIssued`, or an online sale's `RefundDue` (the refund worker asks the
-    /// gateway).
-    async fn refund_at_counter(
-        &self,
-        refund: &CounterRefundRow,
-        at: At,
-    ) -> Result<CounterRefunded, StoreError>;
-
-    /// In one transaction, for a confirmed online booking not refunded, not checked in and not
-    /// sold at the counter: every seat back on sale, the booking refunded, its payment marked
-    /// for refund and `RefundDue` written (the refund worker asks the gateway). The customer's
-    /// own cancellation: whose booking it is is checked before; the cut-off (the showtime starts
-    /// more than `cutoff` after `now`, else the database's clock) in this transaction.
-    async fn cancel_online_booking(
-        &self,
-        booking: BookingId,
-        now: Now,
-        cutoff: chrono::Duration,
-    ) -> Result<OnlineCancelled, StoreError>;
-
-    /// Checks `seats` of a confirmed, unrefunded booking in, each once: a scan that lets none in
-    /// answers the first's time and gate. The booking's row is taken (shared, in PostgreSQL)
-    /// first, so a refund and a check-in of one booking go one after the other.
-    async fn check_in(
-        &self,
-        booking: BookingId,
-        showtime: ShowtimeId,
-        seats: &[String],
-        gate: &str,
-        staff: Option<i64>,
-        at: At,
-    ) -> Result<Scanned, StoreError>;
-
-    /// In one transaction: seats of a confirmed booking back on sale and the clerk's hold booked
-    /// for it in their place (the fenced confirm: all or nothing); the ticket stays valid.
-    async fn exchange_at_counter(
-        &self,
-        exchange: &CounterExchangeRow,
-        at: At,
-        now: Now,
-    ) -> Result<CounterExchanged, StoreError>;
-    /// Records print `n` of a booking's ticket (0: the first) by `audit`'s member with its
-    /// audit line, in one transaction; `false` (nothing written) when another print took that
-    /// number first.
-    async fn record_print(
-        &self,
-        booking: BookingId,
-        n: i64,
-        approved_by: Option<i64>,
-        audit: &AuditLine,
-    ) -> Result<bool, StoreError>;
-}
-
-#[async_trait::async_trait]
-/// Shifts, check-ins, prints and clerks' holds: the same statements in both dialects.
-pub trait BoxOfficeBooks: Send + Sync {
-    /// A booking's events in the outbox, oldest first: type, written, published.
-    async fn booking_events(&self, booking: BookingId) -> Result<Vec<EventRecord>, StoreError>;
-    /// The booking that seat `seat` of `showtime` is sold to, if it is sold.
-    async fn booking_of_seat(
-        &self,
-        showtime: ShowtimeId,
-        seat: &str,
-    ) -> Result<Option<BookingId>, StoreError>;
-    /// Opens a shift; `None` when the clerk or the register has an open one.
-    async fn open_shift(
-        &self,
-        clerk: i64,
-        register: &str,
-        float: i64,
-        at: At,
-    ) -> Result<Option<i64>, StoreError>;
-
-    async fn shifts(&self, filter: ShiftFilter) -> Result<Vec<ShiftRecord>, StoreError>;
-
-    /// A shift's sales per tender and refunds per method.
-    async fn shift_sums(&self, shift: i64) -> Result<(Vec<TenderSum>, Vec<TenderSum>), StoreError>;
-
-    /// How many of a shift's sales are owed back (their showtime cancelled) and not given back
-    /// yet, and how much.
-    async fn shift_owed(&self, shift: i64) -> Result<(i64, i64), StoreError>;
-
-    /// Counter sales owed back and not given back yet, oldest first.
-    async fn refunds_owed(&self) -> Result<Vec<OwedRefund>, StoreError>;
-
-    /// Closes an open shift; `false` when it was closed already.
-    async fn close_shift(
-        &self,
-        shift: i64,
-        counted: i64,
-        by: i64,
-        at: At,
-    ) -> Result<bool, StoreError>;
-
-    /// The seats of a booking that are checked in.
-    async fn seats_checked_in(&self, booking: BookingId) -> Result<Vec<String>, StoreError>;
-
-    /// Tickets checked in per showtime.
-    async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError>;
-
-    /// How many times a booking's ticket was printed.
-    async fn prints(&self, booking: BookingId) -> Result<i64, StoreError>;
-
-    /// The live holds of a customer (a clerk's), in every showtime.
-    async fn live_holds_of(&self, customer: CustomerId, at: At) -> Result<Vec<HoldId>, StoreError>;
-}
 
 /// A counter sale to record.
 #[derive(Debug, Clone)]

@@ -1,5 +1,4 @@
-//! The box office's statements, the same text in both dialects (the locks and the fence time
-//! are each dialect's constants).
+//! The box office's statements, the same text in both dialects (`steps.rs` adds the locks).
 
 pub(super) const SHIFT_OPEN: &str = "select id from shift where id = $1 and closed_at is null";
 pub(super) const INSERT_BOOKING: &str =
@@ -25,13 +24,12 @@ pub(super) const REFUND_FACTS: &str = "select b.showtime_id, b.seats, b.status, 
 pub(super) const PAID_ONLINE: &str = "select provider_payment_id, coalesce(paid_amount, amount_krw)
                              from payment
                             where booking_id = $1 and status = 'PAID' and outcome = 'CONFIRMED'";
-/// Each dialect adds "and seat_code <in list $3>" and [`RETURNING`].
+/// `release_booked` adds "and seat_code <in list $3>" and what it returns.
 pub(super) const RELEASE_BOOKED: &str = "update show_seat
                                  set status = 'AVAILABLE', booking_id = null, hold_id = null,
                                      customer_id = null, hold_expires_at = null,
                                      version = version + 1
                                where showtime_id = $1 and booking_id = $2 and status = 'BOOKED'";
-pub(super) const RETURNING: &str = "returning seat_code, version, blocked";
 /// A booking's seats after a refund or an exchange, its amount less `$3`, refunded when `$4`.
 pub(super) const SET_BOOKING_SEATS: &str = "update booking
                                     set seats = $2, amount_krw = amount_krw - $3,

@@ -6,7 +6,7 @@ use super::*;
 impl Store {
     /// Makes a hall with its categories and seats unless one of that name exists; `None` when
     /// it existed.
-    pub async fn create_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
+    pub async fn import_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
         let mut tx = self.begin().await?;
         let Some(id) = insert_hall(&mut tx, hall).await? else {
             return Ok(None);
@@ -21,7 +21,7 @@ impl Store {
 
     /// Schedules a showtime (checked by the caller) with its prices and one seat per seat of
     /// its hall.
-    pub async fn add_showtime(&self, new: &NewShowtime) -> Result<ShowtimeId, StoreError> {
+    pub async fn schedule_showtime(&self, new: &NewShowtime) -> Result<ShowtimeId, StoreError> {
         let mut tx = self.begin().await?;
         let id = insert_showtime(&mut tx, new).await?;
         for (category, price) in &new.prices {
@@ -40,7 +40,7 @@ impl Store {
         movie_title: &str,
         starts_at: DateTime<Utc>,
     ) -> Result<ShowtimeId, StoreError> {
-        self.add_showtime(&NewShowtime::on_sale(hall_id, movie_title, starts_at))
+        self.schedule_showtime(&NewShowtime::on_sale(hall_id, movie_title, starts_at))
             .await
     }
 

@@ -1,16 +1,11 @@
 //! The consumers' side of the store: an event's effect applied together with the record that it
 //! was applied (so a redelivery changes nothing), tickets issued, sales figures.
 
-#[macro_use]
-mod apply;
-
-mod postgres;
-mod sqlite;
-
+use super::dialect::{on, Tx};
 use super::*;
 use app::domain::SalesChannel;
 
-/// Adds to a showtime's figures of a day (the same statement in both dialects).
+/// Adds to a showtime's figures of a day.
 const ADD_SALES: &str = "insert into sales_daily
         (showtime_id, day, channel, bookings, seats, revenue_krw, refunds, refunded_krw,
          adult_seats, youth_seats, senior_seats, disabled_seats)
@@ -68,7 +63,7 @@ pub struct SalesRow {
     pub refunded: i64,
 }
 
-/// A sales row as both dialects select it.
+/// A sales row as [`Store::sales`] selects it.
 #[derive(sqlx::FromRow)]
 struct SalesDbRow {
     #[sqlx(try_from = "i64")]
@@ -111,26 +106,152 @@ impl From<SalesDbRow> for SalesRow {
     }
 }
 
-/// The issued ticket of a booking: its code and issue time.
-const ISSUED_TICKET: &str = "select code, issued_at from ticket where booking_id = $1";
-
-#[async_trait::async_trait]
-pub trait Consumers: Send + Sync {
+impl Store {
     /// Applies one consumer's effect of an event together with the record that `consumer`
-    /// applied `event_id`; `false` (and nothing changed) when it had been applied before.
-    async fn apply_event(
+    /// applied `event_id`, in one transaction; `false` (and nothing changed) when it had been
+    /// applied before.
+    pub async fn apply_event(
         &self,
         consumer: &str,
         event_id: &str,
         effect: &ConsumerEffect,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin().await?;
+        if !record_consumed(&mut tx, consumer, event_id).await? {
+            return Ok(false);
+        }
+        match effect {
+            ConsumerEffect::Nothing => {}
+            ConsumerEffect::IssueTicket { booking, code } => {
+                issue_ticket(&mut tx, *booking, code).await?
+            }
+            ConsumerEffect::QueueMail { booking, kind } => {
+                queue_mail(&mut tx, event_id, *booking, *kind).await?
+            }
+            ConsumerEffect::Sales { .. } => add_sales(&mut tx, effect).await?,
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
 
     /// The ticket issued for a booking: its code and when it was issued.
-    async fn issued_ticket(
+    pub async fn issued_ticket(
         &self,
         booking: BookingId,
-    ) -> Result<Option<(String, DateTime<Utc>)>, StoreError>;
+    ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
+        let issued = "select code, issued_at from ticket where booking_id = $1";
+        let row: Option<(String, At)> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(issued).bind(booking.0).fetch_optional(c).await?
+        });
+        Ok(row.map(|(code, at)| (code, at.0)))
+    }
 
     /// Sales figures per showtime and day, newest day first.
-    async fn sales(&self) -> Result<Vec<SalesRow>, StoreError>;
+    pub async fn sales(&self) -> Result<Vec<SalesRow>, StoreError> {
+        let sales = "select d.showtime_id, s.movie_title, s.starts_at, d.day, d.channel,
+                            cast(d.bookings as bigint) as bookings,
+                            cast(d.seats as bigint) as seats, d.revenue_krw,
+                            cast(d.refunds as bigint) as refunds, d.refunded_krw,
+                            cast(d.adult_seats as bigint) as adult_seats,
+                            cast(d.youth_seats as bigint) as youth_seats,
+                            cast(d.senior_seats as bigint) as senior_seats,
+                            cast(d.disabled_seats as bigint) as disabled_seats
+                       from sales_daily d join showtime s on s.id = d.showtime_id
+                      order by d.day desc, s.starts_at, d.showtime_id, d.channel";
+        let rows: Vec<SalesDbRow> = on!(&mut self.reader().await?, c => {
+            sqlx::query_as(sales).fetch_all(c).await?
+        });
+        Ok(rows.into_iter().map(SalesRow::from).collect())
+    }
+}
+
+/// Records that `consumer` applied `event_id`; false when it did before.
+async fn record_consumed(tx: &mut Tx, consumer: &str, event_id: &str) -> Result<bool, StoreError> {
+    let record = "insert into consumed_event (consumer, event_id, consumed_at)
+                  values ($1, $2, coalesce($3, current_timestamp))
+                  on conflict do nothing";
+    let recorded = on!(tx, c => {
+        sqlx::query(record)
+            .bind(consumer)
+            .bind(event_id)
+            .bind(Moment(None))
+            .execute(c)
+            .await?
+            .rows_affected()
+    });
+    Ok(recorded == 1)
+}
+
+/// Issues a confirmed booking's ticket (once).
+async fn issue_ticket(tx: &mut Tx, booking: BookingId, code: &str) -> Result<(), StoreError> {
+    let issue = "insert into ticket (booking_id, code, issued_at)
+                 values ($1, $2, coalesce($3, current_timestamp))
+                 on conflict (booking_id) do nothing";
+    on!(tx, c => {
+        sqlx::query(issue).bind(booking.0).bind(code).bind(Moment(None)).execute(c).await?;
+    });
+    Ok(())
+}
+
+/// Queues `kind` of message for `booking` under `event_id` (once per event), if the booking
+/// has an address.
+async fn queue_mail(
+    tx: &mut Tx,
+    event_id: &str,
+    booking: BookingId,
+    kind: MailKind,
+) -> Result<(), StoreError> {
+    let queue = "insert into outgoing_mail (event_id, booking_id, kind, next_attempt_at,
+                                            created_at)
+                 select $1, id, $3, coalesce($4, current_timestamp),
+                        coalesce($4, current_timestamp)
+                   from booking where id = $2 and email is not null
+                 on conflict (event_id) do nothing";
+    on!(tx, c => {
+        sqlx::query(queue)
+            .bind(event_id)
+            .bind(booking.0)
+            .bind(kind.as_str())
+            .bind(Moment(None))
+            .execute(c)
+            .await?;
+    });
+    Ok(())
+}
+
+/// Adds a [`ConsumerEffect::Sales`] to its showtime's figures of the day.
+async fn add_sales(tx: &mut Tx, sales: &ConsumerEffect) -> Result<(), StoreError> {
+    let ConsumerEffect::Sales {
+        showtime,
+        day,
+        channel,
+        bookings,
+        seats,
+        by_type: [adult, youth, senior, disabled],
+        revenue,
+        refunds,
+        refunded,
+    } = sales
+    else {
+        return Ok(());
+    };
+    let count = |n: &i64| i32::try_from(*n).unwrap_or(i32::MAX);
+    on!(tx, c => {
+        sqlx::query(ADD_SALES)
+            .bind(showtime.get())
+            .bind(day)
+            .bind(channel.as_str())
+            .bind(count(bookings))
+            .bind(count(seats))
+            .bind(revenue)
+            .bind(count(refunds))
+            .bind(refunded)
+            .bind(count(adult))
+            .bind(count(youth))
+            .bind(count(senior))
+            .bind(count(disabled))
+            .execute(c)
+            .await?;
+    });
+    Ok(())
 }

@@ -188,44 +188,91 @@ pub(crate) fn hold_check(
     }))
 }
 
-#[async_trait::async_trait]
-pub trait Holds: Send + Sync {
-    /// All requested seats become HELD by one conditional write, or none does.
-    async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError>;
+impl Store {
+    /// All requested seats become HELD by one conditional write, or none does (each dialect
+    /// has its own: `HOLD_SQL` on PostgreSQL, a `BEGIN IMMEDIATE` transaction on SQLite).
+    pub async fn hold_seats(
+        &self,
+        req: HoldRequest<'_>,
+        now: Now,
+    ) -> Result<HoldOutcome, StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.hold(req, now).await,
+            Dialect::Sqlite(lite) => lite.hold(req, now).await,
+        }
+    }
 
-    async fn cancel(&self, hold: HoldId, customer: CustomerId)
-        -> Result<CancelOutcome, StoreError>;
+    /// Frees the seats of `customer`'s hold (its cool-down starts); 403 or 404 otherwise.
+    pub async fn cancel_hold(
+        &self,
+        hold: HoldId,
+        customer: CustomerId,
+    ) -> Result<CancelOutcome, StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.cancel(hold, customer).await,
+            Dialect::Sqlite(lite) => lite.cancel(hold, customer).await,
+        }
+    }
 
     /// The customer's newest hold in the showtime that still holds seats and has not expired.
-    async fn active_hold(
+    pub async fn active_hold(
         &self,
         showtime: ShowtimeId,
         customer: CustomerId,
         now: Now,
-    ) -> Result<Option<ActiveHold>, StoreError>;
+    ) -> Result<Option<ActiveHold>, StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.active_hold(showtime, customer, now).await,
+            Dialect::Sqlite(lite) => lite.active_hold(showtime, customer, now).await,
+        }
+    }
 
     /// HELD → BOOKED, fenced by hold id, status and expiry in the same statement; every seat of
     /// the hold moves or none does. `None` when the hold has lapsed.
-    async fn confirm(
+    pub async fn confirm(
         &self,
         hold: HoldId,
         booking: BookingId,
         now: Now,
-    ) -> Result<Option<Vec<SeatChange>>, StoreError>;
+    ) -> Result<Option<Vec<SeatChange>>, StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.confirm(hold, booking, now).await,
+            Dialect::Sqlite(lite) => lite.confirm(hold, booking, now).await,
+        }
+    }
 
     /// Releases expired holds, and every hold of a cancelled showtime. Idempotent; safe when
     /// several processes sweep at once.
-    async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError>;
+    pub async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.sweep(now).await,
+            Dialect::Sqlite(lite) => lite.sweep(now).await,
+        }
+    }
 
     /// Whether `customer` may check out `hold` now (and what it holds until when).
-    async fn check_hold(
+    pub async fn check_hold(
         &self,
         hold: HoldId,
         customer: CustomerId,
         now: Now,
-    ) -> Result<HoldCheck, StoreError>;
+    ) -> Result<HoldCheck, StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.check_hold(hold, customer, now).await,
+            Dialect::Sqlite(lite) => lite.check_hold(hold, customer, now).await,
+        }
+    }
 
     /// Deletes seat holds whose time ended more than `retention` before `now`, in batches; how
     /// many.
-    async fn purge_holds(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError>;
+    pub async fn purge_holds(
+        &self,
+        now: Now,
+        retention: chrono::Duration,
+    ) -> Result<u64, StoreError> {
+        match &self.db {
+            Dialect::Postgres(pg) => pg.purge_holds(now, retention).await,
+            Dialect::Sqlite(lite) => lite.purge_holds(now, retention).await,
+        }
+    }
 }

@@ -125,9 +125,13 @@ async fn hold_refusal(
     Ok(None)
 }
 
-#[async_trait::async_trait]
-impl Holds for SqliteStore {
-    async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
+/// Its own statements of [`Store`]'s holds.
+impl SqliteStore {
+    pub(super) async fn hold(
+        &self,
+        req: HoldRequest<'_>,
+        now: Now,
+    ) -> Result<HoldOutcome, StoreError> {
         let now = At::or_now(now);
         let expires = now.after(req.ttl);
         let codes = SeatList(req.seats.iter().map(|s| s.to_string()).collect());
@@ -204,7 +208,7 @@ impl Holds for SqliteStore {
         })
     }
 
-    async fn cancel(
+    pub(super) async fn cancel(
         &self,
         hold: HoldId,
         customer: CustomerId,
@@ -249,7 +253,7 @@ impl Holds for SqliteStore {
         Ok(cancel_refusal(owner, customer))
     }
 
-    async fn active_hold(
+    pub(super) async fn active_hold(
         &self,
         showtime: ShowtimeId,
         customer: CustomerId,
@@ -278,7 +282,7 @@ impl Holds for SqliteStore {
         .transpose()
     }
 
-    async fn confirm(
+    pub(super) async fn confirm(
         &self,
         hold: HoldId,
         booking: BookingId,
@@ -300,7 +304,7 @@ impl Holds for SqliteStore {
         Ok(Some(changes(booked, SeatStatus::Booked)?))
     }
 
-    async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
+    pub(super) async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
         let rows = sqlx::query_as::<_, (i64, String, i64, Option<String>)>(
             "update show_seat
                 set status = 'AVAILABLE', hold_id = null, customer_id = null, hold_expires_at = null,
@@ -327,7 +331,7 @@ impl Holds for SqliteStore {
         Ok(out)
     }
 
-    async fn check_hold(
+    pub(super) async fn check_hold(
         &self,
         hold: HoldId,
         customer: CustomerId,
@@ -355,7 +359,11 @@ impl Holds for SqliteStore {
         hold_check(customer, recorded, held, at.0)
     }
 
-    async fn purge_holds(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError> {
+    pub(super) async fn purge_holds(
+        &self,
+        now: Now,
+        retention: chrono::Duration,
+    ) -> Result<u64, StoreError> {
         let at = At::or_now(now);
         let mut holds = 0;
         loop {

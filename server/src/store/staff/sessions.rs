@@ -308,7 +308,7 @@ impl Store {
     }
 
     /// Adds a token (by the hash of its secret); its id.
-    pub async fn add_api_token(
+    pub async fn create_api_token(
         &self,
         name: &str,
         token_hash: &str,

@@ -23,9 +23,13 @@ pub(crate) async fn confirm_in<'e>(
         .await?)
 }
 
-#[async_trait::async_trait]
-impl Holds for PgStore {
-    async fn hold(&self, req: HoldRequest<'_>, now: Now) -> Result<HoldOutcome, StoreError> {
+/// Its own statements of [`Store`]'s holds.
+impl PgStore {
+    pub(super) async fn hold(
+        &self,
+        req: HoldRequest<'_>,
+        now: Now,
+    ) -> Result<HoldOutcome, StoreError> {
         type Row = (
             String,
             Option<String>,
@@ -95,7 +99,7 @@ impl Holds for PgStore {
         ))
     }
 
-    async fn cancel(
+    pub(super) async fn cancel(
         &self,
         hold: HoldId,
         customer: CustomerId,
@@ -121,7 +125,7 @@ impl Holds for PgStore {
         Ok(cancel_refusal(owner, customer))
     }
 
-    async fn active_hold(
+    pub(super) async fn active_hold(
         &self,
         showtime: ShowtimeId,
         customer: CustomerId,
@@ -145,7 +149,7 @@ impl Holds for PgStore {
             .transpose()
     }
 
-    async fn confirm(
+    pub(super) async fn confirm(
         &self,
         hold: HoldId,
         booking: BookingId,
@@ -153,12 +157,12 @@ impl Holds for PgStore {
     ) -> Result<Option<Vec<SeatChange>>, StoreError> {
         let booked =
             confirm_in(&self.pool, hold.showtime_id(), hold.as_uuid(), booking, now).await?;
-        Ok((!booked.is_empty())
+        (!booked.is_empty())
             .then(|| changes(booked, SeatStatus::Booked))
-            .transpose()?)
+            .transpose()
     }
 
-    async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
+    pub(super) async fn sweep(&self, now: Now) -> Result<Vec<Released>, StoreError> {
         let showtimes: Vec<i64> = sqlx::query_scalar(
             "select distinct s.showtime_id from show_seat s
               where s.status = 'HELD'
@@ -186,7 +190,7 @@ impl Holds for PgStore {
         Ok(out)
     }
 
-    async fn check_hold(
+    pub(super) async fn check_hold(
         &self,
         hold: HoldId,
         customer: CustomerId,
@@ -218,7 +222,11 @@ impl Holds for PgStore {
         hold_check(customer, recorded.map(|(o, c)| (o, i64::from(c))), held, at)
     }
 
-    async fn purge_holds(&self, now: Now, retention: chrono::Duration) -> Result<u64, StoreError> {
+    pub(super) async fn purge_holds(
+        &self,
+        now: Now,
+        retention: chrono::Duration,
+    ) -> Result<u64, StoreError> {
         let mut holds = 0;
         loop {
             let n = sqlx::query(
