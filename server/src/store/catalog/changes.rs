@@ -1,24 +1,9 @@
-//! The catalog's transactions — making a hall, scheduling a showtime, taking seats off public
-//! sale, cancelling a showtime — each with its statements beside it.
+//! The catalog's transactions on showtimes — scheduling one, taking seats off public sale,
+//! cancelling one — each with its statements beside it (a hall's is in `halls.rs`).
 
 use super::*;
 
 impl Store {
-    /// Makes a hall with its categories and seats unless one of that name exists; `None` when
-    /// it existed.
-    pub async fn import_hall(&self, hall: &NewHall) -> Result<Option<i64>, StoreError> {
-        let mut tx = self.begin().await?;
-        let Some(id) = insert_hall(&mut tx, hall).await? else {
-            return Ok(None);
-        };
-        for category in &hall.categories {
-            insert_category(&mut tx, id, category).await?;
-        }
-        insert_hall_seats(&mut tx, id, &hall.seats).await?;
-        tx.commit().await?;
-        Ok(Some(id))
-    }
-
     /// Schedules a showtime (checked by the caller) with its prices and one seat per seat of
     /// its hall.
     pub async fn schedule_showtime(&self, new: &NewShowtime) -> Result<ShowtimeId, StoreError> {
@@ -112,100 +97,6 @@ impl Store {
             refunds,
         }))
     }
-}
-
-/// Inserts a hall; its id, or `None` when a hall has its name.
-async fn insert_hall(tx: &mut Tx, hall: &NewHall) -> Result<Option<i64>, StoreError> {
-    let insert = "insert into hall (name, best_seat) values ($1, $2)
-                  on conflict do nothing returning id";
-    Ok(on!(tx, c => {
-        sqlx::query_scalar(insert)
-            .bind(&hall.name)
-            .bind(&hall.best_seat)
-            .fetch_optional(c)
-            .await?
-    }))
-}
-
-/// A hall's price category with its default prices of ticket types besides adult.
-async fn insert_category(
-    tx: &mut Tx,
-    hall: i64,
-    category: &PriceCategory,
-) -> Result<(), StoreError> {
-    let insert = "insert into price_category (hall_id, code, name, price_krw)
-                  values ($1, $2, $3, $4)";
-    let insert_price = "insert into category_ticket_price (hall_id, category, ticket_type,
-                                                           price_krw)
-                        values ($1, $2, $3, $4)";
-    on!(tx, c => {
-        sqlx::query(insert)
-            .bind(hall)
-            .bind(&category.code)
-            .bind(&category.name)
-            .bind(category.price)
-            .execute(&mut *c)
-            .await?;
-        for (ticket_type, price) in category.ticket_prices.iter() {
-            sqlx::query(insert_price)
-                .bind(hall)
-                .bind(&category.code)
-                .bind(ticket_type.as_str())
-                .bind(price)
-                .execute(&mut *c)
-                .await?;
-        }
-    });
-    Ok(())
-}
-
-/// Inserts the hall's seats: in one statement from arrays on PostgreSQL, one statement per seat
-/// on SQLite (no arrays there), in the same transaction.
-async fn insert_hall_seats(tx: &mut Tx, hall: i64, seats: &[LayoutSeat]) -> Result<(), StoreError> {
-    match tx {
-        Dialect::Postgres(tx) => {
-            let col = |f: fn(&LayoutSeat) -> String| seats.iter().map(f).collect::<Vec<_>>();
-            let num = |f: fn(&LayoutSeat) -> i32| seats.iter().map(f).collect::<Vec<_>>();
-            sqlx::query(
-                "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x,
-                                        grid_y, category, accessible, companion)
-                 select $1, * from unnest($2::text[], $3::text[], $4::int[], $5::int[],
-                                          $6::int[], $7::text[], $8::bool[], $9::bool[])",
-            )
-            .bind(hall)
-            .bind(col(|s| s.code.to_string()))
-            .bind(col(|s| s.row.clone()))
-            .bind(num(|s| s.number))
-            .bind(num(|s| s.x))
-            .bind(num(|s| s.y))
-            .bind(col(|s| s.category.clone()))
-            .bind(seats.iter().map(|s| s.wheelchair).collect::<Vec<_>>())
-            .bind(seats.iter().map(|s| s.companion).collect::<Vec<_>>())
-            .execute(&mut **tx)
-            .await?;
-        }
-        Dialect::Sqlite(tx) => {
-            for s in seats {
-                sqlx::query(
-                    "insert into hall_seat (hall_id, seat_code, row_label, seat_number, grid_x,
-                                            grid_y, category, accessible, companion)
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                )
-                .bind(hall)
-                .bind(s.code.as_str())
-                .bind(&s.row)
-                .bind(s.number)
-                .bind(s.x)
-                .bind(s.y)
-                .bind(&s.category)
-                .bind(s.wheelchair)
-                .bind(s.companion)
-                .execute(&mut **tx)
-                .await?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Inserts a showtime's row; its id.

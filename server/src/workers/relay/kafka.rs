@@ -2,6 +2,7 @@
 //! id, the event type in a header, marked sent only once the broker acknowledged them), the
 //! topic's creation, and the consumers, each its own consumer group.
 
+use super::closing::Detached;
 use super::{watch, EventSink};
 use crate::engine::consumers::ConsumeError;
 use crate::engine::{Engine, HoldMetrics};
@@ -134,49 +135,6 @@ async fn acknowledged(
         }
     }
     (sent, error)
-}
-
-/// A member of a consumer group that is closed on a thread of its own when dropped. Closing a
-/// member waits until the broker has let it leave the group, and with the broker gone rdkafka
-/// waits for ever: dropped on a runtime's thread (a server shutting down, a test's runtime
-/// ending after its broker), it would hang that thread.
-struct Detached<T: Send + 'static>(Option<T>);
-
-impl<T: Send + 'static> Detached<T> {
-    fn new(client: T) -> Self {
-        Self(Some(client))
-    }
-
-    /// Closes the client off this thread; the answer comes when it is closed.
-    fn close(mut self) -> tokio::sync::oneshot::Receiver<()> {
-        let (done, closed) = tokio::sync::oneshot::channel();
-        let client = self.0.take();
-        let closing = std::thread::Builder::new()
-            .name("kafka-close".into())
-            .spawn(move || {
-                drop(client);
-                let _ = done.send(());
-            });
-        if let Err(e) = closing {
-            tracing::warn!(error = %e, "no thread to close a Kafka client on");
-        }
-        closed
-    }
-}
-
-impl<T: Send + 'static> std::ops::Deref for Detached<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        self.0.as_ref().expect("a client until dropped")
-    }
-}
-
-impl<T: Send + 'static> Drop for Detached<T> {
-    fn drop(&mut self) {
-        if self.0.is_some() {
-            drop(Self(self.0.take()).close());
-        }
-    }
 }
 
 /// How often each consumer looks at its group's partitions (see `watch.rs`).

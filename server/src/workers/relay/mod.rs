@@ -14,6 +14,7 @@
 //!
 //! Without `KAFKA_BROKERS` the same relay hands events to the in-process consumers.
 
+mod closing;
 mod kafka;
 mod watch;
 
