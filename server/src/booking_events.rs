@@ -1,5 +1,5 @@
 //! Booking events: what the transactional outbox carries, defined once. Each is written by the
-//! transaction that makes it true (`append_event`, one per dialect) and read back by the
+//! transaction that makes it true (`Tx::append_event` in the store) and read back by the
 //! workers (payment events) and the consumers (through the relay: Kafka topic `booking-events`,
 //! keyed by booking id, or in this process) with an exhaustive `match`.
 //!

@@ -129,12 +129,37 @@ impl Tx {
     }
 
     /// Writes a booking event to the outbox, in this transaction (the relay sends it once it
-    /// commits).
+    /// commits). PostgreSQL keeps the payload as `jsonb` and stamps the row itself; SQLite keeps
+    /// text and is given this process's time.
     pub(super) async fn append_event(&mut self, event: &Envelope) -> Result<(), StoreError> {
+        let (kind, payload) = (event.event.kind(), event.to_json());
         match self {
-            Dialect::Postgres(tx) => super::postgres::append_event(tx, event).await,
-            Dialect::Sqlite(tx) => super::sqlite::append_event(tx, event).await,
+            Dialect::Postgres(tx) => {
+                sqlx::query(
+                    "insert into outbox (aggregate_id, event_type, payload)
+                     values ($1, $2, $3::jsonb)",
+                )
+                .bind(event.booking_id)
+                .bind(kind)
+                .bind(payload)
+                .execute(&mut **tx)
+                .await?;
+            }
+            Dialect::Sqlite(tx) => {
+                sqlx::query(
+                    "insert into outbox (aggregate_id, event_type, payload, created_at,
+                                         next_attempt_at)
+                     values ($1, $2, $3, $4, $4)",
+                )
+                .bind(event.booking_id)
+                .bind(kind)
+                .bind(payload)
+                .bind(At::or_now(None))
+                .execute(&mut **tx)
+                .await?;
+            }
         }
+        Ok(())
     }
 }
 

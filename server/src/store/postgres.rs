@@ -111,19 +111,3 @@ async fn accept_comment_edits(
     }
     Ok(())
 }
-
-/// Writes `event` to the outbox in `tx`: it exists (and is published) only if `tx` commits.
-pub(super) async fn append_event(
-    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
-    event: &Envelope,
-) -> Result<(), StoreError> {
-    sqlx::query(
-        "insert into outbox (aggregate_id, event_type, payload) values ($1, $2, $3::jsonb)",
-    )
-    .bind(event.booking_id)
-    .bind(event.event.kind())
-    .bind(event.to_json())
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}

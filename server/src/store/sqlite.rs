@@ -49,21 +49,3 @@ impl SqliteStore {
         Ok(())
     }
 }
-
-/// Writes `event` to the outbox in `tx`: it exists (and is published) only if `tx` commits.
-pub(super) async fn append_event(
-    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    event: &Envelope,
-) -> Result<(), StoreError> {
-    sqlx::query(
-        "insert into outbox (aggregate_id, event_type, payload, created_at, next_attempt_at)
-         values ($1, $2, $3, $4, $4)",
-    )
-    .bind(event.booking_id)
-    .bind(event.event.kind())
-    .bind(event.to_json())
-    .bind(At::or_now(None))
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}

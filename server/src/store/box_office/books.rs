@@ -21,8 +21,11 @@ impl Store {
 
     /// A booking's events in the outbox, oldest first: type, written, published.
     pub async fn booking_events(&self, booking: BookingId) -> Result<Vec<EventRecord>, StoreError> {
+        // A booking's events, oldest first, and when the relay published each.
+        let booking_events = "select event_type, created_at, published_at from outbox
+     where aggregate_id = $1 order by id";
         Ok(on!(&mut self.reader().await?, c => {
-            sqlx::query_as(BOOKING_EVENTS).bind(booking.0).fetch_all(c).await?
+            sqlx::query_as(booking_events).bind(booking.0).fetch_all(c).await?
         }))
     }
 
@@ -32,8 +35,11 @@ impl Store {
         showtime: ShowtimeId,
         seat: &str,
     ) -> Result<Option<BookingId>, StoreError> {
+        // The booking a sold seat belongs to.
+        let booking_of_seat = "select booking_id from show_seat
+     where showtime_id = $1 and seat_code = $2 and status = 'BOOKED'";
         let id: Option<Option<uuid::Uuid>> = on!(&mut self.reader().await?, c => {
-            sqlx::query_scalar(BOOKING_OF_SEAT)
+            sqlx::query_scalar(booking_of_seat)
                 .bind(showtime.get())
                 .bind(seat)
                 .fetch_optional(c)
@@ -50,8 +56,10 @@ impl Store {
         float: i64,
         at: At,
     ) -> Result<Option<i64>, StoreError> {
+        let open_shift = "insert into shift (clerk_id, register, float_krw, opened_at)
+                          values ($1, $2, $3, $4) on conflict do nothing returning id";
         Ok(on!(&mut self.writer().await?, c => {
-            sqlx::query_scalar(OPEN_SHIFT)
+            sqlx::query_scalar(open_shift)
                 .bind(clerk)
                 .bind(register)
                 .bind(float)
@@ -73,26 +81,47 @@ impl Store {
         &self,
         shift: i64,
     ) -> Result<(Vec<TenderSum>, Vec<TenderSum>), StoreError> {
+        let shift_refunds = "select method as kind, cast(count(*) as bigint) as count,
+                                    cast(0 as bigint) as seats,
+                                    cast(coalesce(sum(amount_krw), 0) as bigint) as amount
+                               from counter_refund where shift_id = $1 group by method";
+        // Sums cast to bigint: PostgreSQL sums a bigint column as numeric.
+        let shift_sales = "select tender as kind, cast(count(*) as bigint) as count,
+                                  cast(coalesce(sum(seat_count), 0) as bigint) as seats,
+                                  cast(coalesce(sum(amount_krw), 0) as bigint) as amount
+                             from counter_sale where shift_id = $1 group by tender";
         Ok(on!(&mut self.reader().await?, c => {
             (
-                sqlx::query_as(SHIFT_SALES).bind(shift).fetch_all(&mut *c).await?,
-                sqlx::query_as(SHIFT_REFUNDS).bind(shift).fetch_all(&mut *c).await?,
+                sqlx::query_as(shift_sales).bind(shift).fetch_all(&mut *c).await?,
+                sqlx::query_as(shift_refunds).bind(shift).fetch_all(&mut *c).await?,
             )
         }))
     }
+
+    const SHIFT_OWED: &str =
+        "select cast(count(*) as bigint), cast(coalesce(sum(amount_krw), 0) as bigint)
+                            from counter_refund_owed where sale_shift = $1 and paid_at is null";
 
     /// How many of a shift's sales are owed back (their showtime cancelled) and not given back
     /// yet, and how much.
     pub async fn shift_owed(&self, shift: i64) -> Result<(i64, i64), StoreError> {
         Ok(on!(&mut self.reader().await?, c => {
-            sqlx::query_as(SHIFT_OWED).bind(shift).fetch_one(c).await?
+            sqlx::query_as(Self::SHIFT_OWED).bind(shift).fetch_one(c).await?
         }))
     }
 
     /// Counter sales owed back and not given back yet, oldest first.
     pub async fn refunds_owed(&self) -> Result<Vec<OwedRefund>, StoreError> {
+        let refunds_owed = "select o.booking_id, o.showtime_id, st.movie_title, st.starts_at,
+                                   o.method, o.amount_krw, o.owed_at, c.name as clerk
+                              from counter_refund_owed o
+                              join showtime st on st.id = o.showtime_id
+                              join shift sh on sh.id = o.sale_shift
+                              join staff_user c on c.id = sh.clerk_id
+                             where o.paid_at is null
+                             order by o.owed_at, o.booking_id limit 500";
         Ok(on!(&mut self.reader().await?, c => {
-            sqlx::query_as(REFUNDS_OWED).fetch_all(c).await?
+            sqlx::query_as(refunds_owed).fetch_all(c).await?
         }))
     }
 
@@ -104,8 +133,10 @@ impl Store {
         by: i64,
         at: At,
     ) -> Result<bool, StoreError> {
+        let close_shift = "update shift set closed_at = $2, counted_krw = $3, closed_by = $4
+                            where id = $1 and closed_at is null";
         let closed = on!(&mut self.writer().await?, c => {
-            sqlx::query(CLOSE_SHIFT)
+            sqlx::query(close_shift)
                 .bind(shift)
                 .bind(at)
                 .bind(counted)
@@ -117,26 +148,35 @@ impl Store {
         Ok(closed == 1)
     }
 
+    const SEATS_CHECKED_IN: &str =
+        "select seat_code from seat_check_in where booking_id = $1 order by seat_code";
+
     /// The seats of a booking that are checked in.
     pub async fn seats_checked_in(&self, booking: BookingId) -> Result<Vec<String>, StoreError> {
         Ok(on!(&mut self.reader().await?, c => {
-            sqlx::query_scalar(SEATS_CHECKED_IN).bind(booking.0).fetch_all(c).await?
+            sqlx::query_scalar(Self::SEATS_CHECKED_IN).bind(booking.0).fetch_all(c).await?
         }))
     }
 
     /// Tickets checked in per showtime.
     pub async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, StoreError> {
+        let check_in_counts = "select showtime_id, cast(count(*) as bigint) from seat_check_in
+                                group by showtime_id order by showtime_id";
         Ok(on!(&mut self.reader().await?, c => {
-            sqlx::query_as(CHECK_IN_COUNTS).fetch_all(c).await?
+            sqlx::query_as(check_in_counts).fetch_all(c).await?
         }))
     }
 
     /// How many times a booking's ticket was printed.
     pub async fn prints(&self, booking: BookingId) -> Result<i64, StoreError> {
+        let prints = "select cast(count(*) as bigint) from ticket_print where booking_id = $1";
         Ok(on!(&mut self.reader().await?, c => {
-            sqlx::query_scalar(PRINTS).bind(booking.0).fetch_one(c).await?
+            sqlx::query_scalar(prints).bind(booking.0).fetch_one(c).await?
         }))
     }
+
+    const LIVE_HOLDS_OF: &str =
+        "select hold_id from seat_hold where customer_id = $1 and expires_at >= $2";
 
     /// The live holds of a customer (a clerk's), in every showtime.
     pub async fn live_holds_of(
@@ -145,7 +185,7 @@ impl Store {
         at: At,
     ) -> Result<Vec<HoldId>, StoreError> {
         let ids: Vec<uuid::Uuid> = on!(&mut self.reader().await?, c => {
-            sqlx::query_scalar(LIVE_HOLDS_OF).bind(customer.0).bind(at).fetch_all(c).await?
+            sqlx::query_scalar(Self::LIVE_HOLDS_OF).bind(customer.0).bind(at).fetch_all(c).await?
         });
         ids.into_iter()
             .map(|id| HoldId::try_from(id).map_err(|e| StoreError::Corrupt(e.to_string())))

@@ -13,12 +13,10 @@ mod counter;
 mod decision;
 mod door;
 mod returns;
-mod statements;
 mod steps;
 
 use decision::*;
 use returns::*;
-use statements::*;
 use steps::*;
 
 use super::dialect::{on, Tx};
@@ -218,7 +216,12 @@ pub enum Scanned {
     NotFound,
 }
 
-// Statements that read the same in both dialects.
+const SHIFT_COLUMNS: &str = "select s.id, s.clerk_id, c.name as clerk, s.register, s.float_krw,
+                                    s.opened_at, s.closed_at, s.counted_krw,
+                                    (select b.name from staff_user b where b.id = s.closed_by)
+                                        as closed_by
+                               from shift s join staff_user c on c.id = s.clerk_id";
+
 impl ShiftFilter {
     fn select(self) -> (String, i64) {
         match self {

@@ -1,5 +1,5 @@
 //! The statements of the box office's transactions (`counter.rs`, `returns.rs`, `door.rs`), one
-//! function each, in the caller's transaction: the SQL (from `statements.rs`), its lock and its
+//! function each, in the caller's transaction: the SQL, its lock and its
 //! binds. Only statements: every decision is in the transactions that call them.
 
 use super::*;
@@ -8,7 +8,8 @@ use super::*;
 /// PostgreSQL) until it commits: closing the shift waits for the sales in flight, and a sale
 /// after the close sees it closed.
 pub(super) async fn shift_open(tx: &mut Tx, shift: i64) -> Result<bool, StoreError> {
-    let open = format!("{SHIFT_OPEN} {}", tx.row_lock("for share"));
+    let shift_open = "select id from shift where id = $1 and closed_at is null";
+    let open = format!("{shift_open} {}", tx.row_lock("for share"));
     let open: Option<i64> = on!(tx, c => {
         sqlx::query_scalar(&open).bind(shift).fetch_optional(c).await?
     });
@@ -61,8 +62,14 @@ pub(super) async fn insert_booking(
     sale: &CounterSaleRow,
     at: At,
 ) -> Result<bool, StoreError> {
+    let insert_booking = "insert into booking (id, showtime_id, hold_id, customer_id, seats,
+                                                   amount_krw, status, created_at, updated_at,
+                                                   tickets, email, language)
+                              values ($1, $2, $3, $4, $5, $6, 'CONFIRMED', $7, $7, $8, $9,
+                                      $10)
+                              on conflict (hold_id) do nothing returning id";
     let inserted: Option<uuid::Uuid> = on!(tx, c => {
-        sqlx::query_scalar(INSERT_BOOKING)
+        sqlx::query_scalar(insert_booking)
             .bind(sale.booking.0)
             .bind(sale.hold.showtime_id().get())
             .bind(sale.hold.as_uuid())
@@ -85,8 +92,12 @@ pub(super) async fn insert_sale(
     sale: &CounterSaleRow,
     at: At,
 ) -> Result<(), StoreError> {
+    let insert_sale = "insert into counter_sale (booking_id, shift_id, tender, amount_krw,
+                                                     tendered_krw, card_reference, approved_by,
+                                                     created_at, seat_count)
+                           values ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
     on!(tx, c => {
-        sqlx::query(INSERT_SALE)
+        sqlx::query(insert_sale)
             .bind(sale.booking.0)
             .bind(sale.shift)
             .bind(sale.tender.as_str())
@@ -101,6 +112,10 @@ pub(super) async fn insert_sale(
     });
     Ok(())
 }
+
+const RECORD_PRINT: &str =
+    "insert into ticket_print (booking_id, n, staff_id, approved_by, printed_at)
+     values ($1, $2, $3, $4, $5) on conflict do nothing returning n";
 
 /// Records print `n` of the booking; false when that print is recorded already.
 pub(super) async fn insert_print(
@@ -146,7 +161,15 @@ pub(super) async fn refund_facts(
     tx: &mut Tx,
     booking: BookingId,
 ) -> Result<Option<RefundFacts>, StoreError> {
-    let facts = format!("{REFUND_FACTS} {}", tx.row_lock("for update of b"));
+    let refund_facts = "select b.showtime_id, b.seats, b.status, b.refunded_at is not null as refunded,
+                                   b.amount_krw, b.tickets,
+                                   (select cs.tender from counter_sale cs where cs.booking_id = b.id)
+                                       as tender,
+                                   exists (select 1 from counter_refund_owed o
+                                            where o.booking_id = b.id and o.paid_at is null)
+                                       as owed
+                              from booking b where b.id = $1";
+    let facts = format!("{refund_facts} {}", tx.row_lock("for update of b"));
     Ok(on!(tx, c => {
         sqlx::query_as(&facts).bind(booking.0).fetch_optional(c).await?
     }))
@@ -154,8 +177,9 @@ pub(super) async fn refund_facts(
 
 /// Whether any seat of the booking was checked in (read after the booking's lock).
 pub(super) async fn checked_in(tx: &mut Tx, booking: BookingId) -> Result<bool, StoreError> {
+    let checked_in = "select exists (select 1 from seat_check_in where booking_id = $1)";
     Ok(on!(tx, c => {
-        sqlx::query_scalar(CHECKED_IN).bind(booking.0).fetch_one(c).await?
+        sqlx::query_scalar(checked_in).bind(booking.0).fetch_one(c).await?
     }))
 }
 
@@ -165,7 +189,10 @@ pub(super) async fn paid_online(
     tx: &mut Tx,
     booking: BookingId,
 ) -> Result<Option<(String, i64)>, StoreError> {
-    let paid = format!("{PAID_ONLINE} {}", tx.row_lock("for update"));
+    let paid_online = "select provider_payment_id, coalesce(paid_amount, amount_krw)
+                             from payment
+                            where booking_id = $1 and status = 'PAID' and outcome = 'CONFIRMED'";
+    let paid = format!("{paid_online} {}", tx.row_lock("for update"));
     Ok(on!(tx, c => {
         sqlx::query_as(&paid).bind(booking.0).fetch_optional(c).await?
     }))
@@ -178,8 +205,14 @@ pub(super) async fn release_booked(
     booking: BookingId,
     seats: &[String],
 ) -> Result<Vec<(String, i64, Option<String>)>, StoreError> {
+    // `release_booked` adds "and seat_code <in list $3>" and what it returns.
+    let release_booked = "update show_seat
+                                 set status = 'AVAILABLE', booking_id = null, hold_id = null,
+                                     customer_id = null, hold_expires_at = null,
+                                     version = version + 1
+                               where showtime_id = $1 and booking_id = $2 and status = 'BOOKED'";
     let release = format!(
-        "{RELEASE_BOOKED} and {} returning seat_code, version, blocked",
+        "{release_booked} and {} returning seat_code, version, blocked",
         tx.in_list("seat_code", 3)
     );
     Ok(on!(tx, c => {
@@ -203,8 +236,14 @@ pub(super) async fn set_booking_seats(
     at: At,
     tickets: Option<&[SoldSeat]>,
 ) -> Result<(), StoreError> {
+    // A booking's seats after a refund or an exchange, its amount less `$3`, refunded when `$4`.
+    let set_booking_seats = "update booking
+                                    set seats = $2, amount_krw = amount_krw - $3,
+                                        refunded_at = case when $4 then $5 else refunded_at end,
+                                        updated_at = $5, tickets = coalesce($6, tickets)
+                                  where id = $1";
     on!(tx, c => {
-        sqlx::query(SET_BOOKING_SEATS)
+        sqlx::query(set_booking_seats)
             .bind(booking.0)
             .bind(SeatList(seats.to_vec()))
             .bind(amount)
@@ -226,8 +265,11 @@ pub(super) async fn insert_refund(
     amount: i64,
     at: At,
 ) -> Result<(), StoreError> {
+    let insert_refund = "insert into counter_refund (booking_id, shift_id, seats, method,
+                                                         amount_krw, approved_by, created_at)
+                             values ($1, $2, $3, $4, $5, $6, $7)";
     on!(tx, c => {
-        sqlx::query(INSERT_REFUND)
+        sqlx::query(insert_refund)
             .bind(refund.booking.0)
             .bind(refund.shift)
             .bind(SeatList(seats.to_vec()))
@@ -248,8 +290,10 @@ pub(super) async fn pay_owed(
     at: At,
     shift: i64,
 ) -> Result<(), StoreError> {
+    let pay_owed = "update counter_refund_owed set paid_at = $2, paid_shift = $3
+                         where booking_id = $1 and paid_at is null";
     on!(tx, c => {
-        sqlx::query(PAY_OWED).bind(booking.0).bind(at).bind(shift).execute(c).await?;
+        sqlx::query(pay_owed).bind(booking.0).bind(at).bind(shift).execute(c).await?;
     });
     Ok(())
 }
@@ -284,7 +328,14 @@ pub(super) async fn scannable(
     tx: &mut Tx,
     booking: BookingId,
 ) -> Result<Option<(bool, SeatList)>, StoreError> {
-    let scannable = format!("{SCANNABLE} {}", tx.row_lock("for share of b"));
+    // What a scan may check in: a confirmed booking, refunded or not (or its showtime cancelled).
+    let scannable = "select b.refunded_at is not null
+                                or exists (select 1 from showtime st
+                                            where st.id = b.showtime_id
+                                              and st.cancelled_at is not null),
+                                b.seats
+                           from booking b where b.id = $1 and b.status = 'CONFIRMED'";
+    let scannable = format!("{scannable} {}", tx.row_lock("for share of b"));
     Ok(on!(tx, c => {
         sqlx::query_as(&scannable).bind(booking.0).fetch_optional(c).await?
     }))
@@ -300,8 +351,12 @@ pub(super) async fn check_in_seat(
     staff: Option<i64>,
     at: At,
 ) -> Result<Option<String>, StoreError> {
+    let check_in = "insert into seat_check_in (booking_id, seat_code, showtime_id, gate,
+                                                   staff_id, checked_in_at)
+                        values ($1, $2, $3, $4, $5, $6)
+                        on conflict (booking_id, seat_code) do nothing returning seat_code";
     Ok(on!(tx, c => {
-        sqlx::query_scalar(CHECK_IN)
+        sqlx::query_scalar(check_in)
             .bind(booking.0)
             .bind(seat)
             .bind(showtime.get())
@@ -319,14 +374,18 @@ pub(super) async fn first_scan(
     booking: BookingId,
     seat: Option<&String>,
 ) -> Result<Option<(At, String)>, StoreError> {
+    // When and where seat `$2` (the booking's first seat, for the booking's code) was let in.
+    let first_scan = "select checked_in_at, gate from seat_check_in
+                           where booking_id = $1 and seat_code = $2";
     Ok(on!(tx, c => {
-        sqlx::query_as(FIRST_SCAN).bind(booking.0).bind(seat).fetch_optional(c).await?
+        sqlx::query_as(first_scan).bind(booking.0).bind(seat).fetch_optional(c).await?
     }))
 }
 
 /// How many of the booking's seats are in.
 pub(super) async fn seats_in(tx: &mut Tx, booking: BookingId) -> Result<i64, StoreError> {
+    let seats_in = "select cast(count(*) as bigint) from seat_check_in where booking_id = $1";
     Ok(on!(tx, c => {
-        sqlx::query_scalar(SEATS_IN).bind(booking.0).fetch_one(c).await?
+        sqlx::query_scalar(seats_in).bind(booking.0).fetch_one(c).await?
     }))
 }

@@ -14,30 +14,15 @@ pub struct StoredHall {
     pub best_seat: Option<String>,
 }
 
-/// A showtime's head: its hall, title, times and where best available aims.
-const SHOWTIME_HEAD: &str = "select st.hall_id, st.movie_title, h.name as hall_name, st.starts_at,
-            st.sales_open_at, st.duration_minutes,
-            coalesce(st.sales_close_at, st.starts_at) as sales_close_at,
-            st.accessible_release_at, h.best_seat
-       from showtime st join hall h on h.id = st.hall_id where st.id = $1";
 /// A hall's categories at its own prices.
 pub(super) const CATEGORIES: &str =
     "select code, name, price_krw from price_category where hall_id = $1 order by price_krw, code";
 /// A hall's default prices of ticket types besides adult.
 pub(super) const HALL_TICKET_PRICES: &str =
     "select category, ticket_type, price_krw from category_ticket_price where hall_id = $1";
-const HALL_SEATS: &str =
+pub(super) const HALL_SEATS: &str =
     "select seat_code, row_label, seat_number, grid_x, grid_y, category, accessible, companion
        from hall_seat where hall_id = $1 order by grid_y, grid_x";
-/// A showtime's categories at its own prices (the hall's where it has none).
-const SHOWTIME_CATEGORIES: &str =
-    "select c.code, c.name, coalesce(p.price_krw, c.price_krw) as price_krw
-       from showtime st join price_category c on c.hall_id = st.hall_id
-       left join showtime_price p on p.showtime_id = st.id and p.category = c.code
-      where st.id = $1 order by price_krw, c.code";
-/// A showtime's prices of the ticket types it sells besides adult.
-const SHOWTIME_TICKET_PRICES: &str =
-    "select category, ticket_type, price_krw from showtime_ticket_price where showtime_id = $1";
 const SHOWTIME_COUNTS: &str = "select st.id, st.movie_title, h.name as hall_name, st.starts_at,
             st.duration_minutes, st.sales_open_at,
             coalesce(st.sales_close_at, st.starts_at) as sales_close_at, st.hot_sale,
@@ -117,30 +102,6 @@ impl Store {
         insert_hall_seats(&mut tx, id, &hall.seats).await?;
         tx.commit().await?;
         Ok(Some(id))
-    }
-
-    /// A showtime's hall layout (`None`: no such showtime).
-    pub async fn layout(&self, showtime: ShowtimeId) -> Result<Option<Layout>, StoreError> {
-        let id = showtime.get();
-        let read = on!(&mut self.reader().await?, c => {
-            let head: Option<ShowtimeHead> =
-                sqlx::query_as(SHOWTIME_HEAD).bind(id).fetch_optional(&mut *c).await?;
-            match head {
-                None => None,
-                Some(head) => Some((
-                    sqlx::query_as(HALL_SEATS).bind(head.hall_id).fetch_all(&mut *c).await?,
-                    head,
-                    sqlx::query_as(SHOWTIME_CATEGORIES).bind(id).fetch_all(&mut *c).await?,
-                    sqlx::query_as(SHOWTIME_TICKET_PRICES).bind(id).fetch_all(&mut *c).await?,
-                )),
-            }
-        });
-        let Some((seats, head, categories, prices)) = read else {
-            return Ok(None);
-        };
-        let mut layout = head.layout(showtime, categories, seats)?;
-        priced(&mut layout.categories, prices);
-        Ok(Some(layout))
     }
 
     /// Every hall with its number of seats, by name.

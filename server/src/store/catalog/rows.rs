@@ -68,55 +68,6 @@ impl PaidSale {
     }
 }
 
-/// A showtime in the list, as both dialects select it.
-#[derive(sqlx::FromRow)]
-pub(super) struct ListedShowtime {
-    #[sqlx(try_from = "i64")]
-    pub(super) id: ShowtimeId,
-    pub(super) movie_title: String,
-    pub(super) hall_id: i64,
-    pub(super) hall_name: String,
-    pub(super) starts_at: At,
-    pub(super) sales_open: bool,
-    pub(super) sales_opens_at: Option<At>,
-    pub(super) cancelled: bool,
-    pub(super) waiting_room: bool,
-    pub(super) seats_total: i64,
-    pub(super) seats_available: i64,
-}
-
-impl From<ListedShowtime> for ShowtimeSummary {
-    fn from(row: ListedShowtime) -> Self {
-        Self {
-            id: row.id,
-            movie_title: row.movie_title,
-            hall_id: row.hall_id,
-            hall_name: row.hall_name,
-            starts_at: row.starts_at.0,
-            seats_total: row.seats_total,
-            seats_available: row.seats_available,
-            sales_open: row.sales_open,
-            sales_opens_at: row.sales_opens_at.map(|at| at.0),
-            cancelled: row.cancelled,
-            waiting_room: row.waiting_room,
-        }
-    }
-}
-
-/// `SHOWTIME_HEAD`.
-#[derive(sqlx::FromRow)]
-pub(super) struct ShowtimeHead {
-    pub(super) hall_id: i64,
-    pub(super) movie_title: String,
-    pub(super) hall_name: String,
-    pub(super) starts_at: At,
-    pub(super) sales_open_at: Option<At>,
-    pub(super) duration_minutes: i32,
-    pub(super) sales_close_at: At,
-    pub(super) accessible_release_at: Option<At>,
-    pub(super) best_seat: Option<String>,
-}
-
 /// `CATEGORIES`.
 #[derive(sqlx::FromRow)]
 pub(super) struct CategoryRow {
@@ -159,34 +110,6 @@ pub(super) struct SeatRow {
     pub(super) category: String,
     pub(super) accessible: bool,
     pub(super) companion: bool,
-}
-
-impl ShowtimeHead {
-    pub(super) fn layout(
-        self,
-        showtime: ShowtimeId,
-        categories: Vec<CategoryRow>,
-        seats: Vec<SeatRow>,
-    ) -> Result<Layout, StoreError> {
-        Ok(Layout {
-            showtime_id: showtime,
-            movie_title: self.movie_title,
-            hall_name: self.hall_name,
-            starts_at: self.starts_at.0,
-            duration_minutes: self.duration_minutes,
-            sales: SalesWindow {
-                opens_at: self.sales_open_at.map(|at| at.0),
-                closes_at: self.sales_close_at.0,
-            },
-            accessible_release_at: self.accessible_release_at.map(|at| at.0),
-            best_seat: self.best_seat,
-            categories: categories.into_iter().map(CategoryRow::category).collect(),
-            seats: seats
-                .into_iter()
-                .map(PlacedSeat::try_from)
-                .collect::<Result<_, StoreError>>()?,
-        })
-    }
 }
 
 impl TryFrom<SeatRow> for PlacedSeat {

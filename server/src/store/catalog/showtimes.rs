@@ -156,3 +156,38 @@ impl Store {
         Ok(done == 1)
     }
 }
+
+/// A showtime as `list_showtimes` reads it.
+#[derive(sqlx::FromRow)]
+struct ListedShowtime {
+    #[sqlx(try_from = "i64")]
+    id: ShowtimeId,
+    movie_title: String,
+    hall_id: i64,
+    hall_name: String,
+    starts_at: At,
+    sales_open: bool,
+    sales_opens_at: Option<At>,
+    cancelled: bool,
+    waiting_room: bool,
+    seats_total: i64,
+    seats_available: i64,
+}
+
+impl From<ListedShowtime> for ShowtimeSummary {
+    fn from(row: ListedShowtime) -> Self {
+        Self {
+            id: row.id,
+            movie_title: row.movie_title,
+            hall_id: row.hall_id,
+            hall_name: row.hall_name,
+            starts_at: row.starts_at.0,
+            seats_total: row.seats_total,
+            seats_available: row.seats_available,
+            sales_open: row.sales_open,
+            sales_opens_at: row.sales_opens_at.map(|at| at.0),
+            cancelled: row.cancelled,
+            waiting_room: row.waiting_room,
+        }
+    }
+}
