@@ -6,6 +6,7 @@ pub mod domain;
 #[cfg(feature = "ssr")]
 pub mod engine;
 pub mod error;
+pub mod error_text;
 pub mod format;
 pub mod i18n;
 pub mod pages;

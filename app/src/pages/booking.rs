@@ -6,8 +6,9 @@
 //! `/my-bookings`: the customer's bookings.
 
 use crate::domain::{BookingState, BookingView};
+use crate::error_text::error_text;
 use crate::format::{price, showtime_when};
-use crate::i18n::{error_text, use_lang, Lang};
+use crate::i18n::{use_lang, Lang};
 use crate::serverfns::{cancel_booking, get_booking, get_ticket, my_bookings, send_booking_link};
 use crate::tr;
 use leptos::prelude::*;

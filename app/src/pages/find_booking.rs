@@ -4,7 +4,8 @@
 //! then on.
 
 use crate::error::InventoryError;
-use crate::i18n::{error_text, use_lang};
+use crate::error_text::error_text;
+use crate::i18n::use_lang;
 use crate::serverfns::lookup_booking;
 use crate::tr;
 use leptos::prelude::*;

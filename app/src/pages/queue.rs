@@ -6,7 +6,8 @@
 
 use crate::domain::{QueueFrame, QueuePlace, QueueState, ShowtimeId};
 use crate::error::InventoryError;
-use crate::i18n::{error_text, use_lang};
+use crate::error_text::error_text;
+use crate::i18n::use_lang;
 use crate::tr;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;

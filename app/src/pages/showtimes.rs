@@ -2,8 +2,9 @@
 //! seat map.
 
 use crate::domain::ShowtimeSummary;
+use crate::error_text::error_text;
 use crate::format::{day_heading, venue_time};
-use crate::i18n::{error_text, use_lang};
+use crate::i18n::use_lang;
 use crate::serverfns::list_showtimes;
 use crate::tr;
 use chrono::NaiveDate;

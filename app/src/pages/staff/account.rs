@@ -4,7 +4,8 @@
 
 use crate::domain::{StaffMember, StaffRole};
 use crate::error::InventoryError;
-use crate::i18n::{error_text, use_lang};
+use crate::error_text::error_text;
+use crate::i18n::use_lang;
 use crate::serverfns::{
     staff_accounts, staff_change_password, staff_me, staff_reset_pin, staff_set_pin,
 };

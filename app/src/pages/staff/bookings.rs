@@ -55,7 +55,7 @@ pub fn BookingsPage() -> impl IntoView {
                             Ok(Some(found)) => view! { <Found found /> }.into_any(),
                             Ok(None) => ().into_any(),
                             Err(e) => view! {
-                                <p class="error" role="alert" data-test="booking-search-error">{move || crate::i18n::error_text(lang.get(), &e)}</p>
+                                <p class="error" role="alert" data-test="booking-search-error">{move || crate::error_text::error_text(lang.get(), &e)}</p>
                             }.into_any(),
                         }}
                         <OutgoingMailList />
@@ -185,7 +185,7 @@ fn Found(found: BookingFound) -> impl IntoView {
                     </p>
                     {move || sent.get().map(|outcome| match outcome {
                         Ok(()) => view! { <p class="notice" role="status" data-test="resend-done">{move || tr!(lang.get(), "bookings.resent")}</p> }.into_any(),
-                        Err(e) => view! { <p class="error" role="alert">{move || crate::i18n::error_text(lang.get(), &e)}</p> }.into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{move || crate::error_text::error_text(lang.get(), &e)}</p> }.into_any(),
                     })}
                 }
             })}
@@ -242,7 +242,7 @@ fn OutgoingMailList() -> impl IntoView {
                             </table>
                         }.into_any(),
                         Err(e) => view! {
-                            <p class="error" role="alert">{move || crate::i18n::error_text(lang.get(), &e)}</p>
+                            <p class="error" role="alert">{move || crate::error_text::error_text(lang.get(), &e)}</p>
                         }.into_any(),
                     }
                 })}

@@ -11,8 +11,9 @@
 use super::StaffRefusal;
 use crate::domain::{CheckIn, CheckInResult, ScanAt, ShowtimeId, DOOR_ROLES};
 use crate::error::InventoryError;
+use crate::error_text::error_text;
 use crate::format::{clock_time, showtime_when};
-use crate::i18n::{error_text, use_lang};
+use crate::i18n::use_lang;
 use crate::serverfns::{check_in_ticket, list_showtimes, staff_me};
 use crate::tr;
 use leptos::prelude::*;

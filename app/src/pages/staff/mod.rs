@@ -30,7 +30,8 @@ pub use sign_in::SignInPage;
 pub use tokens::TokensPage;
 
 use crate::error::InventoryError;
-use crate::i18n::{error_text, use_lang};
+use crate::error_text::error_text;
+use crate::i18n::use_lang;
 use crate::tr;
 use leptos::prelude::*;
 

@@ -242,7 +242,7 @@ fn CloseOther(
             <input id=format!("counted-{id}") inputmode="numeric" size="8" bind:value=counted
                 placeholder=move || tr!(lang.get(), "kiosk.counted") />
             <button type="submit">{move || tr!(lang.get(), "sales.shift_close")}</button>
-            {move || error.get().map(|e| view! { <span class="error" role="alert">{crate::i18n::error_text(lang.get(), &e)}</span> })}
+            {move || error.get().map(|e| view! { <span class="error" role="alert">{crate::error_text::error_text(lang.get(), &e)}</span> })}
         </form>
     }
 }

@@ -6,7 +6,8 @@
 use super::local_path;
 use crate::domain::QueueProof;
 use crate::error::InventoryError;
-use crate::i18n::{error_text, use_lang};
+use crate::error_text::error_text;
+use crate::i18n::use_lang;
 use crate::serverfns::staff_sign_in;
 use crate::tr;
 use leptos::prelude::*;

@@ -4,8 +4,9 @@
 use super::{AdminNav, StaffRefusal};
 use crate::domain::NewApiToken;
 use crate::error::InventoryError;
+use crate::error_text::error_text;
 use crate::format::showtime_when;
-use crate::i18n::{error_text, use_lang};
+use crate::i18n::use_lang;
 use crate::serverfns::{api_tokens, create_api_token, revoke_api_token};
 use crate::tr;
 use leptos::prelude::*;

@@ -5,8 +5,9 @@
 
 use crate::domain::{ShowtimeCounts, ShowtimeId, WaitingRoomView};
 use crate::error::InventoryError;
+use crate::error_text::error_text;
 use crate::format::showtime_when;
-use crate::i18n::{error_text, use_lang};
+use crate::i18n::use_lang;
 use crate::serverfns::{reset_waiting_room, set_waiting_room, waiting_room};
 use crate::tr;
 use leptos::prelude::*;

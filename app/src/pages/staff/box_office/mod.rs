@@ -29,8 +29,9 @@ use crate::domain::{
     ShowtimeSummary, Tender,
 };
 use crate::error::InventoryError;
+use crate::error_text::error_text;
 use crate::format::{price, showtime_when, signed_price};
-use crate::i18n::{error_text, use_lang};
+use crate::i18n::use_lang;
 use crate::pages::seat_map::live;
 use crate::pages::seat_map::picker::Picker;
 use crate::pages::seat_map::plan::Plan;

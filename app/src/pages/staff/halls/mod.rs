@@ -15,8 +15,9 @@ use crate::domain::{
     HallPlan, HallSummary, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
 };
 use crate::error::InventoryError;
+use crate::error_text::error_text;
 use crate::format::{clock_time, price, showtime_when};
-use crate::i18n::{error_text, use_lang};
+use crate::i18n::use_lang;
 use crate::serverfns::{
     block_seats, cancel_showtime, export_hall, halls, import_hall, schedule_showtime,
     showtime_figures,
