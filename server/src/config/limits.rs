@@ -4,6 +4,12 @@
 use super::Env;
 use std::time::Duration;
 
+/// Minutes before the start that customers' online cancellation closes
+/// (`CUSTOMER_CANCEL_UNTIL_MINUTES`).
+pub const DEFAULT_CANCEL_UNTIL_MINUTES: i64 = 20;
+/// Days after its showtime that a booking's e-mail address is kept (`EMAIL_RETENTION_DAYS`).
+pub const DEFAULT_EMAIL_RETENTION_DAYS: i64 = 90;
+
 #[derive(Clone, Debug)]
 pub struct LimitsConfig {
     /// Hold attempts a customer may make per minute.
@@ -51,16 +57,15 @@ impl LimitsConfig {
             lookup_rate_per_address: env.count("LOOKUP_RATE_PER_ADDRESS", 10)?,
             lookup_rate_per_pair: env.count("LOOKUP_RATE_PER_PAIR", 5)?,
             lookup_rate_per_reference: env.count("LOOKUP_RATE_PER_REFERENCE", 30)?,
-            email_retention_days: match env.count(
-                "EMAIL_RETENTION_DAYS",
-                crate::engine::DEFAULT_EMAIL_RETENTION_DAYS as u64,
-            )? {
+            email_retention_days: match env
+                .count("EMAIL_RETENTION_DAYS", DEFAULT_EMAIL_RETENTION_DAYS as u64)?
+            {
                 0 => anyhow::bail!("EMAIL_RETENTION_DAYS must be at least 1"),
                 days => days,
             },
             customer_cancel_until_minutes: env.count(
                 "CUSTOMER_CANCEL_UNTIL_MINUTES",
-                crate::engine::DEFAULT_CANCEL_UNTIL_MINUTES as u64,
+                DEFAULT_CANCEL_UNTIL_MINUTES as u64,
             )?,
         })
     }

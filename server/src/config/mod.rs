@@ -15,12 +15,12 @@ mod waiting_room;
 
 pub use events::EventsConfig;
 pub use http::HttpConfig;
-pub use limits::LimitsConfig;
+pub use limits::{LimitsConfig, DEFAULT_CANCEL_UNTIL_MINUTES, DEFAULT_EMAIL_RETENTION_DAYS};
 pub use mail::MailConfig;
 pub use payments::PaymentsConfig;
 pub use redis::RedisConfig;
 pub use sales::{parse_ticket_keys, SalesConfig};
-pub use staff::StaffConfig;
+pub use staff::{StaffConfig, StaffPolicy};
 pub use store::{Database, StoreConfig};
 
 use crate::net::IpNet;

@@ -15,6 +15,7 @@ pub mod staff;
 pub mod tickets;
 mod waiting_room;
 
+use crate::config::{DEFAULT_CANCEL_UNTIL_MINUTES, DEFAULT_EMAIL_RETENTION_DAYS};
 pub use checkout::Payments;
 pub use holds::CLERK_HOLD_TTL;
 pub use mail::LinkState;
@@ -41,12 +42,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use std::time::Instant;
-
-/// Minutes before the start that customers' online cancellation closes
-/// (`CUSTOMER_CANCEL_UNTIL_MINUTES`).
-pub const DEFAULT_CANCEL_UNTIL_MINUTES: i64 = 20;
-/// Days after its showtime that a booking's e-mail address is kept (`EMAIL_RETENTION_DAYS`).
-pub const DEFAULT_EMAIL_RETENTION_DAYS: i64 = 90;
 
 pub struct Engine {
     store: Store,

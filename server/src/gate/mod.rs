@@ -19,6 +19,11 @@ use std::collections::VecDeque;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
+/// How long a clerk's hold at the box office lasts: the sale in progress at the counter is not
+/// cut short by the customers' 10 minutes; it ends when the clerk sells, cancels, locks the kiosk
+/// or signs out (or, at the latest, after this).
+pub const CLERK_HOLD_TTL: Duration = Duration::from_secs(30 * 60);
+
 static GATE: LazyLock<redis::Script> =
     LazyLock::new(|| redis::Script::new(include_str!("../../lua/seat_gate.lua")));
 static RELEASE: LazyLock<redis::Script> =
@@ -154,7 +159,7 @@ impl SeatGate {
     /// turned away for the rest of the hold's time.
     pub async fn release(&self, showtime: ShowtimeId, seats: &[SeatCode], hold: HoldId) {
         // Kept as long as the longest hold's keys (a clerk's) could live.
-        let keep = self.ttl.max(crate::engine::CLERK_HOLD_TTL);
+        let keep = self.ttl.max(CLERK_HOLD_TTL);
         self.release_keys(showtime, seats, hold.to_string(), keep)
             .await;
     }

@@ -10,8 +10,8 @@
 
 use super::error::ApiError;
 use super::params::Id;
-use super::queue::{handshake, not_an_upgrade};
 use super::serve::HeldConnection;
+use super::upgrade::{handshake, not_an_upgrade, origin_allowed};
 use super::AppState;
 use app::domain::ShowtimeId;
 use app::engine::ClientAddr;
@@ -23,25 +23,6 @@ use axum::Extension;
 use std::time::Duration;
 
 pub const PING_EVERY: Duration = Duration::from_secs(15);
-
-/// Whether a WebSocket request from a browser comes from this site (non-browser clients send
-/// no `Origin`).
-pub(super) fn origin_allowed(state: &AppState, headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return true;
-    };
-    let origin = origin.trim_end_matches('/');
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or_default();
-    state.web.allowed_origins.iter().any(|o| o == origin)
-        || (!host.is_empty()
-            && origin
-                .strip_prefix("http://")
-                .or_else(|| origin.strip_prefix("https://"))
-                == Some(host))
-}
 
 /// A showtime's live seat feed (WebSocket): a snapshot, then every change.
 ///

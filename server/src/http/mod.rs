@@ -28,6 +28,7 @@ pub mod session;
 mod showtimes;
 pub mod sockets;
 pub mod staff;
+mod upgrade;
 
 use crate::engine::Engine;
 use axum::extract::FromRef;

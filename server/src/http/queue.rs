@@ -5,8 +5,8 @@
 //! (served by `queue_pages` once the handshake is answered here).
 
 use super::error::ApiError;
-use super::live::origin_allowed;
 use super::params::Id;
+use super::upgrade::{handshake, not_an_upgrade, origin_allowed};
 use super::AppState;
 use app::domain::{CustomerId, QueuePlace, QueueProof, ShowtimeId};
 use app::engine::{ClientAddr, WaitingRooms};
@@ -17,7 +17,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
-use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use utoipa::OpenApi;
 
 /// This module's part of the OpenAPI description.
@@ -206,41 +205,4 @@ async fn live(
         ],
     )
         .into_response())
-}
-
-pub(super) fn not_an_upgrade() -> ApiError {
-    ApiError::BadRequest("connect to this address with a WebSocket upgrade".into())
-}
-
-/// Checks a WebSocket opening handshake (RFC 6455, version 13): the `Sec-WebSocket-Accept`
-/// value that answers it.
-pub(super) fn handshake(headers: &HeaderMap) -> Result<HeaderValue, ApiError> {
-    let names = |name: header::HeaderName, token: &str| {
-        headers.get_all(name).iter().any(|v| {
-            v.to_str()
-                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
-        })
-    };
-    if !names(header::CONNECTION, "upgrade") || !names(header::UPGRADE, "websocket") {
-        return Err(not_an_upgrade());
-    }
-    if headers
-        .get(header::SEC_WEBSOCKET_VERSION)
-        .map(|v| v.as_bytes())
-        != Some(b"13")
-    {
-        return Err(ApiError::BadRequest(
-            "this feed speaks WebSocket version 13 (Sec-WebSocket-Version: 13)".into(),
-        ));
-    }
-    // 16 random bytes in base64: 24 characters, the last two "==".
-    let key = headers
-        .get(header::SEC_WEBSOCKET_KEY)
-        .filter(|k| k.len() == 24 && k.as_bytes().ends_with(b"=="))
-        .ok_or_else(|| {
-            ApiError::BadRequest(
-                "a WebSocket upgrade needs Sec-WebSocket-Key: 16 bytes in base64".into(),
-            )
-        })?;
-    HeaderValue::from_str(&derive_accept_key(key.as_bytes())).map_err(|_| not_an_upgrade())
 }

@@ -63,6 +63,30 @@ pub fn password_problem(password: &str) -> Option<String> {
     })
 }
 
+/// The stored form of a session or token secret.
+pub fn secret_hash(secret: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(secret.as_bytes()))
+}
+
+/// How a sign-in name is counted: trimmed, lower case, at most 64 characters (names that are
+/// no account's are counted the same way, so the answers do not tell which names exist).
+pub fn name_key(name: &str) -> String {
+    match StaffName::parse(name) {
+        Ok(name) => name.as_str().to_string(),
+        // Not a name any account can have (a NUL byte, 10,000 characters…): counted under its
+        // digest, so the key is always printable and short, and still the same for the same
+        // input.
+        Err(_) => format!("~{}", &secret_hash(name.trim())[..32]),
+    }
+}
+
+/// The prefixes of every throttle key of `name` (`server staff unlock`).
+pub fn throttle_prefixes(name: &str) -> Vec<String> {
+    let who = name_key(name);
+    vec![format!("pw:{who}@"), format!("pin:{who}@")]
+}
+
 /// The argon2id hash of `secret` (PHC string: algorithm, parameters, random salt, hash).
 pub fn hash_secret(secret: &str) -> String {
     let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>()).expect("16 bytes make a salt");
@@ -234,7 +258,7 @@ pub async fn command(
             let now = At::or_now(None);
             let ended = store.end_member_sessions(account.id, None, now).await?;
             store
-                .throttle_clear(&crate::engine::staff::throttle_prefixes(name.as_str()))
+                .throttle_clear(&throttle_prefixes(name.as_str()))
                 .await?;
             let detail =
                 format!("new password set by the server staff command; {ended} sessions ended");
@@ -271,7 +295,7 @@ pub async fn command(
         ["unlock", name] => {
             let (name, account) = account_named(store, name).await?;
             let cleared = store
-                .throttle_clear(&crate::engine::staff::throttle_prefixes(name.as_str()))
+                .throttle_clear(&throttle_prefixes(name.as_str()))
                 .await?;
             let detail =
                 format!("failed tries forgotten by the server staff command ({cleared} counts)");

@@ -1,6 +1,6 @@
 //! The box office and the door. A clerk opens a shift at a register with a cash float; their
 //! pick is a hold like a customer's (the web sees it at once, a web customer trying those seats
-//! gets 409) that lasts while the sale is at the counter (`holds::CLERK_HOLD_TTL`) and is released on
+//! gets 409) that lasts while the sale is at the counter (`gate::CLERK_HOLD_TTL`) and is released on
 //! cancel, lock or sign-out; the sale confirms it with the fenced confirmation and writes
 //! `BookingConfirmed` (channel `box_office`, or `complimentary`) in the same transaction.
 //! Refunds, complimentary sales and reprints need a supervisor: their own session, or their name

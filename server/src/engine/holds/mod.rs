@@ -56,10 +56,7 @@ impl Engine {
     }
 }
 
-/// How long a clerk's hold at the box office lasts: the sale in progress at the counter is not
-/// cut short by the customers' 10 minutes; it ends when the clerk sells, cancels, locks the kiosk
-/// or signs out (or, at the latest, after this).
-pub const CLERK_HOLD_TTL: Duration = Duration::from_secs(30 * 60);
+pub use crate::gate::CLERK_HOLD_TTL;
 
 #[async_trait::async_trait]
 impl Holds for Engine {

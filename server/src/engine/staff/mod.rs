@@ -18,40 +18,15 @@ pub use kiosk_lock::valid_pin;
 pub use sign_in::{SignInFrom, SignedIn};
 
 use super::*;
+pub use crate::config::StaffPolicy;
 use crate::staff::hashing::{Busy, Hasher};
-use crate::staff::StaffName;
+pub use crate::staff::secret_hash;
+use crate::staff::{name_key, StaffName};
 use crate::store::{At, NewAuditEntry, NewStaffSession, StaffAccount, ThrottleRule, Throttled};
 use app::domain::{ApiToken, AuditEntry, AuditFact, NewApiToken, StaffMember};
 use app::engine::Actor;
 use chrono::{DateTime, Utc};
-use sha2::{Digest, Sha256};
-
-/// How staff sessions and sign-ins behave.
-#[derive(Debug, Clone)]
-pub struct StaffPolicy {
-    /// A session unused this long ends.
-    pub idle: Duration,
-    /// A session ends this long after sign-in, however busy.
-    pub lifetime: Duration,
-    /// Failed tries in a row (of one account from one address) that cost nothing…
-    pub lock_after: u32,
-    /// …after which each waits twice as long as the one before, up to this long.
-    pub lock_for: Duration,
-    /// Where staff may sign in from (none: anywhere).
-    pub sign_in_from: Option<Vec<crate::net::IpNet>>,
-}
-
-impl Default for StaffPolicy {
-    fn default() -> Self {
-        Self {
-            idle: Duration::from_secs(30 * 60),
-            lifetime: Duration::from_secs(12 * 3600),
-            lock_after: 5,
-            lock_for: Duration::from_secs(15 * 60),
-            sign_in_from: None,
-        }
-    }
-}
+use sha2::Sha256;
 
 /// Failed PINs in a row that end a locked session (its member signs in with the password).
 pub const UNLOCK_TRIES: u32 = 10;
@@ -98,11 +73,6 @@ pub fn new_secret() -> String {
     hex::encode(rand::random::<[u8; 32]>())
 }
 
-/// The stored form of a session or token secret.
-pub fn secret_hash(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
-}
-
 /// A hash to check passwords of unknown names against, so that a wrong name takes as long as
 /// a wrong password and does not tell which names exist (made once, on the hash threads).
 async fn decoy_hash() -> Result<String, InventoryError> {
@@ -116,18 +86,6 @@ async fn decoy_hash() -> Result<String, InventoryError> {
 
 /// Striped locks for [`Engine::staff_turn`].
 pub(super) const STAFF_TURNS: usize = 256;
-
-/// How a sign-in name is counted: trimmed, lower case, at most 64 characters (names that are
-/// no account's are counted the same way, so the answers do not tell which names exist).
-fn name_key(name: &str) -> String {
-    match StaffName::parse(name) {
-        Ok(name) => name.as_str().to_string(),
-        // Not a name any account can have (a NUL byte, 10,000 characters…): counted under its
-        // digest, so the key is always printable and short, and still the same for the same
-        // input.
-        Err(_) => format!("~{}", &secret_hash(name.trim())[..32]),
-    }
-}
 
 /// How an address is counted: IPv6 by its /56, as the hold limits count it.
 fn address_key(address: Option<IpAddr>) -> String {
@@ -208,12 +166,6 @@ pub(super) fn approval_keys(policy: &StaffPolicy, name: &str, clerk: i64) -> Vec
         key: format!("pin:{}@clerk:{clerk}", name_key(name)),
         rule: policy.pin_per_clerk(),
     }]
-}
-
-/// The prefixes of every throttle key of `name` (`server staff unlock`).
-pub fn throttle_prefixes(name: &str) -> Vec<String> {
-    let who = name_key(name);
-    vec![format!("pw:{who}@"), format!("pin:{who}@")]
 }
 
 impl Engine {
