@@ -11,13 +11,13 @@
 //!   (`guard`, `session`, `staff`); `serve` is the accept loop with the connection caps, and
 //!   `live` the WebSocket of the live seat map.
 //! - [`engine`]: the use cases, one module each (`holds`, `catalog`, `checkout`, `bookings`,
-//!   `tickets`, `sales`, `settlement`, `consumers`, `staff`: sign-in, sessions, tokens, audit);
-//!   `engine/inventory.rs` implements the app's
-//!   `Inventory` trait (what the server functions call) by naming them.
-//! - [`store`]: the `Store` trait split by capability (`catalog`, `holds`, `payments`,
-//!   `settlement`, `idempotency`, `relay`, `consumers`, `staff`), each a folder with its contract in
-//!   `mod.rs` and its two dialects, `postgres.rs` and `sqlite.rs`, side by side; `store/sql.rs`
-//!   has the column types both share.
+//!   `tickets`, `sales`, `settlement`, `consumers`, `box_office`, `staff`: sign-in, sessions,
+//!   tokens, audit); each implements one of the app's engine traits (`app/src/engine/`), which
+//!   the server functions call.
+//! - [`store`]: one concrete `Store` over PostgreSQL or SQLite, split by capability (`catalog`,
+//!   `holds`, `payments`, `settlement`, `idempotency`, `relay`, `consumers`, `contacts`, `mail`,
+//!   `box_office`, `staff`), each an `impl Store` block; `store/dialect.rs` has what really
+//!   differs between the dialects and `store/sql.rs` the column types both share.
 //! - [`workers`]: everything that runs in the background, started and stopped together: the
 //!   sweeper and housekeeping, the payment workers (confirmations, refunds, reconciliation) and
 //!   the outbox relay.
@@ -28,10 +28,11 @@
 //!   signatures and the sandbox; [`net`]: address ranges and the client address behind proxies;
 //!   [`staff`]: staff accounts, their password hashes and the `server staff` command.
 //!
-//! The hold path, from the button to the SQL: `app/src/pages/seat_map/picker.rs` →
-//! `app/src/serverfns/hold_seats.rs` (or `POST /showtimes/{id}/holds` in `http/showtimes.rs`) →
-//! `engine/inventory.rs` → `engine/holds.rs` → `store/holds/mod.rs` → `store/holds/postgres.rs`
-//! (`HOLD_SQL`) or `store/holds/sqlite.rs`.
+//! The hold path, from the button to the SQL: `app/src/pages/seat_map/panels.rs` (the button)
+//! → `app/src/pages/seat_map/picker/actions.rs` → `app/src/serverfns/holds/hold_seats.rs` (or
+//! `POST /showtimes/{id}/holds` in `http/showtimes.rs`) → `engine/holds/mod.rs` →
+//! `store/holds/mod.rs` → `store/holds/postgres/statements.rs` (`HOLD_SQL`) or
+//! `store/holds/sqlite.rs`.
 
 pub mod booking_events;
 pub mod clock;
