@@ -1,7 +1,9 @@
 //! What really differs between the two databases, in one place: which database the store is on,
-//! how a write transaction begins (SQLite's `BEGIN IMMEDIATE`), and the one macro that runs a
-//! statement written the same way on either. Times and lengths of time bind through
-//! [`Moment`](super::Moment) and [`Span`](super::Span), so most statements read the same in both.
+//! how a write transaction begins (SQLite's `BEGIN IMMEDIATE`), row locks, lists bound as one
+//! parameter, the time a sale is judged at, the fenced confirm, the outbox append, and the one
+//! macro that runs a statement written the same way on either. Times and lengths of time bind
+//! through [`Moment`](super::Moment) and [`Span`](super::Span), so most statements read the same
+//! in both.
 
 use super::{At, BookingId, Envelope, Now, PgStore, ShowtimeId, SqliteStore, Store, StoreError};
 use sqlx::pool::PoolConnection;
@@ -109,8 +111,8 @@ impl Tx {
     }
 
     /// The fenced confirm: the seats of hold `hold` of `showtime` booked for `booking`, all of
-    /// them or none (empty), in this transaction — each dialect's one statement
-    /// (`holds::postgres::confirm_in`, `holds::sqlite::confirm_in`).
+    /// them or none (empty), in this transaction — each dialect's own ([`pg_confirm`],
+    /// [`sqlite_confirm`]).
     pub(super) async fn confirm(
         &mut self,
         showtime: ShowtimeId,
@@ -119,11 +121,9 @@ impl Tx {
         now: Now,
     ) -> Result<Vec<(String, i64)>, StoreError> {
         match self {
-            Dialect::Postgres(tx) => {
-                super::holds::postgres::confirm_in(&mut **tx, showtime, hold, booking, now).await
-            }
+            Dialect::Postgres(tx) => pg_confirm(&mut **tx, showtime, hold, booking, now).await,
             Dialect::Sqlite(tx) => {
-                super::holds::sqlite::confirm_in(tx, showtime, hold, booking, At::or_now(now)).await
+                sqlite_confirm(tx, showtime, hold, booking, At::or_now(now)).await
             }
         }
     }
@@ -161,6 +161,96 @@ impl Tx {
         }
         Ok(())
     }
+}
+
+/// HELD → BOOKED, fenced by hold id, status and expiry in the update's own WHERE; `verdict`
+/// demands that every seat the hold took still qualifies.
+const PG_CONFIRM: &str = r#"
+with args as (
+    select $1::bigint as showtime_id, $2::uuid as hold_id, $3::uuid as booking_id,
+           coalesce($4::timestamptz, now()) as now
+),
+h as (
+    select sh.seats, sh.seat_count
+      from seat_hold sh, args a
+     where sh.showtime_id = a.showtime_id and sh.hold_id = a.hold_id
+),
+target as (
+    select (s.hold_id = a.hold_id and s.status = 'HELD' and s.hold_expires_at >= a.now) as still_mine
+      from show_seat s, args a, h
+     where s.showtime_id = a.showtime_id and s.seat_code = any(h.seats)
+     order by s.seat_code
+       for update of s
+),
+verdict as (
+    select (select count(*) from target where still_mine) = (select seat_count from h) as all_mine
+)
+update show_seat s
+   set status = 'BOOKED', booking_id = a.booking_id, hold_expires_at = null,
+       version = s.version + 1
+  from args a
+ where s.showtime_id = a.showtime_id and s.hold_id = a.hold_id
+   and s.status = 'HELD' and s.hold_expires_at >= a.now
+   and (select all_mine from verdict)
+returning s.seat_code, s.version
+"#;
+
+/// The fenced confirm, PostgreSQL's one (`PG_CONFIRM`): the seats of hold `hold` of
+/// `showtime` booked for `booking`, all of them or none (empty), on `executor` (the pool, or
+/// the caller's transaction).
+pub(super) async fn pg_confirm<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    showtime: ShowtimeId,
+    hold: uuid::Uuid,
+    booking: BookingId,
+    now: Now,
+) -> Result<Vec<(String, i64)>, StoreError> {
+    Ok(sqlx::query_as(PG_CONFIRM)
+        .bind(showtime.get())
+        .bind(hold)
+        .bind(booking.0)
+        .bind(now)
+        .fetch_all(executor)
+        .await?)
+}
+
+/// The fenced confirm, SQLite's one: every seat of hold `hold` of `showtime` still held by it
+/// and unexpired at `at` booked for `booking`, or none (empty: nothing written). In the caller's
+/// write transaction: nothing else writes between the count and the update.
+pub(super) async fn sqlite_confirm(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    showtime: ShowtimeId,
+    hold: uuid::Uuid,
+    booking: BookingId,
+    at: At,
+) -> Result<Vec<(String, i64)>, StoreError> {
+    let whole: bool = sqlx::query_scalar(
+        "select (select count(*) from show_seat
+                  where showtime_id = $1 and hold_id = $2 and status = 'HELD'
+                    and hold_expires_at >= $3)
+                = coalesce((select seat_count from seat_hold
+                             where showtime_id = $1 and hold_id = $2), -1)",
+    )
+    .bind(showtime.get())
+    .bind(hold)
+    .bind(at)
+    .fetch_one(&mut **tx)
+    .await?;
+    if !whole {
+        return Ok(Vec::new());
+    }
+    Ok(sqlx::query_as(
+        "update show_seat
+            set status = 'BOOKED', booking_id = $3, hold_expires_at = null, version = version + 1
+          where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
+         returning seat_code, version",
+    )
+    .bind(showtime.get())
+    .bind(hold)
+    .bind(booking.0)
+    .bind(at)
+    .fetch_all(&mut **tx)
+    .await?)
 }
 
 /// `on!(tx, c => body)`: runs `body` with `c` bound to the connection of `tx` (a `&mut Tx` or a

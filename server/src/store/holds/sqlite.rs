@@ -1,44 +1,5 @@
 use super::*;
 
-/// The fenced confirm, SQLite's one: every seat of hold `hold` of `showtime` still held by it
-/// and unexpired at `at` booked for `booking`, or none (empty: nothing written). In the caller's
-/// write transaction: nothing else writes between the count and the update.
-pub(crate) async fn confirm_in(
-    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    showtime: ShowtimeId,
-    hold: uuid::Uuid,
-    booking: BookingId,
-    at: At,
-) -> Result<Vec<(String, i64)>, StoreError> {
-    let whole: bool = sqlx::query_scalar(
-        "select (select count(*) from show_seat
-                  where showtime_id = $1 and hold_id = $2 and status = 'HELD'
-                    and hold_expires_at >= $3)
-                = coalesce((select seat_count from seat_hold
-                             where showtime_id = $1 and hold_id = $2), -1)",
-    )
-    .bind(showtime.get())
-    .bind(hold)
-    .bind(at)
-    .fetch_one(&mut **tx)
-    .await?;
-    if !whole {
-        return Ok(Vec::new());
-    }
-    Ok(sqlx::query_as(
-        "update show_seat
-            set status = 'BOOKED', booking_id = $3, hold_expires_at = null, version = version + 1
-          where showtime_id = $1 and hold_id = $2 and status = 'HELD' and hold_expires_at >= $4
-         returning seat_code, version",
-    )
-    .bind(showtime.get())
-    .bind(hold)
-    .bind(booking.0)
-    .bind(at)
-    .fetch_all(&mut **tx)
-    .await?)
-}
-
 /// Why a hold must be refused before its seats are looked at: the showtime is cancelled, its
 /// sales have closed or not yet opened, or the customer's or the address's live holds are at their cap (see `HoldLimits`).
 async fn hold_refusal(
@@ -289,7 +250,7 @@ impl SqliteStore {
         now: Now,
     ) -> Result<Option<Vec<SeatChange>>, StoreError> {
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
-        let booked = confirm_in(
+        let booked = super::super::dialect::sqlite_confirm(
             &mut tx,
             hold.showtime_id(),
             hold.as_uuid(),

@@ -4,25 +4,6 @@ mod statements;
 
 pub use statements::*;
 
-/// The fenced confirm, PostgreSQL's one (`CONFIRM_SQL`): the seats of hold `hold` of
-/// `showtime` booked for `booking`, all of them or none (empty), on `executor` (the pool, or
-/// the caller's transaction).
-pub(crate) async fn confirm_in<'e>(
-    executor: impl sqlx::PgExecutor<'e>,
-    showtime: ShowtimeId,
-    hold: uuid::Uuid,
-    booking: BookingId,
-    now: Now,
-) -> Result<Vec<(String, i64)>, StoreError> {
-    Ok(sqlx::query_as(CONFIRM_SQL)
-        .bind(showtime.get())
-        .bind(hold)
-        .bind(booking.0)
-        .bind(now)
-        .fetch_all(executor)
-        .await?)
-}
-
 /// Its own statements of [`Store`]'s holds.
 impl PgStore {
     pub(super) async fn hold(
@@ -155,8 +136,14 @@ impl PgStore {
         booking: BookingId,
         now: Now,
     ) -> Result<Option<Vec<SeatChange>>, StoreError> {
-        let booked =
-            confirm_in(&self.pool, hold.showtime_id(), hold.as_uuid(), booking, now).await?;
+        let booked = super::super::dialect::pg_confirm(
+            &self.pool,
+            hold.showtime_id(),
+            hold.as_uuid(),
+            booking,
+            now,
+        )
+        .await?;
         (!booked.is_empty())
             .then(|| changes(booked, SeatStatus::Booked))
             .transpose()

@@ -131,38 +131,6 @@ update show_seat s
 returning s.seat_code, s.version, s.blocked
 "#;
 
-/// HELD → BOOKED, fenced by hold id, status and expiry in the update's own WHERE; `verdict`
-/// demands that every seat the hold took still qualifies.
-pub(in crate::store) const CONFIRM_SQL: &str = r#"
-with args as (
-    select $1::bigint as showtime_id, $2::uuid as hold_id, $3::uuid as booking_id,
-           coalesce($4::timestamptz, now()) as now
-),
-h as (
-    select sh.seats, sh.seat_count
-      from seat_hold sh, args a
-     where sh.showtime_id = a.showtime_id and sh.hold_id = a.hold_id
-),
-target as (
-    select (s.hold_id = a.hold_id and s.status = 'HELD' and s.hold_expires_at >= a.now) as still_mine
-      from show_seat s, args a, h
-     where s.showtime_id = a.showtime_id and s.seat_code = any(h.seats)
-     order by s.seat_code
-       for update of s
-),
-verdict as (
-    select (select count(*) from target where still_mine) = (select seat_count from h) as all_mine
-)
-update show_seat s
-   set status = 'BOOKED', booking_id = a.booking_id, hold_expires_at = null,
-       version = s.version + 1
-  from args a
- where s.showtime_id = a.showtime_id and s.hold_id = a.hold_id
-   and s.status = 'HELD' and s.hold_expires_at >= a.now
-   and (select all_mine from verdict)
-returning s.seat_code, s.version
-"#;
-
 /// Releases one showtime's expired holds, and all of its holds when it was cancelled (a hold
 /// that read the showtime just before its cancellation committed may commit after it). `skip locked`: a row another transaction is working
 /// on is left to it (a hold overwrites an expired seat anyway), so sweepers never wait on, or
