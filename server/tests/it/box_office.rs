@@ -10,7 +10,9 @@ use server::store::NewStaff;
 use std::time::Duration;
 
 on_both_backends!(
+    the_kiosk_offers_approvers_and_needs_one_open_shift,
     a_clerk_sells_refunds_prints_and_closes_a_shift,
+    the_console_finds_a_sale_by_its_number_or_a_seat,
     twenty_scans_of_one_ticket_at_once_check_it_in_once,
     some_seats_are_refunded_and_others_exchanged_keeping_the_ticket,
     a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed,
@@ -107,78 +109,14 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     let app = TestApp::spawn(&db, "600").await;
     let showtime = first_showtime(&app.base).await;
     let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
-    let lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    member(&app, "lee", StaffRole::Supervisor, "2222").await;
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
     let web = app.customer();
 
-    // The kiosk offers the members who may approve, by name: supervisors (and operators) with
-    // a PIN — not the clerk, not the door; and to the box office only.
-    let (status, names) = post_fn(&kim, &app, "approvers", json!({})).await;
-    assert_eq!(status, StatusCode::OK, "{names}");
-    let names: Vec<&str> = names
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    assert!(names.contains(&"lee"), "{names:?}");
-    assert!(
-        !names.contains(&"kim") && !names.contains(&"ahn"),
-        "{names:?}"
-    );
-    let (status, _) = post_fn(&door, &app, "approvers", json!({})).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    // The staff pages' header: who is signed in, and `null` for nobody (not an error).
-    let (status, me) = post_fn(&kim, &app, "staff_whoami", json!({})).await;
-    assert_eq!(
-        (status, me["name"].as_str()),
-        (StatusCode::OK, Some("kim")),
-        "{me}"
-    );
-    let (status, nobody) = post_fn(&web, &app, "staff_whoami", json!({})).await;
-    assert_eq!((status, nobody), (StatusCode::OK, Value::Null));
-
-    // No sale and no print without a shift; one open shift per clerk.
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "print_ticket",
-        json!({ "booking": uuid::Uuid::new_v4().to_string() }),
-    )
-    .await;
-    assert_eq!(
-        (status, body["kind"].as_str()),
-        (StatusCode::CONFLICT, Some("NoOpenShift")),
-        "{body}"
-    );
     let best = json!({ "showtime_id": showtime, "best": { "count": 3 } });
-    let (status, body) = post_fn(&kim, &app, "clerk_hold", best.clone()).await;
-    assert_eq!(
-        (status, body["kind"].as_str()),
-        (StatusCode::CONFLICT, Some("NoOpenShift")),
-        "{body}"
-    );
-    let (status, body) = post_fn(
-        &door,
-        &app,
-        "open_shift",
-        json!({ "register": "R1", "float": 0 }),
-    )
-    .await;
-    assert_eq!(
-        status,
-        StatusCode::FORBIDDEN,
-        "door staff sell nothing: {body}"
-    );
     let open = json!({ "register": "R1", "float": 50_000 });
-    let (status, shift) = post_fn(&kim, &app, "open_shift", open.clone()).await;
+    let (status, shift) = post_fn(&kim, &app, "open_shift", open).await;
     assert_eq!(status, StatusCode::OK, "{shift}");
-    let (status, body) = post_fn(&kim, &app, "open_shift", open).await;
-    assert_eq!(
-        (status, body["kind"].as_str()),
-        (StatusCode::CONFLICT, Some("ShiftAlreadyOpen")),
-        "{body}"
-    );
 
     // The clerk's pick is a hold the web sees and cannot take.
     let (status, hold) = post_fn(&kim, &app, "clerk_hold", best).await;
@@ -242,50 +180,6 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         "{sold}"
     );
 
-    // The console's search finds the sale by its number and by one of its seats, with its
-    // events; a clerk may not search; what names nothing is a 404, what is no search a 400.
-    let booking_id = sold["bookingId"].as_str().unwrap().to_string();
-    let number = booking_id.replace('-', "")[..8].to_uppercase();
-    for query in [number.clone(), format!("{showtime} {}", picked[1])] {
-        let (status, found) = post_fn(&lee, &app, "find_booking", json!({ "query": query })).await;
-        assert_eq!(status, StatusCode::OK, "{query}: {found}");
-        assert_eq!(found["booking"]["bookingId"], json!(booking_id), "{query}");
-        assert_eq!(found["number"], json!(number));
-        assert_eq!(found["booking"]["seats"].as_array().unwrap().len(), 3);
-        let events: Vec<&str> = found["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|e| e["eventType"].as_str())
-            .collect();
-        assert_eq!(events, ["BookingConfirmed"], "{found}");
-    }
-    // Once the relay has passed it on, the event says when.
-    let published = eventually(
-        Duration::from_secs(10),
-        || post_fn(&lee, &app, "find_booking", json!({ "query": number })),
-        |(_, found)| !found["events"][0]["publishedAt"].is_null(),
-    )
-    .await;
-    assert!(
-        !published.1["events"][0]["publishedAt"].is_null(),
-        "{}",
-        published.1
-    );
-    let (status, _) = post_fn(&kim, &app, "find_booking", json!({ "query": number })).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, none) = post_fn(&lee, &app, "find_booking", json!({ "query": "" })).await;
-    assert_eq!((status, none), (StatusCode::OK, Value::Null));
-    for (query, want) in [
-        ("00000000".to_string(), StatusCode::NOT_FOUND),
-        (format!("{showtime} Z99"), StatusCode::NOT_FOUND),
-        (format!("{showtime} 7G"), StatusCode::BAD_REQUEST),
-        ("not a booking".to_string(), StatusCode::NOT_FOUND),
-    ] {
-        let (status, body) = post_fn(&lee, &app, "find_booking", json!({ "query": query })).await;
-        assert_eq!(status, want, "{query}: {body}");
-        assert!(body["kind"].is_string(), "{query}: {body}");
-    }
     assert_eq!(
         statuses(&app, showtime, &picked).await,
         ["BOOKED", "BOOKED", "BOOKED"]
@@ -610,6 +504,147 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         (StatusCode::CONFLICT, Some("ShiftClosed")),
         "{body}"
     );
+}
+
+/// The kiosk offers the members who may approve, says who is signed in, and sells nothing
+/// without an open shift; a clerk has one open shift at a time.
+async fn the_kiosk_offers_approvers_and_needs_one_open_shift(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let showtime = first_showtime(&app.base).await;
+    let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
+    member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    let door = member(&app, "ahn", StaffRole::Door, "3333").await;
+    let web = app.customer();
+
+    // The kiosk offers the members who may approve, by name: supervisors (and operators) with
+    // a PIN — not the clerk, not the door; and to the box office only.
+    let (status, names) = post_fn(&kim, &app, "approvers", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{names}");
+    let names: Vec<&str> = names
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(names.contains(&"lee"), "{names:?}");
+    assert!(
+        !names.contains(&"kim") && !names.contains(&"ahn"),
+        "{names:?}"
+    );
+    let (status, _) = post_fn(&door, &app, "approvers", json!({})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    // The staff pages' header: who is signed in, and `null` for nobody (not an error).
+    let (status, me) = post_fn(&kim, &app, "staff_whoami", json!({})).await;
+    assert_eq!(
+        (status, me["name"].as_str()),
+        (StatusCode::OK, Some("kim")),
+        "{me}"
+    );
+    let (status, nobody) = post_fn(&web, &app, "staff_whoami", json!({})).await;
+    assert_eq!((status, nobody), (StatusCode::OK, Value::Null));
+
+    // No sale and no print without a shift; one open shift per clerk.
+    let (status, body) = post_fn(
+        &kim,
+        &app,
+        "print_ticket",
+        json!({ "booking": uuid::Uuid::new_v4().to_string() }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (StatusCode::CONFLICT, Some("NoOpenShift")),
+        "{body}"
+    );
+    let best = json!({ "showtime_id": showtime, "best": { "count": 3 } });
+    let (status, body) = post_fn(&kim, &app, "clerk_hold", best.clone()).await;
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (StatusCode::CONFLICT, Some("NoOpenShift")),
+        "{body}"
+    );
+    let (status, body) = post_fn(
+        &door,
+        &app,
+        "open_shift",
+        json!({ "register": "R1", "float": 0 }),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "door staff sell nothing: {body}"
+    );
+    let open = json!({ "register": "R1", "float": 50_000 });
+    let (status, shift) = post_fn(&kim, &app, "open_shift", open.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{shift}");
+    let (status, body) = post_fn(&kim, &app, "open_shift", open).await;
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (StatusCode::CONFLICT, Some("ShiftAlreadyOpen")),
+        "{body}"
+    );
+}
+
+/// The console's search of a counter sale: by its number and by one of its seats, with its
+/// events and when the relay passed them on; supervisors only.
+async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let showtime = first_showtime(&app.base).await;
+    let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
+    let lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
+    let open = json!({ "register": "R1", "float": 0 });
+    let (status, shift) = post_fn(&kim, &app, "open_shift", open).await;
+    assert_eq!(status, StatusCode::OK, "{shift}");
+    let sold = cash_sale(&kim, &app, showtime, 3).await;
+    let picked = seats_of(&sold);
+
+    // The console's search finds the sale by its number and by one of its seats, with its
+    // events; a clerk may not search; what names nothing is a 404, what is no search a 400.
+    let booking_id = sold["bookingId"].as_str().unwrap().to_string();
+    let number = booking_id.replace('-', "")[..8].to_uppercase();
+    for query in [number.clone(), format!("{showtime} {}", picked[1])] {
+        let (status, found) = post_fn(&lee, &app, "find_booking", json!({ "query": query })).await;
+        assert_eq!(status, StatusCode::OK, "{query}: {found}");
+        assert_eq!(found["booking"]["bookingId"], json!(booking_id), "{query}");
+        assert_eq!(found["number"], json!(number));
+        assert_eq!(found["booking"]["seats"].as_array().unwrap().len(), 3);
+        let events: Vec<&str> = found["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["eventType"].as_str())
+            .collect();
+        assert_eq!(events, ["BookingConfirmed"], "{found}");
+    }
+    // Once the relay has passed it on, the event says when.
+    let published = eventually(
+        Duration::from_secs(10),
+        || post_fn(&lee, &app, "find_booking", json!({ "query": number })),
+        |(_, found)| !found["events"][0]["publishedAt"].is_null(),
+    )
+    .await;
+    assert!(
+        !published.1["events"][0]["publishedAt"].is_null(),
+        "{}",
+        published.1
+    );
+    let (status, _) = post_fn(&kim, &app, "find_booking", json!({ "query": number })).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, none) = post_fn(&lee, &app, "find_booking", json!({ "query": "" })).await;
+    assert_eq!((status, none), (StatusCode::OK, Value::Null));
+    for (query, want) in [
+        ("00000000".to_string(), StatusCode::NOT_FOUND),
+        (format!("{showtime} Z99"), StatusCode::NOT_FOUND),
+        (format!("{showtime} 7G"), StatusCode::BAD_REQUEST),
+        ("not a booking".to_string(), StatusCode::NOT_FOUND),
+    ] {
+        let (status, body) = post_fn(&lee, &app, "find_booking", json!({ "query": query })).await;
+        assert_eq!(status, want, "{query}: {body}");
+        assert!(body["kind"].is_string(), "{query}: {body}");
+    }
 }
 
 /// A supervisor closing a clerk's shift mid-sale: the clerk's pick goes back on sale and the sale
