@@ -100,6 +100,8 @@ impl Store {
         payment_id: &str,
         now: Now,
     ) -> Result<Settlement, StoreError> {
+        // One time for the facts and the confirm, taken before waiting for SQLite's writer.
+        let now = self.fence(now);
         let mut tx = self.begin().await?;
         lock_showtime_of(&mut tx, booking).await?;
         let facts = booking_facts(&mut tx, booking, now).await?;
