@@ -1,5 +1,6 @@
 //! Formatting for display, shared by server rendering and the browser, in both languages.
 
+use crate::domain::Won;
 use crate::i18n::Lang;
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, Timelike, Utc, Weekday};
 
@@ -79,24 +80,24 @@ pub fn clock_time(at: DateTime<Utc>) -> String {
 }
 
 /// Whole won with thousands separators: `12,000원`.
-pub fn krw(amount: i64) -> String {
-    format!("{}원", thousands(amount))
+pub fn krw(amount: Won) -> String {
+    format!("{}원", thousands(amount.get()))
 }
 
 /// A price as shown: `₩12,000` in English, `12,000원` in Korean.
-pub fn price(lang: Lang, amount: i64) -> String {
+pub fn price(lang: Lang, amount: Won) -> String {
     match lang {
-        Lang::En => format!("₩{}", thousands(amount)),
+        Lang::En => format!("₩{}", thousands(amount.get())),
         Lang::Ko => krw(amount),
     }
 }
 
 /// `+₩1,000`, `−₩1,000`, `₩0`.
-pub fn signed_price(lang: Lang, amount: i64) -> String {
+pub fn signed_price(lang: Lang, amount: Won) -> String {
     match amount.signum() {
         1 => format!("+{}", price(lang, amount)),
         -1 => format!("−{}", price(lang, -amount)),
-        _ => price(lang, 0),
+        _ => price(lang, Won::ZERO),
     }
 }
 
@@ -225,13 +226,13 @@ mod tests {
 
     #[test]
     fn won_amounts_get_thousands_separators() {
-        assert_eq!(krw(0), "0원");
-        assert_eq!(krw(900), "900원");
-        assert_eq!(krw(12_000), "12,000원");
-        assert_eq!(krw(1_234_567), "1,234,567원");
-        assert_eq!(krw(-15_000), "-15,000원");
-        assert_eq!(price(Lang::En, 27_000), "₩27,000");
-        assert_eq!(price(Lang::Ko, 27_000), "27,000원");
+        assert_eq!(krw(Won::new(0)), "0원");
+        assert_eq!(krw(Won::new(900)), "900원");
+        assert_eq!(krw(Won::new(12_000)), "12,000원");
+        assert_eq!(krw(Won::new(1_234_567)), "1,234,567원");
+        assert_eq!(krw(Won::new(-15_000)), "-15,000원");
+        assert_eq!(price(Lang::En, Won::new(27_000)), "₩27,000");
+        assert_eq!(price(Lang::Ko, Won::new(27_000)), "27,000원");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Pure logic of the seat picker, shared by the page and its unit tests: the selection limit,
 //! the price total, the countdown text and keyboard movement across the hall drawing.
 
-use crate::domain::{Seat, SeatChange, SeatStatus, MAX_SEATS_PER_HOLD};
+use crate::domain::{Seat, SeatChange, SeatStatus, Won, MAX_SEATS_PER_HOLD};
 use std::collections::{BTreeSet, HashMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub fn toggle(selected: &mut BTreeSet<String>, code: &str) -> Result<bool, Limit
 }
 
 /// The sum of the prices of the selected seats, in won.
-pub fn total(seats: &[Seat], selected: &BTreeSet<String>) -> i64 {
+pub fn total(seats: &[Seat], selected: &BTreeSet<String>) -> Won {
     seats
         .iter()
         .filter(|s| selected.contains(s.code.as_str()))
@@ -135,7 +135,7 @@ mod tests {
             x,
             y,
             category: "STANDARD".into(),
-            price,
+            price: Won::new(price),
             accessible: false,
             companion: false,
             status: SeatStatus::Available,
@@ -177,8 +177,8 @@ mod tests {
     #[test]
     fn the_total_adds_the_prices_of_selected_seats_only() {
         let selected: BTreeSet<String> = ["A1", "A3"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(total(&hall(), &selected), 27_000);
-        assert_eq!(total(&hall(), &BTreeSet::new()), 0);
+        assert_eq!(total(&hall(), &selected), Won::new(27_000));
+        assert_eq!(total(&hall(), &BTreeSet::new()), Won::ZERO);
     }
 
     fn change(code: &str, status: SeatStatus, version: i64) -> SeatChange {

@@ -4,6 +4,8 @@
 //! `scripts/bench-picks.sh`; `soak`, by `scripts/bench-soak.sh`). This library holds what they
 //! share.
 
+pub mod process;
+
 /// An environment variable parsed as `T`, or `default` when unset or unparsable.
 pub fn env<T: std::str::FromStr>(key: &str, default: T) -> T {
     std::env::var(key)

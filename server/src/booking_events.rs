@@ -9,6 +9,7 @@
 //! "showtimeId":42,"seats":["F5"],"tickets":[{"seat":"F5","type":"ADULT","price":12000}],
 //! "amount":12000,"paymentId":"…"}`.
 
+use app::domain::Won;
 use app::domain::{SalesChannel, ShowtimeId, SoldSeat};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -50,7 +51,7 @@ pub enum BookingEvent {
         /// adult).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tickets: Vec<SoldSeat>,
-        amount: i64,
+        amount: Won,
         payment_id: String,
         /// Where it was sold (events written before channels were kept: online).
         #[serde(default)]
@@ -61,7 +62,7 @@ pub enum BookingEvent {
     BookingFailed {
         showtime_id: ShowtimeId,
         payment_id: String,
-        amount: i64,
+        amount: Won,
         reason: String,
     },
     /// A payment must be given back; the refund worker asks the gateway. Stays inside.
@@ -69,7 +70,7 @@ pub enum BookingEvent {
     RefundDue {
         showtime_id: ShowtimeId,
         payment_id: String,
-        amount: i64,
+        amount: Won,
         reason: String,
     },
     /// The gateway refunded a payment.
@@ -78,7 +79,7 @@ pub enum BookingEvent {
         showtime_id: ShowtimeId,
         payment_id: String,
         refund_id: String,
-        amount: i64,
+        amount: Won,
         /// The channel of the sale it gives back (before channels were kept: online).
         #[serde(default)]
         channel: SalesChannel,
@@ -90,7 +91,7 @@ pub enum BookingEvent {
         showtime_id: ShowtimeId,
         /// `cash` or `card`.
         method: String,
-        amount: i64,
+        amount: Won,
     },
     /// Seats of a confirmed booking were exchanged at the counter for others of the same
     /// showtime and price categories (a supervisor approved); the booking keeps its amount.
@@ -179,9 +180,9 @@ mod tests {
                 tickets: vec![SoldSeat {
                     seat: "F5".into(),
                     ticket_type: app::domain::TicketType::Youth,
-                    price: 9_000,
+                    price: Won::new(9_000),
                 }],
-                amount: 9_000,
+                amount: Won::new(9_000),
                 payment_id: "pay_1".into(),
                 channel: SalesChannel::Online,
             },
@@ -215,7 +216,7 @@ mod tests {
                     showtime_id: ShowtimeId::try_from(1).unwrap(),
                     payment_id: "p".into(),
                     refund_id: "r".into(),
-                    amount: 1,
+                    amount: Won::new(1),
                     channel: SalesChannel::Online,
                 },
             )

@@ -169,7 +169,7 @@ fn forget(entries: &Entries, showtime: ShowtimeId) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::domain::{PriceCategory, Seat, SeatCode, SeatStatus};
+    use app::domain::{PriceCategory, Seat, SeatCode, SeatStatus, Won};
 
     fn map() -> SeatMap {
         let seat = |code: &str, version| Seat {
@@ -179,7 +179,7 @@ mod tests {
             x: 2,
             y: 1,
             category: "STANDARD".into(),
-            price: 12_000,
+            price: Won::new(12_000),
             accessible: false,
             companion: false,
             status: SeatStatus::Available,
@@ -193,7 +193,7 @@ mod tests {
             categories: vec![PriceCategory {
                 code: "STANDARD".into(),
                 name: "Standard".into(),
-                price: 12_000,
+                price: Won::new(12_000),
                 ticket_prices: Default::default(),
             }],
             seats: vec![seat("A1", 3), seat("A2", 0)],

@@ -4,7 +4,7 @@
 //! showtimes.
 
 use crate::store::{LayoutSeat, NewHall, Store, StoreError};
-use app::domain::{PriceCategory, SeatCode, ShowtimeId, TicketPrices};
+use app::domain::{PriceCategory, SeatCode, ShowtimeId, TicketPrices, Won};
 use chrono::{DateTime, Days, NaiveTime, Utc};
 
 /// Describes a rectangular hall: `rows` rows of `per_row` seats, aisles after the given seat
@@ -24,11 +24,11 @@ fn categories() -> Vec<PriceCategory> {
         |code: &str, name: &str, [adult, youth, senior, disabled]: [i64; 4]| PriceCategory {
             code: code.into(),
             name: name.into(),
-            price: adult,
+            price: Won::new(adult),
             ticket_prices: TicketPrices {
-                youth: Some(youth),
-                senior: Some(senior),
-                disabled: Some(disabled),
+                youth: Some(Won::new(youth)),
+                senior: Some(Won::new(senior)),
+                disabled: Some(Won::new(disabled)),
             },
         };
     vec![

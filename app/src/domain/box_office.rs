@@ -1,7 +1,7 @@
 //! The box office and the door: shifts at a register, counter sales and their tenders, refunds
 //! at the counter with a supervisor's approval, and ticket check-in.
 
-use super::{BookingId, HoldId, SeatChange, ShowtimeId, StaffRole};
+use super::{BookingId, HoldId, SeatChange, ShowtimeId, StaffRole, Won};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -56,13 +56,13 @@ pub struct Shift {
     pub clerk: String,
     pub register: String,
     /// The cash in the drawer at opening, in won.
-    pub float: i64,
+    pub float: Won,
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub opened_at: DateTime<Utc>,
     #[serde(default, deserialize_with = "super::rfc3339::deserialize_option")]
     pub closed_at: Option<DateTime<Utc>>,
     /// The cash counted at closing.
-    pub counted: Option<i64>,
+    pub counted: Option<Won>,
     pub closed_by: Option<String>,
     pub figures: ShiftFigures,
 }
@@ -72,39 +72,39 @@ pub struct Shift {
 #[serde(rename_all = "camelCase")]
 pub struct ShiftFigures {
     pub cash_sales: i64,
-    pub cash_amount: i64,
+    pub cash_amount: Won,
     pub card_sales: i64,
-    pub card_amount: i64,
+    pub card_amount: Won,
     /// Complimentary sales (price 0) and their seats.
     pub comp_sales: i64,
     pub comp_seats: i64,
     pub cash_refunds: i64,
-    pub cash_refunded: i64,
+    pub cash_refunded: Won,
     /// Refunds of card and online sales (not from the drawer).
     pub other_refunds: i64,
-    pub other_refunded: i64,
+    pub other_refunded: Won,
     /// Sales of this shift whose showtime was cancelled, owed back at the counter and not
     /// given back yet.
     #[serde(default)]
     pub owed_refunds: i64,
     #[serde(default)]
-    pub owed_amount: i64,
+    pub owed_amount: Won,
 }
 
 impl ShiftFigures {
     /// Float + cash sales − cash refunds.
-    pub fn expected_cash(&self, float: i64) -> i64 {
+    pub fn expected_cash(&self, float: Won) -> Won {
         float + self.cash_amount - self.cash_refunded
     }
 }
 
 impl Shift {
-    pub fn expected_cash(&self) -> i64 {
+    pub fn expected_cash(&self) -> Won {
         self.figures.expected_cash(self.float)
     }
 
     /// Counted − expected, once closed.
-    pub fn variance(&self) -> Option<i64> {
+    pub fn variance(&self) -> Option<Won> {
         self.counted.map(|c| c - self.expected_cash())
     }
 }
@@ -117,7 +117,7 @@ pub struct CounterSaleRequest {
     pub tender: Tender,
     /// Cash: what the customer handed over (at least the total).
     #[serde(default)]
-    pub tendered: Option<i64>,
+    pub tendered: Option<Won>,
     /// Card: the terminal's reference of the payment.
     #[serde(default)]
     pub card_reference: Option<String>,
@@ -146,10 +146,10 @@ pub struct CounterSale {
     #[serde(default)]
     pub tickets: Vec<super::SoldSeat>,
     pub tender: Tender,
-    pub amount: i64,
-    pub tendered: Option<i64>,
+    pub amount: Won,
+    pub tendered: Option<Won>,
     /// Cash: tendered − amount.
-    pub change: Option<i64>,
+    pub change: Option<Won>,
     pub card_reference: Option<String>,
     /// When it was sold (the database's clock), by which clerk, at which register: what the
     /// receipt says.
@@ -209,7 +209,7 @@ pub struct CounterRefund {
     pub booking_id: BookingId,
     pub showtime_id: ShowtimeId,
     pub seats: Vec<SeatChange>,
-    pub amount: i64,
+    pub amount: Won,
     /// `cash` (from the drawer), `card` (on the terminal), `comp` (nothing to give back) or
     /// `gateway` (an online sale, refunded through the payment gateway).
     pub method: String,
@@ -226,7 +226,7 @@ pub struct OwedRefund {
     pub starts_at: DateTime<Utc>,
     /// `cash` (from a drawer) or `card` (on the terminal).
     pub method: String,
-    pub amount: i64,
+    pub amount: Won,
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub owed_at: DateTime<Utc>,
     /// The clerk who sold it.
@@ -343,7 +343,7 @@ pub struct PrintedTicket {
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub starts_at: DateTime<Utc>,
     pub seats: Vec<PrintedSeat>,
-    pub amount: i64,
+    pub amount: Won,
     /// 0 for the first print; n for the n-th reprint ("REPRINT n").
     pub reprint: i64,
 }
@@ -364,7 +364,7 @@ pub struct PrintedSeat {
     /// name or none).
     #[serde(default)]
     pub category_code: String,
-    pub price: i64,
+    pub price: Won,
     /// The seat's ticket type (proof is checked at the door for any but adult).
     #[serde(default)]
     pub ticket_type: super::TicketType,
@@ -404,26 +404,26 @@ mod tests {
     fn expected_cash_is_the_float_plus_cash_sales_minus_cash_refunds() {
         let figures = ShiftFigures {
             cash_sales: 3,
-            cash_amount: 36_000,
+            cash_amount: Won::new(36_000),
             card_sales: 1,
-            card_amount: 12_000,
+            card_amount: Won::new(12_000),
             cash_refunds: 1,
-            cash_refunded: 12_000,
+            cash_refunded: Won::new(12_000),
             ..Default::default()
         };
-        assert_eq!(figures.expected_cash(50_000), 74_000);
+        assert_eq!(figures.expected_cash(Won::new(50_000)), Won::new(74_000));
         let shift = Shift {
             id: 1,
             clerk: "kim".into(),
             register: "R1".into(),
-            float: 50_000,
+            float: Won::new(50_000),
             opened_at: Utc::now(),
             closed_at: Some(Utc::now()),
-            counted: Some(73_000),
+            counted: Some(Won::new(73_000)),
             closed_by: Some("kim".into()),
             figures,
         };
-        assert_eq!(shift.variance(), Some(-1_000));
+        assert_eq!(shift.variance(), Some(Won::new(-1_000)));
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod contact;
 mod hall_plan;
 mod ids;
 mod live;
+mod money;
 pub mod rfc3339;
 mod seat_code;
 mod seat_map;
@@ -32,6 +33,7 @@ pub use hall_plan::{
 };
 pub use ids::{BookingId, CustomerId, HoldId, InvalidHoldId, InvalidShowtimeId, ShowtimeId};
 pub use live::LiveMessage;
+pub use money::Won;
 pub use seat_code::{SeatCode, SeatCodeError};
 pub use seat_map::{
     BookingState, BookingView, Checkout, Hold, PaymentView, PriceCategory, SalesChannel,

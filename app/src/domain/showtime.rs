@@ -1,14 +1,14 @@
 //! A showtime as the operator schedules it: its running time, when its seats are on sale, and
 //! whether it is a hot sale.
 
-use super::{PriceCategory, TicketType};
+use super::{PriceCategory, TicketType, Won};
 use crate::error::Reason;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Highest price of a seat, in whole won.
-pub const MAX_PRICE: i64 = 10_000_000;
+pub const MAX_PRICE: Won = Won::new(10_000_000);
 
 /// Longest running time (24 h).
 pub const MAX_DURATION_MINUTES: i32 = 24 * 60;
@@ -102,7 +102,7 @@ pub struct NewShowtime {
     pub accessible_release_at: Option<DateTime<Utc>>,
     /// Its own prices (whole won) of some of its hall's categories; the others sell at the
     /// hall's prices.
-    pub prices: BTreeMap<String, i64>,
+    pub prices: BTreeMap<String, Won>,
     /// The ticket types sold besides adult (none given: every type its hall has default prices
     /// for, or it is given prices for here).
     pub ticket_types: Option<Vec<TicketType>>,
@@ -162,25 +162,25 @@ impl NewShowtime {
             problems.push(Reason::new("invalid.showtime.release_after_start", &[]));
         }
         for (category, price) in &self.prices {
-            if !(0..=MAX_PRICE).contains(price) {
+            if !(Won::ZERO..=MAX_PRICE).contains(price) {
                 problems.push(Reason::new(
                     "invalid.showtime.price",
                     &[
                         ("category", category.clone()),
-                        ("max_won", MAX_PRICE.to_string()),
+                        ("max_won", MAX_PRICE.get().to_string()),
                     ],
                 ));
             }
         }
         for (category, types) in &self.ticket_prices {
             for (ticket_type, price) in types.iter() {
-                if !(0..=MAX_PRICE).contains(&price) {
+                if !(Won::ZERO..=MAX_PRICE).contains(&price) {
                     problems.push(Reason::new(
                         "invalid.showtime.ticket_price",
                         &[
                             ("category", category.clone()),
                             ("type", ticket_type.as_str().to_string()),
-                            ("max_won", MAX_PRICE.to_string()),
+                            ("max_won", MAX_PRICE.get().to_string()),
                         ],
                     ));
                 }
@@ -194,7 +194,7 @@ impl NewShowtime {
     pub fn ticket_price_table(
         &self,
         categories: &[PriceCategory],
-    ) -> Result<Vec<(String, TicketType, i64)>, Reason> {
+    ) -> Result<Vec<(String, TicketType, Won)>, Reason> {
         let priced = |t: TicketType| {
             categories.iter().any(|c| c.ticket_prices.get(t).is_some())
                 || self.ticket_prices.values().any(|p| p.get(t).is_some())
@@ -269,17 +269,17 @@ mod tests {
             sales_close_at: None,
             hot_sale: false,
             accessible_release_at: None,
-            prices: BTreeMap::from([("VIP".to_string(), 20_000)]),
+            prices: BTreeMap::from([("VIP".to_string(), Won::new(20_000))]),
             ticket_types: None,
             ticket_prices: BTreeMap::new(),
         }
     }
 
-    fn category(code: &str, youth: Option<i64>) -> PriceCategory {
+    fn category(code: &str, youth: Option<Won>) -> PriceCategory {
         PriceCategory {
             code: code.into(),
             name: code.into(),
-            price: 12_000,
+            price: Won::new(12_000),
             ticket_prices: super::super::TicketPrices {
                 youth,
                 ..Default::default()
@@ -289,26 +289,32 @@ mod tests {
 
     #[test]
     fn ticket_prices_come_from_the_hall_unless_given() {
-        let hall = [category("STD", Some(9_000)), category("VIP", Some(15_000))];
+        let hall = [
+            category("STD", Some(Won::new(9_000))),
+            category("VIP", Some(Won::new(15_000))),
+        ];
         let table = showtime().ticket_price_table(&hall).unwrap();
         assert_eq!(
             table,
             vec![
-                ("STD".to_string(), TicketType::Youth, 9_000),
-                ("VIP".to_string(), TicketType::Youth, 15_000)
+                ("STD".to_string(), TicketType::Youth, Won::new(9_000)),
+                ("VIP".to_string(), TicketType::Youth, Won::new(15_000))
             ]
         );
         let own = NewShowtime {
             ticket_prices: BTreeMap::from([(
                 "VIP".to_string(),
                 super::super::TicketPrices {
-                    youth: Some(14_000),
+                    youth: Some(Won::new(14_000)),
                     ..Default::default()
                 },
             )]),
             ..showtime()
         };
-        assert_eq!(own.ticket_price_table(&hall).unwrap()[1].2, 14_000);
+        assert_eq!(
+            own.ticket_price_table(&hall).unwrap()[1].2,
+            Won::new(14_000)
+        );
         let adult_only = NewShowtime {
             ticket_types: Some(Default::default()),
             ..showtime()
@@ -329,7 +335,10 @@ mod tests {
         let missing = seniors.ticket_price_table(&hall).unwrap_err();
         assert_eq!(missing.key, "invalid.showtime.ticket_price_missing");
         // A hall where only one category has youth prices sells no youth ticket by default.
-        let half = [category("STD", Some(9_000)), category("VIP", None)];
+        let half = [
+            category("STD", Some(Won::new(9_000))),
+            category("VIP", None),
+        ];
         assert!(showtime().ticket_price_table(&half).is_err());
     }
 
@@ -363,7 +372,10 @@ mod tests {
             duration_minutes: 0,
             sales_open_at: Some(at(20)),
             sales_close_at: Some(at(20)),
-            prices: BTreeMap::from([("VIP".to_string(), -1), ("STANDARD".to_string(), 0)]),
+            prices: BTreeMap::from([
+                ("VIP".to_string(), Won::new(-1)),
+                ("STANDARD".to_string(), Won::ZERO),
+            ]),
             ..showtime()
         };
         let problems: Vec<String> = bad.problems(at(8)).iter().map(|p| p.to_string()).collect();

@@ -1,5 +1,6 @@
 //! Staff: the people who run a venue, as the pages and the server functions see them.
 
+use super::Won;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -109,7 +110,7 @@ pub enum AuditFact {
     OnSaleUntil(String),
     HotSale,
     /// A price per category code, where the showtime's differ from the hall's.
-    Prices(Vec<(String, i64)>),
+    Prices(Vec<(String, Won)>),
     Seats(Vec<String>),
     /// What the seats were made: `AVAILABLE`, `HOUSE` or `KILLED`.
     SeatsMade(String),
@@ -130,14 +131,14 @@ pub enum AuditFact {
     Booking(String),
     Shift(i64),
     Register(String),
-    Float(i64),
+    Float(Won),
     Clerk(String),
-    ExpectedCash(i64),
-    Counted(i64),
-    Variance(i64),
+    ExpectedCash(Won),
+    Counted(Won),
+    Variance(Won),
     /// `cash`, `card` or `comp`.
     Tender(String),
-    Amount(i64),
+    Amount(Won),
     ApprovedBy(String),
     Reprint(i64),
     Token(i64),

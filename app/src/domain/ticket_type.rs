@@ -4,6 +4,7 @@
 //! (fixed when it is scheduled, from its hall's defaults unless the operator gives its own).
 //! The server computes every price; a booking keeps the type and price of each seat.
 
+use super::Won;
 use crate::error::Reason;
 use serde::{Deserialize, Serialize};
 
@@ -114,16 +115,16 @@ impl TicketCounts {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TicketPrices {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub youth: Option<i64>,
+    pub youth: Option<Won>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub senior: Option<i64>,
+    pub senior: Option<Won>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub disabled: Option<i64>,
+    pub disabled: Option<Won>,
 }
 
 impl TicketPrices {
     /// The price of `t` (adult: none here, it is the category's own).
-    pub fn get(&self, t: TicketType) -> Option<i64> {
+    pub fn get(&self, t: TicketType) -> Option<Won> {
         match t {
             TicketType::Adult => None,
             TicketType::Youth => self.youth,
@@ -133,7 +134,7 @@ impl TicketPrices {
     }
 
     /// Sets the price of `t` (adult is left alone: it is the category's own).
-    pub fn set(&mut self, t: TicketType, price: i64) {
+    pub fn set(&mut self, t: TicketType, price: Won) {
         match t {
             TicketType::Adult => {}
             TicketType::Youth => self.youth = Some(price),
@@ -143,7 +144,7 @@ impl TicketPrices {
     }
 
     /// The types priced, in their order, with their prices.
-    pub fn iter(&self) -> impl Iterator<Item = (TicketType, i64)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (TicketType, Won)> + '_ {
         TicketType::ALL
             .into_iter()
             .filter_map(|t| self.get(t).map(|p| (t, p)))
@@ -163,7 +164,7 @@ pub struct SoldSeat {
     #[serde(rename = "type")]
     pub ticket_type: TicketType,
     /// In won.
-    pub price: i64,
+    pub price: Won,
 }
 
 /// Gives each seat its type and price: the seats in the order given, the types in their own
@@ -172,7 +173,7 @@ pub struct SoldSeat {
 pub fn assign_types(
     seats: &[String],
     counts: &TicketCounts,
-    price: impl Fn(&str, TicketType) -> Option<i64>,
+    price: impl Fn(&str, TicketType) -> Option<Won>,
 ) -> Result<Vec<SoldSeat>, Reason> {
     let given = counts.total();
     let types: Vec<TicketType> = if counts.is_empty() {
@@ -219,10 +220,10 @@ mod tests {
     }
 
     /// Adult 12,000; youth 9,000; senior not sold.
-    fn price(_: &str, t: TicketType) -> Option<i64> {
+    fn price(_: &str, t: TicketType) -> Option<Won> {
         match t {
-            TicketType::Adult => Some(12_000),
-            TicketType::Youth => Some(9_000),
+            TicketType::Adult => Some(Won::new(12_000)),
+            TicketType::Youth => Some(Won::new(9_000)),
             _ => None,
         }
     }
@@ -231,7 +232,7 @@ mod tests {
     fn no_counts_make_every_seat_adult() {
         let sold = assign_types(&seats(&["A1", "A2"]), &TicketCounts::default(), price).unwrap();
         assert!(sold.iter().all(|s| s.ticket_type == TicketType::Adult));
-        assert_eq!(sold.iter().map(|s| s.price).sum::<i64>(), 24_000);
+        assert_eq!(sold.iter().map(|s| s.price).sum::<Won>(), Won::new(24_000));
     }
 
     #[test]
@@ -243,7 +244,7 @@ mod tests {
             (sold[1].seat.as_str(), sold[1].ticket_type),
             ("A2", TicketType::Youth)
         );
-        assert_eq!(sold[1].price, 9_000);
+        assert_eq!(sold[1].price, Won::new(9_000));
     }
 
     #[test]
@@ -288,7 +289,7 @@ mod tests {
         let prices: TicketPrices = serde_json::from_str(r#"{"YOUTH": 9000}"#).unwrap();
         assert_eq!(
             prices.iter().collect::<Vec<_>>(),
-            [(TicketType::Youth, 9000)]
+            [(TicketType::Youth, Won::new(9000))]
         );
         assert_eq!(prices.get(TicketType::Adult), None);
         assert!(serde_json::from_str::<TicketPrices>(r#"{"ADULT": 1}"#).is_err());

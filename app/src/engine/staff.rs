@@ -99,14 +99,14 @@ pub trait Shifts: Send + Sync + 'static {
         &self,
         by: &Actor,
         register: &str,
-        float: i64,
+        float: crate::domain::Won,
     ) -> Result<Shift, InventoryError>;
     /// Closes the member's open shift, or (a supervisor) shift `shift`, with the cash counted.
     async fn close_shift(
         &self,
         by: &Actor,
         shift: Option<i64>,
-        counted: i64,
+        counted: crate::domain::Won,
     ) -> Result<Shift, InventoryError>;
     /// Recent shifts, newest first.
     async fn shifts_report(&self) -> Result<Vec<Shift>, InventoryError>;

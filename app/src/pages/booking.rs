@@ -196,7 +196,7 @@ fn CancelBooking(
     booking_id: String,
     until: chrono::DateTime<chrono::Utc>,
     can: bool,
-    amount: i64,
+    amount: crate::domain::Won,
 ) -> impl IntoView {
     let lang = use_lang();
     let asking = RwSignal::new(false);

@@ -63,7 +63,7 @@ fn as_map_seats(placed: &[PlacedSeat], sold: &[bool]) -> Vec<Seat> {
                 true => SeatStatus::Booked,
                 false => SeatStatus::Available,
             };
-            s.on_map(10_000, status, 0)
+            s.on_map(app::domain::Won::new(10_000), status, 0)
         })
         .collect()
 }
@@ -177,7 +177,7 @@ async fn main() -> anyhow::Result<()> {
             categories: vec![PriceCategory {
                 code: "STANDARD".into(),
                 name: "Standard".into(),
-                price: 10_000,
+                price: app::domain::Won::new(10_000),
                 ticket_prices: Default::default(),
             }],
             seats: placed.clone(),

@@ -13,7 +13,7 @@
 use super::Engine;
 use crate::booking_events::{BookingEvent, Envelope};
 use crate::store::{ConsumerEffect, MailKind};
-use app::domain::BookingId;
+use app::domain::{BookingId, Won};
 use app::error::InventoryError;
 
 /// The ticket-issue consumer (its Kafka consumer group is `seats-tickets`).
@@ -83,7 +83,7 @@ impl Engine {
                     by_type: seats_by_type(seats.len(), tickets),
                     revenue: *amount,
                     refunds: 0,
-                    refunded: 0,
+                    refunded: Won::ZERO,
                 },
                 NOTIFY => ConsumerEffect::QueueMail {
                     booking,
@@ -103,7 +103,7 @@ impl Engine {
                     bookings: 0,
                     seats: 0,
                     by_type: [0; 4],
-                    revenue: 0,
+                    revenue: Won::ZERO,
                     refunds: 1,
                     refunded: *amount,
                 },
@@ -122,7 +122,7 @@ impl Engine {
                     bookings: 0,
                     seats: 0,
                     by_type: [0; 4],
-                    revenue: 0,
+                    revenue: Won::ZERO,
                     refunds: 1,
                     refunded: *amount,
                 },

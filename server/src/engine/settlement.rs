@@ -10,6 +10,7 @@ use super::{Engine, HoldMetrics};
 use crate::booking_events::BookingEvent;
 use crate::payments::gateway::SessionStatus;
 use crate::store::{Charged, OutboxItem, PaymentReport, ReportOutcome, Settlement};
+use app::domain::Won;
 use app::domain::{LiveMessage, ShowtimeId};
 use app::error::InventoryError;
 use std::time::Duration;
@@ -155,7 +156,7 @@ impl Engine {
         &self,
         item: &OutboxItem,
         payment_id: &str,
-        amount: i64,
+        amount: Won,
     ) -> Result<(), Unsettled> {
         let Some(payments) = &self.payments else {
             return Err(Unsettled::retry("no payment gateway configured"));

@@ -38,7 +38,7 @@ impl Showtimes for Engine {
                 .categories
                 .iter()
                 .find(|c| c.code == cat)
-                .map_or(0, |c| c.price)
+                .map_or(app::domain::Won::ZERO, |c| c.price)
         };
         let seats = layout
             .seats

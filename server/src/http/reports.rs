@@ -174,9 +174,9 @@ mod tests {
             youth_seats: 0,
             senior_seats: 1,
             disabled_seats: 0,
-            revenue: 36_000,
+            revenue: app::domain::Won::new(36_000),
             refunds: 1,
-            refunded: 12_000,
+            refunded: app::domain::Won::new(12_000),
         };
         let text = csv(&[row]);
         let lines: Vec<&str> = text.split("\r\n").collect();

@@ -3,6 +3,7 @@
 //! the refund notice (saying so when the showtime was cancelled).
 
 use crate::store::MailKind;
+use app::domain::Won;
 use app::i18n::Lang;
 use chrono::{DateTime, Utc};
 use lettre::message::header::ContentType;
@@ -19,7 +20,7 @@ pub struct Letter {
     pub hall_name: String,
     pub starts_at: DateTime<Utc>,
     pub seats: Vec<String>,
-    pub amount: i64,
+    pub amount: Won,
     /// The booking's ticket code (its QR code admits every seat).
     pub ticket_code: String,
     /// Opens the booking on any device.
@@ -218,7 +219,7 @@ mod tests {
             hall_name: "Hall 1".into(),
             starts_at: "2026-12-05T10:30:00Z".parse().unwrap(),
             seats: vec!["F5".into(), "F6".into()],
-            amount: 24_000,
+            amount: Won::new(24_000),
             ticket_code: "SEATS2-t1-abc-def".into(),
             link: "https://cinema.example/bookings/x/open?key=t1.ab".into(),
             showtime_cancelled: false,

@@ -4,6 +4,7 @@
 //! [`HttpGateway`], the adapter for that API. A real provider gets its own adapter behind the same
 //! trait; nothing else in the server talks to a gateway.
 
+use app::domain::Won;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +14,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewSession {
-    pub amount: i64,
+    pub amount: Won,
     pub currency: String,
     pub expires_at: DateTime<Utc>,
     pub return_url: String,
@@ -64,14 +65,14 @@ pub struct Session {
     /// The hosted page to send the customer to.
     pub payment_url: String,
     pub status: SessionStatus,
-    pub amount: i64,
+    pub amount: Won,
     pub currency: String,
     pub expires_at: DateTime<Utc>,
     pub merchant_reference: String,
     /// Set once paid: the provider's payment id (what refunds name).
     pub payment_id: Option<String>,
     /// Amount refunded so far.
-    pub refunded: i64,
+    pub refunded: Won,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,7 +80,7 @@ pub struct Session {
 pub struct Refund {
     pub refund_id: String,
     pub payment_id: String,
-    pub amount: i64,
+    pub amount: Won,
     pub created_at: DateTime<Utc>,
 }
 
@@ -95,7 +96,7 @@ pub struct CallbackEvent {
     pub session_id: String,
     pub payment_id: Option<String>,
     pub merchant_reference: String,
-    pub amount: i64,
+    pub amount: Won,
     pub currency: String,
     pub status: SessionStatus,
     pub occurred_at: DateTime<Utc>,
@@ -129,7 +130,7 @@ pub trait PaymentGateway: Send + Sync + 'static {
     async fn refund(
         &self,
         payment_id: &str,
-        amount: i64,
+        amount: Won,
         refund_key: &str,
     ) -> Result<Refund, GatewayError>;
 }
@@ -212,7 +213,7 @@ impl PaymentGateway for HttpGateway {
     async fn refund(
         &self,
         payment_id: &str,
-        amount: i64,
+        amount: Won,
         refund_key: &str,
     ) -> Result<Refund, GatewayError> {
         let response = self

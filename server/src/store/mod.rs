@@ -45,6 +45,7 @@ mod sql;
 mod sqlite;
 mod staff;
 
+use app::domain::Won;
 pub use box_office::*;
 pub use catalog::*;
 pub use consumers::*;
@@ -207,7 +208,7 @@ pub(crate) fn parse_status(s: &str) -> Result<SeatStatus, StoreError> {
 mod tests {
     use super::*;
 
-    fn charged(amount: i64, currency: &str, reference: &str) -> Charged {
+    fn charged(amount: Won, currency: &str, reference: &str) -> Charged {
         Charged {
             amount,
             currency: currency.into(),
@@ -219,25 +220,25 @@ mod tests {
     fn a_charge_must_match_the_amount_currency_and_reference_asked_for() {
         let booking = uuid::Uuid::new_v4();
         let ours = booking.to_string();
-        let asked = |c: &Charged| charge_mismatch(Some(c), 12_000, "KRW", booking);
-        assert_eq!(asked(&charged(12_000, "KRW", &ours)), None);
+        let asked = |c: &Charged| charge_mismatch(Some(c), Won::new(12_000), "KRW", booking);
+        assert_eq!(asked(&charged(Won::new(12_000), "KRW", &ours)), None);
         assert_eq!(
-            asked(&charged(12_000, "krw", &ours)),
+            asked(&charged(Won::new(12_000), "krw", &ours)),
             None,
             "case of the code"
         );
-        assert!(asked(&charged(1, "KRW", &ours))
+        assert!(asked(&charged(Won::new(1), "KRW", &ours))
             .unwrap()
             .contains("amount 1"));
-        assert!(asked(&charged(12_000, "USD", &ours))
+        assert!(asked(&charged(Won::new(12_000), "USD", &ours))
             .unwrap()
             .contains("currency"));
         let other = uuid::Uuid::new_v4().to_string();
-        assert!(asked(&charged(12_000, "KRW", &other))
+        assert!(asked(&charged(Won::new(12_000), "KRW", &other))
             .unwrap()
             .contains("reference"));
         assert_eq!(
-            charge_mismatch(None, 12_000, "KRW", booking),
+            charge_mismatch(None, Won::new(12_000), "KRW", booking),
             None,
             "not reported"
         );

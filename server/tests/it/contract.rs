@@ -634,7 +634,7 @@ async fn a_booking_s_address_finds_it_lets_another_customer_see_it_and_is_emptie
             hold: hold.hold_id,
             customer: alice,
             seats: vec![code(seat)],
-            amount: 1000,
+            amount: app::domain::Won::new(1000),
             tickets: vec![],
             email: email.map(String::from),
             language: email.map(|_| "ko".into()),

@@ -638,9 +638,9 @@ async fn a_consumer_that_sees_an_event_twice_changes_nothing_the_second_time(bac
                 r.channel.as_str(),
                 r.bookings,
                 r.seats,
-                r.revenue,
+                r.revenue.get(),
                 r.refunds,
-                r.refunded,
+                r.refunded.get(),
             )
         })
         .collect();

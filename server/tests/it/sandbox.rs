@@ -81,7 +81,7 @@ impl Receiver {
 
 fn new_session(callback_url: &str, reference: &str, faults: Option<Faults>) -> NewSession {
     NewSession {
-        amount: 39_000,
+        amount: app::domain::Won::new(39_000),
         currency: "KRW".into(),
         expires_at: Utc::now() + chrono::Duration::minutes(8),
         return_url: "http://127.0.0.1:9/bookings/return?from=sandbox".into(),
@@ -179,7 +179,7 @@ async fn paying_on_the_hosted_page_sends_one_signed_callback_and_the_status_says
     let event = verified(&deliveries[0]);
     assert_eq!(event.kind, "payment.succeeded");
     assert_eq!(event.status, SessionStatus::Paid);
-    assert_eq!(event.amount, 39_000);
+    assert_eq!(event.amount, app::domain::Won::new(39_000));
     assert_eq!(event.merchant_reference, "booking <b>42</b>");
 
     let now = sandbox.gateway.session(&session.session_id).await.unwrap();
@@ -204,7 +204,7 @@ async fn a_session_is_created_once_per_idempotency_key() {
     let a = a.unwrap();
     assert_eq!(a.session_id, b.unwrap().session_id);
     let mut other = request.clone();
-    other.amount = 1;
+    other.amount = app::domain::Won::new(1);
     assert!(matches!(
         sandbox.gateway.create_session(&other, "same-key").await,
         Err(GatewayError::Refused { status: 422, .. })
@@ -347,24 +347,27 @@ async fn refunds_are_idempotent_by_key_and_never_exceed_the_payment() {
 
     let first = sandbox
         .gateway
-        .refund(&payment, 39_000, "refund-booking-1")
+        .refund(&payment, app::domain::Won::new(39_000), "refund-booking-1")
         .await
         .unwrap();
     let again = sandbox
         .gateway
-        .refund(&payment, 39_000, "refund-booking-1")
+        .refund(&payment, app::domain::Won::new(39_000), "refund-booking-1")
         .await
         .unwrap();
     assert_eq!(first, again, "the same key refunds once");
     assert!(matches!(
         sandbox
             .gateway
-            .refund(&payment, 39_000, "another-key")
+            .refund(&payment, app::domain::Won::new(39_000), "another-key")
             .await,
         Err(GatewayError::Refused { status: 409, .. })
     ));
     assert!(matches!(
-        sandbox.gateway.refund("pay_nope", 1, "k").await,
+        sandbox
+            .gateway
+            .refund("pay_nope", app::domain::Won::new(1), "k")
+            .await,
         Err(GatewayError::NotFound(_))
     ));
     let record: Value = get_json(format!("{}/v1/payments/{payment}", sandbox.base)).await;
@@ -377,7 +380,7 @@ async fn refunds_are_idempotent_by_key_and_never_exceed_the_payment() {
             .await
             .unwrap()
             .refunded,
-        39_000
+        app::domain::Won::new(39_000)
     );
 }
 

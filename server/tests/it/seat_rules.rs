@@ -89,7 +89,7 @@ async fn drawn_showtime_aiming(
         categories: vec![PriceCategory {
             code: "STANDARD".into(),
             name: "Standard".into(),
-            price: 10_000,
+            price: app::domain::Won::new(10_000),
             ticket_prices: Default::default(),
         }],
         seats,

@@ -23,7 +23,7 @@ mod problems;
 
 pub use problems::{seats_text, NameFault, PlanProblem};
 
-use super::{PriceCategory, SeatCode};
+use super::{PriceCategory, SeatCode, Won, MAX_PRICE};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -129,7 +129,12 @@ pub struct PlacedSeat {
 
 impl PlacedSeat {
     /// The seat as a seat map shows it, at `price`, with its status and version.
-    pub fn on_map(&self, price: i64, status: super::SeatStatus, version: i64) -> super::Seat {
+    pub fn on_map(
+        &self,
+        price: super::Won,
+        status: super::SeatStatus,
+        version: i64,
+    ) -> super::Seat {
         super::Seat {
             code: self.code.clone(),
             row: self.row.clone(),
@@ -176,7 +181,7 @@ impl HallPlan {
                     fault,
                 });
             }
-            if !(0..=10_000_000).contains(&c.price) {
+            if !(Won::ZERO..=MAX_PRICE).contains(&c.price) {
                 problems.push(P::CategoryPrice(c.code.clone()));
             }
             // Ticket types other than adult, each priced in every category or in none.
@@ -186,7 +191,7 @@ impl HallPlan {
             let types_ok = c
                 .ticket_prices
                 .iter()
-                .all(|(_, p)| (0..=10_000_000).contains(&p));
+                .all(|(_, p)| (Won::ZERO..=MAX_PRICE).contains(&p));
             if !same_types || !types_ok {
                 problems.push(P::TicketPrices(c.code.clone()));
             }

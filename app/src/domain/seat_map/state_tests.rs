@@ -1,4 +1,5 @@
 use super::*;
+use crate::domain::{BookingId, Won};
 
 fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
     let at = chrono::DateTime::from_timestamp(1_900_000_000, 0).unwrap();
@@ -13,7 +14,7 @@ fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
         starts_at: at,
         seats: vec!["A1".into()],
         tickets: vec![],
-        amount: 1,
+        amount: Won::new(1),
         currency: "KRW".into(),
         failure_reason: None,
         created_at: at,
@@ -21,7 +22,7 @@ fn booking(status: &str, payment: &str, cancelled: bool) -> BookingView {
         payments: (!payment.is_empty())
             .then(|| PaymentView {
                 status: payment.into(),
-                amount: 1,
+                amount: Won::new(1),
                 payment_url: None,
                 pay_before: at,
                 updated_at: at,

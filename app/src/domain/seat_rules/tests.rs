@@ -22,7 +22,7 @@ fn hall(rows: &[&str]) -> Vec<Seat> {
                 x: x as i32 + 1,
                 y: y as i32 + 1,
                 category: "STANDARD".into(),
-                price: 10_000,
+                price: crate::domain::Won::new(10_000),
                 accessible: mark == 'w',
                 companion: mark == 'c',
                 status: if mark == 'x' {

@@ -1,6 +1,7 @@
 //! `/showtimes/:id`: one showtime's seat map, rendered on the server and hydrated in the
 //! browser, where the customer picks seats, holds them and watches the countdown.
 
+mod best;
 pub(crate) mod live;
 mod panels;
 pub(crate) mod picker;

@@ -83,7 +83,7 @@ fn seat_label(lang: Lang, seat: &Seat, category: &str, view: SeatView) -> String
         row = seat.row,
         number = seat.number,
         category = category,
-        price = tr!(lang, "price.spoken", amount = thousands(seat.price)),
+        price = tr!(lang, "price.spoken", amount = thousands(seat.price.get())),
         status = status
     );
     if seat.accessible {

@@ -1,7 +1,7 @@
 //! The sales page's chart: net revenue (revenue less refunds) per day as SVG bars, drawn on the
 //! server with the page (no chart service, no script).
 
-use crate::domain::SalesFigure;
+use crate::domain::{SalesFigure, Won};
 use crate::format::price;
 use crate::i18n::use_lang;
 use crate::tr;
@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use std::collections::BTreeMap;
 
 /// Net revenue per day (`YYYY-MM-DD`), oldest first.
-pub fn revenue_by_day(rows: &[SalesFigure]) -> Vec<(String, i64)> {
-    let mut days: BTreeMap<String, i64> = BTreeMap::new();
+pub fn revenue_by_day(rows: &[SalesFigure]) -> Vec<(String, Won)> {
+    let mut days: BTreeMap<String, Won> = BTreeMap::new();
     for r in rows {
         *days.entry(r.day.clone()).or_default() += r.revenue - r.refunded;
     }
@@ -22,9 +22,9 @@ const GAP: i64 = 16;
 const HEIGHT: i64 = 140;
 
 #[component]
-pub fn RevenueChart(days: Vec<(String, i64)>) -> impl IntoView {
+pub fn RevenueChart(days: Vec<(String, Won)>) -> impl IntoView {
     let lang = use_lang();
-    let most = days.iter().map(|d| d.1).max().unwrap_or(0).max(1);
+    let most = days.iter().map(|d| d.1.get()).max().unwrap_or(0).max(1);
     let width = days.len() as i64 * (BAR + GAP) + GAP;
     let summary = days.clone();
     view! {
@@ -42,7 +42,7 @@ pub fn RevenueChart(days: Vec<(String, i64)>) -> impl IntoView {
                 }
             >
                 {days.into_iter().enumerate().map(|(i, (day, net))| {
-                    let height = net.max(0) * HEIGHT / most;
+                    let height = net.get().max(0) * HEIGHT / most;
                     let x = GAP + i as i64 * (BAR + GAP);
                     let label = day.get(5..).unwrap_or(&day).to_string();
                     view! {
@@ -75,9 +75,9 @@ mod tests {
             youth_seats: 0,
             senior_seats: 0,
             disabled_seats: 0,
-            revenue,
+            revenue: Won::new(revenue),
             refunds: 0,
-            refunded,
+            refunded: Won::new(refunded),
         }
     }
 
@@ -91,8 +91,8 @@ mod tests {
         assert_eq!(
             revenue_by_day(&rows),
             [
-                ("2026-12-01".to_string(), 15_000),
-                ("2026-12-02".to_string(), 30_000)
+                ("2026-12-01".to_string(), Won::new(15_000)),
+                ("2026-12-02".to_string(), Won::new(30_000))
             ]
         );
     }

@@ -4,7 +4,7 @@
 
 use super::chart::{revenue_by_day, RevenueChart};
 use super::{AdminNav, StaffRefusal};
-use crate::domain::SalesFigure;
+use crate::domain::{SalesFigure, Won};
 use crate::format::{price, showtime_when, signed_price, thousands};
 use crate::i18n::use_lang;
 use crate::serverfns::{close_shift, refunds_owed, sales_figures, shifts_report};
@@ -26,12 +26,13 @@ pub fn SalesPage() -> impl IntoView {
                         }
                         Ok(rows) => {
                             let total = |f: fn(&SalesFigure) -> i64| rows.iter().map(f).sum::<i64>();
+                            let money = |f: fn(&SalesFigure) -> Won| rows.iter().map(f).sum::<Won>();
                             let (bookings, seats, revenue, refunds, refunded) = (
                                 total(|r| r.bookings),
                                 total(|r| r.seats),
-                                total(|r| r.revenue),
+                                money(|r| r.revenue),
                                 total(|r| r.refunds),
-                                total(|r| r.refunded),
+                                money(|r| r.refunded),
                             );
                             let by_type = [
                                 total(|r| r.adult_seats),
@@ -222,7 +223,7 @@ fn CloseOther(
     let error = RwSignal::new(None::<crate::error::InventoryError>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Ok(amount) = counted.get_untracked().trim().parse::<i64>() else {
+        let Some(amount) = Won::parse(&counted.get_untracked()) else {
             error.set(Some(crate::error::InventoryError::InvalidRequest(tr!(
                 lang.get_untracked(),
                 "kiosk.counted_number"

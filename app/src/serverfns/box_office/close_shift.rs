@@ -4,7 +4,10 @@ use leptos::prelude::*;
 
 /// Closes the clerk's open shift (or, for a supervisor, shift `shift_id`) with the cash counted.
 #[server(endpoint = "close_shift", input = server_fn::codec::Json)]
-pub async fn close_shift(shift_id: Option<i64>, counted: i64) -> Result<Shift, InventoryError> {
+pub async fn close_shift(
+    shift_id: Option<i64>,
+    counted: crate::domain::Won,
+) -> Result<Shift, InventoryError> {
     use crate::domain::COUNTER_ROLES;
     use crate::engine::{inventory, require_staff, respond};
     respond(

@@ -4,7 +4,10 @@ use leptos::prelude::*;
 
 /// Opens a shift at `register` with `float` won in the drawer.
 #[server(endpoint = "open_shift", input = server_fn::codec::Json)]
-pub async fn open_shift(register: String, float: i64) -> Result<Shift, InventoryError> {
+pub async fn open_shift(
+    register: String,
+    float: crate::domain::Won,
+) -> Result<Shift, InventoryError> {
     use crate::domain::COUNTER_ROLES;
     use crate::engine::{inventory, require_staff, respond};
     respond(

@@ -24,7 +24,7 @@ pub async fn schedule_showtime(
     sales_open_at: Option<String>,
     sales_close_at: Option<String>,
     hot_sale: Option<bool>,
-    prices: Option<std::collections::BTreeMap<String, i64>>,
+    prices: Option<std::collections::BTreeMap<String, crate::domain::Won>>,
     accessible_release_hours: Option<u32>,
     ticket_types: Option<Vec<crate::domain::TicketType>>,
     ticket_prices: Option<std::collections::BTreeMap<String, crate::domain::TicketPrices>>,

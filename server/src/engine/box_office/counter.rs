@@ -87,7 +87,7 @@ impl Counter for Engine {
             }
             Tender::Comp => {
                 let approver = self.approver(actor, request.approval.as_ref()).await?;
-                (0, None, None, Some(approver))
+                (Won::ZERO, None, None, Some(approver))
             }
         };
         // The ticket by e-mail too, when the customer gives an address (never in the audit).
@@ -104,7 +104,7 @@ impl Counter for Engine {
             .into_iter()
             .map(|mut t| {
                 if request.tender == Tender::Comp {
-                    t.price = 0;
+                    t.price = Won::ZERO;
                 }
                 t
             })

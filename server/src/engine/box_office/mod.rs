@@ -25,13 +25,14 @@ use crate::store::{
 use app::domain::{
     Approval, AuditFact, BestAvailable, CheckIn, CheckInResult, CounterExchange,
     CounterExchangeRequest, CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest,
-    PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, StaffRole, Tender, APPROVER_ROLES,
+    PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, StaffRole, Tender, Won,
+    APPROVER_ROLES,
 };
 use app::engine::{Actor, Counter, Door, Holder, Holds, Prints, Returns, Shifts};
 
 const APPROVERS: [StaffRole; 1] = APPROVER_ROLES;
 /// The largest cash float or amount of cash a drawer is told about (₩100,000,000).
-const MAX_CASH: i64 = 100_000_000;
+const MAX_CASH: Won = Won::new(100_000_000);
 
 impl Engine {
     /// An audit line of `actor`'s, to be written by the transaction of the action it records.

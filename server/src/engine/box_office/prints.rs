@@ -56,7 +56,8 @@ impl Prints for Engine {
                     number: seat.number.to_string(),
                     category: category.map_or_else(|| seat.category.clone(), |c| c.name.clone()),
                     category_code: seat.category.clone(),
-                    price: sold.map_or_else(|| category.map_or(0, |c| c.price), |t| t.price),
+                    price: sold
+                        .map_or_else(|| category.map_or(Won::ZERO, |c| c.price), |t| t.price),
                 })
             })
             .collect::<Result<Vec<_>, InventoryError>>()?;

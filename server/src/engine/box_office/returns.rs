@@ -19,7 +19,7 @@ impl Returns for Engine {
         };
         let partial_amount = match &seats {
             Some((showtime, seats)) => self.price_of(booking, *showtime, seats).await?,
-            None => 0,
+            None => Won::ZERO,
         };
         let (approved_by, approver) = self.approver(actor, request.approval.as_ref()).await?;
         let what = match &seats {
@@ -216,7 +216,7 @@ impl Engine {
         booking: BookingId,
         showtime: ShowtimeId,
         seats: &[String],
-    ) -> Result<i64, InventoryError> {
+    ) -> Result<Won, InventoryError> {
         let record = self.booking_record(booking).await?;
         if record.tickets.is_empty() {
             return Ok(self.layout(showtime).await?.price_of(seats));

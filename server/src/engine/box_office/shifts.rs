@@ -11,17 +11,17 @@ fn figures(sales: &[TenderSum], refunds: &[TenderSum]) -> ShiftFigures {
     let other = refunds.iter().filter(|t| t.kind != "cash");
     ShiftFigures {
         cash_sales: cash.map_or(0, |t| t.count),
-        cash_amount: cash.map_or(0, |t| t.amount),
+        cash_amount: cash.map_or(Won::ZERO, |t| t.amount),
         card_sales: card.map_or(0, |t| t.count),
-        card_amount: card.map_or(0, |t| t.amount),
+        card_amount: card.map_or(Won::ZERO, |t| t.amount),
         comp_sales: comp.map_or(0, |t| t.count),
         comp_seats: comp.map_or(0, |t| t.seats),
         cash_refunds: cash_refund.map_or(0, |t| t.count),
-        cash_refunded: cash_refund.map_or(0, |t| t.amount),
+        cash_refunded: cash_refund.map_or(Won::ZERO, |t| t.amount),
         other_refunds: other.clone().map(|t| t.count).sum(),
         other_refunded: other.map(|t| t.amount).sum(),
         owed_refunds: 0,
-        owed_amount: 0,
+        owed_amount: Won::ZERO,
     }
 }
 
@@ -45,13 +45,13 @@ impl Shifts for Engine {
         &self,
         actor: &Actor,
         register: &str,
-        float: i64,
+        float: Won,
     ) -> Result<Shift, InventoryError> {
         if let Some(why) = app::domain::name_problem("invalid.what.register", register, 40) {
             return Err(InventoryError::Invalid(vec![why]));
         }
         let register = register.trim();
-        if !(0..=MAX_CASH).contains(&float) {
+        if !(Won::ZERO..=MAX_CASH).contains(&float) {
             return Err(InventoryError::invalid(
                 "invalid.float",
                 &[("max_won", MAX_CASH.to_string())],
@@ -98,9 +98,9 @@ impl Shifts for Engine {
         &self,
         actor: &Actor,
         id: Option<i64>,
-        counted: i64,
+        counted: Won,
     ) -> Result<Shift, InventoryError> {
-        if !(0..=MAX_CASH).contains(&counted) {
+        if !(Won::ZERO..=MAX_CASH).contains(&counted) {
             return Err(InventoryError::invalid(
                 "invalid.counted",
                 &[("max_won", MAX_CASH.to_string())],
@@ -221,7 +221,7 @@ mod tests {
             kind: kind.into(),
             count,
             seats,
-            amount,
+            amount: Won::new(amount),
         };
         let f = figures(
             &[
@@ -231,11 +231,11 @@ mod tests {
             ],
             &[sum("cash", 1, 0, 12_000), sum("gateway", 1, 0, 24_000)],
         );
-        assert_eq!((f.cash_sales, f.cash_amount), (2, 60_000));
-        assert_eq!((f.card_sales, f.card_amount), (1, 24_000));
+        assert_eq!((f.cash_sales, f.cash_amount), (2, Won::new(60_000)));
+        assert_eq!((f.card_sales, f.card_amount), (1, Won::new(24_000)));
         assert_eq!((f.comp_sales, f.comp_seats), (1, 2));
-        assert_eq!((f.cash_refunds, f.cash_refunded), (1, 12_000));
-        assert_eq!((f.other_refunds, f.other_refunded), (1, 24_000));
-        assert_eq!(f.expected_cash(10_000), 58_000);
+        assert_eq!((f.cash_refunds, f.cash_refunded), (1, Won::new(12_000)));
+        assert_eq!((f.other_refunds, f.other_refunded), (1, Won::new(24_000)));
+        assert_eq!(f.expected_cash(Won::new(10_000)), Won::new(58_000));
     }
 }

@@ -32,7 +32,7 @@ use super::serve::HeldConnection;
 use super::sockets::SocketPlace;
 use crate::engine::Engine;
 use crate::live_bus::BusItem;
-use app::domain::{LiveMessage, SeatChange, ShowtimeId};
+use app::domain::{LiveMessage, ShowtimeId};
 use axum::body::Bytes;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,7 +43,10 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::mpsc;
 use viewer::{Viewer, Wrote};
 
+mod runs;
 mod viewer;
+
+use runs::{runs, Run};
 
 /// How often busy viewers are tried again.
 const RETRY_EVERY: Duration = Duration::from_millis(10);
@@ -69,62 +72,6 @@ enum HallMsg {
     },
     /// The viewer's reader has ended: the close code to answer with, if any.
     Leave(u64, Option<u16>),
-}
-
-/// A batch of changes that waited together, as the frames that say them: each run of seat
-/// changes as one frame (a change alone keeps the frame the bus made), with the seats it
-/// carries for a busy viewer's pending set; a cancellation as its own frame.
-struct Run {
-    frame: Bytes,
-    seats: Vec<SeatChange>,
-    cancels: bool,
-}
-
-fn runs(showtime: ShowtimeId, batch: &[Arc<BusItem>]) -> Vec<Run> {
-    let mut runs = Vec::new();
-    let mut seats: Vec<&LiveMessage> = Vec::new();
-    let flush = |seats: &mut Vec<&LiveMessage>, runs: &mut Vec<Run>, alone: Option<&str>| {
-        match (seats.len(), alone) {
-            (0, _) => {}
-            (1, Some(json)) => runs.push(Run {
-                frame: Bytes::from(text_frame(json)),
-                seats: seats[0].seats().to_vec(),
-                cancels: false,
-            }),
-            _ => {
-                let merged = LiveMessage::merged(showtime, seats.iter().copied());
-                if let Ok(json) = serde_json::to_string(&merged) {
-                    runs.push(Run {
-                        frame: Bytes::from(text_frame(&json)),
-                        seats: merged.seats().to_vec(),
-                        cancels: false,
-                    });
-                }
-            }
-        }
-        seats.clear();
-    };
-    let mut last_json: Option<&str> = None;
-    for item in batch {
-        let BusItem::Event(message, json) = &**item else {
-            continue;
-        };
-        if message.seats().is_empty() {
-            flush(&mut seats, &mut runs, last_json);
-            if matches!(message, LiveMessage::ShowtimeCancelled { .. }) {
-                runs.push(Run {
-                    frame: Bytes::from(text_frame(json)),
-                    seats: Vec::new(),
-                    cancels: true,
-                });
-            }
-        } else {
-            seats.push(message);
-            last_json = Some(json.as_str());
-        }
-    }
-    flush(&mut seats, &mut runs, last_json);
-    runs
 }
 
 impl Halls {
@@ -406,7 +353,7 @@ impl Hall {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::domain::{SeatCode, SeatStatus};
+    use app::domain::{SeatChange, SeatCode, SeatStatus};
 
     fn showtime() -> ShowtimeId {
         ShowtimeId::try_from(7).unwrap()

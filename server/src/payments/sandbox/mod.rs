@@ -13,6 +13,7 @@
 //! | `GET /pay/{id}` | the hosted page; its buttons post to `/pay/{id}/pay` and `/pay/{id}/decline`, which record the outcome, send the callback and redirect (303) to the return URL with `sessionId` and `status` |
 
 use super::gateway::{Faults, NewSession, Refund, Session, SessionStatus};
+use app::domain::Won;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -104,7 +105,7 @@ fn is_http_url(url: &str) -> bool {
 }
 
 fn validate(s: &NewSession) -> Result<(), String> {
-    if s.amount <= 0 {
+    if s.amount <= Won::ZERO {
         return Err("amount must be greater than 0".into());
     }
     if s.currency.len() != 3 || !s.currency.chars().all(|c| c.is_ascii_uppercase()) {
@@ -173,7 +174,7 @@ async fn create_session(
         expires_at: request.expires_at,
         merchant_reference: request.merchant_reference.clone(),
         payment_id: None,
-        refunded: 0,
+        refunded: Won::ZERO,
     };
     let faults = request.faults.unwrap_or(books.faults);
     books.sessions.insert(
@@ -228,7 +229,7 @@ async fn get_payment(State(sandbox): State<Sandbox>, Path(id): Path<String>) -> 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RefundBody {
-    amount: i64,
+    amount: Won,
 }
 
 async fn create_refund(
@@ -269,10 +270,13 @@ async fn create_refund(
         .get_mut(&session_id)
         .expect("payment's session");
     let left = record.session.amount - record.session.refunded;
-    if body.amount <= 0 || body.amount > left {
+    if body.amount <= Won::ZERO || body.amount > left {
         return error(
             StatusCode::CONFLICT,
-            format!("the amount must be between 1 and what is left to refund ({left})"),
+            format!(
+                "the amount must be between 1 and what is left to refund ({})",
+                left.get()
+            ),
         );
     }
     record.session.refunded += body.amount;

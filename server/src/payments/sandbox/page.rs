@@ -27,7 +27,7 @@ fn page_html(session: &Session, return_url: &str) -> String {
 <form method="post" action="/pay/{id}/decline"><button type="submit" class="decline" data-test="sandbox-decline">Decline</button></form>"#,
             expires = session.expires_at.format("%Y-%m-%d %H:%M:%S"),
             id = escape(&session.session_id),
-            amount = thousands(session.amount),
+            amount = thousands(session.amount.get()),
             currency = escape(&session.currency),
         ),
         status => format!(
@@ -49,7 +49,7 @@ fn page_html(session: &Session, return_url: &str) -> String {
 {body}
 </body></html>"#,
         reference = escape(&session.merchant_reference),
-        amount = thousands(session.amount),
+        amount = thousands(session.amount.get()),
         currency = escape(&session.currency),
     )
 }

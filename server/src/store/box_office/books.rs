@@ -2,6 +2,7 @@
 //! check-in counts, refunds owed, a clerk's live holds.
 
 use super::*;
+use app::domain::Won;
 
 impl Store {
     /// The bookings whose id starts with the 8 hex digits `number` (lower case): the booking
@@ -53,7 +54,7 @@ impl Store {
         &self,
         clerk: i64,
         register: &str,
-        float: i64,
+        float: Won,
         at: At,
     ) -> Result<Option<i64>, StoreError> {
         let open_shift = "insert into shift (clerk_id, register, float_krw, opened_at)
@@ -104,7 +105,7 @@ impl Store {
 
     /// How many of a shift's sales are owed back (their showtime cancelled) and not given back
     /// yet, and how much.
-    pub async fn shift_owed(&self, shift: i64) -> Result<(i64, i64), StoreError> {
+    pub async fn shift_owed(&self, shift: i64) -> Result<(i64, Won), StoreError> {
         Ok(on!(&mut self.reader().await?, c => {
             sqlx::query_as(Self::SHIFT_OWED).bind(shift).fetch_one(c).await?
         }))
@@ -129,7 +130,7 @@ impl Store {
     pub async fn close_shift(
         &self,
         shift: i64,
-        counted: i64,
+        counted: Won,
         by: i64,
         at: At,
     ) -> Result<bool, StoreError> {

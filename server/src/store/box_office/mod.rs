@@ -15,6 +15,7 @@ mod door;
 mod returns;
 mod steps;
 
+use app::domain::Won;
 use decision::*;
 use returns::*;
 use steps::*;
@@ -36,10 +37,10 @@ pub struct CounterSaleRow {
     /// Where the ticket goes too (as [`app::domain::Email`] stores it), and in which language.
     pub email: Option<String>,
     pub language: Option<String>,
-    pub amount: i64,
+    pub amount: Won,
     pub shift: i64,
     pub tender: Tender,
-    pub tendered: Option<i64>,
+    pub tendered: Option<Won>,
     pub card_reference: Option<String>,
     /// The supervisor who approved a comp.
     pub approved_by: Option<i64>,
@@ -85,7 +86,7 @@ pub struct CounterRefundRow {
     /// Some of its seats (none: all of them)…
     pub seats: Option<Vec<String>>,
     /// …and what they cost (a partial refund gives back at most what the booking has left).
-    pub partial_amount: i64,
+    pub partial_amount: Won,
     /// The refund's audit line, written with it.
     pub audit: AuditLine,
 }
@@ -125,7 +126,7 @@ pub enum OnlineCancelled {
         /// The seats back on sale.
         seats: Vec<SeatChange>,
         /// What the refund gives back (the amount paid).
-        amount: i64,
+        amount: Won,
     },
     NotFound,
     /// Not cancellable online: why.
@@ -138,7 +139,7 @@ pub enum CounterRefunded {
         showtime: ShowtimeId,
         /// The seats back on sale.
         seats: Vec<SeatChange>,
-        amount: i64,
+        amount: Won,
         method: String,
     },
     NotFound,
@@ -155,7 +156,7 @@ pub struct OwedRefund {
     pub movie_title: String,
     pub starts_at: At,
     pub method: String,
-    pub amount_krw: i64,
+    pub amount_krw: Won,
     pub owed_at: At,
     /// Who sold it.
     pub clerk: String,
@@ -177,10 +178,10 @@ pub struct ShiftRecord {
     pub clerk_id: i64,
     pub clerk: String,
     pub register: String,
-    pub float_krw: i64,
+    pub float_krw: Won,
     pub opened_at: At,
     pub closed_at: Option<At>,
-    pub counted_krw: Option<i64>,
+    pub counted_krw: Option<Won>,
     pub closed_by: Option<String>,
 }
 
@@ -200,7 +201,7 @@ pub struct TenderSum {
     pub kind: String,
     pub count: i64,
     pub seats: i64,
-    pub amount: i64,
+    pub amount: Won,
 }
 
 /// What a scan did.

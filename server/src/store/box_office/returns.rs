@@ -2,6 +2,7 @@
 //! splits it (`RefundFacts`), and the two transactions, written once for both dialects.
 
 use super::*;
+use app::domain::Won;
 use app::error::Reason;
 
 /// Why a booking is not refunded or exchanged at the counter (see `booking_at_counter`).
@@ -41,7 +42,7 @@ pub(super) struct RefundFacts {
     /// Read in a statement of its own (see `CHECKED_IN`).
     #[sqlx(skip)]
     pub(super) checked_in: bool,
-    pub(super) amount_krw: i64,
+    pub(super) amount_krw: Won,
     /// Each seat's type and price as sold, JSON (see `store::read_tickets`).
     pub(super) tickets: Option<String>,
     pub(super) tender: Option<String>,
@@ -57,7 +58,7 @@ impl RefundFacts {
     pub(super) fn split(
         &self,
         refund: &CounterRefundRow,
-    ) -> Result<(Vec<String>, Vec<String>, i64), Reason> {
+    ) -> Result<(Vec<String>, Vec<String>, Won), Reason> {
         let giving = match &refund.seats {
             None => self.seats.0.clone(),
             Some(seats) => seats.clone(),
@@ -89,7 +90,7 @@ impl RefundFacts {
         };
         let amount = match keeping.is_empty() {
             true => self.amount_krw,
-            false => partial.clamp(0, self.amount_krw),
+            false => partial.clamp(Won::ZERO, self.amount_krw),
         };
         Ok((giving, keeping, amount))
     }
@@ -378,7 +379,16 @@ impl Store {
             })
             .collect();
         let tickets = (!tickets.is_empty()).then_some(tickets.as_slice());
-        set_booking_seats(&mut tx, exchange.booking, &seats, 0, false, at, tickets).await?;
+        set_booking_seats(
+            &mut tx,
+            exchange.booking,
+            &seats,
+            Won::ZERO,
+            false,
+            at,
+            tickets,
+        )
+        .await?;
         // The hold is used up: nothing else confirms it.
         delete_hold(&mut tx, exchange.hold).await?;
         let exchanged = BookingEvent::SeatsExchanged {

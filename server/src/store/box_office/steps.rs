@@ -3,6 +3,7 @@
 //! binds. Only statements: every decision is in the transactions that call them.
 
 use super::*;
+use app::domain::Won;
 
 /// Whether shift `shift` is open. A sale or refund holds the shift's row (shared, on
 /// PostgreSQL) until it commits: closing the shift waits for the sales in flight, and a sale
@@ -188,7 +189,7 @@ pub(super) async fn checked_in(tx: &mut Tx, booking: BookingId) -> Result<bool, 
 pub(super) async fn paid_online(
     tx: &mut Tx,
     booking: BookingId,
-) -> Result<Option<(String, i64)>, StoreError> {
+) -> Result<Option<(String, Won)>, StoreError> {
     let paid_online = "select provider_payment_id, coalesce(paid_amount, amount_krw)
                              from payment
                             where booking_id = $1 and status = 'PAID' and outcome = 'CONFIRMED'";
@@ -231,7 +232,7 @@ pub(super) async fn set_booking_seats(
     tx: &mut Tx,
     booking: BookingId,
     seats: &[String],
-    amount: i64,
+    amount: Won,
     refunded: bool,
     at: At,
     tickets: Option<&[SoldSeat]>,
@@ -262,7 +263,7 @@ pub(super) async fn insert_refund(
     refund: &CounterRefundRow,
     seats: &[String],
     method: &str,
-    amount: i64,
+    amount: Won,
     at: At,
 ) -> Result<(), StoreError> {
     let insert_refund = "insert into counter_refund (booking_id, shift_id, seats, method,

@@ -2,6 +2,7 @@
 //! cancelling one — each with its statements beside it (a hall's is in `halls.rs`).
 
 use super::*;
+use app::domain::Won;
 
 impl Store {
     /// Schedules a showtime (checked by the caller) with its prices and one seat per seat of
@@ -125,7 +126,7 @@ async fn insert_price(
     tx: &mut Tx,
     showtime: i64,
     category: &str,
-    price: i64,
+    price: Won,
 ) -> Result<(), StoreError> {
     let insert =
         "insert into showtime_price (showtime_id, category, price_krw) values ($1, $2, $3)";
@@ -142,7 +143,7 @@ async fn insert_ticket_prices(
     new: &NewShowtime,
     showtime: i64,
 ) -> Result<(), StoreError> {
-    let (categories, defaults): (Vec<CategoryRow>, Vec<(String, String, i64)>) = on!(tx, c => {
+    let (categories, defaults): (Vec<CategoryRow>, Vec<(String, String, Won)>) = on!(tx, c => {
         let categories = sqlx::query_as(CATEGORIES).bind(new.hall_id).fetch_all(&mut *c).await?;
         let defaults = sqlx::query_as(HALL_TICKET_PRICES).bind(new.hall_id).fetch_all(&mut *c).await?;
         (categories, defaults)

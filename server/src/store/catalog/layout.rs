@@ -47,7 +47,7 @@ impl Layout {
     }
 
     /// What these seats cost at the showtime's prices (codes it does not have cost nothing).
-    pub fn price_of<S: AsRef<str>>(&self, codes: &[S]) -> i64 {
+    pub fn price_of<S: AsRef<str>>(&self, codes: &[S]) -> Won {
         codes
             .iter()
             .filter_map(|code| self.seats.iter().find(|s| s.code.as_str() == code.as_ref()))

@@ -1,6 +1,7 @@
 //! The catalog's rows and outcomes, and how rows become the domain's values.
 
 use super::*;
+use app::domain::Won;
 
 /// What taking seats off public sale (or putting them back) did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub struct Cancellation {
 pub(super) struct OwedSale {
     pub(super) booking_id: uuid::Uuid,
     pub(super) method: String,
-    pub(super) amount: i64,
+    pub(super) amount: Won,
     pub(super) shift_id: i64,
 }
 
@@ -51,7 +52,7 @@ impl OwedSale {
 pub(super) struct PaidSale {
     pub(super) provider_payment_id: String,
     pub(super) booking_id: uuid::Uuid,
-    pub(super) paid: i64,
+    pub(super) paid: Won,
 }
 
 impl PaidSale {
@@ -73,7 +74,7 @@ impl PaidSale {
 pub(super) struct CategoryRow {
     pub(super) code: String,
     pub(super) name: String,
-    pub(super) price_krw: i64,
+    pub(super) price_krw: Won,
 }
 
 impl CategoryRow {
@@ -89,7 +90,7 @@ impl CategoryRow {
 
 /// Puts each `(category, ticket type, price)` row (`SHOWTIME_TICKET_PRICES`,
 /// `HALL_TICKET_PRICES`) in its category; a type this build does not know is left out.
-pub(super) fn priced(categories: &mut [PriceCategory], rows: Vec<(String, String, i64)>) {
+pub(super) fn priced(categories: &mut [PriceCategory], rows: Vec<(String, String, Won)>) {
     for (category, ticket_type, price) in rows {
         let known = app::domain::TicketType::parse(&ticket_type);
         let category = categories.iter_mut().find(|c| c.code == category);

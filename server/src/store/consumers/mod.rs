@@ -4,6 +4,7 @@
 use super::dialect::{on, Tx};
 use super::*;
 use app::domain::SalesChannel;
+use app::domain::Won;
 
 /// Adds to a showtime's figures of a day.
 const ADD_SALES: &str = "insert into sales_daily
@@ -40,9 +41,9 @@ pub enum ConsumerEffect {
         seats: i64,
         /// The seats of each ticket type, in `TicketType::ALL`'s order.
         by_type: [i64; 4],
-        revenue: i64,
+        revenue: Won,
         refunds: i64,
-        refunded: i64,
+        refunded: Won,
     },
 }
 
@@ -58,9 +59,9 @@ pub struct SalesRow {
     pub seats: i64,
     /// The seats of each ticket type, in `TicketType::ALL`'s order.
     pub by_type: [i64; 4],
-    pub revenue: i64,
+    pub revenue: Won,
     pub refunds: i64,
-    pub refunded: i64,
+    pub refunded: Won,
 }
 
 /// A sales row as [`Store::sales`] selects it.
@@ -74,9 +75,9 @@ struct SalesDbRow {
     channel: String,
     bookings: i64,
     seats: i64,
-    revenue_krw: i64,
+    revenue_krw: Won,
     refunds: i64,
-    refunded_krw: i64,
+    refunded_krw: Won,
     adult_seats: i64,
     youth_seats: i64,
     senior_seats: i64,

@@ -7,6 +7,7 @@ mod sessions;
 
 use super::dialect::{on, Tx};
 use super::*;
+use app::domain::Won;
 use rows::*;
 
 /// A booking to create for a hold at checkout.
@@ -16,7 +17,7 @@ pub struct NewBooking {
     pub hold: HoldId,
     pub customer: CustomerId,
     pub seats: Vec<SeatCode>,
-    pub amount: i64,
+    pub amount: Won,
     /// Each seat's type and price (adding up to `amount`).
     pub tickets: Vec<SoldSeat>,
     /// Where the ticket goes (as [`app::domain::Email`] stores it), if the customer gave one.
@@ -30,7 +31,7 @@ pub struct NewBooking {
 pub struct BookingRow {
     pub id: BookingId,
     pub status: BookingStatus,
-    pub amount: i64,
+    pub amount: Won,
     /// Each seat's type and price, as chosen at its first checkout (none: made before types).
     pub tickets: Vec<SoldSeat>,
 }
@@ -42,7 +43,7 @@ pub struct PaymentSessionRow {
     pub provider: String,
     pub session_id: String,
     pub payment_url: String,
-    pub amount: i64,
+    pub amount: Won,
     pub expires_at: DateTime<Utc>,
 }
 
@@ -73,7 +74,7 @@ pub struct PaymentReport {
 /// What a gateway reports it charged for a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Charged {
-    pub amount: i64,
+    pub amount: Won,
     pub currency: String,
     /// Our reference it was charged under (the booking id).
     pub merchant_reference: String,
@@ -82,7 +83,7 @@ pub struct Charged {
 /// How a reported charge differs from the payment session we asked for, if it does.
 pub fn charge_mismatch(
     charged: Option<&Charged>,
-    amount: i64,
+    amount: Won,
     currency: &str,
     booking: uuid::Uuid,
 ) -> Option<String> {
@@ -146,7 +147,7 @@ pub struct BookingRecord {
     pub showtime: ShowtimeId,
     pub customer: CustomerId,
     pub seats: Vec<String>,
-    pub amount: i64,
+    pub amount: Won,
     /// Each seat's type and price as sold (none: sold before types, every seat adult).
     pub tickets: Vec<SoldSeat>,
     pub status: BookingStatus,
@@ -167,7 +168,7 @@ pub struct BookingRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentRecord {
     pub status: PaymentStatus,
-    pub amount: i64,
+    pub amount: Won,
     pub payment_url: String,
     pub pay_before: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

@@ -2,6 +2,7 @@
 //! sessions, a recorded report's check against what was asked.
 
 use super::*;
+use app::domain::Won;
 
 /// `BOOKING_COLUMNS` as both dialects read them.
 #[derive(sqlx::FromRow)]
@@ -11,7 +12,7 @@ pub(super) struct StoredBooking {
     showtime_id: ShowtimeId,
     customer_id: uuid::Uuid,
     seats: SeatList,
-    amount_krw: i64,
+    amount_krw: Won,
     status: BookingStatus,
     failure_reason: Option<String>,
     created_at: At,
@@ -27,7 +28,7 @@ pub(super) struct StoredBooking {
 #[derive(sqlx::FromRow)]
 pub(super) struct StoredPayment {
     status: PaymentStatus,
-    amount_krw: i64,
+    amount_krw: Won,
     payment_url: String,
     session_expires_at: At,
     updated_at: At,
@@ -69,7 +70,7 @@ impl StoredBooking {
 pub(super) struct StoredBookingOfHold {
     id: uuid::Uuid,
     status: BookingStatus,
-    amount_krw: i64,
+    amount_krw: Won,
     tickets: Option<String>,
 }
 
@@ -91,7 +92,7 @@ pub(super) struct StoredSessions {
     provider: Option<String>,
     provider_session_id: Option<String>,
     payment_url: Option<String>,
-    amount_krw: Option<i64>,
+    amount_krw: Option<Won>,
     session_expires_at: Option<At>,
     n: i64,
     paid: i64,
@@ -131,7 +132,7 @@ impl StoredSessions {
 #[derive(sqlx::FromRow)]
 pub(super) struct Recorded {
     pub(super) booking_id: uuid::Uuid,
-    amount_krw: i64,
+    amount_krw: Won,
     currency: String,
 }
 
@@ -153,7 +154,7 @@ impl Recorded {
 }
 
 /// The payment status a report records, and what a paid report took.
-pub(super) fn reported(report: &PaymentReport) -> (PaymentStatus, Option<i64>) {
+pub(super) fn reported(report: &PaymentReport) -> (PaymentStatus, Option<Won>) {
     if report.paid {
         (
             PaymentStatus::Paid,

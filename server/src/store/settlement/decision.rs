@@ -3,6 +3,7 @@
 //! its own statements, in the settling transaction).
 
 use super::*;
+use app::domain::Won;
 
 /// What a settling transaction reads of the booking (and whether the showtime still sells).
 #[derive(sqlx::FromRow)]
@@ -23,7 +24,7 @@ pub(super) struct BookingFacts {
 pub(super) struct PaidPayment {
     pub(super) outcome: Option<String>,
     pub(super) mismatch: Option<String>,
-    pub(super) paid: i64,
+    pub(super) paid: Won,
 }
 
 impl PaidPayment {
@@ -43,7 +44,7 @@ pub(super) enum NextStep {
     Write(Option<Writes>),
     /// Confirm the hold's seats first (the dialect's fenced statement), then
     /// [`Writes::after_confirm`] with what it booked and what was paid.
-    Confirm(BookingFacts, i64),
+    Confirm(BookingFacts, Won),
 }
 
 pub(super) fn next_step(
@@ -88,7 +89,7 @@ impl Writes {
         booking: BookingId,
         facts: BookingFacts,
         payment_id: &str,
-        paid: i64,
+        paid: Won,
         seats: Vec<SeatChange>,
     ) -> Result<Self, StoreError> {
         let hold = app::domain::HoldId::from_uuid(facts.hold_id)
@@ -120,7 +121,7 @@ impl Writes {
         booking: BookingId,
         facts: BookingFacts,
         payment_id: &str,
-        paid: i64,
+        paid: Won,
         booked: Vec<(String, i64)>,
     ) -> Result<Self, StoreError> {
         Ok(if booked.is_empty() {
@@ -140,7 +141,7 @@ impl Writes {
         booking: BookingId,
         facts: &BookingFacts,
         payment_id: &str,
-        paid: i64,
+        paid: Won,
         fail_booking: bool,
         reason: &'static str,
     ) -> Self {

@@ -6,6 +6,7 @@ mod settle;
 
 use super::dialect::{on, Tx};
 use super::*;
+use app::domain::Won;
 use decision::*;
 pub use decision::{CLOSED_REASON, LAPSED_REASON, MISMATCH_REASON, NOT_NEEDED_REASON};
 
@@ -62,7 +63,7 @@ fn read_outbox(event_type: &str, payload: &str) -> Result<Envelope, String> {
 struct Refunded {
     #[sqlx(try_from = "i64")]
     showtime_id: ShowtimeId,
-    amount: i64,
+    amount: Won,
 }
 
 fn refund_issued(booking: BookingId, payment_id: &str, refund_id: &str, r: Refunded) -> Envelope {

@@ -252,7 +252,7 @@ impl Picker {
         }
     }
 
-    pub fn total(self) -> i64 {
+    pub fn total(self) -> crate::domain::Won {
         self.seats
             .with_value(|seats| self.selected.with(|sel| seating::total(seats, sel)))
     }

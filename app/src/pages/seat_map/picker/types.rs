@@ -15,7 +15,7 @@ impl Picker {
     }
 
     /// The price of `code` at `ticket_type`, if that type is sold in its category.
-    fn price_at(self, code: &str, ticket_type: TicketType) -> Option<i64> {
+    fn price_at(self, code: &str, ticket_type: TicketType) -> Option<crate::domain::Won> {
         let category = self.seats.with_value(|seats| {
             seats
                 .iter()
@@ -90,7 +90,7 @@ impl Picker {
     }
 
     /// What the held seats cost at the chosen types.
-    pub fn held_total(self) -> i64 {
+    pub fn held_total(self) -> crate::domain::Won {
         self.held_tickets().iter().map(|t| t.price).sum()
     }
 }

@@ -26,7 +26,7 @@ use tender::*;
 
 use crate::domain::{
     Approval, CounterSale, CounterSaleRequest, PrintedTicket, SeatMap, Shift, ShowtimeId,
-    ShowtimeSummary, Tender,
+    ShowtimeSummary, Tender, Won,
 };
 use crate::error::InventoryError;
 use crate::error_text::error_text;

@@ -11,7 +11,7 @@ pub(super) fn OpenShift(shift: RwSignal<Option<Shift>>) -> impl IntoView {
     let busy = RwSignal::new(false);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Ok(amount) = float.get_untracked().trim().parse::<i64>() else {
+        let Some(amount) = Won::parse(&float.get_untracked()) else {
             error.set(Some(InventoryError::InvalidRequest(tr!(
                 lang.get_untracked(),
                 "kiosk.float_number"
@@ -51,7 +51,7 @@ pub(super) fn CloseShift(shift: RwSignal<Option<Shift>>) -> impl IntoView {
     let closed = RwSignal::new(None::<Shift>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Ok(amount) = counted.get_untracked().trim().parse::<i64>() else {
+        let Some(amount) = Won::parse(&counted.get_untracked()) else {
             error.set(Some(InventoryError::InvalidRequest(tr!(
                 lang.get_untracked(),
                 "kiosk.counted_number"

@@ -20,7 +20,7 @@ pub(super) fn Tender(
     let error = RwSignal::new(None::<InventoryError>);
     let busy = RwSignal::new(false);
     let total = Memo::new(move |_| picker.held_total());
-    let given = move || tendered.with(|t| t.trim().parse::<i64>().ok());
+    let given = move || tendered.with(|t| Won::parse(t));
     let change = move || given().map(|g| g - total.get());
     let seats = move || held_seats(picker);
     let sell = move |_| {
@@ -85,7 +85,7 @@ pub(super) fn Tender(
                     <CashPad tendered total />
                     <p class="change" data-test="change-due">
                         {move || match change() {
-                            Some(c) if c >= 0 => tr!(lang.get(), "kiosk.change_due", amount = price(lang.get(), c)),
+                            Some(c) if c >= Won::ZERO => tr!(lang.get(), "kiosk.change_due", amount = price(lang.get(), c)),
                             Some(_) => tr!(lang.get(), "kiosk.short"),
                             None => String::new(),
                         }}
@@ -105,7 +105,7 @@ pub(super) fn Tender(
                     aria-label=move || tr!(lang.get(), "kiosk.email_ticket") />
             </details>
             <button type="button" class="primary sell" data-test="sell"
-                disabled=move || busy.get() || !online.get() || (tender.get() == Tender::Cash && change().is_none_or(|c| c < 0))
+                disabled=move || busy.get() || !online.get() || (tender.get() == Tender::Cash && change().is_none_or(|c| c < Won::ZERO))
                 on:click=sell>
                 {move || tr!(lang.get(), "kiosk.complete_sale")}
             </button>
@@ -161,7 +161,7 @@ fn KioskTicketTypes(picker: Picker) -> impl IntoView {
 
 /// Banknotes a quick-cash button adds to what was tendered (the two a cinema's customers hand
 /// over most).
-pub(super) const QUICK_NOTES: [i64; 2] = [10_000, 50_000];
+pub(super) const QUICK_NOTES: [Won; 2] = [Won::new(10_000), Won::new(50_000)];
 
 /// What a key of the cash pad does to the amount tendered, as typed (digits only): a digit
 /// or `00` is appended, `⌫` takes the last digit back, `C` clears; a note adds its value; the
@@ -172,8 +172,8 @@ pub enum PadKey {
     Digits(&'static str),
     Back,
     Clear,
-    Note(i64),
-    Exact(i64),
+    Note(Won),
+    Exact(Won),
 }
 
 pub fn press(tendered: &str, key: PadKey) -> String {
@@ -195,12 +195,12 @@ pub fn press(tendered: &str, key: PadKey) -> String {
             s
         }
         PadKey::Clear => String::new(),
-        PadKey::Note(value) => match now.parse::<i64>() {
-            Ok(n) => (n + value).to_string(),
-            Err(_) if now.is_empty() => value.to_string(),
-            Err(_) => now.clone(),
+        PadKey::Note(value) => match Won::parse(&now) {
+            Some(n) => (n + value).get().to_string(),
+            None if now.is_empty() => value.get().to_string(),
+            None => now.clone(),
         },
-        PadKey::Exact(total) => total.to_string(),
+        PadKey::Exact(total) => total.get().to_string(),
     };
     if next.len() > 9 {
         now
@@ -212,7 +212,7 @@ pub fn press(tendered: &str, key: PadKey) -> String {
 /// The cash keys beside the amount tendered: the exact amount and the common notes in one tap,
 /// and a number pad, so a touch screen needs no keyboard.
 #[component]
-fn CashPad(tendered: RwSignal<String>, total: Memo<i64>) -> impl IntoView {
+fn CashPad(tendered: RwSignal<String>, total: Memo<Won>) -> impl IntoView {
     let lang = use_lang();
     let key = move |k: PadKey, label: String, test: String| {
         view! {
@@ -318,6 +318,7 @@ pub(super) fn Receipt(
 #[cfg(test)]
 mod tests {
     use super::{press, PadKey};
+    use crate::domain::Won;
 
     #[test]
     fn the_cash_pad_types_adds_notes_and_never_leads_with_zero() {
@@ -334,16 +335,19 @@ mod tests {
         assert_eq!(press("3", PadKey::Back), "");
         assert_eq!(press("", PadKey::Back), "");
         assert_eq!(press("30000", PadKey::Clear), "");
-        assert_eq!(press("", PadKey::Note(50_000)), "50000");
-        assert_eq!(press("50000", PadKey::Note(10_000)), "60000");
-        assert_eq!(press("123", PadKey::Exact(36_000)), "36000");
+        assert_eq!(press("", PadKey::Note(Won::new(50_000))), "50000");
+        assert_eq!(press("50000", PadKey::Note(Won::new(10_000))), "60000");
+        assert_eq!(press("123", PadKey::Exact(Won::new(36_000))), "36000");
         // Typed by hand with a separator: the digits count.
         assert_eq!(press("12,000", PadKey::Digits("0")), "120000");
         // No tenth digit.
         assert_eq!(press("123456789", PadKey::Digits("0")), "123456789");
-        assert_eq!(press("999999999", PadKey::Note(50_000)), "999999999");
+        assert_eq!(
+            press("999999999", PadKey::Note(Won::new(50_000))),
+            "999999999"
+        );
         // A ₩0 total can be tendered exactly; a 0 is typed as 0, then replaced by a digit.
-        assert_eq!(press("", PadKey::Exact(0)), "0");
+        assert_eq!(press("", PadKey::Exact(Won::new(0))), "0");
         assert_eq!(press("", PadKey::Digits("0")), "0");
         assert_eq!(press("0", PadKey::Digits("5")), "5");
         assert_eq!(press("0", PadKey::Digits("00")), "0");

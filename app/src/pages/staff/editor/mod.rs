@@ -11,9 +11,11 @@ use leptos::prelude::*;
 
 mod plan;
 mod problems;
+mod rows;
 
 pub use plan::*;
 use problems::{problem_text, shown};
+pub use rows::*;
 use std::collections::HashSet;
 
 #[component]
@@ -118,7 +120,7 @@ pub fn LayoutEditor(
         categories.set(
             hall.categories
                 .iter()
-                .map(|c| category(fresh(), &c.code, &c.name, c.price))
+                .map(|c| category(fresh(), &c.code, &c.name, c.price.get()))
                 .collect(),
         );
         rows.set(

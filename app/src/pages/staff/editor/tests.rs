@@ -48,7 +48,7 @@ fn a_mistake_on_a_whole_row_is_one_problem_naming_its_seats() {
         categories: vec![crate::domain::PriceCategory {
             code: "STANDARD".into(),
             name: "Standard".into(),
-            price: 12_000,
+            price: crate::domain::Won::new(12_000),
             ticket_prices: Default::default(),
         }],
         rows: vec![

@@ -12,7 +12,7 @@ use tables::*;
 use super::editor::LayoutEditor;
 use super::{AdminNav, StaffRefusal};
 use crate::domain::{
-    HallPlan, HallSummary, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
+    HallPlan, HallSummary, Won, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
 };
 use crate::error::InventoryError;
 use crate::error_text::error_text;
@@ -207,14 +207,14 @@ pub fn HallsPage() -> impl IntoView {
                 .filter(|t| !unsold.contains(t))
                 .collect()
         });
-        let prices: BTreeMap<String, i64> = hall_plan
+        let prices: BTreeMap<String, Won> = hall_plan
             .get_untracked()
             .flatten()
             .map(|plan| plan.categories)
             .unwrap_or_default()
             .into_iter()
             .filter_map(|c| {
-                let price = typed.get(&c.code)?.trim().parse::<i64>().unwrap_or(-1);
+                let price = Won::parse(typed.get(&c.code)?).unwrap_or(Won::new(-1));
                 (price != c.price).then_some((c.code, price))
             })
             .collect();
@@ -311,15 +311,15 @@ pub fn HallsPage() -> impl IntoView {
                                         let name = c.name.clone();
                                         view! {
                                             <label for=id.clone()>{move || tr!(lang.get(), "halls.price", category = name.clone())}</label>
-                                            <input id=id.clone() type="number" min="0" max=MAX_PRICE required data-test=id
-                                                prop:value=c.price.to_string()
+                                            <input id=id.clone() type="number" min="0" max=MAX_PRICE.get() required data-test=id
+                                                prop:value=c.price.get().to_string()
                                                 on:input=move |ev| prices.update(|p| { p.insert(code.clone(), event_target_value(&ev)); }) />
                                         }
                                     }).collect_view())}
                                     {move || hall_plan.get().flatten().map(|plan| {
                                         let types: Vec<crate::domain::TicketType> = plan.categories.first().map(|c| c.ticket_prices.iter().map(|(t, _)| t).collect()).unwrap_or_default();
                                         types.into_iter().map(|t| {
-                                            let prices: Vec<i64> = plan.categories.iter().filter_map(|c| c.ticket_prices.get(t)).collect();
+                                            let prices: Vec<Won> = plan.categories.iter().filter_map(|c| c.ticket_prices.get(t)).collect();
                                             view! {
                                                 <label class="check">
                                                     <input type="checkbox" data-test=format!("schedule-type-{}", t.as_str())

@@ -8,29 +8,18 @@
 //! and for the shoppers: the hold's latency (p50/p99), seats held per second, and hold
 //! statements the database ran per seat held. Run it with `scripts/bench-room.sh`.
 
+use bench::process::{cpu_seconds, proc_field, settled_rss_mb};
 use bench::{env, percentile};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+use shop::{shop_run, Shop};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
-fn proc_field(pid: u32, file: &str, key: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/{file}")).ok()?;
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// CPU seconds (user + system) the process has used.
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
+mod shop;
 
 /// A counter of `/metrics`.
 async fn metric(client: &reqwest::Client, base: &str, name: &str) -> f64 {
@@ -61,102 +50,6 @@ async fn set_room(
         .await?;
     anyhow::ensure!(r.status() == 200, "set_waiting_room: {}", r.text().await?);
     Ok(())
-}
-
-/// Where the shoppers shop and how.
-struct Shop {
-    queue: String,
-    base: String,
-    showtime: i64,
-    shoppers: usize,
-    best: bool,
-    think: Duration,
-}
-
-/// The shoppers: join (at the front), then, once told, poll until admitted and hold two seats
-/// with the admission (shopper i: row A + i / 10, seats 2(i mod 10) + 1 and + 2; or the best
-/// two, `best`), after choosing for up to `think` (each a random time: a person looks at the
-/// map first; zero: at once, every shopper admitted in a step holding in the same instant).
-/// Each hold's latency, seats held, and when it ended.
-async fn shop_run(
-    shop: Shop,
-    joined: std::sync::mpsc::Sender<anyhow::Result<()>>,
-    go: std::sync::mpsc::Receiver<()>,
-) -> Vec<(f64, usize, Instant)> {
-    let Shop {
-        queue,
-        base,
-        showtime,
-        shoppers,
-        best,
-        think,
-    } = shop;
-    let mut buyers = Vec::with_capacity(shoppers);
-    for _ in 0..shoppers {
-        let c = reqwest::Client::builder()
-            .cookie_store(true)
-            .build()
-            .expect("a client");
-        match c.post(&queue).send().await {
-            Ok(r) if r.status() == 200 => buyers.push(c),
-            Ok(r) => {
-                let _ = joined.send(Err(anyhow::anyhow!("join: {}", r.status())));
-                return Vec::new();
-            }
-            Err(e) => {
-                let _ = joined.send(Err(e.into()));
-                return Vec::new();
-            }
-        }
-    }
-    let _ = joined.send(Ok(()));
-    let _ = go.recv();
-    let holds: Arc<Mutex<Vec<(f64, usize, Instant)>>> = Arc::default();
-    let mut shopping = tokio::task::JoinSet::new();
-    for (i, c) in buyers.into_iter().enumerate() {
-        let (queue, holds, base) = (queue.clone(), holds.clone(), base.clone());
-        let body = if best {
-            json!({ "bestAvailable": { "count": 2 } })
-        } else {
-            let row = char::from(b'A' + (i / 10) as u8);
-            let first = 2 * (i % 10) + 1;
-            json!({ "seats": [format!("{row}{first}"), format!("{row}{}", first + 1)] })
-        };
-        shopping.spawn(async move {
-            let give_up = Instant::now() + Duration::from_secs(60);
-            while Instant::now() < give_up {
-                tokio::time::sleep(Duration::from_millis(600)).await;
-                let Ok(r) = c.get(&queue).send().await else {
-                    continue;
-                };
-                let Ok(place) = r.json::<Value>().await else {
-                    continue;
-                };
-                let Some(token) = place["admission"]["token"].as_str() else {
-                    continue;
-                };
-                let choosing = think.mul_f64(rand::random::<f64>());
-                tokio::time::sleep(choosing).await;
-                let sent = Instant::now();
-                let r = c
-                    .post(format!("{base}/showtimes/{showtime}/holds"))
-                    .header("Admission-Token", token)
-                    .json(&body)
-                    .send()
-                    .await;
-                let ms = sent.elapsed().as_secs_f64() * 1000.0;
-                let seats = match r {
-                    Ok(r) if r.status() == 201 => 2,
-                    _ => 0,
-                };
-                holds.lock().unwrap().push((ms, seats, Instant::now()));
-                return;
-            }
-        });
-    }
-    while shopping.join_next().await.is_some() {}
-    let holds = holds.lock().unwrap().clone();
-    holds
 }
 
 #[tokio::main]
@@ -244,7 +137,7 @@ async fn main() -> anyhow::Result<()> {
         tickets.len() as f64 / join_secs
     );
     let settle: u64 = env("BENCH_SETTLE_SECONDS", 12);
-    let rss_joined = settled_rss(pid, settle).await;
+    let rss_joined = settled_rss_mb(pid, settle).await;
 
     // Waiting pages: the first `pages` places keep the room's live frame open.
     let ws = format!("{}/live", queue.replace("http://", "ws://"));
@@ -320,7 +213,7 @@ async fn main() -> anyhow::Result<()> {
     let pages_on = connected.load(Ordering::Relaxed);
     println!("pages: {pages_on} of {pages} connected");
     // The server's memory with the pages open, once their connections settled.
-    let rss_pages = settled_rss(pid, settle).await;
+    let rss_pages = settled_rss_mb(pid, settle).await;
 
     // Admissions run.
     let (cpu0, admitted0, statements0) = (
@@ -343,7 +236,7 @@ async fn main() -> anyhow::Result<()> {
         metric(&op, &base, "seats_hold_db_statements_total").await,
     );
     // The end state, settled like the readings before, with the pages the server still counts.
-    let rss_end = settled_rss(pid, settle).await;
+    let rss_end = settled_rss_mb(pid, settle).await;
     let pages_end = metric(&op, &base, "seats_waiting_room_pages").await as usize;
     let _ = stop.send(true);
     while tasks.join_next().await.is_some() {}
@@ -423,21 +316,4 @@ async fn main() -> anyhow::Result<()> {
         "the benchmark did not run"
     );
     Ok(())
-}
-
-/// The server's RSS in MB once freed memory has gone back to the system: the least of one
-/// reading a second for `seconds` (the allocator returns what a burst freed a few seconds later).
-async fn settled_rss(pid: Option<u32>, seconds: u64) -> f64 {
-    let mut least = f64::MAX;
-    for i in 0..seconds.max(1) {
-        if i > 0 {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-        let rss = pid
-            .and_then(|p| proc_field(p, "status", "VmRSS:"))
-            .unwrap_or(0.0)
-            / 1024.0;
-        least = least.min(rss);
-    }
-    least
 }
