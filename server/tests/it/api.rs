@@ -71,7 +71,7 @@ async fn a_showtime_that_has_started_is_listed_closed_and_sells_nothing(backend:
         .showtime_at(chrono::Utc::now() - chrono::Duration::hours(6))
         .await;
     let operator = operator(&app).await;
-    let (_, counts) = post_fn(&operator, &app, "showtime_figures", json!({})).await;
+    let (_, counts) = operator.showtime_figures(json!({})).await;
     let flags = |id: i64| {
         counts
             .as_array()
@@ -235,7 +235,7 @@ async fn one_customer_has_one_live_hold_per_showtime_even_when_sending_many_at_o
     let db = TestDb::new(backend).await;
     let capped = TestApp::spawn_with(&db, "600", &[("HOLDS_PER_CUSTOMER", "1")]).await;
     let id = first_showtime(&capped.base).await;
-    let burst = |app: &TestApp, client: reqwest::Client, rows: &'static str| {
+    let burst = |app: &TestApp, client: Session, rows: &'static str| {
         let url = app.url(&format!("/showtimes/{id}/holds"));
         let page = app.url("/");
         async move {

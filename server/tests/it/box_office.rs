@@ -22,12 +22,7 @@ on_both_backends!(
 const PASSWORD: &str = "a staff password of some length";
 
 /// Adds a staff member with a PIN and signs them in.
-pub(crate) async fn member(
-    app: &TestApp,
-    name: &str,
-    role: StaffRole,
-    pin: &str,
-) -> reqwest::Client {
+pub(crate) async fn member(app: &TestApp, name: &str, role: StaffRole, pin: &str) -> Session {
     app.engine
         .store()
         .add_staff(&NewStaff {
@@ -39,13 +34,9 @@ pub(crate) async fn member(
         .unwrap()
         .expect("a new name");
     let client = signed_in(app, name, PASSWORD).await;
-    let (status, body) = post_fn(
-        &client,
-        app,
-        "staff_set_pin",
-        json!({ "password": PASSWORD, "pin": pin }),
-    )
-    .await;
+    let (status, body) = client
+        .staff_set_pin(json!({ "password": PASSWORD, "pin": pin }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     client
 }
@@ -69,20 +60,12 @@ fn seats_of(hold: &Value) -> Vec<String> {
 }
 
 /// The clerk holds the best `count` seats and sells them for cash (exact amount): the sale.
-async fn cash_sale(clerk: &reqwest::Client, app: &TestApp, showtime: i64, count: u32) -> Value {
-    let (status, hold) = post_fn(
-        clerk,
-        app,
-        "clerk_hold",
-        json!({ "showtime_id": showtime, "best": { "count": count } }),
-    )
-    .await;
+async fn cash_sale(clerk: &Session, showtime: i64, count: u32) -> Value {
+    let (status, hold) = clerk
+        .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": count } }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{hold}");
-    let (status, sale) = post_fn(
-        clerk,
-        app,
-        "sell_at_counter",
-        json!({ "sale": { "holdId": hold["holdId"], "tender": "cash", "tendered": 1_000_000 } }),
+    let (status, sale) = clerk.sell_at_counter(json!({ "sale": { "holdId": hold["holdId"], "tender": "cash", "tendered": 1_000_000 } }),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{sale}");
@@ -115,11 +98,11 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
 
     let best = json!({ "showtime_id": showtime, "best": { "count": 3 } });
     let open = json!({ "register": "R1", "float": 50_000 });
-    let (status, shift) = post_fn(&kim, &app, "open_shift", open).await;
+    let (status, shift) = kim.open_shift(open).await;
     assert_eq!(status, StatusCode::OK, "{shift}");
 
     // The clerk's pick is a hold the web sees and cannot take.
-    let (status, hold) = post_fn(&kim, &app, "clerk_hold", best).await;
+    let (status, hold) = kim.clerk_hold(best).await;
     assert_eq!(status, StatusCode::OK, "{hold}");
     let picked = seats_of(&hold);
     assert_eq!(picked.len(), 3);
@@ -145,25 +128,21 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     // Cash: less than the total is refused and changes nothing; the change is given.
     let sale = |tender: Value| json!({ "sale": tender });
     let hold_id = hold["holdId"].clone();
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        sale(json!({ "holdId": hold_id, "tender": "cash", "tendered": 100 })),
-    )
-    .await;
+    let (status, body) = kim
+        .sell_at_counter(sale(
+            json!({ "holdId": hold_id, "tender": "cash", "tendered": 100 }),
+        ))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert_eq!(
         statuses(&app, showtime, &picked).await,
         ["HELD", "HELD", "HELD"]
     );
-    let (status, sold) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        sale(json!({ "holdId": hold_id, "tender": "cash", "tendered": 100_000 })),
-    )
-    .await;
+    let (status, sold) = kim
+        .sell_at_counter(sale(
+            json!({ "holdId": hold_id, "tender": "cash", "tendered": 100_000 }),
+        ))
+        .await;
     assert_eq!(status, StatusCode::OK, "{sold}");
     let total = sold["amount"].as_i64().unwrap();
     assert!(total > 0);
@@ -184,86 +163,58 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         statuses(&app, showtime, &picked).await,
         ["BOOKED", "BOOKED", "BOOKED"]
     );
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        sale(json!({ "holdId": hold_id, "tender": "cash", "tendered": 100_000 })),
-    )
-    .await;
+    let (status, body) = kim
+        .sell_at_counter(sale(
+            json!({ "holdId": hold_id, "tender": "cash", "tendered": 100_000 }),
+        ))
+        .await;
     assert_eq!(status, StatusCode::CONFLICT, "sold once: {body}");
 
     // A card sale needs the terminal's reference.
-    let (_, card_hold) = post_fn(
-        &kim,
-        &app,
-        "clerk_hold",
-        json!({ "showtime_id": showtime, "best": { "count": 2 } }),
-    )
-    .await;
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        sale(json!({ "holdId": card_hold["holdId"], "tender": "card" })),
-    )
-    .await;
+    let (_, card_hold) = kim
+        .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": 2 } }))
+        .await;
+    let (status, body) = kim
+        .sell_at_counter(sale(
+            json!({ "holdId": card_hold["holdId"], "tender": "card" }),
+        ))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, card) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        sale(json!({ "holdId": card_hold["holdId"], "tender": "card", "cardReference": "T-0042" })),
-    )
-    .await;
+    let (status, card) = kim
+        .sell_at_counter(sale(
+            json!({ "holdId": card_hold["holdId"], "tender": "card", "cardReference": "T-0042" }),
+        ))
+        .await;
     assert_eq!(status, StatusCode::OK, "{card}");
 
     // A clerk cannot approve a comp, not even with their own PIN; a supervisor's PIN can.
-    let (_, comp_hold) = post_fn(
-        &kim,
-        &app,
-        "clerk_hold",
-        json!({ "showtime_id": showtime, "best": { "count": 2 } }),
-    )
-    .await;
+    let (_, comp_hold) = kim
+        .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": 2 } }))
+        .await;
     let comp = |approval: Value| {
         sale(json!({ "holdId": comp_hold["holdId"], "tender": "comp", "approval": approval }))
     };
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        sale(json!({ "holdId": comp_hold["holdId"], "tender": "comp" })),
-    )
-    .await;
+    let (status, body) = kim
+        .sell_at_counter(sale(
+            json!({ "holdId": comp_hold["holdId"], "tender": "comp" }),
+        ))
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        comp(json!({ "supervisor": "kim", "pin": "1111" })),
-    )
-    .await;
+    let (status, body) = kim
+        .sell_at_counter(comp(json!({ "supervisor": "kim", "pin": "1111" })))
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        comp(json!({ "supervisor": "lee", "pin": "9999" })),
-    )
-    .await;
+    let (status, body) = kim
+        .sell_at_counter(comp(json!({ "supervisor": "lee", "pin": "9999" })))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::FORBIDDEN, Some("ApprovalRefused")),
         "{body}"
     );
-    let (status, comped) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        comp(json!({ "supervisor": "lee", "pin": "2222" })),
-    )
-    .await;
+    let (status, comped) = kim
+        .sell_at_counter(comp(json!({ "supervisor": "lee", "pin": "2222" })))
+        .await;
     assert_eq!(status, StatusCode::OK, "{comped}");
     assert_eq!(comped["amount"], 0);
 
@@ -272,8 +223,8 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     let print = |approval: Value| json!({ "booking": booking, "approval": approval });
     // Two prints at the same moment: one is the first, the other a reprint (refused unapproved).
     let (a, b) = tokio::join!(
-        post_fn(&kim, &app, "print_ticket", print(Value::Null)),
-        post_fn(&kim, &app, "print_ticket", print(Value::Null))
+        kim.print_ticket(print(Value::Null)),
+        kim.print_ticket(print(Value::Null))
     );
     let mut statuses_seen = [a.0, b.0];
     statuses_seen.sort();
@@ -288,15 +239,11 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     assert_eq!(ticket["reprint"], 0);
     assert_eq!(ticket["seats"].as_array().unwrap().len(), 3);
     assert!(ticket["qrSvg"].as_str().unwrap().starts_with("<?xml"));
-    let (status, _) = post_fn(&kim, &app, "print_ticket", print(Value::Null)).await;
+    let (status, _) = kim.print_ticket(print(Value::Null)).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, again) = post_fn(
-        &kim,
-        &app,
-        "print_ticket",
-        print(json!({ "supervisor": "lee", "pin": "2222" })),
-    )
-    .await;
+    let (status, again) = kim
+        .print_ticket(print(json!({ "supervisor": "lee", "pin": "2222" })))
+        .await;
     assert_eq!(
         (status, again["reprint"].as_i64()),
         (StatusCode::OK, Some(1)),
@@ -306,19 +253,15 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
 
     // Refund: a clerk cannot approve it; with the supervisor's PIN the seats are back on sale.
     let refund = |approval: Value| json!({ "refund": { "booking": code, "approval": approval } });
-    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund(Value::Null)).await;
+    let (status, body) = kim.refund_at_counter(refund(Value::Null)).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(
         statuses(&app, showtime, &picked).await,
         ["BOOKED", "BOOKED", "BOOKED"]
     );
-    let (status, refunded) = post_fn(
-        &kim,
-        &app,
-        "refund_at_counter",
-        refund(json!({ "supervisor": "lee", "pin": "2222" })),
-    )
-    .await;
+    let (status, refunded) = kim
+        .refund_at_counter(refund(json!({ "supervisor": "lee", "pin": "2222" })))
+        .await;
     assert_eq!(status, StatusCode::OK, "{refunded}");
     assert_eq!(
         (refunded["method"].as_str(), refunded["amount"].as_i64()),
@@ -328,13 +271,9 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         statuses(&app, showtime, &picked).await,
         ["AVAILABLE", "AVAILABLE", "AVAILABLE"]
     );
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "refund_at_counter",
-        refund(json!({ "supervisor": "lee", "pin": "2222" })),
-    )
-    .await;
+    let (status, body) = kim
+        .refund_at_counter(refund(json!({ "supervisor": "lee", "pin": "2222" })))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("NotRefundable")),
@@ -355,13 +294,9 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         (StatusCode::CONFLICT, Some("REFUNDED")),
         "{scan}"
     );
-    let (_, card_ticket) = post_fn(
-        &kim,
-        &app,
-        "print_ticket",
-        json!({ "booking": card["bookingId"] }),
-    )
-    .await;
+    let (_, card_ticket) = kim
+        .print_ticket(json!({ "booking": card["bookingId"] }))
+        .await;
     let card_code = card_ticket["code"].as_str().unwrap().to_string();
     let (status, scan) = check_in(
         &door,
@@ -417,7 +352,7 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
         "customers do not check tickets in"
     );
     // A checked-in ticket is not refunded.
-    let (status, body) = post_fn(&kim, &app, "refund_at_counter", json!({ "refund": { "booking": card_code, "approval": { "supervisor": "lee", "pin": "2222" } } })).await;
+    let (status, body) = kim.refund_at_counter(json!({ "refund": { "booking": card_code, "approval": { "supervisor": "lee", "pin": "2222" } } })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("NotRefundable")),
@@ -425,13 +360,9 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     );
 
     // Closing: expected cash = float + cash sales − cash refunds; the variance.
-    let (status, closed) = post_fn(
-        &kim,
-        &app,
-        "close_shift",
-        json!({ "shift_id": null, "counted": 49_000 }),
-    )
-    .await;
+    let (status, closed) = kim
+        .close_shift(json!({ "shift_id": null, "counted": 49_000 }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{closed}");
     let figures = &closed["figures"];
     assert_eq!(figures["cashSales"], 1);
@@ -480,25 +411,17 @@ async fn a_clerk_sells_refunds_prints_and_closes_a_shift(backend: Backend) {
     );
 
     // A closed shift sells nothing more.
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "clerk_hold",
-        json!({ "showtime_id": showtime, "best": { "count": 1 } }),
-    )
-    .await;
+    let (status, body) = kim
+        .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": 1 } }))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("NoOpenShift")),
         "{body}"
     );
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "close_shift",
-        json!({ "shift_id": closed["id"], "counted": 1 }),
-    )
-    .await;
+    let (status, body) = kim
+        .close_shift(json!({ "shift_id": closed["id"], "counted": 1 }))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("ShiftClosed")),
@@ -519,7 +442,7 @@ async fn the_kiosk_offers_approvers_and_needs_one_open_shift(backend: Backend) {
 
     // The kiosk offers the members who may approve, by name: supervisors (and operators) with
     // a PIN — not the clerk, not the door; and to the box office only.
-    let (status, names) = post_fn(&kim, &app, "approvers", json!({})).await;
+    let (status, names) = kim.approvers(json!({})).await;
     assert_eq!(status, StatusCode::OK, "{names}");
     let names: Vec<&str> = names
         .as_array()
@@ -532,54 +455,46 @@ async fn the_kiosk_offers_approvers_and_needs_one_open_shift(backend: Backend) {
         !names.contains(&"kim") && !names.contains(&"ahn"),
         "{names:?}"
     );
-    let (status, _) = post_fn(&door, &app, "approvers", json!({})).await;
+    let (status, _) = door.approvers(json!({})).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     // The staff pages' header: who is signed in, and `null` for nobody (not an error).
-    let (status, me) = post_fn(&kim, &app, "staff_whoami", json!({})).await;
+    let (status, me) = kim.staff_whoami(json!({})).await;
     assert_eq!(
         (status, me["name"].as_str()),
         (StatusCode::OK, Some("kim")),
         "{me}"
     );
-    let (status, nobody) = post_fn(&web, &app, "staff_whoami", json!({})).await;
+    let (status, nobody) = web.staff_whoami(json!({})).await;
     assert_eq!((status, nobody), (StatusCode::OK, Value::Null));
 
     // No sale and no print without a shift; one open shift per clerk.
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "print_ticket",
-        json!({ "booking": uuid::Uuid::new_v4().to_string() }),
-    )
-    .await;
+    let (status, body) = kim
+        .print_ticket(json!({ "booking": uuid::Uuid::new_v4().to_string() }))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("NoOpenShift")),
         "{body}"
     );
     let best = json!({ "showtime_id": showtime, "best": { "count": 3 } });
-    let (status, body) = post_fn(&kim, &app, "clerk_hold", best.clone()).await;
+    let (status, body) = kim.clerk_hold(best.clone()).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("NoOpenShift")),
         "{body}"
     );
-    let (status, body) = post_fn(
-        &door,
-        &app,
-        "open_shift",
-        json!({ "register": "R1", "float": 0 }),
-    )
-    .await;
+    let (status, body) = door
+        .open_shift(json!({ "register": "R1", "float": 0 }))
+        .await;
     assert_eq!(
         status,
         StatusCode::FORBIDDEN,
         "door staff sell nothing: {body}"
     );
     let open = json!({ "register": "R1", "float": 50_000 });
-    let (status, shift) = post_fn(&kim, &app, "open_shift", open.clone()).await;
+    let (status, shift) = kim.open_shift(open.clone()).await;
     assert_eq!(status, StatusCode::OK, "{shift}");
-    let (status, body) = post_fn(&kim, &app, "open_shift", open).await;
+    let (status, body) = kim.open_shift(open).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("ShiftAlreadyOpen")),
@@ -596,9 +511,9 @@ async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
     let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
     let lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
     let open = json!({ "register": "R1", "float": 0 });
-    let (status, shift) = post_fn(&kim, &app, "open_shift", open).await;
+    let (status, shift) = kim.open_shift(open).await;
     assert_eq!(status, StatusCode::OK, "{shift}");
-    let sold = cash_sale(&kim, &app, showtime, 3).await;
+    let sold = cash_sale(&kim, showtime, 3).await;
     let picked = seats_of(&sold);
 
     // The console's search finds the sale by its number and by one of its seats, with its
@@ -606,7 +521,7 @@ async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
     let booking_id = sold["bookingId"].as_str().unwrap().to_string();
     let number = booking_id.replace('-', "")[..8].to_uppercase();
     for query in [number.clone(), format!("{showtime} {}", picked[1])] {
-        let (status, found) = post_fn(&lee, &app, "find_booking", json!({ "query": query })).await;
+        let (status, found) = lee.find_booking(json!({ "query": query })).await;
         assert_eq!(status, StatusCode::OK, "{query}: {found}");
         assert_eq!(found["booking"]["bookingId"], json!(booking_id), "{query}");
         assert_eq!(found["number"], json!(number));
@@ -622,7 +537,7 @@ async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
     // Once the relay has passed it on, the event says when.
     let published = eventually(
         Duration::from_secs(10),
-        || post_fn(&lee, &app, "find_booking", json!({ "query": number })),
+        || lee.find_booking(json!({ "query": number })),
         |(_, found)| !found["events"][0]["publishedAt"].is_null(),
     )
     .await;
@@ -631,9 +546,9 @@ async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
         "{}",
         published.1
     );
-    let (status, _) = post_fn(&kim, &app, "find_booking", json!({ "query": number })).await;
+    let (status, _) = kim.find_booking(json!({ "query": number })).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, none) = post_fn(&lee, &app, "find_booking", json!({ "query": "" })).await;
+    let (status, none) = lee.find_booking(json!({ "query": "" })).await;
     assert_eq!((status, none), (StatusCode::OK, Value::Null));
     for (query, want) in [
         ("00000000".to_string(), StatusCode::NOT_FOUND),
@@ -641,7 +556,7 @@ async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
         (format!("{showtime} 7G"), StatusCode::BAD_REQUEST),
         ("not a booking".to_string(), StatusCode::NOT_FOUND),
     ] {
-        let (status, body) = post_fn(&lee, &app, "find_booking", json!({ "query": query })).await;
+        let (status, body) = lee.find_booking(json!({ "query": query })).await;
         assert_eq!(status, want, "{query}: {body}");
         assert!(body["kind"].is_string(), "{query}: {body}");
     }
@@ -652,37 +567,21 @@ async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
 async fn a_sale_after_its_shift_was_closed_is_refused(app: &TestApp, showtime: i64) {
     let yoon = member(app, "yoon", StaffRole::Clerk, "4444").await;
     let park = member(app, "park", StaffRole::Supervisor, "5555").await;
-    let (status, shift) = post_fn(
-        &yoon,
-        app,
-        "open_shift",
-        json!({ "register": "R9", "float": 10_000 }),
-    )
-    .await;
+    let (status, shift) = yoon
+        .open_shift(json!({ "register": "R9", "float": 10_000 }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{shift}");
-    let (status, hold) = post_fn(
-        &yoon,
-        app,
-        "clerk_hold",
-        json!({ "showtime_id": showtime, "best": { "count": 2 } }),
-    )
-    .await;
+    let (status, hold) = yoon
+        .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": 2 } }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{hold}");
-    let (status, body) = post_fn(
-        &yoon,
-        app,
-        "close_shift",
-        json!({ "shift_id": 999_999, "counted": 0 }),
-    )
-    .await;
+    let (status, body) = yoon
+        .close_shift(json!({ "shift_id": 999_999, "counted": 0 }))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, closed) = post_fn(
-        &park,
-        app,
-        "close_shift",
-        json!({ "shift_id": shift["id"], "counted": 10_000 }),
-    )
-    .await;
+    let (status, closed) = park
+        .close_shift(json!({ "shift_id": shift["id"], "counted": 10_000 }))
+        .await;
     assert_eq!(
         (status, closed["closedBy"].as_str()),
         (StatusCode::OK, Some("park")),
@@ -692,11 +591,7 @@ async fn a_sale_after_its_shift_was_closed_is_refused(app: &TestApp, showtime: i
         statuses(app, showtime, &seats_of(&hold)).await,
         ["AVAILABLE", "AVAILABLE"]
     );
-    let (status, body) = post_fn(
-        &yoon,
-        app,
-        "sell_at_counter",
-        json!({ "sale": { "holdId": hold["holdId"], "tender": "cash", "tendered": 1_000_000 } }),
+    let (status, body) = yoon.sell_at_counter(json!({ "sale": { "holdId": hold["holdId"], "tender": "cash", "tendered": 1_000_000 } }),
     )
     .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
@@ -707,24 +602,16 @@ async fn twenty_scans_of_one_ticket_at_once_check_it_in_once(backend: Backend) {
     let app = TestApp::spawn(&db, "600").await;
     let showtime = first_showtime(&app.base).await;
     let clerk = member(&app, "kim", StaffRole::Clerk, "1111").await;
-    let (status, _) = post_fn(
-        &clerk,
-        &app,
-        "open_shift",
-        json!({ "register": "R1", "float": 0 }),
-    )
-    .await;
+    let (status, _) = clerk
+        .open_shift(json!({ "register": "R1", "float": 0 }))
+        .await;
     assert_eq!(status, StatusCode::OK);
     let mut codes = Vec::new();
     for _ in 0..21 {
-        let sale = cash_sale(&clerk, &app, showtime, 1).await;
-        let (_, ticket) = post_fn(
-            &clerk,
-            &app,
-            "print_ticket",
-            json!({ "booking": sale["bookingId"] }),
-        )
-        .await;
+        let sale = cash_sale(&clerk, showtime, 1).await;
+        let (_, ticket) = clerk
+            .print_ticket(json!({ "booking": sale["bookingId"] }))
+            .await;
         codes.push(ticket["code"].as_str().unwrap().to_string());
     }
     // Twenty doors (each its own session) scan one ticket at the same moment.
@@ -805,15 +692,11 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
     let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
     let _lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
     let lee_ok = json!({ "supervisor": "lee", "pin": "2222" });
-    let (status, _) = post_fn(
-        &kim,
-        &app,
-        "open_shift",
-        json!({ "register": "R1", "float": 0 }),
-    )
-    .await;
+    let (status, _) = kim
+        .open_shift(json!({ "register": "R1", "float": 0 }))
+        .await;
     assert_eq!(status, StatusCode::OK);
-    let sale = cash_sale(&kim, &app, showtime, 4).await;
+    let sale = cash_sale(&kim, showtime, 4).await;
     let booking = sale["bookingId"].as_str().unwrap().to_string();
     let sold: Vec<String> = seats_of(&sale);
     let rows = seat_rows(&app, showtime).await;
@@ -822,9 +705,9 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
 
     // One seat back: its price, on sale again; the booking keeps the other three.
     let refund = |seats: Value| json!({ "refund": { "booking": booking, "seats": seats, "approval": lee_ok } });
-    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund(json!(["Z99"]))).await;
+    let (status, body) = kim.refund_at_counter(refund(json!(["Z99"]))).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, one) = post_fn(&kim, &app, "refund_at_counter", refund(json!([sold[0]]))).await;
+    let (status, one) = kim.refund_at_counter(refund(json!([sold[0]]))).await;
     assert_eq!(status, StatusCode::OK, "{one}");
     let price = one["amount"].as_i64().unwrap();
     assert!(price > 0 && price < total, "{one}");
@@ -832,7 +715,7 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
         statuses(&app, showtime, &sold).await,
         ["AVAILABLE", "BOOKED", "BOOKED", "BOOKED"]
     );
-    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund(json!([sold[0]]))).await;
+    let (status, body) = kim.refund_at_counter(refund(json!([sold[0]]))).await;
     assert_eq!(
         status,
         StatusCode::BAD_REQUEST,
@@ -847,21 +730,13 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
         .unwrap()
         .0
         .clone();
-    let (status, hold) = post_fn(
-        &kim,
-        &app,
-        "clerk_hold",
-        json!({ "showtime_id": showtime, "seats": [other] }),
-    )
-    .await;
+    let (status, hold) = kim
+        .clerk_hold(json!({ "showtime_id": showtime, "seats": [other] }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{hold}");
     let exchange = |seats: Value| json!({ "exchange": { "booking": booking, "seats": seats, "holdId": hold["holdId"], "approval": lee_ok } });
     // A clerk alone moves no customer's seats: as for a refund, a supervisor approves.
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "exchange_at_counter",
-        json!({ "exchange": { "booking": booking, "seats": [sold[1]], "holdId": hold["holdId"] } }),
+    let (status, body) = kim.exchange_at_counter(json!({ "exchange": { "booking": booking, "seats": [sold[1]], "holdId": hold["holdId"] } }),
     )
     .await;
     assert_eq!(
@@ -869,21 +744,11 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
         (StatusCode::FORBIDDEN, Some("ApprovalRequired")),
         "{body}"
     );
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "exchange_at_counter",
-        exchange(json!([sold[1], sold[2]])),
-    )
-    .await;
+    let (status, body) = kim
+        .exchange_at_counter(exchange(json!([sold[1], sold[2]])))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "two for one: {body}");
-    let (status, done) = post_fn(
-        &kim,
-        &app,
-        "exchange_at_counter",
-        exchange(json!([sold[1]])),
-    )
-    .await;
+    let (status, done) = kim.exchange_at_counter(exchange(json!([sold[1]]))).await;
     assert_eq!(status, StatusCode::OK, "{done}");
     assert_eq!(
         statuses(&app, showtime, &[sold[1].clone(), other.clone()]).await,
@@ -902,13 +767,7 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
             .any(|l| l.action == "counter_exchange" && l.detail.ends_with("approved by lee")),
         "{lines:?}"
     );
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "exchange_at_counter",
-        exchange(json!([sold[2]])),
-    )
-    .await;
+    let (status, body) = kim.exchange_at_counter(exchange(json!([sold[2]]))).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "the hold is used up: {body}");
     // Another category is not an exchange.
     let different = rows
@@ -916,21 +775,17 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
         .find(|r| r.1 != wanted && r.2 == "AVAILABLE")
         .map(|r| r.0.clone());
     if let Some(different) = different {
-        let (status, hold) = post_fn(
-            &kim,
-            &app,
-            "clerk_hold",
-            json!({ "showtime_id": showtime, "seats": [different] }),
-        )
-        .await;
+        let (status, hold) = kim
+            .clerk_hold(json!({ "showtime_id": showtime, "seats": [different] }))
+            .await;
         assert_eq!(status, StatusCode::OK, "{hold}");
-        let (status, body) = post_fn(&kim, &app, "exchange_at_counter", json!({ "exchange": { "booking": booking, "seats": [sold[2]], "holdId": hold["holdId"], "approval": lee_ok } })).await;
+        let (status, body) = kim.exchange_at_counter(json!({ "exchange": { "booking": booking, "seats": [sold[2]], "holdId": hold["holdId"], "approval": lee_ok } })).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-        post_fn(&kim, &app, "clerk_release", json!({})).await;
+        kim.clerk_release(json!({})).await;
     }
 
     // The ticket admits to the seats the booking has now.
-    let (_, ticket) = post_fn(&kim, &app, "print_ticket", json!({ "booking": booking })).await;
+    let (_, ticket) = kim.print_ticket(json!({ "booking": booking })).await;
     let code = ticket["code"].as_str().unwrap().to_string();
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
     let (status, scan) = check_in(&door, &app, &code, json!({ "showtimeId": showtime })).await;
@@ -947,13 +802,9 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
     assert_eq!(admitted, expected);
 
     // The drawer: one cash sale, one cash refund of one seat.
-    let (status, closed) = post_fn(
-        &kim,
-        &app,
-        "close_shift",
-        json!({ "shift_id": null, "counted": total - price }),
-    )
-    .await;
+    let (status, closed) = kim
+        .close_shift(json!({ "shift_id": null, "counted": total - price }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{closed}");
     assert_eq!(closed["figures"]["cashRefunded"].as_i64(), Some(price));
     assert_eq!(closed["counted"].as_i64(), Some(total - price));
@@ -969,37 +820,25 @@ async fn a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed(backend: B
     let lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
     for client in [&kim, &lee] {
-        let (status, _) = post_fn(
-            client,
-            &app,
-            "open_shift",
-            json!({ "register": format!("R{}", rand_suffix()), "float": 0 }),
-        )
-        .await;
+        let (status, _) = client
+            .open_shift(json!({ "register": format!("R{}", rand_suffix()), "float": 0 }))
+            .await;
         assert_eq!(status, StatusCode::OK);
     }
     let mut codes = Vec::new();
     for _ in 0..12 {
-        let sale = cash_sale(&kim, &app, showtime, 1).await;
-        let (_, ticket) = post_fn(
-            &kim,
-            &app,
-            "print_ticket",
-            json!({ "booking": sale["bookingId"] }),
-        )
-        .await;
+        let sale = cash_sale(&kim, showtime, 1).await;
+        let (_, ticket) = kim
+            .print_ticket(json!({ "booking": sale["bookingId"] }))
+            .await;
         codes.push(ticket["code"].as_str().unwrap().to_string());
     }
     // Control: alone, each succeeds — a scan lets the holder in, a refund gives the money back.
     let (status, _) = check_in(&door, &app, &codes[0], json!({ "showtimeId": showtime })).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, body) = post_fn(
-        &lee,
-        &app,
-        "refund_at_counter",
-        json!({ "refund": { "booking": codes[1] } }),
-    )
-    .await;
+    let (status, body) = lee
+        .refund_at_counter(json!({ "refund": { "booking": codes[1] } }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     // At the same moment, one of the two wins: never a holder let in and refunded.
     let mut scans_won = 0;
@@ -1010,12 +849,7 @@ async fn a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed(backend: B
             code,
             json!({ "gate": "A", "showtimeId": showtime }),
         );
-        let refund = post_fn(
-            &lee,
-            &app,
-            "refund_at_counter",
-            json!({ "refund": { "booking": code } }),
-        );
+        let refund = lee.refund_at_counter(json!({ "refund": { "booking": code } }));
         let ((scan_status, scan), (refund_status, refund)) = tokio::join!(scan, refund);
         let admitted = scan_status == StatusCode::OK;
         let refunded = refund_status == StatusCode::OK;
@@ -1040,17 +874,14 @@ async fn a_hundred_parallel_pin_guesses_are_counted_before_they_are_checked() {
     let kim = member(&app, "kim", StaffRole::Clerk, "1111").await;
     let _lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
     let open = json!({ "register": "R1", "float": 0 });
-    assert_eq!(
-        post_fn(&kim, &app, "open_shift", open).await.0,
-        StatusCode::OK
-    );
-    let sale = cash_sale(&kim, &app, showtime, 1).await;
+    assert_eq!(kim.open_shift(open).await.0, StatusCode::OK);
+    let sale = cash_sale(&kim, showtime, 1).await;
     let booking = sale["bookingId"].as_str().unwrap().to_string();
     let reprint = |pin: String| {
         let body = json!({ "booking": booking, "approval": { "supervisor": "lee", "pin": pin } });
-        post_fn(&kim, &app, "print_ticket", body)
+        kim.print_ticket(body)
     };
-    let (status, _) = post_fn(&kim, &app, "print_ticket", json!({ "booking": booking })).await;
+    let (status, _) = kim.print_ticket(json!({ "booking": booking })).await;
     assert_eq!(status, StatusCode::OK, "the first print");
 
     // Act: a hundred wrong PINs at once.
@@ -1112,18 +943,11 @@ async fn a_party_checks_in_seat_by_seat_at_the_showtime_whose_doors_are_open() {
     let _lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
     let open = json!({ "register": "R1", "float": 0 });
-    assert_eq!(
-        post_fn(&kim, &app, "open_shift", open).await.0,
-        StatusCode::OK
-    );
-    let party = cash_sale(&kim, &app, soon, 3).await;
-    let (_, ticket) = post_fn(
-        &kim,
-        &app,
-        "print_ticket",
-        json!({ "booking": party["bookingId"] }),
-    )
-    .await;
+    assert_eq!(kim.open_shift(open).await.0, StatusCode::OK);
+    let party = cash_sale(&kim, soon, 3).await;
+    let (_, ticket) = kim
+        .print_ticket(json!({ "booking": party["bookingId"] }))
+        .await;
     let seats: Vec<(String, String)> = ticket["seats"]
         .as_array()
         .unwrap()
@@ -1198,14 +1022,10 @@ async fn a_party_checks_in_seat_by_seat_at_the_showtime_whose_doors_are_open() {
     );
 
     // A ticket of a showtime three days away is not used up by a door admitting "now".
-    let away = cash_sale(&kim, &app, later, 1).await;
-    let (_, away_ticket) = post_fn(
-        &kim,
-        &app,
-        "print_ticket",
-        json!({ "booking": away["bookingId"] }),
-    )
-    .await;
+    let away = cash_sale(&kim, later, 1).await;
+    let (_, away_ticket) = kim
+        .print_ticket(json!({ "booking": away["bookingId"] }))
+        .await;
     let away_code = away_ticket["code"].as_str().unwrap().to_string();
     let (status, scan) = check_in(&door, &app, &away_code, json!({})).await;
     assert_eq!(
@@ -1222,7 +1042,7 @@ async fn a_party_checks_in_seat_by_seat_at_the_showtime_whose_doors_are_open() {
     // says so.
     let number = away["bookingId"].as_str().unwrap()[..8].to_ascii_uppercase();
     let refund = json!({ "refund": { "booking": number, "approval": { "supervisor": "lee", "pin": "2222" } } });
-    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund).await;
+    let (status, body) = kim.refund_at_counter(refund).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(state(away_code.clone()).await, ("REFUNDED".into(), false));
     let (status, scan) = check_in(&door, &app, &away_code, json!({ "showtimeId": later })).await;
@@ -1230,13 +1050,9 @@ async fn a_party_checks_in_seat_by_seat_at_the_showtime_whose_doors_are_open() {
         (status, scan["result"].as_str()),
         (StatusCode::CONFLICT, Some("REFUNDED"))
     );
-    let (status, body) = post_fn(
-        &kim,
-        &app,
-        "refund_at_counter",
-        json!({ "refund": { "booking": "FFFFFFFF" } }),
-    )
-    .await;
+    let (status, body) = kim
+        .refund_at_counter(json!({ "refund": { "booking": "FFFFFFFF" } }))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     db.drop_database().await;
 }
@@ -1253,54 +1069,34 @@ async fn a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter(backend
     let lee = member(&app, "lee", StaffRole::Supervisor, "2222").await;
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
     let open = json!({ "register": "R1", "float": 100_000 });
-    let (status, shift) = post_fn(&kim, &app, "open_shift", open).await;
+    let (status, shift) = kim.open_shift(open).await;
     assert_eq!(status, StatusCode::OK, "{shift}");
-    let cash = cash_sale(&kim, &app, showtime, 2).await;
-    let (_, hold) = post_fn(
-        &kim,
-        &app,
-        "clerk_hold",
-        json!({ "showtime_id": showtime, "best": { "count": 1 } }),
-    )
-    .await;
-    let (status, card) = post_fn(
-        &kim,
-        &app,
-        "sell_at_counter",
-        json!({ "sale": { "holdId": hold["holdId"], "tender": "card", "cardReference": "T-9" } }),
+    let cash = cash_sale(&kim, showtime, 2).await;
+    let (_, hold) = kim
+        .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": 1 } }))
+        .await;
+    let (status, card) = kim.sell_at_counter(json!({ "sale": { "holdId": hold["holdId"], "tender": "card", "cardReference": "T-9" } }),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{card}");
     let sold = cash["amount"].as_i64().unwrap() + card["amount"].as_i64().unwrap();
-    let (_, ticket) = post_fn(
-        &kim,
-        &app,
-        "print_ticket",
-        json!({ "booking": cash["bookingId"] }),
-    )
-    .await;
+    let (_, ticket) = kim
+        .print_ticket(json!({ "booking": cash["bookingId"] }))
+        .await;
     let code = ticket["code"].as_str().unwrap().to_string();
     // The card sale's holder was let in already when the show is called off.
-    let (_, card_ticket) = post_fn(
-        &kim,
-        &app,
-        "print_ticket",
-        json!({ "booking": card["bookingId"] }),
-    )
-    .await;
+    let (_, card_ticket) = kim
+        .print_ticket(json!({ "booking": card["bookingId"] }))
+        .await;
     let card_code = card_ticket["code"].as_str().unwrap().to_string();
     let (status, _) = check_in(&door, &app, &card_code, json!({ "showtimeId": showtime })).await;
     assert_eq!(status, StatusCode::OK);
 
     // Act: the operator cancels the showtime.
     let boss = operator(&app).await;
-    let (status, done) = post_fn(
-        &boss,
-        &app,
-        "cancel_showtime",
-        json!({ "showtime_id": showtime }),
-    )
-    .await;
+    let (status, done) = boss
+        .cancel_showtime(json!({ "showtime_id": showtime }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{done}");
 
     // Assert: both sales are owed back, and say so everywhere.
@@ -1309,7 +1105,7 @@ async fn a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter(backend
         (Some(2), Some(2)),
         "{done}"
     );
-    let (_, owed) = post_fn(&lee, &app, "refunds_owed", json!({})).await;
+    let (_, owed) = lee.refunds_owed(json!({})).await;
     let owed_amount: i64 = owed
         .as_array()
         .unwrap()
@@ -1317,7 +1113,7 @@ async fn a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter(backend
         .map(|o| o["amount"].as_i64().unwrap())
         .sum();
     assert_eq!(owed_amount, sold, "{owed}");
-    let (_, now) = post_fn(&kim, &app, "box_office_shift", json!({})).await;
+    let (_, now) = kim.box_office_shift(json!({})).await;
     assert_eq!(
         (
             now["figures"]["owedRefunds"].as_i64(),
@@ -1327,7 +1123,7 @@ async fn a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter(backend
         "{now}"
     );
     let refunded = || async {
-        let (_, figures) = post_fn(&boss, &app, "sales_figures", json!({})).await;
+        let (_, figures) = boss.sales_figures(json!({})).await;
         figures
             .as_array()
             .unwrap()
@@ -1347,29 +1143,29 @@ async fn a_cancelled_showtime_owes_its_counter_sales_back_at_the_counter(backend
 
     // The clerk gives the cash back: once, from the drawer, with no second refund in the figures.
     let refund = json!({ "refund": { "booking": cash["bookingId"], "approval": { "supervisor": "lee", "pin": "2222" } } });
-    let (status, paid) = post_fn(&kim, &app, "refund_at_counter", refund.clone()).await;
+    let (status, paid) = kim.refund_at_counter(refund.clone()).await;
     assert_eq!(status, StatusCode::OK, "{paid}");
     assert_eq!(paid["method"], "cash");
-    let (status, body) = post_fn(&kim, &app, "refund_at_counter", refund).await;
+    let (status, body) = kim.refund_at_counter(refund).await;
     assert_eq!(status, StatusCode::CONFLICT, "once: {body}");
-    let (_, owed) = post_fn(&lee, &app, "refunds_owed", json!({})).await;
+    let (_, owed) = lee.refunds_owed(json!({})).await;
     assert_eq!(
         owed.as_array().unwrap().len(),
         1,
         "the card sale is still owed: {owed}"
     );
-    let (_, now) = post_fn(&kim, &app, "box_office_shift", json!({})).await;
+    let (_, now) = kim.box_office_shift(json!({})).await;
     assert_eq!(now["figures"]["owedRefunds"].as_i64(), Some(1));
     assert_eq!(now["figures"]["cashRefunded"], cash["amount"]);
     // The card sale is owed back though its holder was let in before the cancellation.
     let refund = json!({ "refund": { "booking": card["bookingId"], "approval": { "supervisor": "lee", "pin": "2222" } } });
-    let (status, paid) = post_fn(&kim, &app, "refund_at_counter", refund).await;
+    let (status, paid) = kim.refund_at_counter(refund).await;
     assert_eq!(
         (status, paid["method"].as_str()),
         (StatusCode::OK, Some("card")),
         "{paid}"
     );
-    let (_, owed) = post_fn(&lee, &app, "refunds_owed", json!({})).await;
+    let (_, owed) = lee.refunds_owed(json!({})).await;
     assert_eq!(owed, json!([]));
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(

@@ -421,7 +421,7 @@ async fn redis_stopped_during_concurrent_holds_no_double_sale_and_the_gate_resum
 
     // Three phases, each fought over its own rows of the 10 × 12 hall by 40 customers.
     let phase = |rows: &'static [char], seconds: f64| {
-        let clients: Vec<reqwest::Client> = (0..40).map(|_| app.customer()).collect();
+        let clients: Vec<Session> = (0..40).map(|_| app.customer()).collect();
         let base = app.base.clone();
         async move {
             let deadline = Instant::now() + Duration::from_secs_f64(seconds);

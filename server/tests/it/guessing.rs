@@ -35,7 +35,7 @@ async fn sign_in_from(
     name: &str,
     password: &str,
     address: &str,
-) -> (StatusCode, String, reqwest::Client) {
+) -> (StatusCode, String, Session) {
     let client = app.customer();
     let r = client
         .post(app.url("/api/staff_sign_in"))
@@ -164,7 +164,7 @@ async fn a_stranger_can_never_make_a_member_s_right_password_fail() {
         + metric(&other, "seats_staff_sign_ins_challenged_total").await;
     assert!(challenged >= 7, "{challenged} challenged");
     assert!(metric(&app, "seats_staff_sign_ins_refused_total").await >= 1);
-    let (_, audit) = post_fn(&operator(&app).await, &app, "audit_log", json!({})).await;
+    let (_, audit) = operator(&app).await.audit_log(json!({})).await;
     assert!(
         !audit
             .as_array()
@@ -230,37 +230,27 @@ async fn passwords_change_in_the_console_and_by_command_and_old_sessions_end() {
     let change = |current: &str, new: &str| json!({ "current": current, "new": new });
     let new = "kim's brand new password";
 
-    let (status, body) = post_fn(
-        &here,
-        &app,
-        "staff_change_password",
-        change("not it at all", new),
-    )
-    .await;
+    let (status, body) = here
+        .staff_change_password(change("not it at all", new))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::UNAUTHORIZED, Some("SignInFailed"))
     );
-    let (status, body) = post_fn(
-        &here,
-        &app,
-        "staff_change_password",
-        change(PASSWORD, "short"),
-    )
-    .await;
+    let (status, body) = here.staff_change_password(change(PASSWORD, "short")).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::BAD_REQUEST, Some("Invalid"))
     );
-    let (status, body) = post_fn(&here, &app, "staff_change_password", change(PASSWORD, new)).await;
+    let (status, body) = here.staff_change_password(change(PASSWORD, new)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
-        post_fn(&here, &app, "staff_me", json!({})).await.0,
+        here.staff_me(json!({})).await.0,
         StatusCode::OK,
         "this one stays"
     );
     assert_eq!(
-        post_fn(&elsewhere, &app, "staff_me", json!({})).await.0,
+        elsewhere.staff_me(json!({})).await.0,
         StatusCode::UNAUTHORIZED,
         "the other session ended"
     );
@@ -271,13 +261,9 @@ async fn passwords_change_in_the_console_and_by_command_and_old_sessions_end() {
     // Wrong current passwords are counted like sign-ins (no oracle), so is setting a PIN.
     let mut kinds = Vec::new();
     for _ in 0..5 {
-        let (_, body) = post_fn(
-            &again,
-            &app,
-            "staff_set_pin",
-            json!({ "password": "a guess, a guess", "pin": "1234" }),
-        )
-        .await;
+        let (_, body) = again
+            .staff_set_pin(json!({ "password": "a guess, a guess", "pin": "1234" }))
+            .await;
         kinds.push(body["kind"].as_str().unwrap_or_default().to_string());
     }
     assert_eq!(
@@ -300,10 +286,7 @@ async fn passwords_change_in_the_console_and_by_command_and_old_sessions_end() {
     .await
     .unwrap();
     assert_eq!(out, "2 sessions of kim ended");
-    assert_eq!(
-        post_fn(&here, &app, "staff_me", json!({})).await.0,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(here.staff_me(json!({})).await.0, StatusCode::UNAUTHORIZED);
     let third = "kim's third password, at last";
     let out = staff::command(
         &db.store,
@@ -314,7 +297,7 @@ async fn passwords_change_in_the_console_and_by_command_and_old_sessions_end() {
     .unwrap();
     assert!(out.starts_with("new password set for kim"), "{out}");
     signed_in(&app, "kim", third).await;
-    let (_, audit) = post_fn(&operator(&app).await, &app, "audit_log", json!({})).await;
+    let (_, audit) = operator(&app).await.audit_log(json!({})).await;
     let kim: Vec<&str> = audit
         .as_array()
         .unwrap()
@@ -345,33 +328,23 @@ async fn a_kiosk_s_pin_is_counted_apart_from_sign_ins_and_enough_wrong_ones_end_
     let app = TestApp::spawn_with(&db, "600", &vars).await;
     add(&app, "kim", StaffRole::Clerk).await;
     let (_, _, kiosk) = sign_in_from(&app, "kim", PASSWORD, "198.51.100.7").await;
-    let (status, _) = post_fn(
-        &kiosk,
-        &app,
-        "staff_set_pin",
-        json!({ "password": PASSWORD, "pin": "4321" }),
-    )
-    .await;
+    let (status, _) = kiosk
+        .staff_set_pin(json!({ "password": PASSWORD, "pin": "4321" }))
+        .await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
-        StatusCode::OK
-    );
+    assert_eq!(kiosk.staff_lock(json!({})).await.0, StatusCode::OK);
     // A stranger's wrong passwords for kim…
     for _ in 0..8 {
         sign_in_from(&app, "kim", "a wrong password!", "203.0.113.50").await;
     }
     // …do not touch her locked kiosk: the right PIN unlocks it.
-    let unlock = |pin: &str| post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": pin }));
+    let unlock = |pin: &str| kiosk.staff_unlock(json!({ "pin": pin }));
     assert_eq!(
         unlock("4321").await.0,
         StatusCode::OK,
         "unlocked despite the stranger"
     );
-    assert_eq!(
-        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
-        StatusCode::OK
-    );
+    assert_eq!(kiosk.staff_lock(json!({})).await.0, StatusCode::OK);
     // Wrong PINs: three free, then a wait (the right PIN is not even checked during it).
     let mut kinds = Vec::new();
     for pin in ["1111", "2222", "3333", "4444", "4321"] {
@@ -393,7 +366,7 @@ async fn a_kiosk_s_pin_is_counted_apart_from_sign_ins_and_enough_wrong_ones_end_
         ]
     );
     assert_eq!(
-        post_fn(&kiosk, &app, "staff_me", json!({})).await.0,
+        kiosk.staff_me(json!({})).await.0,
         StatusCode::LOCKED,
         "still kim's session, still locked"
     );
@@ -416,10 +389,7 @@ async fn a_kiosk_s_pin_is_counted_apart_from_sign_ins_and_enough_wrong_ones_end_
         last, "StaffSignInRequired",
         "the tenth wrong PIN ends the session"
     );
-    assert_eq!(
-        post_fn(&kiosk, &app, "staff_me", json!({})).await.0,
-        StatusCode::UNAUTHORIZED
-    );
+    assert_eq!(kiosk.staff_me(json!({})).await.0, StatusCode::UNAUTHORIZED);
     let (status, _, _) = sign_in_from(&app, "kim", PASSWORD, "198.51.100.7").await;
     assert_eq!(status, StatusCode::OK, "her password still signs her in");
     db.drop_database().await;
@@ -471,31 +441,19 @@ async fn an_operator_sets_a_member_s_pin_which_then_unlocks_her_kiosk() {
     add(&app, "kim", StaffRole::Clerk).await;
     let kiosk = signed_in(&app, "kim", PASSWORD).await;
     let boss = operator(&app).await;
-    let (status, body) = post_fn(
-        &boss,
-        &app,
-        "staff_reset_pin",
-        json!({ "member": "kim", "pin": "12a4" }),
-    )
-    .await;
+    let (status, body) = boss
+        .staff_reset_pin(json!({ "member": "kim", "pin": "12a4" }))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    let (status, body) = post_fn(
-        &kiosk,
-        &app,
-        "staff_reset_pin",
-        json!({ "member": "kim", "pin": "1234" }),
-    )
-    .await;
+    let (status, body) = kiosk
+        .staff_reset_pin(json!({ "member": "kim", "pin": "1234" }))
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "only operators: {body}");
-    let (status, body) = post_fn(
-        &boss,
-        &app,
-        "staff_reset_pin",
-        json!({ "member": "kim", "pin": "8642" }),
-    )
-    .await;
+    let (status, body) = boss
+        .staff_reset_pin(json!({ "member": "kim", "pin": "8642" }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (_, accounts) = post_fn(&boss, &app, "staff_accounts", json!({})).await;
+    let (_, accounts) = boss.staff_accounts(json!({})).await;
     let kim = accounts
         .as_array()
         .unwrap()
@@ -503,11 +461,8 @@ async fn an_operator_sets_a_member_s_pin_which_then_unlocks_her_kiosk() {
         .find(|a| a["name"] == "kim")
         .unwrap();
     assert_eq!(kim["hasPin"], true);
-    assert_eq!(
-        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
-        StatusCode::OK
-    );
-    let (status, _) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "8642" })).await;
+    assert_eq!(kiosk.staff_lock(json!({})).await.0, StatusCode::OK);
+    let (status, _) = kiosk.staff_unlock(json!({ "pin": "8642" })).await;
     assert_eq!(
         status,
         StatusCode::OK,
@@ -521,15 +476,11 @@ async fn an_operator_sets_a_member_s_pin_which_then_unlocks_her_kiosk() {
         "{lines:?}"
     );
     // Removed: no PIN any more.
-    let (status, _) = post_fn(
-        &boss,
-        &app,
-        "staff_reset_pin",
-        json!({ "member": "kim", "pin": null }),
-    )
-    .await;
+    let (status, _) = boss
+        .staff_reset_pin(json!({ "member": "kim", "pin": null }))
+        .await;
     assert_eq!(status, StatusCode::OK);
-    let (_, accounts) = post_fn(&boss, &app, "staff_accounts", json!({})).await;
+    let (_, accounts) = boss.staff_accounts(json!({})).await;
     let kim = accounts
         .as_array()
         .unwrap()

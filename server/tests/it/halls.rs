@@ -30,14 +30,14 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
     let operator = operator(&app).await;
-    let (_, before) = post_fn(&operator, &app, "halls", json!({})).await;
+    let (_, before) = operator.halls(json!({})).await;
 
     // A plan with problems: all of them named, nothing made.
     let mut bad = plan("Studio");
     bad["rows"][0]["seats"][1]["category"] = json!("BALCONY");
     bad["categories"][1]["price"] = json!(-5);
     bad["bestSeat"] = json!("C9");
-    let (status, body) = post_fn(&operator, &app, "import_hall", json!({ "plan": bad })).await;
+    let (status, body) = operator.import_hall(json!({ "plan": bad })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     // Every reason, each a key of the locale with its arguments (the pages say them in the
     // customer's language).
@@ -63,38 +63,26 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         "{body}"
     );
     assert!(reason("editor.problem.best_seat").contains("C9"), "{body}");
-    assert_eq!(
-        post_fn(&operator, &app, "halls", json!({})).await.1,
-        before,
-        "nothing made"
-    );
+    assert_eq!(operator.halls(json!({})).await.1, before, "nothing made");
 
-    let (status, hall) = post_fn(
-        &operator,
-        &app,
-        "import_hall",
-        json!({ "plan": plan("Studio") }),
-    )
-    .await;
+    let (status, hall) = operator
+        .import_hall(json!({ "plan": plan("Studio") }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{hall}");
     assert_eq!(
         (hall["name"].as_str(), hall["seats"].as_i64()),
         (Some("Studio"), Some(5))
     );
     let hall_id = hall["id"].as_i64().unwrap();
-    let (status, body) = post_fn(
-        &operator,
-        &app,
-        "import_hall",
-        json!({ "plan": plan("Studio") }),
-    )
-    .await;
+    let (status, body) = operator
+        .import_hall(json!({ "plan": plan("Studio") }))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("HallNameTaken")),
         "a layout never changes in place"
     );
-    let (_, listed) = post_fn(&operator, &app, "halls", json!({})).await;
+    let (_, listed) = operator.halls(json!({})).await;
     assert!(
         listed
             .as_array()
@@ -105,26 +93,14 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     );
 
     // Exported, the plan is the one imported; imported under another name, it makes the same hall.
-    let (status, exported) = post_fn(
-        &operator,
-        &app,
-        "export_hall",
-        json!({ "hall_id": hall_id }),
-    )
-    .await;
+    let (status, exported) = operator.export_hall(json!({ "hall_id": hall_id })).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(exported, plan("Studio"));
     let mut copy = exported.clone();
     copy["name"] = json!("Studio copy");
-    let (status, again) = post_fn(&operator, &app, "import_hall", json!({ "plan": copy })).await;
+    let (status, again) = operator.import_hall(json!({ "plan": copy })).await;
     assert_eq!((status, again["seats"].as_i64()), (StatusCode::OK, Some(5)));
-    let (status, body) = post_fn(
-        &operator,
-        &app,
-        "export_hall",
-        json!({ "hall_id": 999_999 }),
-    )
-    .await;
+    let (status, body) = operator.export_hall(json!({ "hall_id": 999_999 })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::NOT_FOUND, Some("HallNotFound"))
@@ -152,9 +128,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         ),
     ] {
         assert_eq!(
-            post_fn(&operator, &app, "schedule_showtime", body.clone())
-                .await
-                .0,
+            operator.schedule_showtime(body.clone()).await.0,
             status,
             "{body}"
         );
@@ -162,7 +136,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     // Its own prices: only of the hall's categories.
     let mut priced = schedule(hall_id, "Premiere", soon.clone());
     priced["prices"] = json!({ "VIP": 25000, "GOLD": 1 });
-    let (status, refused) = post_fn(&operator, &app, "schedule_showtime", priced.clone()).await;
+    let (status, refused) = operator.schedule_showtime(priced.clone()).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
         refused["detail"][0],
@@ -170,18 +144,14 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         "{refused}"
     );
     priced["prices"] = json!({ "VIP": 25000 });
-    let (status, showtime) = post_fn(&operator, &app, "schedule_showtime", priced).await;
+    let (status, showtime) = operator.schedule_showtime(priced).await;
     assert_eq!(status, StatusCode::OK, "{showtime}");
     let showtime = showtime.as_i64().unwrap();
     // Its seat map sells VIP at its price and STANDARD at the hall's; the hall's own showtime
     // scheduled without prices sells both at the hall's.
-    let (status, plain) = post_fn(
-        &operator,
-        &app,
-        "schedule_showtime",
-        schedule(hall_id, "Plain", soon),
-    )
-    .await;
+    let (status, plain) = operator
+        .schedule_showtime(schedule(hall_id, "Plain", soon))
+        .await;
     assert_eq!(status, StatusCode::OK, "{plain}");
     for (id, vip) in [(showtime, 25000), (plain.as_i64().unwrap(), 20000)] {
         let map: Value = reqwest::get(app.url(&format!("/showtimes/{id}/seats")))
@@ -238,7 +208,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     let r = hold(json!(["A3", "B2"])).await.unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     // The console counts the new showtime's seats: two held, three free.
-    let (status, counts) = post_fn(&operator, &app, "showtime_figures", json!({})).await;
+    let (status, counts) = operator.showtime_figures(json!({})).await;
     assert_eq!(status, StatusCode::OK);
     let ours = counts
         .as_array()
@@ -253,14 +223,12 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     // A sales window: refused when it ends after the start, is backwards or the running time is
     // off, with every problem named.
     let days = |n: i64| (chrono::Utc::now() + chrono::Duration::days(n)).to_rfc3339();
-    let (status, refused) = post_fn(
-        &operator,
-        &app,
-        "schedule_showtime",
-        json!({ "hall_id": hall_id, "title": "Preview", "starts_at": days(3),
+    let (status, refused) = operator
+        .schedule_showtime(
+            json!({ "hall_id": hall_id, "title": "Preview", "starts_at": days(3),
                 "duration_minutes": 0, "sales_open_at": days(5), "sales_close_at": days(4) }),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
     let detail = refused["detail"].to_string();
     for problem in [
@@ -271,15 +239,13 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
         assert!(detail.contains(problem), "{detail}");
     }
     // On sale from tomorrow: listed with its opening, and holds are refused until then.
-    let (status, preview) = post_fn(
-        &operator,
-        &app,
-        "schedule_showtime",
-        json!({ "hall_id": hall_id, "title": "Preview", "starts_at": days(3),
+    let (status, preview) = operator
+        .schedule_showtime(
+            json!({ "hall_id": hall_id, "title": "Preview", "starts_at": days(3),
                 "duration_minutes": 95, "sales_open_at": days(1), "sales_close_at": "",
                 "hot_sale": true }),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{preview}");
     let r = customer
         .post(app.url(&format!("/showtimes/{preview}/holds")))
@@ -303,7 +269,7 @@ async fn a_hall_from_its_plan_is_listed_exported_alike_scheduled_and_sold(backen
     assert_eq!(map["salesOpen"], false);
     assert!(map["salesOpensAt"].is_string(), "{}", map["salesOpensAt"]);
 
-    let audit: Value = post_fn(&operator, &app, "audit_log", json!({})).await.1;
+    let audit: Value = operator.audit_log(json!({})).await.1;
     let actions: Vec<&str> = audit
         .as_array()
         .unwrap()

@@ -25,77 +25,47 @@ async fn a_locked_session_waits_for_its_pin() {
     };
 
     // Without a PIN, a locked session can only be signed out of.
-    assert_eq!(
-        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
-        StatusCode::OK
-    );
+    assert_eq!(kiosk.staff_lock(json!({})).await.0, StatusCode::OK);
     assert_eq!(me(&kiosk).await, StatusCode::LOCKED);
-    let (status, body) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "1234" })).await;
+    let (status, body) = kiosk.staff_unlock(json!({ "pin": "1234" })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::BAD_REQUEST, Some("Invalid")),
         "{body}"
     );
-    assert_eq!(
-        post_fn(&kiosk, &app, "staff_sign_out", json!({})).await.0,
-        StatusCode::OK
-    );
+    assert_eq!(kiosk.staff_sign_out(json!({})).await.0, StatusCode::OK);
     assert_eq!(me(&kiosk).await, StatusCode::UNAUTHORIZED);
 
     // A PIN is set with the password, and is 4 to 8 digits.
     let kiosk = operator(&app).await;
     let set = |password: &str, pin: &str| json!({ "password": password, "pin": pin });
-    let (status, _) = post_fn(
-        &kiosk,
-        &app,
-        "staff_set_pin",
-        set("not the password", "4321"),
-    )
-    .await;
+    let (status, _) = kiosk.staff_set_pin(set("not the password", "4321")).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = post_fn(
-        &kiosk,
-        &app,
-        "staff_set_pin",
-        set(OPERATOR_PASSWORD, "12a4"),
-    )
-    .await;
+    let (status, _) = kiosk.staff_set_pin(set(OPERATOR_PASSWORD, "12a4")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
-        post_fn(
-            &kiosk,
-            &app,
-            "staff_set_pin",
-            set(OPERATOR_PASSWORD, "4321")
-        )
-        .await
-        .0,
+        kiosk.staff_set_pin(set(OPERATOR_PASSWORD, "4321")).await.0,
         StatusCode::OK
     );
 
     // Locked, every staff action waits; a wrong PIN is refused, the right one unlocks.
-    assert_eq!(
-        post_fn(&kiosk, &app, "staff_lock", json!({})).await.0,
-        StatusCode::OK
-    );
-    let (status, body) = post_fn(&kiosk, &app, "sales_figures", json!({})).await;
+    assert_eq!(kiosk.staff_lock(json!({})).await.0, StatusCode::OK);
+    let (status, body) = kiosk.sales_figures(json!({})).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::LOCKED, Some("StaffSessionLocked"))
     );
-    let (status, body) = post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "0000" })).await;
+    let (status, body) = kiosk.staff_unlock(json!({ "pin": "0000" })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::UNAUTHORIZED, Some("WrongPin"))
     );
     assert_eq!(
-        post_fn(&kiosk, &app, "staff_unlock", json!({ "pin": "4321" }))
-            .await
-            .0,
+        kiosk.staff_unlock(json!({ "pin": "4321" })).await.0,
         StatusCode::OK
     );
     assert_eq!(me(&kiosk).await, StatusCode::OK);
-    let (_, audit) = post_fn(&kiosk, &app, "audit_log", json!({})).await;
+    let (_, audit) = kiosk.audit_log(json!({})).await;
     let actions: Vec<&str> = audit
         .as_array()
         .unwrap()

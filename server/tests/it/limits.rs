@@ -219,48 +219,31 @@ async fn names_with_nul_or_direction_changing_characters_are_refused_on_both_sto
             ("Hall Y", "Std\u{202E}"),
             ("\u{200B}", "Standard"),
         ] {
-            let (status, body) =
-                post_fn(&operator, &app, "import_hall", plan(name, category)).await;
+            let (status, body) = operator.import_hall(plan(name, category)).await;
             assert_eq!(
                 status,
                 StatusCode::BAD_REQUEST,
                 "{backend:?} {name:?} {category:?}: {body}"
             );
         }
-        let (status, body) = post_fn(
-            &operator,
-            &app,
-            "open_shift",
-            json!({ "register": "R\u{0}1", "float": 0 }),
-        )
-        .await;
+        let (status, body) = operator
+            .open_shift(json!({ "register": "R\u{0}1", "float": 0 }))
+            .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-        let (status, body) = post_fn(
-            &operator,
-            &app,
-            "open_shift",
-            json!({ "register": "R1", "float": 0 }),
-        )
-        .await;
+        let (status, body) = operator
+            .open_shift(json!({ "register": "R1", "float": 0 }))
+            .await;
         assert_eq!(status, StatusCode::OK, "{body}");
-        let (status, body) = post_fn(
-            &operator,
-            &app,
-            "check_in_ticket",
-            json!({ "code": "x", "at": { "gate": "G\u{0}" } }),
-        )
-        .await;
+        let (status, body) = operator
+            .check_in_ticket(json!({ "code": "x", "at": { "gate": "G\u{0}" } }))
+            .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         let showtime = first_showtime(&app.base).await;
-        let (_, hold) = post_fn(
-            &operator,
-            &app,
-            "clerk_hold",
-            json!({ "showtime_id": showtime, "best": { "count": 1 } }),
-        )
-        .await;
+        let (_, hold) = operator
+            .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": 1 } }))
+            .await;
         let sale = json!({ "sale": { "holdId": hold["holdId"], "tender": "card", "cardReference": "T\u{0}9" } });
-        let (status, body) = post_fn(&operator, &app, "sell_at_counter", sale).await;
+        let (status, body) = operator.sell_at_counter(sale).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         // A NUL in a staff name or a supervisor's name is no account's: refused as such, not 503.
         let r = app
@@ -271,17 +254,12 @@ async fn names_with_nul_or_direction_changing_characters_are_refused_on_both_sto
             .await
             .unwrap();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{backend:?}");
-        let (status, body) = post_fn(
-            &operator,
-            &app,
-            "staff_reset_pin",
-            json!({ "member": "k\u{0}m", "pin": "1234" }),
-        )
-        .await;
+        let (status, body) = operator
+            .staff_reset_pin(json!({ "member": "k\u{0}m", "pin": "1234" }))
+            .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         // Ordinary names in any script are kept as typed.
-        let (status, body) =
-            post_fn(&operator, &app, "import_hall", plan("상영관 7", "커플석")).await;
+        let (status, body) = operator.import_hall(plan("상영관 7", "커플석")).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         db.drop_database().await;
     }
@@ -311,7 +289,7 @@ async fn a_hall_of_three_thousand_seats_is_imported_and_other_bodies_keep_their_
     let plan = json!({ "plan": { "name": "Arena", "categories": [{ "code": "STANDARD", "name": "Standard", "price": 1000 }], "rows": rows } });
     let text = plan.to_string();
     assert!(text.len() > 64 * 1024, "{} bytes", text.len());
-    let (status, body) = post_fn(&operator, &app, "import_hall", plan).await;
+    let (status, body) = operator.import_hall(plan).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["seats"], 3000, "{body}");
     // Past the plan's own limit, and a large body anywhere else: 413 with the JSON error.
@@ -354,13 +332,10 @@ async fn a_selection_with_a_taken_seat_answers_409_naming_it_before_any_seat_rul
     );
     assert_eq!(body["seats"], json!(["A2"]));
     // The page's server function answers the same.
-    let (status, body) = post_fn(
-        &app.customer(),
-        &app,
-        "hold_seats",
-        json!({ "showtime_id": showtime, "seats": ["A2", "A3"] }),
-    )
-    .await;
+    let (status, body) = app
+        .customer()
+        .hold_seats(json!({ "showtime_id": showtime, "seats": ["A2", "A3"] }))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("SeatsUnavailable")),

@@ -19,7 +19,7 @@ async fn a_hot_showtimes_page_answers_a_first_time_visitor_alike_on_both_stores(
     let app = TestApp::spawn(&db, "600").await;
     let showtime = first_showtime(&app.base).await;
     let op = operator(&app).await;
-    set_room(&op, &app, showtime, true, 1).await;
+    set_room(&op, showtime, true, 1).await;
     for _ in 0..3 {
         let r = reqwest::Client::new()
             .get(app.url(&format!("/showtimes/{showtime}")))
@@ -192,19 +192,13 @@ async fn a_check_in_body_is_an_object_and_hall_names_differ_by_more_than_case() 
         "[] is not \"no showtime\""
     );
     let op = operator(&app).await;
-    let halls: Value = post_fn(&op, &app, "halls", json!({})).await.1;
+    let halls: Value = op.halls(json!({})).await.1;
     let name = halls[0]["name"].as_str().expect("a hall").to_string();
-    let (status, plan) = post_fn(
-        &op,
-        &app,
-        "export_hall",
-        json!({ "hall_id": halls[0]["id"] }),
-    )
-    .await;
+    let (status, plan) = op.export_hall(json!({ "hall_id": halls[0]["id"] })).await;
     assert_eq!(status, StatusCode::OK, "{plan}");
     let mut copy = plan.clone();
     copy["name"] = json!(name.to_uppercase());
-    let (status, body) = post_fn(&op, &app, "import_hall", json!({ "plan": copy })).await;
+    let (status, body) = op.import_hall(json!({ "plan": copy })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("HallNameTaken")),

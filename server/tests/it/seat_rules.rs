@@ -416,9 +416,9 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
     let operator = operator(&app).await;
     let block = |seats: &[&str], block: &str| json!({ "showtime_id": showtime, "seats": seats, "block": block });
 
-    let (status, body) = post_fn(&operator, &app, "block_seats", block(&["A1"], "house")).await;
+    let (status, body) = operator.block_seats(block(&["A1"], "house")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (status, body) = post_fn(&operator, &app, "block_seats", block(&["A2"], "killed")).await;
+    let (status, body) = operator.block_seats(block(&["A2"], "killed")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let mut statuses = Vec::new();
     while statuses.len() < 2 {
@@ -433,7 +433,7 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
     assert_eq!(seat(&map, "A1")["status"], "HOUSE");
     assert_eq!(seat(&map, "A2")["status"], "KILLED");
     // The console counts them apart from the free seats.
-    let (_, counts) = post_fn(&operator, &app, "showtime_figures", json!({})).await;
+    let (_, counts) = operator.showtime_figures(json!({})).await;
     let ours = counts
         .as_array()
         .unwrap()
@@ -462,13 +462,13 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
         assert_eq!(body["code"], "SEATS_UNAVAILABLE");
     }
     // Only customers and staff with the operator role may change them; a held seat cannot be.
-    let (status, _) = post_fn(&customer, &app, "block_seats", block(&["A3"], "house")).await;
+    let (status, _) = customer.block_seats(block(&["A3"], "house")).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let r = hold(json!({ "seats": ["A3", "A4"] })).await.unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
-    let (status, body) = post_fn(&operator, &app, "block_seats", block(&["A3"], "house")).await;
+    let (status, body) = operator.block_seats(block(&["A3"], "house")).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    let (status, body) = post_fn(&operator, &app, "block_seats", block(&["Z99"], "house")).await;
+    let (status, body) = operator.block_seats(block(&["Z99"], "house")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 
     // The box office sells house seats: a clerk's hold may take one; the public sees it held,
@@ -483,13 +483,9 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
         .await
         .unwrap();
     let kim = signed_in(&app, "kim", "kim's long enough password").await;
-    let (status, _) = post_fn(
-        &kim,
-        &app,
-        "open_shift",
-        json!({ "register": "R9", "float": 0 }),
-    )
-    .await;
+    let (status, _) = kim
+        .open_shift(json!({ "register": "R9", "float": 0 }))
+        .await;
     assert_eq!(status, StatusCode::OK);
     let public = |code: &'static str| {
         let url = app.url(&format!("/showtimes/{showtime}/seats"));
@@ -499,30 +495,26 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
         }
     };
     let pick = json!({ "showtime_id": showtime, "seats": ["A1"] });
-    let (status, picked) = post_fn(&kim, &app, "clerk_hold", pick.clone()).await;
+    let (status, picked) = kim.clerk_hold(pick.clone()).await;
     assert_eq!(status, StatusCode::OK, "{picked}");
     assert_eq!(public("A1").await, "HELD");
     let r = hold(json!({ "seats": ["A1"] })).await.unwrap();
     assert_eq!(r.status(), StatusCode::CONFLICT, "still not the public's");
-    let (status, _) = post_fn(&kim, &app, "clerk_release", json!({})).await;
+    let (status, _) = kim.clerk_release(json!({})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(public("A1").await, "HOUSE", "released: a house seat again");
-    let (_, picked) = post_fn(&kim, &app, "clerk_hold", pick).await;
+    let (_, picked) = kim.clerk_hold(pick).await;
     let sale =
         json!({ "sale": { "holdId": picked["holdId"], "tender": "cash", "tendered": 1_000_000 } });
-    let (status, sold) = post_fn(&kim, &app, "sell_at_counter", sale).await;
+    let (status, sold) = kim.sell_at_counter(sale).await;
     assert_eq!(status, StatusCode::OK, "{sold}");
     assert_eq!(public("A1").await, "BOOKED");
     let refund = json!({ "refund": { "booking": sold["bookingId"], "approval": null } });
-    let (status, body) = post_fn(
-        &operator,
-        &app,
-        "open_shift",
-        json!({ "register": "R8", "float": 0 }),
-    )
-    .await;
+    let (status, body) = operator
+        .open_shift(json!({ "register": "R8", "float": 0 }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (status, body) = post_fn(&operator, &app, "refund_at_counter", refund).await;
+    let (status, body) = operator.refund_at_counter(refund).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(public("A1").await, "HOUSE", "refunded: a house seat again");
     let mut seen = None;
@@ -576,7 +568,7 @@ async fn house_and_killed_seats_are_not_sold_to_the_public_and_every_map_sees_th
     assert_eq!(change.status, SeatStatus::House);
 
     // Back on sale, a house seat sells again.
-    let (status, body) = post_fn(&operator, &app, "block_seats", block(&["A1"], "onSale")).await;
+    let (status, body) = operator.block_seats(block(&["A1"], "onSale")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let other = app.customer();
     let r = other
@@ -686,13 +678,9 @@ async fn best_available_and_the_lone_seat_rule_through_the_rest_api_and_the_serv
     );
 
     // The page's server function does the same.
-    let (status, body) = post_fn(
-        &other,
-        &app,
-        "hold_best",
-        json!({ "showtime_id": small, "request": { "count": 2 } }),
-    )
-    .await;
+    let (status, body) = other
+        .hold_best(json!({ "showtime_id": small, "request": { "count": 2 } }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["seats"], json!(["A2", "A3"]));
     db.drop_database().await;

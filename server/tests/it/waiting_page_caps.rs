@@ -114,7 +114,7 @@ async fn waiting_page_sockets_are_for_real_places_capped_and_never_take_the_rese
     let app = TestApp::spawn_with(&db, "600", &vars).await;
     let showtime = first_showtime(&app.base).await;
     let op = operator(&app).await;
-    set_room(&op, &app, showtime, true, 1).await;
+    set_room(&op, showtime, true, 1).await;
     let mut tickets = Vec::new();
     for _ in 0..26 {
         tickets.push(join(&app, showtime).await);
@@ -244,7 +244,7 @@ async fn waiting_page_sockets_are_for_real_places_capped_and_never_take_the_rese
     assert!(reader.await.unwrap(), "the answering page is still open");
 
     // The room off: no socket at all.
-    set_room(&op, &app, showtime, false, 1).await;
+    set_room(&op, showtime, false, 1).await;
     let (status, body) = upgrade(&app, &live(&tickets[25]), None).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(body["code"], "NO_WAITING_ROOM");

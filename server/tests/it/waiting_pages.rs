@@ -79,7 +79,7 @@ async fn a_waiting_page_gets_the_rooms_frame_live_and_is_counted_while_connected
     let app = TestApp::spawn_with(&db, "600", extra).await;
     let showtime = first_showtime(&app.base).await;
     let op = operator(&app).await;
-    set_room(&op, &app, showtime, true, 1).await;
+    set_room(&op, showtime, true, 1).await;
     let mut tickets = Vec::new();
     for _ in 0..2 {
         let place: Value = app
@@ -116,14 +116,12 @@ async fn a_waiting_page_gets_the_rooms_frame_live_and_is_counted_while_connected
     assert_eq!(frame["open"], true, "{frame}");
     assert!(frame["served"].is_u64(), "{frame}");
     assert_eq!(pages_connected(&app).await, 1);
-    let (status, body) = post_fn(
-        &op,
-        &app,
-        "set_waiting_room",
-        json!({ "showtime_id": showtime, "on": true, "max_active": 1, "admit_per_minute": 600,
+    let (status, body) = op
+        .set_waiting_room(
+            json!({ "showtime_id": showtime, "on": true, "max_active": 1, "admit_per_minute": 600,
                 "message": "Doors open at ten" }),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     // (An admission may change the frame first.)
     let changed = loop {
@@ -166,7 +164,7 @@ async fn a_waiting_page_gets_the_rooms_frame_live_and_is_counted_while_connected
     next_frame(&mut socket, Duration::from_secs(5))
         .await
         .expect("the room's frame");
-    set_room(&op, &app, showtime, false, 1).await;
+    set_room(&op, showtime, false, 1).await;
     let last = loop {
         let frame = next_frame(&mut socket, Duration::from_secs(5))
             .await

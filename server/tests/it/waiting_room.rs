@@ -68,9 +68,9 @@ async fn a_crowd_of_hold_attempts_turns_the_room_on_by_itself(backend: Backend) 
     let refused = refused.expect("the crowd turned the room on");
     assert_eq!(refused["code"], "QUEUE_REQUIRED", "{refused}");
     let op = operator(&app).await;
-    let (_, view) = post_fn(&op, &app, "waiting_room", json!({ "showtime_id": crowded })).await;
+    let (_, view) = op.waiting_room(json!({ "showtime_id": crowded })).await;
     assert_eq!(view["settings"]["on"], true, "{view}");
-    let (_, view) = post_fn(&op, &app, "waiting_room", json!({ "showtime_id": calm })).await;
+    let (_, view) = op.waiting_room(json!({ "showtime_id": calm })).await;
     assert_eq!(
         view["settings"]["on"], false,
         "the control stays open: {view}"
@@ -568,18 +568,8 @@ async fn the_wait_estimate_is_within_a_fifth_of_the_real_wait() {
     assert!(share >= 0.9, "{share}");
 }
 
-pub(crate) async fn set_room(
-    op: &reqwest::Client,
-    app: &TestApp,
-    showtime: i64,
-    on: bool,
-    max_active: u32,
-) {
-    let (status, body) = post_fn(
-        op,
-        app,
-        "set_waiting_room",
-        json!({ "showtime_id": showtime, "on": on, "max_active": max_active, "admit_per_minute": 600 }),
+pub(crate) async fn set_room(op: &Session, showtime: i64, on: bool, max_active: u32) {
+    let (status, body) = op.set_waiting_room(json!({ "showtime_id": showtime, "on": on, "max_active": max_active, "admit_per_minute": 600 }),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -646,21 +636,15 @@ async fn holds_need_an_admission_while_the_room_is_on_and_staff_never_queue(back
     // Off: a hold needs nothing.
     let (status, body) = hold(&app, &alice, showtime, &["A1"], None).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    let (status, body) = post_fn(
-        &alice,
-        &app,
-        "join_queue",
-        json!({ "showtime_id": showtime }),
-    )
-    .await;
+    let (status, body) = alice.join_queue(json!({ "showtime_id": showtime })).await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::CONFLICT, Some("NoWaitingRoom")),
         "{body}"
     );
 
-    set_room(&op, &app, showtime, true, 1).await;
-    set_room(&op, &app, other, true, 5).await;
+    set_room(&op, showtime, true, 1).await;
+    set_room(&op, other, true, 5).await;
     let list: Value = get_json(app.url("/showtimes")).await;
     let listed = list
         .as_array()
@@ -676,13 +660,9 @@ async fn holds_need_an_admission_while_the_room_is_on_and_staff_never_queue(back
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(body["code"], "QUEUE_REQUIRED");
     assert_eq!(body["queue"], format!("/showtimes/{showtime}/queue"));
-    let (status, body) = post_fn(
-        &bob,
-        &app,
-        "hold_seats",
-        json!({ "showtime_id": showtime, "seats": ["B1"] }),
-    )
-    .await;
+    let (status, body) = bob
+        .hold_seats(json!({ "showtime_id": showtime, "seats": ["B1"] }))
+        .await;
     assert_eq!(
         (status, body["kind"].as_str()),
         (StatusCode::FORBIDDEN, Some("QueueRequired")),
@@ -696,7 +676,7 @@ async fn holds_need_an_admission_while_the_room_is_on_and_staff_never_queue(back
     );
 
     // Bob joins (again: the same place) and is admitted (one inside at most).
-    let join = |c: reqwest::Client| {
+    let join = |c: Session| {
         let url = app.url(&format!("/showtimes/{showtime}/queue"));
         async move {
             c.post(url)
@@ -743,21 +723,11 @@ async fn holds_need_an_admission_while_the_room_is_on_and_staff_never_queue(back
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let (status, body) = post_fn(
-        &bob,
-        &app,
-        "hold_seats",
-        json!({ "showtime_id": showtime, "seats": ["C1", "C2", "C3", "C4"] }),
-    )
-    .await;
+    let (status, body) = bob
+        .hold_seats(json!({ "showtime_id": showtime, "seats": ["C1", "C2", "C3", "C4"] }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (status, body) = post_fn(
-        &bob,
-        &app,
-        "cancel_hold",
-        json!({ "hold_id": body["holdId"] }),
-    )
-    .await;
+    let (status, body) = bob.cancel_hold(json!({ "hold_id": body["holdId"] })).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     // 7 seats held in all: 2 more are one too many.
     let (status, body) = hold(&app, &bob, showtime, &["D1", "D2"], Some(&token)).await;
@@ -781,47 +751,27 @@ async fn holds_need_an_admission_while_the_room_is_on_and_staff_never_queue(back
     // Staff never queue: a clerk at the counter holds without an admission.
     let clerk =
         crate::box_office::member(&app, "kim", server::staff::StaffRole::Clerk, "1111").await;
-    let (status, body) = post_fn(
-        &clerk,
-        &app,
-        "open_shift",
-        json!({ "register": "R1", "float": 0 }),
-    )
-    .await;
+    let (status, body) = clerk
+        .open_shift(json!({ "register": "R1", "float": 0 }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (status, body) = post_fn(
-        &clerk,
-        &app,
-        "clerk_hold",
-        json!({ "showtime_id": showtime, "best": { "count": 2 } }),
-    )
-    .await;
+    let (status, body) = clerk
+        .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": 2 } }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
 
     // The operator sees the room's figures; off again, holds need nothing.
-    let (status, view) = post_fn(
-        &op,
-        &app,
-        "waiting_room",
-        json!({ "showtime_id": showtime }),
-    )
-    .await;
+    let (status, view) = op.waiting_room(json!({ "showtime_id": showtime })).await;
     assert_eq!(status, StatusCode::OK, "{view}");
     assert!(view["admitted"].as_u64().unwrap() >= 2, "{view}");
     assert_eq!(view["inside"], 1, "{view}");
-    let (status, body) = post_fn(
-        &carol,
-        &app,
-        "waiting_room",
-        json!({ "showtime_id": showtime }),
-    )
-    .await;
+    let (status, body) = carol.waiting_room(json!({ "showtime_id": showtime })).await;
     assert_eq!(
         status,
         StatusCode::UNAUTHORIZED,
         "customers see no figures: {body}"
     );
-    set_room(&op, &app, showtime, false, 1).await;
+    set_room(&op, showtime, false, 1).await;
     let dave = app.customer();
     let (status, body) = eventually(
         Duration::from_secs(5),
@@ -848,13 +798,9 @@ async fn ten_thousand_joins_at_once_get_ten_thousand_places(backend: Backend) {
     let app = TestApp::spawn_with(&db, "600", &extra).await;
     let showtime = first_showtime(&app.base).await;
     let op = operator(&app).await;
-    set_room(&op, &app, showtime, true, 1).await;
+    set_room(&op, showtime, true, 1).await;
     // Paused: nobody is admitted while they join, so every place is still waiting.
-    let (status, body) = post_fn(
-        &op,
-        &app,
-        "set_waiting_room",
-        json!({ "showtime_id": showtime, "on": true, "max_active": 1, "admit_per_minute": 1, "paused": true }),
+    let (status, body) = op.set_waiting_room(json!({ "showtime_id": showtime, "on": true, "max_active": 1, "admit_per_minute": 1, "paused": true }),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -944,7 +890,7 @@ async fn with_redis_unreachable_holds_fail_closed_and_the_queue_goes_on_after() 
     .await;
     let showtime = first_showtime(&app.base).await;
     let op = operator(&app).await;
-    set_room(&op, &app, showtime, true, 1).await;
+    set_room(&op, showtime, true, 1).await;
     let (ann, ben) = (app.customer(), app.customer());
     let queue = app.url(&format!("/showtimes/{showtime}/queue"));
     let a: Value = ann.post(&queue).send().await.unwrap().json().await.unwrap();

@@ -198,8 +198,8 @@ fn room_env(backend: Backend, redis: &str, prefix: &str) -> Vec<(String, String)
 }
 
 /// The room as the console shows it.
-async fn room_view(op: &reqwest::Client, app: &TestApp, showtime: i64) -> Value {
-    let (status, view) = post_fn(op, app, "waiting_room", json!({ "showtime_id": showtime })).await;
+async fn room_view(op: &Session, showtime: i64) -> Value {
+    let (status, view) = op.waiting_room(json!({ "showtime_id": showtime })).await;
     assert_eq!(status, StatusCode::OK, "{view}");
     view
 }
@@ -230,11 +230,11 @@ async fn the_server_draws_at_the_opening_and_publishes_the_seed(backend: Backend
     let op = operator(&app).await;
     let settings = json!({ "showtime_id": showtime, "on": true, "max_active": 1,
                            "admit_per_minute": 600, "shuffle": true });
-    let (status, body) = post_fn(&op, &app, "set_waiting_room", settings).await;
+    let (status, body) = op.set_waiting_room(settings).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["settings"]["shuffle"], true, "{body}");
 
-    let clients: Vec<reqwest::Client> = (0..5).map(|_| app.customer()).collect();
+    let clients: Vec<Session> = (0..5).map(|_| app.customer()).collect();
     let mut numbers = Vec::new();
     for c in &clients {
         let (status, place) = join(&app, c, showtime, None).await;
@@ -280,7 +280,7 @@ async fn the_server_draws_at_the_opening_and_publishes_the_seed(backend: Backend
             i + 1
         );
     }
-    let view = room_view(&op, &app, showtime).await;
+    let view = room_view(&op, showtime).await;
     assert_eq!(view["draw"]["seed"], seed.as_str(), "{view}");
     let (status, late) = join(&app, &app.customer(), showtime, None).await;
     assert_eq!(status, StatusCode::OK, "{late}");
@@ -302,13 +302,13 @@ async fn a_new_place_costs_a_proof_of_work_when_the_room_asks_one(backend: Backe
         json!({ "showtime_id": showtime, "on": true, "max_active": 5,
                 "admit_per_minute": 600, "proof_bits": bits })
     };
-    let (status, body) = post_fn(&op, &app, "set_waiting_room", set(25)).await;
+    let (status, body) = op.set_waiting_room(set(25)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(
         body.to_string().contains("invalid.room.proof_bits"),
         "{body}"
     );
-    let (status, body) = post_fn(&op, &app, "set_waiting_room", set(12)).await;
+    let (status, body) = op.set_waiting_room(set(12)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 
     let (alice, bob) = (app.customer(), app.customer());
@@ -344,7 +344,7 @@ async fn a_new_place_costs_a_proof_of_work_when_the_room_asks_one(backend: Backe
         let (status, body) = join(&app, &alice, showtime, Some(bad)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
     }
-    let view = room_view(&op, &app, showtime).await;
+    let view = room_view(&op, showtime).await;
     assert_eq!(view["waiting"], 0, "nothing joined yet: {view}");
 
     let (status, place) = join(
@@ -360,7 +360,7 @@ async fn a_new_place_costs_a_proof_of_work_when_the_room_asks_one(backend: Backe
     assert_eq!(again["ticket"], place["ticket"]);
 
     // The control: no proof asked, Bob joins without one.
-    let (status, body) = post_fn(&op, &app, "set_waiting_room", set(0)).await;
+    let (status, body) = op.set_waiting_room(set(0)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let joined = eventually(
         Duration::from_secs(5),

@@ -254,7 +254,7 @@ async fn a_hold_cancelled_while_the_room_is_off_ends_its_admission(backend: Back
     let app = TestApp::spawn_with(&db, "600", vars).await;
     let op = operator(&app).await;
     let showtime = on_sale(&app).await[0];
-    set_room(&op, &app, showtime, true, 1).await;
+    set_room(&op, showtime, true, 1).await;
     let (bob, carol) = (app.customer(), app.customer());
     let join = |c: &reqwest::Client| {
         c.post(app.url(&format!("/showtimes/{showtime}/queue")))
@@ -266,14 +266,14 @@ async fn a_hold_cancelled_while_the_room_is_off_ends_its_admission(backend: Back
     let (status, body) = hold(&app, &bob, showtime, &["A1"], Some(&token)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
 
-    set_room(&op, &app, showtime, false, 1).await;
+    set_room(&op, showtime, false, 1).await;
     let r = bob
         .delete(app.url(&format!("/holds/{}", body["holdId"].as_str().unwrap())))
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    set_room(&op, &app, showtime, true, 1).await;
+    set_room(&op, showtime, true, 1).await;
 
     let carols = admitted(&app, &carol, showtime).await;
     let (status, body) = hold(&app, &carol, showtime, &["B1"], Some(&carols)).await;
@@ -303,10 +303,9 @@ async fn the_automatic_switch_counts_customers_the_limits_let_through(backend: B
     let on_sale = on_sale(&app).await;
     let (scripted, operated) = (on_sale[0], on_sale[1]);
     let room_on = |showtime: i64| {
-        let (op, app) = (&op, &app);
+        let op = &op;
         async move {
-            let (_, view) =
-                post_fn(op, app, "waiting_room", json!({ "showtime_id": showtime })).await;
+            let (_, view) = op.waiting_room(json!({ "showtime_id": showtime })).await;
             view["settings"]["on"] == true
         }
     };
@@ -344,7 +343,7 @@ async fn the_automatic_switch_counts_customers_the_limits_let_through(backend: B
     one.get(app.url("/bookings")).send().await.unwrap();
     let many = (0..12).map(|i| {
         attempt(
-            one.clone(),
+            reqwest::Client::clone(&one),
             scripted,
             format!("B{}", i + 1),
             format!("203.0.113.{}", i + 1),
@@ -354,18 +353,16 @@ async fn the_automatic_switch_counts_customers_the_limits_let_through(backend: B
     assert!(!room_on(scripted).await, "neither turned the room on");
 
     // An operator's change of the other showtime's room (off, a message) stands.
-    let (status, body) = post_fn(
-        &op,
-        &app,
-        "set_waiting_room",
-        json!({ "showtime_id": operated, "on": false, "max_active": 7, "admit_per_minute": 60,
+    let (status, body) = op
+        .set_waiting_room(
+            json!({ "showtime_id": operated, "on": false, "max_active": 7, "admit_per_minute": 60,
                 "message": "Tickets at ten" }),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let crowd = (0..8).map(|i| {
         attempt(
-            app.customer(),
+            reqwest::Client::clone(&app.customer()),
             operated,
             format!("C{}", i + 1),
             format!("192.0.2.{}", i + 1),
@@ -377,7 +374,7 @@ async fn the_automatic_switch_counts_customers_the_limits_let_through(backend: B
     // The control: four customers the limits let through, in one second, turn it on.
     let crowd = (0..4).map(|i| {
         attempt(
-            app.customer(),
+            reqwest::Client::clone(&app.customer()),
             scripted,
             format!("D{}", i + 1),
             format!("192.0.2.{}", 50 + i),
@@ -392,7 +389,7 @@ async fn the_automatic_switch_counts_customers_the_limits_let_through(backend: B
         }
     }
     assert!(on, "four customers in a second turn the room on");
-    let (_, audit) = post_fn(&op, &app, "audit_log", json!({})).await;
+    let (_, audit) = op.audit_log(json!({})).await;
     let lines = audit.as_array().cloned().unwrap_or_default();
     assert!(
         lines.iter().any(|l| l["action"] == "waiting_room_auto_on"),
@@ -432,14 +429,14 @@ async fn an_admission_ends_with_its_hold_even_when_redis_was_away_at_the_time() 
     .await;
     let showtime = first_showtime(&app.base).await;
     let op = operator(&app).await;
-    set_room(&op, &app, showtime, true, 1).await;
+    set_room(&op, showtime, true, 1).await;
     let queue = app.url(&format!("/showtimes/{showtime}/queue"));
     let (first, second) = (app.customer(), app.customer());
     for c in [&first, &second] {
         let r = c.post(&queue).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK);
     }
-    let admitted = |c: reqwest::Client| {
+    let admitted = |c: Session| {
         let queue = queue.clone();
         async move {
             eventually(

@@ -152,8 +152,7 @@ async fn finding_a_booking_shows_it_and_only_the_mailbox_or_the_buyer_may_cancel
     assert_eq!(shop.events(&id, "RefundDue").await, 1);
     // Refunded in full, it says so, and its ticket is shown no more.
     assert_eq!(cancelled["status"], "REFUNDED", "{cancelled}");
-    let (status, ticket) =
-        post_fn(&alice, &shop.app, "get_ticket", json!({ "booking_id": id })).await;
+    let (status, ticket) = alice.get_ticket(json!({ "booking_id": id })).await;
     assert_eq!(
         (status, ticket["kind"].as_str()),
         (StatusCode::CONFLICT, Some("TicketRefunded")),
@@ -300,7 +299,7 @@ async fn resends_come_once_a_minute_per_booking_and_after_every_first_message(ba
             r#"{"email": "b@example.com"}"#,
         )
         .await;
-    let resend = || post_fn(&op, &shop.app, "resend_ticket", json!({ "booking": b }));
+    let resend = || op.resend_ticket(json!({ "booking": b }));
     let (status, body) = resend().await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (status, again) = resend().await;

@@ -26,7 +26,7 @@ async fn a_cancelled_showtime_sells_nothing_and_refunds_each_paid_booking_once(b
     let carol_booking = unpaid["bookingId"].as_str().unwrap().to_string();
 
     // Customers may not cancel; an operator may.
-    let cancel = |client: reqwest::Client| {
+    let cancel = |client: Session| {
         let url = shop.app.url("/api/cancel_showtime");
         let body = json!({ "showtime_id": shop.showtime });
         async move {
@@ -276,13 +276,9 @@ async fn a_hold_committed_during_a_cancellation_does_not_survive_it() {
     // Assert: the operator's cancellation (already done: it changes nothing else) wakes the
     // sweeper, which releases the held seat of the cancelled showtime.
     let operator = operator(&shop.app).await;
-    let (status, again) = post_fn(
-        &operator,
-        &shop.app,
-        "cancel_showtime",
-        json!({ "showtime_id": shop.showtime }),
-    )
-    .await;
+    let (status, again) = operator
+        .cancel_showtime(json!({ "showtime_id": shop.showtime }))
+        .await;
     assert_eq!(
         (status, again["already"].as_bool()),
         (StatusCode::OK, Some(true)),

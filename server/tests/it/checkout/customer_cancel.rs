@@ -203,12 +203,7 @@ async fn a_cancel_racing_a_scan_or_the_showtime_s_cancellation_ends_one_way_and_
 
     // The showtime cancelled while its customers cancel: every paid booking is refunded once,
     // whichever came first (the scanned ones by the cancellation).
-    let cancel_showtime = post_fn(
-        &operator,
-        &shop.app,
-        "cancel_showtime",
-        json!({ "showtime_id": shop.showtime }),
-    );
+    let cancel_showtime = operator.cancel_showtime(json!({ "showtime_id": shop.showtime }));
     let customers = futures_util::future::join_all(
         bookings[6..]
             .iter()

@@ -344,7 +344,7 @@ async fn an_operator_e_mails_a_ticket_again_and_only_a_standing_booking_s(backen
     // By its number, from the console: a second message, the same ticket, to the same address.
     let operator = operator(&shop.app).await;
     let resend = json!({ "booking": reference });
-    let (status, answer) = post_fn(&operator, &shop.app, "resend_ticket", resend.clone()).await;
+    let (status, answer) = operator.resend_ticket(resend.clone()).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     let both = sink.received(2, Duration::from_secs(20)).await;
     assert_eq!(both.len(), 2, "the ticket went out again");
@@ -361,9 +361,7 @@ async fn an_operator_e_mails_a_ticket_again_and_only_a_standing_booking_s(backen
     }
     assert_eq!(qr_of(&a), qr_of(&b));
     assert_eq!(queued(&shop, &id).await.len(), 2);
-    let audit: Value = post_fn(&operator, &shop.app, "audit_log", json!({}))
-        .await
-        .1;
+    let audit: Value = operator.audit_log(json!({})).await.1;
     assert_eq!(audit[0]["action"], "ticket_resent", "{audit}");
     assert!(
         !audit[0].to_string().contains("alice@"),
@@ -374,25 +372,15 @@ async fn an_operator_e_mails_a_ticket_again_and_only_a_standing_booking_s(backen
     // Refused: a booking without an address, an unknown one, a refunded one; nothing queued.
     let bob = shop.app.customer();
     let silent = shop.paid_booking(&bob, &["D3", "D4"], "{}").await;
-    let (status, refused) = post_fn(
-        &operator,
-        &shop.app,
-        "resend_ticket",
-        json!({ "booking": silent }),
-    )
-    .await;
+    let (status, refused) = operator.resend_ticket(json!({ "booking": silent })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
     assert!(
         refused.to_string().contains("resend_no_address"),
         "{refused}"
     );
-    let (status, refused) = post_fn(
-        &operator,
-        &shop.app,
-        "resend_ticket",
-        json!({ "booking": "FFFFFFFF" }),
-    )
-    .await;
+    let (status, refused) = operator
+        .resend_ticket(json!({ "booking": "FFFFFFFF" }))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{refused}");
     let cancelled = alice
         .post(shop.app.url(&format!("/bookings/{id}/cancel")))
@@ -400,7 +388,7 @@ async fn an_operator_e_mails_a_ticket_again_and_only_a_standing_booking_s(backen
         .await
         .unwrap();
     assert_eq!(cancelled.status(), StatusCode::OK);
-    let (status, refused) = post_fn(&operator, &shop.app, "resend_ticket", resend).await;
+    let (status, refused) = operator.resend_ticket(resend).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
     assert!(
         refused.to_string().contains("resend_not_confirmed"),

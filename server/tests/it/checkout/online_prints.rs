@@ -15,18 +15,17 @@ async fn a_clerk_prints_an_online_booking_only_with_a_supervisors_approval(backe
     let kim = crate::box_office::member(&shop.app, "kim", StaffRole::Clerk, "1357").await;
     crate::box_office::member(&shop.app, "lee", StaffRole::Supervisor, "2468").await;
     let open = json!({ "register": "R1", "float": 0 });
-    let (status, shift) = post_fn(&kim, &shop.app, "open_shift", open).await;
+    let (status, shift) = kim.open_shift(open).await;
     assert_eq!(status, StatusCode::OK, "{shift}");
 
-    let (status, refused) =
-        post_fn(&kim, &shop.app, "print_ticket", json!({ "booking": id })).await;
+    let (status, refused) = kim.print_ticket(json!({ "booking": id })).await;
     assert_eq!(
         (status, refused["kind"].as_str()),
         (StatusCode::FORBIDDEN, Some("ApprovalRequired")),
         "{refused}"
     );
     let approved = json!({ "booking": id, "approval": { "supervisor": "lee", "pin": "2468" } });
-    let (status, ticket) = post_fn(&kim, &shop.app, "print_ticket", approved).await;
+    let (status, ticket) = kim.print_ticket(approved).await;
     assert_eq!(status, StatusCode::OK, "{ticket}");
     assert_eq!(ticket["reprint"], 0, "the first print, approved");
 }
@@ -40,13 +39,9 @@ async fn a_clerk_guessing_a_supervisors_pin_never_slows_another_clerks_approvals
     let mut clerks = Vec::new();
     for name in ["kim", "jin", "min"] {
         let clerk = crate::box_office::member(&shop.app, name, StaffRole::Clerk, "1357").await;
-        let (status, shift) = post_fn(
-            &clerk,
-            &shop.app,
-            "open_shift",
-            json!({ "register": format!("R-{name}"), "float": 0 }),
-        )
-        .await;
+        let (status, shift) = clerk
+            .open_shift(json!({ "register": format!("R-{name}"), "float": 0 }))
+            .await;
         assert_eq!(status, StatusCode::OK, "{shift}");
         clerks.push(clerk);
     }

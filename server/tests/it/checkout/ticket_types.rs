@@ -242,37 +242,23 @@ async fn a_showtime_sells_the_types_chosen_for_it_and_a_booking_keeps_its_prices
         ),
         (json!({ "ticket_types": ["CHILD"] }), None),
     ] {
-        let (status, refused) = post_fn(
-            &operator,
-            &shop.app,
-            "schedule_showtime",
-            schedule(extra.clone()),
-        )
-        .await;
+        let (status, refused) = operator.schedule_showtime(schedule(extra.clone())).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{extra} → {refused}");
         if let Some(key) = key {
             assert_eq!(refused["detail"][0]["key"], key, "{refused}");
         }
     }
     // Adult tickets only; and one selling seniors only, at its own standard price.
-    let (status, adult_only) = post_fn(
-        &operator,
-        &shop.app,
-        "schedule_showtime",
-        schedule(json!({ "ticket_types": [] })),
-    )
-    .await;
+    let (status, adult_only) = operator
+        .schedule_showtime(schedule(json!({ "ticket_types": [] })))
+        .await;
     assert_eq!(status, StatusCode::OK, "{adult_only}");
-    let (status, seniors) = post_fn(
-        &operator,
-        &shop.app,
-        "schedule_showtime",
-        schedule(json!({
+    let (status, seniors) = operator
+        .schedule_showtime(schedule(json!({
             "ticket_types": ["SENIOR"],
             "ticket_prices": { "STANDARD": { "SENIOR": 4000 } }
-        })),
-    )
-    .await;
+        })))
+        .await;
     assert_eq!(status, StatusCode::OK, "{seniors}");
     let map_of = |id: &Value| shop.app.url(&format!("/showtimes/{id}/seats"));
     let plain: Value = get_json(map_of(&adult_only)).await;
@@ -364,21 +350,13 @@ async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_fo
     let app = &shop.app;
     let kim = crate::box_office::member(app, "kim", StaffRole::Clerk, "1111").await;
     crate::box_office::member(app, "lee", StaffRole::Supervisor, "2222").await;
-    let (status, shift) = post_fn(
-        &kim,
-        app,
-        "open_shift",
-        json!({ "register": "R1", "float": 0 }),
-    )
-    .await;
+    let (status, shift) = kim
+        .open_shift(json!({ "register": "R1", "float": 0 }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{shift}");
-    let (status, hold) = post_fn(
-        &kim,
-        app,
-        "clerk_hold",
-        json!({ "showtime_id": shop.showtime, "seats": ["E1", "E2"] }),
-    )
-    .await;
+    let (status, hold) = kim
+        .clerk_hold(json!({ "showtime_id": shop.showtime, "seats": ["E1", "E2"] }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{hold}");
     let map: Value = get_json(app.url(&format!("/showtimes/{}/seats", shop.showtime))).await;
     let (adult, senior) = (
@@ -390,26 +368,13 @@ async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_fo
                           "ticketTypes": types, "email": email, "language": "en" } })
     };
     // Three tickets for two seats, or an address that cannot be one: refused, nothing sold.
-    let (status, refused) = post_fn(
-        &kim,
-        app,
-        "sell_at_counter",
-        sale(json!({ "SENIOR": 3 }), ""),
-    )
-    .await;
+    let (status, refused) = kim.sell_at_counter(sale(json!({ "SENIOR": 3 }), "")).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(refused["kind"], "TicketTypes", "{refused}");
     let both = json!({ "ADULT": 1, "SENIOR": 1 });
-    let (status, refused) =
-        post_fn(&kim, app, "sell_at_counter", sale(both.clone(), "park@")).await;
+    let (status, refused) = kim.sell_at_counter(sale(both.clone(), "park@")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
-    let (status, sold) = post_fn(
-        &kim,
-        app,
-        "sell_at_counter",
-        sale(both, " Park@Example.com "),
-    )
-    .await;
+    let (status, sold) = kim.sell_at_counter(sale(both, " Park@Example.com ")).await;
     assert_eq!(status, StatusCode::OK, "{sold}");
     assert_eq!(sold["amount"], adult + senior, "{sold}");
     assert_eq!(sold["change"], 100_000 - adult - senior, "{sold}");
@@ -439,39 +404,27 @@ async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_fo
     // price comes back, not the adult one; the seat kept is still the adult ticket.
     let booking = sold["bookingId"].clone();
     let approval = json!({ "supervisor": "lee", "pin": "2222" });
-    let (status, other) = post_fn(
-        &kim,
-        app,
-        "clerk_hold",
-        json!({ "showtime_id": shop.showtime, "seats": ["E5"] }),
-    )
-    .await;
+    let (status, other) = kim
+        .clerk_hold(json!({ "showtime_id": shop.showtime, "seats": ["E5"] }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{other}");
-    let (status, exchanged) = post_fn(
-        &kim,
-        app,
-        "exchange_at_counter",
-        json!({ "exchange": { "booking": booking, "seats": ["E2"], "holdId": other["holdId"],
+    let (status, exchanged) = kim
+        .exchange_at_counter(
+            json!({ "exchange": { "booking": booking, "seats": ["E2"], "holdId": other["holdId"],
                               "approval": approval } }),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{exchanged}");
-    let (status, refunded) = post_fn(
-        &kim,
-        app,
-        "refund_at_counter",
-        json!({ "refund": { "booking": booking, "seats": ["E5"], "approval": approval } }),
-    )
-    .await;
+    let (status, refunded) = kim
+        .refund_at_counter(
+            json!({ "refund": { "booking": booking, "seats": ["E5"], "approval": approval } }),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{refunded}");
     assert_eq!(refunded["amount"], senior, "{refunded}");
-    let (status, printed) = post_fn(
-        &kim,
-        app,
-        "print_ticket",
-        json!({ "booking": booking, "approval": null }),
-    )
-    .await;
+    let (status, printed) = kim
+        .print_ticket(json!({ "booking": booking, "approval": null }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{printed}");
     let seats = printed["seats"].as_array().unwrap();
     assert_eq!(seats.len(), 1, "{printed}");
@@ -486,22 +439,16 @@ async fn a_clerk_sells_a_senior_ticket_and_gives_back_what_each_seat_was_sold_fo
     );
 
     // A complimentary sale: its tickets say their types, at nothing.
-    let (status, hold) = post_fn(
-        &kim,
-        app,
-        "clerk_hold",
-        json!({ "showtime_id": shop.showtime, "seats": ["E9", "E10"] }),
-    )
-    .await;
+    let (status, hold) = kim
+        .clerk_hold(json!({ "showtime_id": shop.showtime, "seats": ["E9", "E10"] }))
+        .await;
     assert_eq!(status, StatusCode::OK, "{hold}");
-    let (status, comp) = post_fn(
-        &kim,
-        app,
-        "sell_at_counter",
-        json!({ "sale": { "holdId": hold["holdId"], "tender": "comp", "approval": approval,
+    let (status, comp) = kim
+        .sell_at_counter(
+            json!({ "sale": { "holdId": hold["holdId"], "tender": "comp", "approval": approval,
                           "ticketTypes": { "ADULT": 1, "SENIOR": 1 } } }),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{comp}");
     assert_eq!(comp["amount"], 0);
     assert_eq!(

@@ -3,8 +3,8 @@
 //!   stored;
 //! - `helpers.rs`: an engine over it with a clock the test can move, waiting on state, seat
 //!   codes;
-//! - `servers.rs`: a server on a random port, its clients (staff signed in, server functions,
-//!   pages, the live map);
+//! - `servers.rs`: a server on a random port, its clients (staff signed in, pages, the live
+//!   map); `session.rs`: a browser's session, with a method per server function;
 //! - `processes.rs`: real processes — the server binary, Redis (one or a cluster), the payment
 //!   sandbox, an SMTP server.
 
@@ -27,11 +27,13 @@ mod db;
 mod helpers;
 mod processes;
 mod servers;
+mod session;
 
 pub use db::*;
 pub use helpers::*;
 pub use processes::*;
 pub use servers::*;
+pub use session::*;
 
 use app::domain::{SeatCode, SeatSelection, ShowtimeId};
 use chrono::{TimeZone, Utc};

@@ -57,12 +57,9 @@ impl TestApp {
         Self { base, engine }
     }
 
-    /// A client with its own cookie jar: one customer.
-    pub fn customer(&self) -> reqwest::Client {
-        reqwest::Client::builder()
-            .cookie_store(true)
-            .build()
-            .unwrap()
+    /// A session with its own cookie jar: one customer.
+    pub fn customer(&self) -> Session {
+        Session::new(&self.base)
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -114,7 +111,7 @@ pub async fn first_showtime(base: &str) -> i64 {
 pub const OPERATOR_PASSWORD: &str = "the tests' operator password";
 
 /// A client of its own (a cookie jar) signed in as staff member `name`.
-pub async fn signed_in(app: &TestApp, name: &str, password: &str) -> reqwest::Client {
+pub async fn signed_in(app: &TestApp, name: &str, password: &str) -> Session {
     let client = app.customer();
     let r = client
         .post(app.url("/api/staff_sign_in"))
@@ -128,7 +125,7 @@ pub async fn signed_in(app: &TestApp, name: &str, password: &str) -> reqwest::Cl
 }
 
 /// A client signed in as the operator.
-pub async fn operator(app: &TestApp) -> reqwest::Client {
+pub async fn operator(app: &TestApp) -> Session {
     signed_in(app, "operator", OPERATOR_PASSWORD).await
 }
 
@@ -186,26 +183,6 @@ pub async fn get_json<T: serde::de::DeserializeOwned>(url: impl reqwest::IntoUrl
     reqwest::get(url).await.unwrap().json().await.unwrap()
 }
 
-/// Calls the server function `function` (`/api/{function}`) with a JSON body as `client`: the
-/// status and the JSON answer (`Null` when there is none).
-pub async fn post_fn(
-    client: &reqwest::Client,
-    app: &TestApp,
-    function: &str,
-    body: serde_json::Value,
-) -> (reqwest::StatusCode, serde_json::Value) {
-    let r = client
-        .post(app.url(&format!("/api/{function}")))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (
-        r.status(),
-        r.json().await.unwrap_or(serde_json::Value::Null),
-    )
-}
-
 /// Seat `code` of a seat map or live message (its `seats` array), as JSON.
 pub fn seat<'a>(message: &'a serde_json::Value, code: &str) -> &'a serde_json::Value {
     message["seats"]
@@ -222,7 +199,7 @@ pub fn seat<'a>(message: &'a serde_json::Value, code: &str) -> &'a serde_json::V
 /// and the bits of the proofs asked on the way.
 pub async fn sign_in_solving(
     app: &TestApp,
-    client: &reqwest::Client,
+    client: &Session,
     name: &str,
     password: &str,
     address: &str,
