@@ -298,7 +298,7 @@ impl Engine {
             } else {
                 record.tickets
             },
-            seats: record.seats,
+            seats: crate::store::seat_texts(&record.seats),
             amount: record.amount,
             currency: "KRW".into(),
             failure_reason: record.failure_reason,

@@ -227,7 +227,7 @@ impl Engine {
                 lines.push(app::i18n::translate(lang, "ticket_type.check_id", &[]));
                 lines
             } else {
-                record.seats
+                crate::store::seat_texts(&record.seats)
             },
             amount: record.amount,
             ticket_code: self.ticket_code(record.id),

@@ -58,7 +58,9 @@ pub use payments::*;
 pub use postgres::{PgStore, MIGRATION_COMMENT_EDITS};
 pub use relay::*;
 pub use settlement::*;
-pub use sql::{At, BookingStatus, Ids, Moment, PaymentStatus, SeatList, Span};
+pub use sql::{
+    seat_texts, At, BookingStatus, Ids, List, Moment, Names, PaymentStatus, SeatList, Span,
+};
 pub use sqlite::SqliteStore;
 pub use staff::*;
 

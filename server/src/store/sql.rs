@@ -4,11 +4,12 @@
 //!   (`INTEGER`) in SQLite;
 //! - [`Moment`], [`Span`]: "now" and a length of time in a statement, so that arithmetic on
 //!   times reads the same in both;
-//! - [`SeatList`]: seat codes — `text[]` in PostgreSQL, a JSON array (`TEXT`) in SQLite; [`Ids`]:
-//!   row ids, likewise (`bigint[]`);
+//! - [`List`]: values in one column — an array in PostgreSQL, a JSON array (`TEXT`) in SQLite:
+//!   [`SeatList`] (seat codes, parsed again when read), [`Ids`] (row ids), [`Names`];
 //! - [`BookingStatus`], [`PaymentStatus`]: the status columns, as their
 //!   names in text.
 
+use app::domain::SeatCode;
 use chrono::{DateTime, Utc};
 use sqlx::encode::IsNull;
 use sqlx::error::BoxDynError;
@@ -16,7 +17,7 @@ use sqlx::{Database, Decode, Encode, Postgres, Sqlite, Type};
 
 /// PostgreSQL reads and writes `$name` as the `$inner` it wraps (its type has a native column).
 macro_rules! postgres_as {
-    ($name:ident, $inner:ty) => {
+    ($name:ty, $inner:ty) => {
         impl Type<Postgres> for $name {
             fn type_info() -> <Postgres as Database>::TypeInfo {
                 <$inner as Type<Postgres>>::type_info()
@@ -38,7 +39,7 @@ macro_rules! postgres_as {
 
         impl<'r> Decode<'r, Postgres> for $name {
             fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
-                <$inner as Decode<Postgres>>::decode(value).map($name)
+                <$inner as Decode<Postgres>>::decode(value).map(Self)
             }
         }
     };
@@ -192,11 +193,19 @@ impl<'q> Encode<'q, Sqlite> for Span {
     }
 }
 
-/// Seat codes in one column.
+/// Values in one column or parameter: an array in PostgreSQL (`text[]`, `bigint[]`), a JSON
+/// array (`TEXT`) in SQLite.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SeatList(pub Vec<String>);
+pub struct List<T>(pub Vec<T>);
 
-impl Type<Sqlite> for SeatList {
+/// Seat codes: a booking's seats, the seats of a statement.
+pub type SeatList = List<SeatCode>;
+/// Row ids.
+pub type Ids = List<i64>;
+/// Names, such as the event types a claim takes.
+pub type Names = List<String>;
+
+impl<T> Type<Sqlite> for List<T> {
     fn type_info() -> <Sqlite as Database>::TypeInfo {
         <String as Type<Sqlite>>::type_info()
     }
@@ -206,7 +215,7 @@ impl Type<Sqlite> for SeatList {
     }
 }
 
-impl<'q> Encode<'q, Sqlite> for SeatList {
+impl<'q, T: serde::Serialize> Encode<'q, Sqlite> for List<T> {
     fn encode_by_ref(
         &self,
         buf: &mut <Sqlite as Database>::ArgumentBuffer<'q>,
@@ -215,35 +224,56 @@ impl<'q> Encode<'q, Sqlite> for SeatList {
     }
 }
 
-impl<'r> Decode<'r, Sqlite> for SeatList {
+impl<'r, T: serde::de::DeserializeOwned> Decode<'r, Sqlite> for List<T> {
     fn decode(value: <Sqlite as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
         let text = <&str as Decode<Sqlite>>::decode(value)?;
         Ok(Self(serde_json::from_str(text)?))
     }
 }
 
-postgres_as!(SeatList, Vec<String>);
+postgres_as!(Ids, Vec<i64>);
+postgres_as!(Names, Vec<String>);
 
-/// Row ids in one parameter: `bigint[]` in PostgreSQL, a JSON array (`TEXT`) in SQLite.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Ids(pub Vec<i64>);
+/// Seat codes are `text[]` in PostgreSQL, each parsed again when read.
+impl Type<Postgres> for SeatList {
+    fn type_info() -> <Postgres as Database>::TypeInfo {
+        <Vec<String> as Type<Postgres>>::type_info()
+    }
 
-impl Type<Sqlite> for Ids {
-    fn type_info() -> <Sqlite as Database>::TypeInfo {
-        <String as Type<Sqlite>>::type_info()
+    fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
+        <Vec<String> as Type<Postgres>>::compatible(ty)
     }
 }
 
-impl<'q> Encode<'q, Sqlite> for Ids {
+impl<'q> Encode<'q, Postgres> for SeatList {
     fn encode_by_ref(
         &self,
-        buf: &mut <Sqlite as Database>::ArgumentBuffer<'q>,
+        buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
     ) -> Result<IsNull, BoxDynError> {
-        <String as Encode<Sqlite>>::encode(serde_json::to_string(&self.0)?, buf)
+        let codes: Vec<&str> = self.0.iter().map(SeatCode::as_str).collect();
+        <Vec<&str> as Encode<Postgres>>::encode_by_ref(&codes, buf)
     }
 }
 
-postgres_as!(Ids, Vec<i64>);
+impl<'r> Decode<'r, Postgres> for SeatList {
+    fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+        let codes = <Vec<String> as Decode<Postgres>>::decode(value)?;
+        let codes: Result<Vec<SeatCode>, _> = codes.into_iter().map(SeatCode::try_from).collect();
+        Ok(Self(codes?))
+    }
+}
+
+impl SeatList {
+    /// The codes as text, for a message or an error.
+    pub fn texts(&self) -> Vec<String> {
+        seat_texts(&self.0)
+    }
+}
+
+/// Seat codes as text: what events, answers and messages carry.
+pub fn seat_texts(codes: &[SeatCode]) -> Vec<String> {
+    codes.iter().map(SeatCode::to_string).collect()
+}
 
 /// A status column read and written as its name, in both dialects.
 macro_rules! text_enum {

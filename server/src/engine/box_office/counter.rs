@@ -141,7 +141,7 @@ impl Counter for Engine {
             booking,
             hold: request.hold_id,
             customer: clerk,
-            seats: seats.clone(),
+            seats: live.seats.clone(),
             tickets: tickets.clone(),
             email: email.map(|e| e.as_str().to_string()),
             language: request.language.map(|l| l.code().to_string()),

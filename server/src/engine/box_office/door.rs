@@ -56,7 +56,7 @@ impl Door for Engine {
             movie_title: Some(layout.movie_title.clone()),
             hall_name: Some(layout.hall_name.clone()),
             starts_at: Some(layout.starts_at),
-            seats: record.seats.clone(),
+            seats: crate::store::seat_texts(&record.seats),
             ..CheckIn::not_found()
         };
         if record.showtime_cancelled {
@@ -68,12 +68,14 @@ impl Door for Engine {
             return Ok(answer);
         }
         let seats = match &ticket.seat {
-            // A seat given back or exchanged since: its ticket is no longer one.
-            Some(seat) if !record.seats.contains(seat) => {
-                answer.result = CheckInResult::Refunded;
-                return Ok(answer);
-            }
-            Some(seat) => vec![seat.clone()],
+            Some(seat) => match record.seats.iter().find(|s| s.as_str() == seat) {
+                Some(code) => vec![code.clone()],
+                // A seat given back or exchanged since: its ticket is no longer one.
+                None => {
+                    answer.result = CheckInResult::Refunded;
+                    return Ok(answer);
+                }
+            },
             None => record.seats.clone(),
         };
         let now = self.clock.now().unwrap_or_else(chrono::Utc::now);

@@ -42,7 +42,7 @@ impl Prints for Engine {
         let seats = record
             .seats
             .iter()
-            .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
+            .filter_map(|code| layout.seats.iter().find(|s| s.code == *code))
             .map(|seat| {
                 let category = layout.categories.iter().find(|c| c.code == seat.category);
                 let ticket_code = self.seat_ticket_code(booking, seat.code.as_str());

@@ -2,6 +2,8 @@
 //! an exchange of seats for as many of the same price categories in the same showtime.
 
 use super::*;
+use crate::store::seat_texts;
+use app::domain::SeatCode;
 
 #[async_trait::async_trait]
 impl Returns for Engine {
@@ -23,14 +25,14 @@ impl Returns for Engine {
         };
         let (approved_by, approver) = self.approver(actor, request.approval.as_ref()).await?;
         let what = match &seats {
-            Some((_, seats)) => format!("seats {}", seats.join(" ")),
+            Some((_, seats)) => format!("seats {}", seat_texts(seats).join(" ")),
             None => "all seats".into(),
         };
         // The amount and method are the store's decision: the line names the booking, the
         // seats and the approver; the answer and the shift's figures carry the amount.
         let mut facts = vec![AuditFact::Booking(booking.0.to_string())];
         facts.push(match &seats {
-            Some((_, seats)) => AuditFact::Seats(seats.clone()),
+            Some((_, seats)) => AuditFact::Seats(seat_texts(seats)),
             None => AuditFact::AllSeats,
         });
         facts.push(AuditFact::ApprovedBy(approver.clone()));
@@ -96,12 +98,12 @@ impl Returns for Engine {
             return Err(InventoryError::invalid("invalid.exchange_showtime", &[]));
         }
         let live = self.live_hold(request.hold_id, clerk).await?;
-        let to: Vec<String> = live.seats.iter().map(|c| c.to_string()).collect();
+        let to: Vec<SeatCode> = live.seats.clone();
         let layout = self.layout(showtime).await?;
-        let categories = |seats: &[String]| {
+        let categories = |seats: &[SeatCode]| {
             let mut list: Vec<String> = seats
                 .iter()
-                .filter_map(|code| layout.seats.iter().find(|s| s.code.as_str() == code))
+                .filter_map(|code| layout.seats.iter().find(|s| s.code == *code))
                 .map(|s| s.category.clone())
                 .collect();
             list.sort();
@@ -110,20 +112,23 @@ impl Returns for Engine {
         if categories(&from) != categories(&to) {
             return Err(InventoryError::invalid(
                 "invalid.exchange_categories",
-                &[("from", from.join(", ")), ("to", to.join(", "))],
+                &[
+                    ("from", seat_texts(&from).join(", ")),
+                    ("to", seat_texts(&to).join(", ")),
+                ],
             ));
         }
         // Each seat given up paired with a new one of its category: the new seat is sold at the
         // old one's ticket type and price.
-        let category_of = |code: &str| {
+        let category_of = |code: &SeatCode| {
             layout
                 .seats
                 .iter()
-                .find(|s| s.code.as_str() == code)
+                .find(|s| s.code == *code)
                 .map(|s| s.category.clone())
         };
         let mut unpaired = to.clone();
-        let to: Vec<String> = from
+        let to: Vec<SeatCode> = from
             .iter()
             .map(|f| {
                 let at = unpaired
@@ -141,14 +146,14 @@ impl Returns for Engine {
                 format!(
                     "booking {} showtime {showtime}: {} for {}, approved by {approver}",
                     booking.0,
-                    from.join(" "),
-                    to.join(" ")
+                    seat_texts(&from).join(" "),
+                    seat_texts(&to).join(" ")
                 ),
                 vec![
                     AuditFact::Booking(booking.0.to_string()),
                     AuditFact::Showtime(showtime.get()),
-                    AuditFact::Seats(from.clone()),
-                    AuditFact::ForSeats(to.clone()),
+                    AuditFact::Seats(seat_texts(&from)),
+                    AuditFact::ForSeats(seat_texts(&to)),
                     AuditFact::ApprovedBy(approver.clone()),
                 ],
             ),
@@ -175,8 +180,8 @@ impl Returns for Engine {
                 Ok(CounterExchange {
                     booking_id: booking,
                     showtime_id: showtime,
-                    released: from,
-                    booked: to,
+                    released: seat_texts(&from),
+                    booked: seat_texts(&to),
                 })
             }
             CounterExchanged::NotFound => Err(InventoryError::BookingNotFound),
@@ -193,16 +198,16 @@ impl Engine {
         &self,
         booking: BookingId,
         seats: &[String],
-    ) -> Result<(ShowtimeId, Vec<String>), InventoryError> {
+    ) -> Result<(ShowtimeId, Vec<SeatCode>), InventoryError> {
         let selection = SeatSelection::parse(seats)?;
         let record = self.booking_record(booking).await?;
-        let seats: Vec<String> = selection.seats().iter().map(|c| c.to_string()).collect();
+        let seats: Vec<SeatCode> = selection.seats().to_vec();
         if let Some(seat) = seats.iter().find(|s| !record.seats.contains(s)) {
             return Err(InventoryError::invalid(
                 "invalid.seat_not_in_booking",
                 &[
                     ("seat", seat.to_string()),
-                    ("seats", record.seats.join(", ")),
+                    ("seats", seat_texts(&record.seats).join(", ")),
                 ],
             ));
         }
@@ -215,7 +220,7 @@ impl Engine {
         &self,
         booking: BookingId,
         showtime: ShowtimeId,
-        seats: &[String],
+        seats: &[SeatCode],
     ) -> Result<Won, InventoryError> {
         let record = self.booking_record(booking).await?;
         if record.tickets.is_empty() {
@@ -224,7 +229,7 @@ impl Engine {
         Ok(record
             .tickets
             .iter()
-            .filter(|t| seats.contains(&t.seat))
+            .filter(|t| seats.iter().any(|s| s.as_str() == t.seat))
             .map(|t| t.price)
             .sum())
     }

@@ -203,9 +203,7 @@ impl Console for Engine {
         let mut unknown = Vec::new();
         for seat in seats {
             match SeatCode::parse(seat.trim()) {
-                Ok(code) if layout.seats.iter().any(|s| s.code == code) => {
-                    codes.push(code.to_string())
-                }
+                Ok(code) if layout.seats.iter().any(|s| s.code == code) => codes.push(code),
                 _ => unknown.push(seat.clone()),
             }
         }
@@ -242,12 +240,12 @@ impl Console for Engine {
         let detail = format!(
             "showtime {showtime}: {} {}",
             status.as_str(),
-            codes.join(" ")
+            crate::store::seat_texts(&codes).join(" ")
         );
         let facts = vec![
             AuditFact::Showtime(showtime.get()),
             AuditFact::SeatsMade(status.as_str().to_string()),
-            AuditFact::Seats(codes.clone()),
+            AuditFact::Seats(crate::store::seat_texts(&codes)),
         ];
         self.audit(by, "seats_blocked", Said::new(detail, facts))
             .await;

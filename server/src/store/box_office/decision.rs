@@ -2,6 +2,7 @@
 //! transactions (`counter.rs`, `returns.rs`, `door.rs`) apply the answers.
 
 use super::*;
+use app::domain::SeatCode;
 use app::error::Reason;
 
 /// Whether a sale (or an exchange) may go on, from its shift being open and its showtime's
@@ -73,16 +74,19 @@ pub(super) fn exchange_refusal(
             Reason::new(
                 "invalid.seat_not_in_booking",
                 &[
-                    ("seat", seat.clone()),
-                    ("seats", booking.seats.0.join(", ")),
+                    ("seat", seat.to_string()),
+                    ("seats", booking.seats.texts().join(", ")),
                 ],
             )
         })
 }
 
 /// The booking's seats after an exchange: those it keeps, then those it gets.
-pub(super) fn seats_after_exchange(seats: &[String], exchange: &CounterExchangeRow) -> Vec<String> {
-    let mut after: Vec<String> = seats
+pub(super) fn seats_after_exchange(
+    seats: &[SeatCode],
+    exchange: &CounterExchangeRow,
+) -> Vec<SeatCode> {
+    let mut after: Vec<SeatCode> = seats
         .iter()
         .filter(|s| !exchange.from.contains(s))
         .cloned()
@@ -96,9 +100,9 @@ pub(super) fn seats_after_exchange(seats: &[String], exchange: &CounterExchangeR
 /// caller read the booking is not let in. The scan's answer when none may be.
 pub(super) fn seats_to_admit(
     now: Option<(bool, SeatList)>,
-    asked: &[String],
-) -> Result<Vec<String>, Scanned> {
-    let seats: Vec<String> = match now {
+    asked: &[SeatCode],
+) -> Result<Vec<SeatCode>, Scanned> {
+    let seats: Vec<SeatCode> = match now {
         None => return Err(Scanned::NotFound),
         Some((true, _)) => return Err(Scanned::Refunded),
         Some((false, now)) => asked
@@ -110,6 +114,68 @@ pub(super) fn seats_to_admit(
     match seats.is_empty() {
         true => Err(Scanned::Refunded),
         false => Ok(seats),
+    }
+}
+
+impl RefundFacts {
+    /// The seats a refund gives back, those the booking keeps, and the amount: the booking's
+    /// whole amount for all its seats, else what those seats were sold for (at most what is
+    /// left to give).
+    pub(super) fn split(
+        &self,
+        refund: &CounterRefundRow,
+    ) -> Result<(Vec<SeatCode>, Vec<SeatCode>, Won), Reason> {
+        let giving = match &refund.seats {
+            None => self.seats.0.clone(),
+            Some(seats) => seats.clone(),
+        };
+        if let Some(seat) = giving.iter().find(|s| !self.seats.0.contains(s)) {
+            return Err(Reason::new(
+                "invalid.seat_not_in_booking",
+                &[
+                    ("seat", seat.to_string()),
+                    ("seats", self.seats.texts().join(", ")),
+                ],
+            ));
+        }
+        let keeping: Vec<SeatCode> = self
+            .seats
+            .0
+            .iter()
+            .filter(|s| !giving.contains(s))
+            .cloned()
+            .collect();
+        // Each seat given back at what it was sold for, as the booking says now (read under its
+        // lock: an exchange in between moved the types with the seats); a booking made before
+        // types: the engine's price of the seats.
+        let sold = crate::store::read_tickets(self.tickets.as_deref());
+        let partial = match sold.is_empty() {
+            true => refund.partial_amount,
+            false => sold
+                .iter()
+                .filter(|t| giving.iter().any(|g| g.as_str() == t.seat))
+                .map(|t| t.price)
+                .sum(),
+        };
+        let amount = match keeping.is_empty() {
+            true => self.amount_krw,
+            false => partial.clamp(Won::ZERO, self.amount_krw),
+        };
+        Ok((giving, keeping, amount))
+    }
+
+    /// Why the booking cannot be `what` (`refunded`, `exchanged`) at the counter, if it cannot.
+    pub(super) fn refusal(&self, what: &str) -> Option<Reason> {
+        let what = ("what_key", format!("invalid.what.{what}"));
+        if self.status != BookingStatus::Confirmed {
+            Some(Reason::new("invalid.counter_not_confirmed", &[what]))
+        } else if self.refunded {
+            Some(Reason::new("invalid.refunded_already", &[]))
+        } else if self.checked_in && !self.owed {
+            Some(Reason::new("invalid.checked_in_not", &[what]))
+        } else {
+            None
+        }
     }
 }
 
@@ -148,11 +214,14 @@ mod tests {
 
     #[test]
     fn a_scan_lets_in_only_the_seats_the_booking_still_has() {
-        let seats = |s: &[&str]| SeatList(s.iter().map(|s| s.to_string()).collect());
-        let asked = vec!["A1".to_string(), "A2".to_string()];
+        let codes = |s: &[&str]| -> Vec<SeatCode> {
+            s.iter().map(|s| SeatCode::parse(s).unwrap()).collect()
+        };
+        let seats = |s: &[&str]| List(codes(s));
+        let asked = codes(&["A1", "A2"]);
         assert_eq!(
             seats_to_admit(Some((false, seats(&["A2", "A3"]))), &asked).unwrap(),
-            vec!["A2".to_string()]
+            codes(&["A2"])
         );
         assert!(matches!(
             seats_to_admit(None, &asked),

@@ -2,6 +2,7 @@
 //! came to.
 
 use super::*;
+use app::domain::SeatCode;
 
 /// The answer of `CHECK_IN`, else `FIRST_SCAN`, with the seats in.
 pub(super) fn scanned(
@@ -29,7 +30,7 @@ impl Store {
         &self,
         booking: BookingId,
         showtime: ShowtimeId,
-        asked: &[String],
+        asked: &[SeatCode],
         gate: &str,
         staff: Option<i64>,
         at: At,

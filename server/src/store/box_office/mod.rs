@@ -22,7 +22,7 @@ use steps::*;
 
 use super::dialect::{on, Tx};
 use super::*;
-use app::domain::{SalesChannel, SoldSeat, Tender};
+use app::domain::{SalesChannel, SeatCode, SoldSeat, Tender};
 
 /// A counter sale to record.
 #[derive(Debug, Clone)]
@@ -31,7 +31,7 @@ pub struct CounterSaleRow {
     pub hold: HoldId,
     /// The clerk's customer id (their holds carry it).
     pub customer: CustomerId,
-    pub seats: Vec<String>,
+    pub seats: Vec<SeatCode>,
     /// Each seat's type and its price (comp sales: 0).
     pub tickets: Vec<SoldSeat>,
     /// Where the ticket goes too (as [`app::domain::Email`] stores it), and in which language.
@@ -54,7 +54,7 @@ impl CounterSaleRow {
             self.booking.0,
             BookingEvent::BookingConfirmed {
                 showtime_id: self.hold.showtime_id(),
-                seats: self.seats.clone(),
+                seats: sql::seat_texts(&self.seats),
                 tickets: self.tickets.clone(),
                 amount: self.amount,
                 payment_id: format!("{}:{}", self.tender.as_str(), self.booking.0),
@@ -84,7 +84,7 @@ pub struct CounterRefundRow {
     pub shift: i64,
     pub approved_by: i64,
     /// Some of its seats (none: all of them)…
-    pub seats: Option<Vec<String>>,
+    pub seats: Option<Vec<SeatCode>>,
     /// …and what they cost (a partial refund gives back at most what the booking has left).
     pub partial_amount: Won,
     /// The refund's audit line, written with it.
@@ -98,9 +98,9 @@ pub struct CounterRefundRow {
 pub struct CounterExchangeRow {
     pub booking: BookingId,
     pub shift: i64,
-    pub from: Vec<String>,
+    pub from: Vec<SeatCode>,
     pub hold: HoldId,
-    pub to: Vec<String>,
+    pub to: Vec<SeatCode>,
     /// The exchange's audit line (with its approver), written with it.
     pub audit: AuditLine,
 }

@@ -1,7 +1,9 @@
-//! Refunds and exchanges at the counter: what a booking may have given back and how a refund
-//! splits it (`RefundFacts`), and the two transactions, written once for both dialects.
+//! Refunds and exchanges at the counter: what a booking may have given back (`RefundFacts`; how
+//! a refund splits it is decided in `decision.rs`), and the two transactions, written once for
+//! both dialects.
 
 use super::*;
+use crate::store::sql::seat_texts;
 use app::domain::Won;
 use app::error::Reason;
 
@@ -49,65 +51,6 @@ pub(super) struct RefundFacts {
     /// Owed back at the counter (its showtime was cancelled): given back whole, even when
     /// some of its seats were checked in before the cancellation.
     pub(super) owed: bool,
-}
-
-impl RefundFacts {
-    /// The seats a refund gives back, those the booking keeps, and the amount: the booking's
-    /// whole amount for all its seats, else what those seats were sold for (at most what is
-    /// left to give).
-    pub(super) fn split(
-        &self,
-        refund: &CounterRefundRow,
-    ) -> Result<(Vec<String>, Vec<String>, Won), Reason> {
-        let giving = match &refund.seats {
-            None => self.seats.0.clone(),
-            Some(seats) => seats.clone(),
-        };
-        if let Some(seat) = giving.iter().find(|s| !self.seats.0.contains(s)) {
-            return Err(Reason::new(
-                "invalid.seat_not_in_booking",
-                &[("seat", seat.clone()), ("seats", self.seats.0.join(", "))],
-            ));
-        }
-        let keeping: Vec<String> = self
-            .seats
-            .0
-            .iter()
-            .filter(|s| !giving.contains(s))
-            .cloned()
-            .collect();
-        // Each seat given back at what it was sold for, as the booking says now (read under its
-        // lock: an exchange in between moved the types with the seats); a booking made before
-        // types: the engine's price of the seats.
-        let sold = crate::store::read_tickets(self.tickets.as_deref());
-        let partial = match sold.is_empty() {
-            true => refund.partial_amount,
-            false => sold
-                .iter()
-                .filter(|t| giving.contains(&t.seat))
-                .map(|t| t.price)
-                .sum(),
-        };
-        let amount = match keeping.is_empty() {
-            true => self.amount_krw,
-            false => partial.clamp(Won::ZERO, self.amount_krw),
-        };
-        Ok((giving, keeping, amount))
-    }
-
-    /// Why the booking cannot be `what` (`refunded`, `exchanged`) at the counter, if it cannot.
-    pub(super) fn refusal(&self, what: &str) -> Option<Reason> {
-        let what = ("what_key", format!("invalid.what.{what}"));
-        if self.status != BookingStatus::Confirmed {
-            Some(Reason::new("invalid.counter_not_confirmed", &[what]))
-        } else if self.refunded {
-            Some(Reason::new("invalid.refunded_already", &[]))
-        } else if self.checked_in && !self.owed {
-            Some(Reason::new("invalid.checked_in_not", &[what]))
-        } else {
-            None
-        }
-    }
 }
 
 /// In `tx`: the shift still open (its row shared in PostgreSQL), then the booking's row locked
@@ -184,7 +127,7 @@ impl Store {
         // The seats kept keep their types; a booking given back whole keeps what it was sold as.
         let kept: Vec<SoldSeat> = crate::store::read_tickets(booking.tickets.as_deref())
             .into_iter()
-            .filter(|t| keeping.contains(&t.seat))
+            .filter(|t| keeping.iter().any(|k| k.as_str() == t.seat))
             .collect();
         let kept = (!keeping.is_empty() && !kept.is_empty()).then_some(kept.as_slice());
         set_booking_seats(
@@ -372,8 +315,8 @@ impl Store {
         let tickets: Vec<SoldSeat> = crate::store::read_tickets(booking.tickets.as_deref())
             .into_iter()
             .map(|mut t| {
-                if let Some(at) = exchange.from.iter().position(|f| *f == t.seat) {
-                    t.seat = exchange.to[at].clone();
+                if let Some(at) = exchange.from.iter().position(|f| f.as_str() == t.seat) {
+                    t.seat = exchange.to[at].to_string();
                 }
                 t
             })
@@ -393,9 +336,9 @@ impl Store {
         delete_hold(&mut tx, exchange.hold).await?;
         let exchanged = BookingEvent::SeatsExchanged {
             showtime_id: stored_showtime(booking.showtime_id)?,
-            released: exchange.from.clone(),
-            booked: exchange.to.clone(),
-            seats,
+            released: seat_texts(&exchange.from),
+            booked: seat_texts(&exchange.to),
+            seats: seat_texts(&seats),
         };
         tx.append_event(&Envelope::new(exchange.booking.0, exchanged))
             .await?;

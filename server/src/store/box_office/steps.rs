@@ -3,7 +3,7 @@
 //! binds. Only statements: every decision is in the transactions that call them.
 
 use super::*;
-use app::domain::Won;
+use app::domain::{SeatCode, Won};
 
 /// Whether shift `shift` is open. A sale or refund holds the shift's row (shared, on
 /// PostgreSQL) until it commits: closing the shift waits for the sales in flight, and a sale
@@ -75,7 +75,7 @@ pub(super) async fn insert_booking(
             .bind(sale.hold.showtime_id().get())
             .bind(sale.hold.as_uuid())
             .bind(sale.customer.0)
-            .bind(SeatList(sale.seats.clone()))
+            .bind(List(sale.seats.clone()))
             .bind(sale.amount)
             .bind(at)
             .bind(crate::store::write_tickets(&sale.tickets))
@@ -204,7 +204,7 @@ pub(super) async fn release_booked(
     tx: &mut Tx,
     showtime: i64,
     booking: BookingId,
-    seats: &[String],
+    seats: &[SeatCode],
 ) -> Result<Vec<(String, i64, Option<String>)>, StoreError> {
     // `release_booked` adds "and seat_code <in list $3>" and what it returns.
     let release_booked = "update show_seat
@@ -220,7 +220,7 @@ pub(super) async fn release_booked(
         sqlx::query_as(&release)
             .bind(showtime)
             .bind(booking.0)
-            .bind(SeatList(seats.to_vec()))
+            .bind(List(seats.to_vec()))
             .fetch_all(c)
             .await?
     }))
@@ -231,7 +231,7 @@ pub(super) async fn release_booked(
 pub(super) async fn set_booking_seats(
     tx: &mut Tx,
     booking: BookingId,
-    seats: &[String],
+    seats: &[SeatCode],
     amount: Won,
     refunded: bool,
     at: At,
@@ -246,7 +246,7 @@ pub(super) async fn set_booking_seats(
     on!(tx, c => {
         sqlx::query(set_booking_seats)
             .bind(booking.0)
-            .bind(SeatList(seats.to_vec()))
+            .bind(List(seats.to_vec()))
             .bind(amount)
             .bind(refunded)
             .bind(at)
@@ -261,7 +261,7 @@ pub(super) async fn set_booking_seats(
 pub(super) async fn insert_refund(
     tx: &mut Tx,
     refund: &CounterRefundRow,
-    seats: &[String],
+    seats: &[SeatCode],
     method: &str,
     amount: Won,
     at: At,
@@ -273,7 +273,7 @@ pub(super) async fn insert_refund(
         sqlx::query(insert_refund)
             .bind(refund.booking.0)
             .bind(refund.shift)
-            .bind(SeatList(seats.to_vec()))
+            .bind(List(seats.to_vec()))
             .bind(method)
             .bind(amount)
             .bind(refund.approved_by)
@@ -346,7 +346,7 @@ pub(super) async fn scannable(
 pub(super) async fn check_in_seat(
     tx: &mut Tx,
     booking: BookingId,
-    seat: &str,
+    seat: &SeatCode,
     showtime: ShowtimeId,
     gate: &str,
     staff: Option<i64>,
@@ -359,7 +359,7 @@ pub(super) async fn check_in_seat(
     Ok(on!(tx, c => {
         sqlx::query_scalar(check_in)
             .bind(booking.0)
-            .bind(seat)
+            .bind(seat.as_str())
             .bind(showtime.get())
             .bind(gate)
             .bind(staff)
@@ -373,13 +373,13 @@ pub(super) async fn check_in_seat(
 pub(super) async fn first_scan(
     tx: &mut Tx,
     booking: BookingId,
-    seat: Option<&String>,
+    seat: Option<&SeatCode>,
 ) -> Result<Option<(At, String)>, StoreError> {
     // When and where seat `$2` (the booking's first seat, for the booking's code) was let in.
     let first_scan = "select checked_in_at, gate from seat_check_in
                            where booking_id = $1 and seat_code = $2";
     Ok(on!(tx, c => {
-        sqlx::query_as(first_scan).bind(booking.0).bind(seat).fetch_optional(c).await?
+        sqlx::query_as(first_scan).bind(booking.0).bind(seat.map(SeatCode::as_str)).fetch_optional(c).await?
     }))
 }
 

@@ -35,7 +35,7 @@ impl Store {
     pub async fn block_seats(
         &self,
         showtime: ShowtimeId,
-        seats: &[String],
+        seats: &[SeatCode],
         blocked: Option<&str>,
         now: Now,
     ) -> Result<BlockOutcome, StoreError> {
@@ -43,8 +43,8 @@ impl Store {
         let mut tx = self.begin().await?;
         let mut taken = Vec::new();
         for code in seats {
-            if !seat_free(&mut tx, showtime, code, now).await? {
-                taken.push(code.clone());
+            if !seat_free(&mut tx, showtime, code.as_str(), now).await? {
+                taken.push(code.to_string());
             }
         }
         if !taken.is_empty() {
@@ -53,8 +53,8 @@ impl Store {
         }
         let mut changes = Vec::with_capacity(seats.len());
         for code in seats {
-            let version = set_blocked(&mut tx, showtime, code, blocked).await?;
-            changes.push((code.clone(), version));
+            let version = set_blocked(&mut tx, showtime, code.as_str(), blocked).await?;
+            changes.push((code.to_string(), version));
         }
         tx.commit().await?;
         Ok(BlockOutcome::Changed(changes))

@@ -57,7 +57,7 @@ async fn hold_refusal(
         }
     }
     if let Some(cooldown) = req.limits.cooldown {
-        let codes = SeatList(req.seats.iter().map(|s| s.to_string()).collect());
+        let codes = List(req.seats.to_vec());
         let since =
             At(now.0 - chrono::Duration::from_std(cooldown).unwrap_or(chrono::Duration::MAX));
         let (released, ended): (i64, Option<At>) = sqlx::query_as(
@@ -95,7 +95,7 @@ impl SqliteStore {
     ) -> Result<HoldOutcome, StoreError> {
         let now = At::or_now(now);
         let expires = now.after(req.ttl);
-        let codes = SeatList(req.seats.iter().map(|s| s.to_string()).collect());
+        let codes = List(req.seats.to_vec());
         let addr = req.client_addr.map(|a| a.to_string());
         let mut tx = self.write.begin_with("BEGIN IMMEDIATE").await?;
         // The single writer makes these checks and the update below one decision.

@@ -21,7 +21,7 @@ impl Store {
                 and not exists (select 1 from payment p
                                  where p.booking_id = booking.id and p.status = 'PAID')";
         let of_hold = "select id, status, amount_krw, tickets from booking where hold_id = $1";
-        let seats = SeatList(new.seats.iter().map(|s| s.to_string()).collect());
+        let seats = List(new.seats.clone());
         let row: StoredBookingOfHold = on!(&mut self.writer().await?, c => {
             sqlx::query(insert)
                 .bind(new.id.0)

@@ -146,7 +146,7 @@ pub struct BookingRecord {
     pub id: BookingId,
     pub showtime: ShowtimeId,
     pub customer: CustomerId,
-    pub seats: Vec<String>,
+    pub seats: Vec<SeatCode>,
     pub amount: Won,
     /// Each seat's type and price as sold (none: sold before types, every seat adult).
     pub tickets: Vec<SoldSeat>,

@@ -117,7 +117,7 @@ impl Store {
                 .bind(name)
                 .bind(owner)
                 .bind(Moment(None))
-                .bind(Ids(ids.to_vec()))
+                .bind(List(ids.to_vec()))
                 .execute(c)
                 .await?
                 .rows_affected()

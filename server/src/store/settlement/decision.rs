@@ -96,7 +96,7 @@ impl Writes {
             .ok_or_else(|| StoreError::Corrupt(format!("hold id {}", facts.hold_id)))?;
         let event = BookingEvent::BookingConfirmed {
             showtime_id: facts.showtime_id,
-            seats: facts.seats.0,
+            seats: facts.seats.texts(),
             tickets: crate::store::read_tickets(facts.tickets.as_deref()),
             amount: paid,
             payment_id: payment_id.into(),

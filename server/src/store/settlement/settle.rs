@@ -30,7 +30,7 @@ impl Store {
             conn.in_list("event_type", 1),
             conn.row_lock("for update skip locked")
         );
-        let types = SeatList(types.iter().map(|t| t.to_string()).collect());
+        let types = List(types.iter().map(|t| t.to_string()).collect());
         let rows: Vec<ClaimedRow> = on!(&mut conn, c => {
             sqlx::query_as(&claim)
                 .bind(types)

@@ -19,11 +19,10 @@ impl PgStore {
             Option<DateTime<Utc>>,
             Option<DateTime<Utc>>,
         );
-        let codes: Vec<String> = req.seats.iter().map(|c| c.to_string()).collect();
         let cap = |n: Option<u32>| n.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
         let rows = sqlx::query_as::<_, Row>(HOLD_SQL)
             .bind(req.showtime.get())
-            .bind(&codes)
+            .bind(List(req.seats.to_vec()))
             .bind(req.hold_id.as_uuid())
             .bind(req.customer.0)
             .bind(now)
@@ -56,7 +55,7 @@ impl PgStore {
             .iter()
             .filter_map(|(_, c, _, v, at, _)| Some((c.clone()?, (*v)?, (*at)?)))
             .collect();
-        if verdict == "OK" && held.len() == codes.len() {
+        if verdict == "OK" && held.len() == req.seats.len() {
             let expires_at = held[0].2;
             let held = held.into_iter().map(|(c, v, _)| (c, v)).collect();
             return Ok(HoldOutcome::Held {
@@ -69,7 +68,7 @@ impl PgStore {
             return Err(StoreError::Corrupt(format!(
                 "hold moved {} of {} seats",
                 held.len(),
-                codes.len()
+                req.seats.len()
             )));
         }
         Ok(rejection(
