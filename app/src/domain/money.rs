@@ -4,17 +4,12 @@ use serde::{Deserialize, Serialize};
 use std::iter::Sum;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
-/// An amount in whole won (the won has no minor unit). On the wire and in the database it is
-/// the bare integer, so `12000` is ₩12,000; formatting for people is `format::price`.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+/// An amount in whole won (the won has no minor unit). On the wire, in the database and in logs
+/// it is the bare integer, so `12000` is ₩12,000; formatting for people is `format::price`. The
+/// OpenAPI description says `integer` where a field holds one (`schema(value_type = i64)`).
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-#[cfg_attr(
-    feature = "ssr",
-    derive(utoipa::ToSchema, sqlx::Type),
-    sqlx(transparent)
-)]
+#[cfg_attr(feature = "ssr", derive(sqlx::Type), sqlx(transparent))]
 pub struct Won(i64);
 
 impl Won {
@@ -47,6 +42,12 @@ impl Won {
 /// The bare integer, as on the wire (`12000`): for logs and audit lines. People read
 /// `format::price`.
 impl std::fmt::Display for Won {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::fmt::Debug for Won {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)
     }

@@ -115,10 +115,13 @@ impl TicketCounts {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TicketPrices {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<i64>))]
     pub youth: Option<Won>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<i64>))]
     pub senior: Option<Won>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<i64>))]
     pub disabled: Option<Won>,
 }
 
@@ -164,6 +167,7 @@ pub struct SoldSeat {
     #[serde(rename = "type")]
     pub ticket_type: TicketType,
     /// In won.
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub price: Won,
 }
 

@@ -35,7 +35,7 @@ impl Reason {
                     (name, crate::i18n::translate(lang, value, &[]))
                 } else if let (Some(name), Ok(amount)) = (
                     name.strip_suffix("_won"),
-                    crate::domain::Won::parse(value).ok_or(()),
+                    value.parse::<i64>().map(crate::domain::Won::new),
                 ) {
                     (name, crate::format::price(lang, amount))
                 } else {

@@ -222,7 +222,7 @@ impl Engine {
             || !session.currency.eq_ignore_ascii_case(&request.currency)
             || session.merchant_reference != request.merchant_reference
         {
-            tracing::error!(booking = %booking.id.0, asked = %request.amount, got = %session.amount, currency = %session.currency, reference = %session.merchant_reference, "the gateway made a session for something else; not used");
+            tracing::error!(booking = %booking.id.0, asked = request.amount.get(), got = session.amount.get(), currency = %session.currency, reference = %session.merchant_reference, "the gateway made a session for something else; not used");
             return Err(InventoryError::Unavailable);
         }
         let row = PaymentSessionRow {

@@ -96,6 +96,7 @@ pub struct CallbackEvent {
     pub session_id: String,
     pub payment_id: Option<String>,
     pub merchant_reference: String,
+    #[schema(value_type = i64)]
     pub amount: Won,
     pub currency: String,
     pub status: SessionStatus,

@@ -16,6 +16,7 @@ pub struct Checkout {
     /// The gateway's hosted payment page.
     pub payment_url: String,
     /// In won.
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub amount: Won,
     pub currency: String,
     /// The payment must be made before this; it is at least 2 minutes before the hold ends.
@@ -47,6 +48,7 @@ pub struct BookingView {
     #[serde(default)]
     pub tickets: Vec<crate::domain::SoldSeat>,
     /// In won.
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub amount: Won,
     pub currency: String,
     pub failure_reason: Option<String>,
@@ -154,6 +156,7 @@ impl BookingView {
 pub struct PaymentView {
     /// PENDING, PAID, DECLINED, EXPIRED or REFUNDED.
     pub status: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub amount: Won,
     /// Where to pay, while the payment is PENDING.
     pub payment_url: Option<String>,

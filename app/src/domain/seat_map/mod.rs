@@ -80,6 +80,7 @@ pub struct PriceCategory {
     pub code: String,
     pub name: String,
     /// Whole won (KRW has no minor unit): the adult price.
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub price: Won,
     /// The price of each other ticket type sold in this category (a type not here is not
     /// sold); in a hall's plan, the defaults of its showtimes.
@@ -108,6 +109,7 @@ pub struct Seat {
     pub x: i32,
     pub y: i32,
     pub category: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub price: Won,
     pub accessible: bool,
     /// A seat for the companion of a wheelchair user.

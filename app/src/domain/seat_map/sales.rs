@@ -62,8 +62,10 @@ pub struct SalesFigure {
     #[serde(default)]
     pub disabled_seats: i64,
     /// In won.
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub revenue: Won,
     pub refunds: i64,
     /// In won.
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub refunded: Won,
 }
