@@ -232,3 +232,35 @@ async fn every_rest_route_is_described_and_every_described_route_is_served() {
     assert!(html.contains("id=\"schema-BookingView\""));
     db.drop_database().await;
 }
+
+/// Amounts are whole won: the description says the integers they are on the wire, with no
+/// schema of their own to look up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn amounts_are_described_as_integers() {
+    let db = TestDb::new(Backend::Sqlite).await;
+    let app = TestApp::spawn(&db, "600").await;
+    let doc: Value = get_json(app.url("/openapi.json")).await;
+    let schemas = &doc["components"]["schemas"];
+    let amounts = [
+        ("Seat", "price"),
+        ("PriceCategory", "price"),
+        ("SoldSeat", "price"),
+        ("Checkout", "amount"),
+        ("BookingView", "amount"),
+        ("PaymentView", "amount"),
+        ("SalesFigure", "revenue"),
+        ("SalesFigure", "refunded"),
+        ("CallbackEvent", "amount"),
+        ("TicketPrices", "YOUTH"),
+        ("TicketPrices", "SENIOR"),
+        ("TicketPrices", "DISABLED"),
+    ];
+    for (schema, field) in amounts {
+        let property = &schemas[schema]["properties"][field];
+        assert!(
+            property["type"].to_string().contains("integer"),
+            "{schema}.{field} is described as {property}"
+        );
+    }
+    assert!(schemas.get("Won").is_none(), "{}", schemas["Won"]);
+}
