@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::iter::Sum;
-use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+use std::ops::{Add, AddAssign, Mul, Neg, Sub};
 
 /// An amount in whole won (the won has no minor unit). On the wire, in the database and in logs
 /// it is the bare integer, so `12000` is ₩12,000; formatting for people is `format::price`. The
@@ -22,10 +22,6 @@ impl Won {
     /// The amount as an integer (for a gateway's form or a count's arithmetic).
     pub const fn get(self) -> i64 {
         self.0
-    }
-
-    pub const fn is_zero(self) -> bool {
-        self.0 == 0
     }
 
     /// `1`, `0` or `-1`.
@@ -53,12 +49,6 @@ impl std::fmt::Debug for Won {
     }
 }
 
-impl From<i64> for Won {
-    fn from(won: i64) -> Self {
-        Self(won)
-    }
-}
-
 impl Add for Won {
     type Output = Won;
     fn add(self, other: Won) -> Won {
@@ -76,12 +66,6 @@ impl Sub for Won {
 impl AddAssign for Won {
     fn add_assign(&mut self, other: Won) {
         self.0 += other.0;
-    }
-}
-
-impl SubAssign for Won {
-    fn sub_assign(&mut self, other: Won) {
-        self.0 -= other.0;
     }
 }
 
