@@ -57,6 +57,17 @@ impl fmt::Display for ShowtimeId {
 #[serde(transparent)]
 pub struct CustomerId(pub Uuid);
 
+impl CustomerId {
+    /// The customer id a clerk's holds carry: fixed per staff member and never a customer's
+    /// (customer ids are random v4 UUIDs; these are version 8 with a fixed prefix).
+    pub fn of_clerk(staff_id: i64) -> Self {
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(b"seatsclk");
+        bytes[8..].copy_from_slice(&staff_id.to_be_bytes());
+        Self(uuid::Builder::from_custom_bytes(bytes).into_uuid())
+    }
+}
+
 /// A booking (created when a payment confirms a hold).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -135,6 +146,17 @@ impl fmt::Display for HoldId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clerk_s_customer_id_is_fixed_per_member_and_unlike_a_customer_id() {
+        let clerk = CustomerId::of_clerk;
+        assert_eq!(clerk(7), clerk(7));
+        assert_ne!(clerk(7), clerk(8));
+        assert_ne!(
+            clerk(7).0.get_version_num(),
+            uuid::Uuid::new_v4().get_version_num()
+        );
+    }
 
     #[test]
     fn a_hold_id_carries_its_showtime() {

@@ -273,7 +273,7 @@ impl Engine {
         let cancel_until = cancellable.then(|| layout.starts_at - self.cancel_cutoff);
         Ok(BookingView {
             cancel_until,
-            can_cancel: cancel_until.is_some_and(|until| self.staff_now().0 < until),
+            can_cancel: cancel_until.is_some_and(|until| self.now_at().0 < until),
             cancel_needs_link: false,
             reference: record.id.reference(),
             email: record.email.as_deref().map(app::domain::mask),

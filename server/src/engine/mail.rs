@@ -66,7 +66,7 @@ impl Engine {
         let record = self.booking_record(booking).await?;
         let layout = self.layout(record.showtime).await?;
         let ends = layout.starts_at + chrono::Duration::minutes(i64::from(layout.duration_minutes));
-        if self.staff_now().0 >= ends {
+        if self.now_at().0 >= ends {
             return Ok(LinkState::Expired);
         }
         Ok(LinkState::Live(record.customer))
@@ -101,7 +101,7 @@ impl Engine {
         who: &str,
         every: Duration,
     ) -> Result<(), InventoryError> {
-        let now = self.staff_now().0.timestamp();
+        let now = self.now_at().0.timestamp();
         let every = every.as_secs().max(1) as i64;
         let window = now.div_euclid(every);
         let id = format!("again:{who}:{}:{window}", booking.0);

@@ -26,7 +26,7 @@ use crate::gate::{GateVerdict, RateLimiter, SeatGate};
 use crate::live_bus::LiveBus;
 use crate::read_model::{SeatMapCache, Snapshot};
 use crate::store::{
-    CancelOutcome, HoldLimits, HoldOutcome, HoldRefusal, HoldRequest, Layout, Released, Store,
+    At, CancelOutcome, HoldLimits, HoldOutcome, HoldRefusal, HoldRequest, Layout, Released, Store,
     StoreError,
 };
 use app::domain::{
@@ -278,7 +278,7 @@ impl Engine {
         let holds = self.store.purge_holds(now, retention).await?;
         let keys = self.store.purge_idempotency_keys(now).await?;
         let before = self
-            .staff_now()
+            .now_at()
             .0
             .checked_sub_signed(retention)
             .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
@@ -307,6 +307,12 @@ impl Engine {
 
     pub fn clock(&self) -> &Clock {
         &self.clock
+    }
+
+    /// The engine's clock now, as a record's time ([`At`]): sessions, the audit log, shifts,
+    /// prints and check-ins are stamped with it.
+    pub(crate) fn now_at(&self) -> At {
+        At::or_now(self.clock.now())
     }
 
     /// After a commit: this process's snapshot learns the change at once, then every viewer

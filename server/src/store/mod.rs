@@ -11,7 +11,7 @@
 //!
 //! A capability is an `impl Store` block: each transaction a function that reads top to
 //! bottom, each of its statements a private function beside it with its SQL, its lock and its
-//! binds (`catalog/changes.rs`, `settlement/settle.rs`, `box_office/steps.rs`); what a
+//! binds (`catalog/changes.rs`, `settlement/settle.rs`, `box_office/counter.rs`); what a
 //! transaction decides is a pure function beside it (`settlement/decision.rs`,
 //! `box_office/decision.rs`).
 //!
@@ -50,7 +50,7 @@ pub use box_office::*;
 pub use catalog::*;
 pub use consumers::*;
 pub use contacts::*;
-use dialect::{Db, Dialect, Tx};
+use dialect::{on, Db, Dialect, Tx};
 pub use holds::*;
 pub use idempotency::*;
 pub use mail::*;
@@ -116,6 +116,47 @@ pub(crate) fn read_tickets(column: Option<&str>) -> Vec<SoldSeat> {
 
 /// Rows one purge statement deletes at most (short statements, short locks).
 pub(crate) const PURGE_BATCH: i64 = 5_000;
+
+/// An audit line written by the transaction of the action it records (money actions at the
+/// counter): the line exists if and only if the action happened.
+#[derive(Debug, Clone)]
+pub struct AuditLine {
+    pub at: At,
+    pub staff_id: i64,
+    pub staff_name: String,
+    pub action: &'static str,
+    pub detail: String,
+    pub facts: Vec<app::domain::AuditFact>,
+    pub address: Option<String>,
+}
+
+/// Facts as the audit table keeps them: a JSON list, or nothing for none.
+pub(crate) fn facts_json(facts: &[app::domain::AuditFact]) -> Option<String> {
+    (!facts.is_empty()).then(|| serde_json::to_string(facts).unwrap_or_default())
+}
+
+/// The audit log's one insert: a line written by `Store::record_staff_action`, or inside the
+/// transaction of the action it records.
+const RECORD_ACTION: &str = "insert into staff_audit
+     (at, staff_id, staff_name, action, detail, address, facts)
+     values ($1, $2, $3, $4, $5, $6, $7)";
+
+/// Writes an audit line (in the transaction of the action it records).
+async fn record_audit(tx: &mut Tx, line: &AuditLine) -> Result<(), StoreError> {
+    on!(tx, c => {
+        sqlx::query(RECORD_ACTION)
+            .bind(line.at)
+            .bind(line.staff_id)
+            .bind(&line.staff_name)
+            .bind(line.action)
+            .bind(&line.detail)
+            .bind(line.address.as_deref())
+            .bind(facts_json(&line.facts))
+            .execute(c)
+            .await?;
+    });
+    Ok(())
+}
 
 /// The whole store: one of the two databases. The engine and the workers hold it directly (it is
 /// cheap to clone: both dialects keep pools).

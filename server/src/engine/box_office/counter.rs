@@ -38,10 +38,7 @@ impl Counter for Engine {
         actor: &Actor,
         request: &CounterSaleRequest,
     ) -> Result<CounterSale, InventoryError> {
-        let clerk = Holder::Clerk {
-            staff_id: actor.member.id,
-        }
-        .customer_id();
+        let clerk = CustomerId::of_clerk(actor.member.id);
         let showtime = request.hold_id.showtime_id();
         let open = self.open_shift_of(actor).await?;
         let shift = open.id;
@@ -155,7 +152,7 @@ impl Counter for Engine {
         };
         let changes = match self
             .store
-            .sell_at_counter(&row, self.staff_now(), self.clock.now())
+            .sell_at_counter(&row, self.now_at(), self.clock.now())
             .await?
         {
             CounterSold::Sold(changes) => changes,
@@ -187,8 +184,8 @@ impl Engine {
     /// Releases every live hold of the clerk (a cancelled sale, a locked kiosk, signing out, a
     /// closed shift); how many.
     pub async fn release_clerk_holds(&self, staff_id: i64) -> Result<usize, InventoryError> {
-        let clerk = Holder::Clerk { staff_id }.customer_id();
-        let holds = self.store.live_holds_of(clerk, self.staff_now()).await?;
+        let clerk = CustomerId::of_clerk(staff_id);
+        let holds = self.store.live_holds_of(clerk, self.now_at()).await?;
         let mut released = 0;
         for hold in holds {
             match self.cancel_hold(hold, clerk).await {

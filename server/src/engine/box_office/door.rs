@@ -89,14 +89,7 @@ impl Door for Engine {
         }
         match self
             .store
-            .check_in_ticket(
-                booking,
-                record.showtime,
-                &seats,
-                gate,
-                staff,
-                self.staff_now(),
-            )
+            .check_in_ticket(booking, record.showtime, &seats, gate, staff, self.now_at())
             .await?
         {
             Scanned::CheckedIn { admitted, inside } => {

@@ -38,7 +38,7 @@ impl Engine {
     /// An audit line of `actor`'s, to be written by the transaction of the action it records.
     fn audit_line(&self, actor: &Actor, action: &'static str, said: Said) -> AuditLine {
         AuditLine {
-            at: self.staff_now(),
+            at: self.now_at(),
             staff_id: actor.member.id,
             staff_name: actor.member.name.clone(),
             action,

@@ -52,7 +52,7 @@ impl Returns for Engine {
             partial_amount,
             audit,
         };
-        match self.store.refund_at_counter(&row, self.staff_now()).await? {
+        match self.store.refund_at_counter(&row, self.now_at()).await? {
             CounterRefunded::Refunded {
                 showtime,
                 seats,
@@ -89,10 +89,7 @@ impl Returns for Engine {
     ) -> Result<CounterExchange, InventoryError> {
         let booking = self.booking_named(&request.booking).await?;
         let shift = self.open_shift_id(actor).await?;
-        let clerk = Holder::Clerk {
-            staff_id: actor.member.id,
-        }
-        .customer_id();
+        let clerk = CustomerId::of_clerk(actor.member.id);
         let (showtime, from) = self.seats_of_booking(booking, &request.seats).await?;
         if showtime != request.hold_id.showtime_id() {
             return Err(InventoryError::invalid("invalid.exchange_showtime", &[]));
@@ -168,7 +165,7 @@ impl Returns for Engine {
         };
         match self
             .store
-            .exchange_at_counter(&row, self.staff_now(), self.clock.now())
+            .exchange_at_counter(&row, self.now_at(), self.clock.now())
             .await?
         {
             CounterExchanged::Exchanged { released, booked } => {

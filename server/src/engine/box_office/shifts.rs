@@ -59,7 +59,7 @@ impl Shifts for Engine {
         }
         let Some(id) = self
             .store
-            .open_shift(actor.member.id, register, float, self.staff_now())
+            .open_shift(actor.member.id, register, float, self.now_at())
             .await?
         else {
             return Err(InventoryError::ShiftAlreadyOpen(
@@ -123,7 +123,7 @@ impl Shifts for Engine {
         }
         if !self
             .store
-            .close_shift(id, counted, actor.member.id, self.staff_now())
+            .close_shift(id, counted, actor.member.id, self.now_at())
             .await?
         {
             return Err(InventoryError::ShiftClosed);

@@ -76,7 +76,7 @@ impl Console for Engine {
 
     /// Showtimes from the start of today (venue time) on, with their counts.
     async fn showtime_figures(&self) -> Result<Vec<ShowtimeCounts>, InventoryError> {
-        let now = crate::store::At::or_now(self.clock.now());
+        let now = self.now_at();
         let since = crate::store::At(now.0 - chrono::Duration::hours(24));
         Ok(self.store.showtime_counts(now, since).await?)
     }

@@ -137,7 +137,7 @@ impl StaffAccounts for Engine {
             return Err(InventoryError::Invalid(vec![why]));
         }
         let secret = new_secret();
-        let now = self.staff_now();
+        let now = self.now_at();
         let id = self
             .store
             .create_api_token(name, &secret_hash(&secret), by.member.id, now)
@@ -161,7 +161,7 @@ impl StaffAccounts for Engine {
     }
 
     async fn revoke_api_token(&self, id: i64, by: &Actor) -> Result<(), InventoryError> {
-        if !self.store.revoke_api_token(id, self.staff_now()).await? {
+        if !self.store.revoke_api_token(id, self.now_at()).await? {
             return Err(InventoryError::ApiTokenNotFound);
         }
         let said = Said::new(format!("token {id}"), vec![AuditFact::Token(id)]);
@@ -201,7 +201,7 @@ impl Engine {
         let said = said.into();
         let address = actor.address.map(|a| a.to_string());
         self.record(NewAuditEntry {
-            at: self.staff_now(),
+            at: self.now_at(),
             staff_id: Some(actor.member.id),
             staff_name: &actor.member.name,
             action,
@@ -220,7 +220,7 @@ impl Engine {
 
     /// Whether `secret` is a live API token (and marks it used).
     pub async fn api_token_admits(&self, secret: &str) -> Result<bool, InventoryError> {
-        let now = self.staff_now();
+        let now = self.now_at();
         Ok(self
             .store
             .use_api_token(&secret_hash(secret), now)

@@ -69,7 +69,7 @@ impl Engine {
     /// A challenge for a sign-in of `name`: `signin.<window>.<random>.<mac>`, new each time,
     /// good for two to four minutes.
     pub(super) fn sign_in_challenge(&self, name: &str) -> String {
-        let window = self.staff_now().0.timestamp_millis() / CHALLENGE_WINDOW_MS;
+        let window = self.now_at().0.timestamp_millis() / CHALLENGE_WINDOW_MS;
         let fresh = hex::encode(rand::random::<[u8; 8]>());
         let tag = self.staff_mac(&format!("signin.{}.{window}.{fresh}", name_key(name)));
         format!("signin.{window}.{fresh}.{tag}")
@@ -84,7 +84,7 @@ impl Engine {
         proof: &QueueProof,
         bits: u8,
     ) -> Result<bool, InventoryError> {
-        let now = self.staff_now();
+        let now = self.now_at();
         let window = now.0.timestamp_millis() / CHALLENGE_WINDOW_MS;
         let mut parts = proof.challenge.split('.');
         let (Some("signin"), Some(w), Some(fresh), Some(tag), None) = (

@@ -27,7 +27,7 @@ impl Engine {
         self.release_clerk_holds(session.member.id).await?;
         if self
             .store
-            .lock_staff_session(&secret_hash(secret), self.staff_now())
+            .lock_staff_session(&secret_hash(secret), self.now_at())
             .await?
         {
             let actor = Actor {
@@ -74,11 +74,11 @@ impl Engine {
             }
             // Not a PIN at all: counted like a wrong one, never checked.
             false => self
-                .throttle(std::slice::from_ref(&key), self.staff_now())
+                .throttle(std::slice::from_ref(&key), self.now_at())
                 .await?
                 .map(|()| false),
         };
-        let now = self.staff_now();
+        let now = self.now_at();
         match checked {
             Ok(true) => {
                 // The session may have ended meanwhile (signed out, elsewhere): nothing unlocked.

@@ -178,10 +178,6 @@ impl Engine {
         &self.staff_policy
     }
 
-    pub(super) fn staff_now(&self) -> At {
-        At::or_now(self.clock.now())
-    }
-
     /// One check of `name`'s secrets at a time in this process: tries sent together wait for
     /// each other (each was counted before it waits, see [`Self::throttle`]).
     pub(super) async fn staff_turn(&self, name: &str) -> tokio::sync::MutexGuard<'_, ()> {
@@ -228,7 +224,7 @@ impl Engine {
         hash: Option<String>,
         secret: &str,
     ) -> Result<Result<bool, u64>, InventoryError> {
-        if let Err(seconds) = self.throttle(keys, self.staff_now()).await? {
+        if let Err(seconds) = self.throttle(keys, self.now_at()).await? {
             return Ok(Err(seconds));
         }
         let _turn = self.staff_turn(name).await;

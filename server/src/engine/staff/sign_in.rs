@@ -99,7 +99,7 @@ impl Engine {
                 return Err(InventoryError::SignInLocked(seconds));
             }
         };
-        let now = self.staff_now();
+        let now = self.now_at();
         let address_text = address.map(|a| a.to_string());
         let Some(account) = account else {
             return Err(InventoryError::SignInFailed);
@@ -161,7 +161,7 @@ impl Engine {
         &self,
         secret: &str,
     ) -> Result<crate::store::LiveSession, InventoryError> {
-        let now = self.staff_now();
+        let now = self.now_at();
         let idle =
             chrono::Duration::from_std(self.staff_policy.idle).unwrap_or(chrono::Duration::MAX);
         let idle_since = now
@@ -225,7 +225,7 @@ impl Engine {
         let this = secret_hash(secret);
         let ended = self
             .store
-            .end_member_sessions(account.id, Some(&this), self.staff_now())
+            .end_member_sessions(account.id, Some(&this), self.now_at())
             .await?;
         self.audit(
             &actor,
@@ -251,7 +251,7 @@ impl Engine {
             Err(InventoryError::StaffSignInRequired) => return Ok(()),
             Err(e) => return Err(e),
         };
-        let now = self.staff_now();
+        let now = self.now_at();
         if self
             .store
             .end_staff_session(&secret_hash(secret), now)

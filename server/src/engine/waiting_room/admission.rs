@@ -199,7 +199,7 @@ impl Engine {
                     limit + 1
                 );
                 self.record(crate::store::NewAuditEntry {
-                    at: self.staff_now(),
+                    at: self.now_at(),
                     staff_id: None,
                     staff_name: "automatic",
                     action: "waiting_room_auto_on",

@@ -3,79 +3,25 @@
 //! `BookingConfirmed`), refunds at the counter, and check-in (one row per ticket, so a second
 //! scan never checks in twice, from any door).
 //!
-//! Each transaction is an `impl Store` function (`counter.rs`, `returns.rs`, `door.rs`) over the
-//! statements of `steps.rs`, each with its lock; what they decide is in `decision.rs`, as pure
-//! functions. Records are stamped with [`At`] (the engine's clock); what a sale is judged at is
+//! Each transaction is an `impl Store` function (`counter.rs`, `returns/`, `door.rs`) with its
+//! statements beside it, each with its SQL, its lock and its binds; what they decide is in
+//! `decision.rs`, as pure functions. Records are stamped with [`At`] (the engine's clock); what a sale is judged at is
 //! the fence time (`Store::fence`). The other reads and writes are in `books.rs`.
 
 mod books;
 mod counter;
+pub use counter::{CounterSaleRow, CounterSold};
 mod decision;
 mod door;
 mod returns;
-mod steps;
 
 use app::domain::Won;
 use decision::*;
 use returns::*;
-use steps::*;
 
 use super::dialect::{on, Tx};
 use super::*;
 use app::domain::{SalesChannel, SeatCode, SoldSeat, Tender};
-
-/// A counter sale to record.
-#[derive(Debug, Clone)]
-pub struct CounterSaleRow {
-    pub booking: BookingId,
-    pub hold: HoldId,
-    /// The clerk's customer id (their holds carry it).
-    pub customer: CustomerId,
-    pub seats: Vec<SeatCode>,
-    /// Each seat's type and its price (comp sales: 0).
-    pub tickets: Vec<SoldSeat>,
-    /// Where the ticket goes too (as [`app::domain::Email`] stores it), and in which language.
-    pub email: Option<String>,
-    pub language: Option<String>,
-    pub amount: Won,
-    pub shift: i64,
-    pub tender: Tender,
-    pub tendered: Option<Won>,
-    pub card_reference: Option<String>,
-    /// The supervisor who approved a comp.
-    pub approved_by: Option<i64>,
-    /// The sale's audit line, written with it.
-    pub audit: AuditLine,
-}
-
-impl CounterSaleRow {
-    fn confirmed(&self) -> Envelope {
-        Envelope::new(
-            self.booking.0,
-            BookingEvent::BookingConfirmed {
-                showtime_id: self.hold.showtime_id(),
-                seats: sql::seat_texts(&self.seats),
-                tickets: self.tickets.clone(),
-                amount: self.amount,
-                payment_id: format!("{}:{}", self.tender.as_str(), self.booking.0),
-                channel: match self.tender {
-                    Tender::Comp => SalesChannel::Complimentary,
-                    _ => SalesChannel::BoxOffice,
-                },
-            },
-        )
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CounterSold {
-    Sold(Vec<SeatChange>),
-    /// The hold had lapsed, was released, or was sold already: nothing changed.
-    HoldLapsed,
-    ShiftClosed,
-    SalesClosed,
-    Cancelled,
-}
 
 /// A refund at the counter to record.
 #[derive(Debug, Clone)]

@@ -30,24 +30,6 @@ pub struct NewAuditEntry<'a> {
     pub address: Option<&'a str>,
 }
 
-/// An audit line written by the transaction of the action it records (money actions at the
-/// counter): the line exists if and only if the action happened.
-#[derive(Debug, Clone)]
-pub struct AuditLine {
-    pub at: At,
-    pub staff_id: i64,
-    pub staff_name: String,
-    pub action: &'static str,
-    pub detail: String,
-    pub facts: Vec<app::domain::AuditFact>,
-    pub address: Option<String>,
-}
-
-/// Facts as the audit table keeps them: a JSON list, or nothing for none.
-pub(crate) fn facts_json(facts: &[app::domain::AuditFact]) -> Option<String> {
-    (!facts.is_empty()).then(|| serde_json::to_string(facts).unwrap_or_default())
-}
-
 /// A live session's member, and when the session was last used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveSession {
@@ -58,11 +40,6 @@ pub struct LiveSession {
     /// The hash of the member's kiosk PIN, if they have one.
     pub pin_hash: Option<String>,
 }
-
-/// An audit line, also written by the transactions of the actions it records.
-pub(crate) const RECORD_ACTION: &str = "insert into staff_audit
-     (at, staff_id, staff_name, action, detail, address, facts)
-     values ($1, $2, $3, $4, $5, $6, $7)";
 
 #[derive(sqlx::FromRow)]
 struct SessionRow {

@@ -2,10 +2,14 @@
 //! a refund splits it is decided in `decision.rs`), and the two transactions, written once for
 //! both dialects.
 
+mod steps;
+
+use super::counter::{shift_open, showtime_state};
 use super::*;
 use crate::store::sql::seat_texts;
 use app::domain::Won;
 use app::error::Reason;
+use steps::*;
 
 /// Why a booking is not refunded or exchanged at the counter (see `booking_at_counter`).
 pub(super) enum AtCounter {
