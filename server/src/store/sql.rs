@@ -15,36 +15,6 @@ use sqlx::encode::IsNull;
 use sqlx::error::BoxDynError;
 use sqlx::{Database, Decode, Encode, Postgres, Sqlite, Type};
 
-/// PostgreSQL reads and writes `$name` as the `$inner` it wraps (its type has a native column).
-macro_rules! postgres_as {
-    ($name:ty, $inner:ty) => {
-        impl Type<Postgres> for $name {
-            fn type_info() -> <Postgres as Database>::TypeInfo {
-                <$inner as Type<Postgres>>::type_info()
-            }
-
-            fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
-                <$inner as Type<Postgres>>::compatible(ty)
-            }
-        }
-
-        impl<'q> Encode<'q, Postgres> for $name {
-            fn encode_by_ref(
-                &self,
-                buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
-            ) -> Result<IsNull, BoxDynError> {
-                <$inner as Encode<Postgres>>::encode_by_ref(&self.0, buf)
-            }
-        }
-
-        impl<'r> Decode<'r, Postgres> for $name {
-            fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
-                <$inner as Decode<Postgres>>::decode(value).map(Self)
-            }
-        }
-    };
-}
-
 /// A point in time as the store keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct At(pub DateTime<Utc>);
@@ -107,7 +77,26 @@ impl<'r> Decode<'r, Sqlite> for At {
     }
 }
 
-postgres_as!(At, DateTime<Utc>);
+impl Type<Postgres> for At {
+    fn type_info() -> <Postgres as Database>::TypeInfo {
+        <DateTime<Utc> as Type<Postgres>>::type_info()
+    }
+}
+
+impl<'q> Encode<'q, Postgres> for At {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
+    ) -> Result<IsNull, BoxDynError> {
+        <DateTime<Utc> as Encode<Postgres>>::encode_by_ref(&self.0, buf)
+    }
+}
+
+impl<'r> Decode<'r, Postgres> for At {
+    fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
+        <DateTime<Utc> as Decode<Postgres>>::decode(value).map(Self)
+    }
+}
 
 /// The time a statement runs at, written `coalesce($n, current_timestamp)` in the same text for
 /// both dialects. PostgreSQL is sent the injected time, or null for its own clock; SQLite, which
@@ -231,35 +220,77 @@ impl<'r, T: serde::de::DeserializeOwned> Decode<'r, Sqlite> for List<T> {
     }
 }
 
-postgres_as!(Ids, Vec<i64>);
-postgres_as!(Names, Vec<String>);
+/// What a list's item is in a PostgreSQL array: a seat code is `text`, parsed again when read.
+pub trait ArrayItem: Sized {
+    type Element;
+    fn element(&self) -> Self::Element;
+    fn from_element(element: Self::Element) -> Result<Self, BoxDynError>;
+}
 
-/// Seat codes are `text[]` in PostgreSQL, each parsed again when read.
-impl Type<Postgres> for SeatList {
-    fn type_info() -> <Postgres as Database>::TypeInfo {
-        <Vec<String> as Type<Postgres>>::type_info()
+impl ArrayItem for i64 {
+    type Element = i64;
+    fn element(&self) -> i64 {
+        *self
     }
-
-    fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
-        <Vec<String> as Type<Postgres>>::compatible(ty)
+    fn from_element(element: i64) -> Result<Self, BoxDynError> {
+        Ok(element)
     }
 }
 
-impl<'q> Encode<'q, Postgres> for SeatList {
+impl ArrayItem for String {
+    type Element = String;
+    fn element(&self) -> String {
+        self.clone()
+    }
+    fn from_element(element: String) -> Result<Self, BoxDynError> {
+        Ok(element)
+    }
+}
+
+impl ArrayItem for SeatCode {
+    type Element = String;
+    fn element(&self) -> String {
+        self.as_str().to_string()
+    }
+    fn from_element(element: String) -> Result<Self, BoxDynError> {
+        Ok(SeatCode::try_from(element)?)
+    }
+}
+
+impl<T: ArrayItem> Type<Postgres> for List<T>
+where
+    Vec<T::Element>: Type<Postgres>,
+{
+    fn type_info() -> <Postgres as Database>::TypeInfo {
+        <Vec<T::Element> as Type<Postgres>>::type_info()
+    }
+
+    fn compatible(ty: &<Postgres as Database>::TypeInfo) -> bool {
+        <Vec<T::Element> as Type<Postgres>>::compatible(ty)
+    }
+}
+
+impl<'q, T: ArrayItem> Encode<'q, Postgres> for List<T>
+where
+    Vec<T::Element>: Encode<'q, Postgres>,
+{
     fn encode_by_ref(
         &self,
         buf: &mut <Postgres as Database>::ArgumentBuffer<'q>,
     ) -> Result<IsNull, BoxDynError> {
-        let codes: Vec<&str> = self.0.iter().map(SeatCode::as_str).collect();
-        <Vec<&str> as Encode<Postgres>>::encode_by_ref(&codes, buf)
+        let elements: Vec<T::Element> = self.0.iter().map(T::element).collect();
+        elements.encode_by_ref(buf)
     }
 }
 
-impl<'r> Decode<'r, Postgres> for SeatList {
+impl<'r, T: ArrayItem> Decode<'r, Postgres> for List<T>
+where
+    Vec<T::Element>: Decode<'r, Postgres>,
+{
     fn decode(value: <Postgres as Database>::ValueRef<'r>) -> Result<Self, BoxDynError> {
-        let codes = <Vec<String> as Decode<Postgres>>::decode(value)?;
-        let codes: Result<Vec<SeatCode>, _> = codes.into_iter().map(SeatCode::try_from).collect();
-        Ok(Self(codes?))
+        let elements = <Vec<T::Element> as Decode<Postgres>>::decode(value)?;
+        let items: Result<Vec<T>, _> = elements.into_iter().map(T::from_element).collect();
+        Ok(Self(items?))
     }
 }
 
