@@ -128,7 +128,7 @@ mod tests {
         let register = crate::domain::name_problem("invalid.what.register", " ", 40).unwrap();
         assert_eq!(
             error_text(Lang::Ko, &InventoryError::Invalid(vec![register])),
-            "창구 이름은(는) 1~40자입니다."
+            "창구 이름은 1~40자입니다."
         );
     }
 }

@@ -97,7 +97,11 @@ pub fn translate(lang: Lang, key: &str, args: &[(&str, String)]) -> String {
         }
     }
     text.push_str(rest);
-    text
+    match lang {
+        // A value's particle (`%{amount}을(를)`) is chosen once the value is known.
+        Lang::Ko => crate::particles::resolve(&text),
+        Lang::En => text,
+    }
 }
 
 /// Translates `key` into `lang`, with `%{name}` arguments: `tr!(lang, "notice.limit", max = 8)`.

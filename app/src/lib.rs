@@ -10,6 +10,7 @@ pub mod error_text;
 pub mod format;
 pub mod i18n;
 pub mod pages;
+pub mod particles;
 pub mod seating;
 pub mod serverfns;
 

@@ -81,6 +81,9 @@ async function allKorean(page: Page, what: string, data: string[]) {
     }
   }
   expect([...found], `${what}: English or keys on the Korean page`).toEqual([]);
+  // A particle is chosen by its word ("24,000원을", "김민수(매표원)로"), never written both ways.
+  const pairs = text.match(/.{0,20}(을\(를\)|를\(을\)|이\(가\)|가\(이\)|은\(는\)|는\(은\)|과\(와\)|와\(과\)|\(으\)로)/g) ?? [];
+  expect(pairs, `${what}: particles written both ways`).toEqual([]);
   return text;
 }
 

@@ -94,7 +94,7 @@ fn a_mistake_on_a_whole_row_is_one_problem_naming_its_seats() {
     );
     assert_eq!(
         super::problems::problem_text(crate::i18n::Lang::Ko, &problems[0]),
-        "STANDRAD은(는) 이 상영관의 등급이 아닙니다(좌석 A1–A20)."
+        "STANDRAD는 이 상영관의 등급이 아닙니다(좌석 A1–A20)."
     );
     // Shown once row A was touched, not before.
     assert!(!super::problems::shown(&problems[0], |_| false));
