@@ -515,6 +515,21 @@ test("the door checks a scanned ticket in once: green, then red with the first s
   await door.locator('[data-test="check-in"]').tap();
   await expect(verdict).toHaveAttribute("data-result", "ALREADY_CHECKED_IN");
   await expect(verdict).toContainText("East");
+  // It names the seat that is in and the show the ticket is for: film, hall and time.
+  const ticket = await (await door.request.get(`/tickets/${code}`)).json();
+  await expect(door.locator('[data-test="verdict-seats"]')).toHaveText(ticket.seats.join(", "));
+  await expect(door.locator('[data-test="verdict-show"]')).toContainText(`${ticket.movieTitle} · ${ticket.hallName} · `);
+  // The showtimes the door can choose are the ones not over yet, in the order they start.
+  const listed = await door.locator('[data-test="door-showtime"] option[value]:not([value=""])').evaluateAll((options) =>
+    options.map((o) => Number((o as HTMLOptionElement).value)),
+  );
+  const shows: { id: number; startsAt: string; endsAt: string }[] = await (await door.request.get("/showtimes")).json();
+  const notOver = shows
+    .filter((s) => Date.parse(s.endsAt) > Date.now() && listed.includes(s.id))
+    .sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt) || a.id - b.id)
+    .map((s) => s.id);
+  expect(listed).toEqual(notOver);
+  expect(listed).toContain(id);
   await door.screenshot({ path: path.join(screenshotDir, "door-already.png") });
 
   // The phone's camera, where the browser reads QR codes. Headless Chromium has neither a camera

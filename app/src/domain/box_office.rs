@@ -242,6 +242,9 @@ pub enum CheckInResult {
     AlreadyCheckedIn,
     WrongShowtime,
     Refunded,
+    /// The scanned seat was exchanged at the counter for another: its ticket is no longer one
+    /// (the booking's new ticket names the seat it has now).
+    Exchanged,
     /// Its showtime was cancelled (its money goes back, or went back).
     Cancelled,
     NotFound,
@@ -254,6 +257,7 @@ impl CheckInResult {
             Self::AlreadyCheckedIn => "ALREADY_CHECKED_IN",
             Self::WrongShowtime => "WRONG_SHOWTIME",
             Self::Refunded => "REFUNDED",
+            Self::Exchanged => "EXCHANGED",
             Self::Cancelled => "CANCELLED",
             Self::NotFound => "NOT_FOUND",
         }
@@ -280,6 +284,10 @@ pub struct CheckIn {
     /// The booking's seats.
     #[serde(default)]
     pub seats: Vec<String>,
+    /// The seats the scanned code is for: one seat's ticket, that seat (in the booking or not);
+    /// the booking's code, the booking's seats. The door names these in its verdict.
+    #[serde(default)]
+    pub scanned: Vec<String>,
     /// The seats this scan let in (one seat's ticket: that seat; the booking's code: every seat
     /// not in yet).
     #[serde(default)]
@@ -307,6 +315,7 @@ impl CheckIn {
             hall_name: None,
             starts_at: None,
             seats: Vec::new(),
+            scanned: Vec::new(),
             admitted: Vec::new(),
             checked_in: 0,
             first_scan_at: None,
@@ -433,6 +442,8 @@ mod tests {
             CheckInResult::AlreadyCheckedIn,
             CheckInResult::WrongShowtime,
             CheckInResult::Refunded,
+            CheckInResult::Exchanged,
+            CheckInResult::Cancelled,
             CheckInResult::NotFound,
         ] {
             assert_eq!(

@@ -158,6 +158,7 @@ mod tests {
             hall_name: "Hall 1".into(),
             // hour in Seoul = hour - 9 in UTC
             starts_at: Utc.with_ymd_and_hms(2026, 12, day, hour - 9, 0, 0).unwrap(),
+            ends_at: Utc.with_ymd_and_hms(2026, 12, day, hour - 7, 0, 0).unwrap(),
             seats_total: 120,
             seats_available: 100,
             sales_open: true,

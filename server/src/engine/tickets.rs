@@ -261,8 +261,8 @@ impl Engine {
 
     /// What a ticket scanner is told about a code, when the code is ours: the booking, and the
     /// ticket's state now — `VALID`, `CHECKED_IN` (its seat, or for the booking's code every
-    /// seat, is in), `REFUNDED` (the booking, or this seat of it, was given back or exchanged)
-    /// or `CANCELLED` (its showtime).
+    /// seat, is in), `REFUNDED` (the booking, or this seat of it, was given back), `EXCHANGED`
+    /// (this seat was exchanged for another) or `CANCELLED` (its showtime).
     pub async fn ticket_booking(
         &self,
         code: &str,
@@ -281,15 +281,13 @@ impl Engine {
             return Err(InventoryError::BookingNotFound);
         }
         let inside = self.store.seats_checked_in(ticket.booking).await?;
+        let left = ticket.seat.as_ref().filter(|s| !view.seats.contains(s));
         let state = if view.showtime_cancelled {
             "CANCELLED"
-        } else if view.refunded_at.is_some()
-            || ticket
-                .seat
-                .as_ref()
-                .is_some_and(|s| !view.seats.contains(s))
-        {
+        } else if view.refunded_at.is_some() {
             "REFUNDED"
+        } else if let Some(seat) = left {
+            self.seat_left(ticket.booking, seat).await?.as_str()
         } else if match &ticket.seat {
             Some(seat) => inside.contains(seat),
             None => view.seats.iter().all(|s| inside.contains(s)),
@@ -312,7 +310,7 @@ impl Engine {
 /// A ticket's state for the scanner (`GET /tickets/{code}`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TicketState {
-    /// `VALID`, `CHECKED_IN`, `REFUNDED` or `CANCELLED`.
+    /// `VALID`, `CHECKED_IN`, `REFUNDED`, `EXCHANGED` or `CANCELLED`.
     pub state: &'static str,
     /// The seat of a seat's ticket.
     pub seat: Option<String>,

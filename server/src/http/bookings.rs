@@ -36,7 +36,7 @@ pub struct TicketAnswer {
     booking: app::domain::BookingView,
     /// `state` is `VALID`.
     valid: bool,
-    /// `VALID`, `CHECKED_IN`, `REFUNDED` or `CANCELLED`.
+    /// `VALID`, `CHECKED_IN`, `REFUNDED`, `EXCHANGED` or `CANCELLED`.
     #[schema(example = "VALID")]
     state: &'static str,
     /// A seat's ticket: its seat (the booking's code: none).
@@ -83,7 +83,7 @@ pub fn routes() -> Router<AppState> {
         (status = 401, description = "`STAFF_SIGN_IN_REQUIRED`", body = super::error::ErrorBody),
         (status = 403, description = "`STAFF_FORBIDDEN`: a role that does not work the door", body = super::error::ErrorBody),
         (status = 404, description = "`NOT_FOUND`: not a ticket of ours, or never sold", body = app::domain::CheckIn),
-        (status = 409, description = "`ALREADY_CHECKED_IN`, `WRONG_SHOWTIME`, `REFUNDED`, `CANCELLED`", body = app::domain::CheckIn),
+        (status = 409, description = "`ALREADY_CHECKED_IN`, `WRONG_SHOWTIME`, `REFUNDED`, `EXCHANGED`, `CANCELLED`", body = app::domain::CheckIn),
         (status = 423, description = "`STAFF_SESSION_LOCKED`", body = super::error::ErrorBody)))]
 async fn check_in_ticket(
     State(state): State<AppState>,
@@ -201,8 +201,8 @@ async fn my_bookings(
 }
 
 /// `GET /tickets/{code}`: what a door scanner learns from a ticket's QR code: the booking and
-/// the ticket's state now (`state`: `VALID`, `CHECKED_IN`, `REFUNDED`, `CANCELLED`; `valid`
-/// only for `VALID`). A code this server did not sign is 404 `{valid: false}`.
+/// the ticket's state now (`state`: `VALID`, `CHECKED_IN`, `REFUNDED`, `EXCHANGED`,
+/// `CANCELLED`; `valid` only for `VALID`). A code this server did not sign is 404 `{valid: false}`.
 #[utoipa::path(get, path = "/tickets/{code}", tag = "door",
     params(("code" = String, Path, description = "The code of the ticket's QR code")),
     responses((status = 200, description = "The booking and the ticket's state", body = TicketAnswer),

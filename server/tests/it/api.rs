@@ -39,6 +39,14 @@ async fn a_showtime_that_has_started_is_listed_closed_and_sells_nothing(backend:
         .find(|s| s["id"] == started.get())
         .expect("today's showtime is listed");
     assert_eq!(listed["salesOpen"], false);
+    // It says when it ends: its start and its running time (two hours unless set).
+    let at = |field: &str| {
+        chrono::DateTime::parse_from_rfc3339(listed[field].as_str().unwrap()).unwrap()
+    };
+    assert_eq!(
+        at("endsAt") - at("startsAt"),
+        chrono::Duration::minutes(120)
+    );
     let open = grand_showtime(&app).await;
     assert_eq!(
         list.iter().find(|s| s["id"] == open).unwrap()["salesOpen"],

@@ -699,6 +699,18 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
     let sale = cash_sale(&kim, showtime, 4).await;
     let booking = sale["bookingId"].as_str().unwrap().to_string();
     let sold: Vec<String> = seats_of(&sale);
+    // Each seat's own ticket, printed with the sale.
+    let (status, printed) = kim.print_ticket(json!({ "booking": booking })).await;
+    assert_eq!(status, StatusCode::OK, "{printed}");
+    let ticket_of = |seat: &str| {
+        printed["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["code"] == seat)
+            .map(|s| s["ticketCode"].as_str().unwrap().to_string())
+            .unwrap()
+    };
     let rows = seat_rows(&app, showtime).await;
     let category = |code: &str| rows.iter().find(|r| r.0 == code).unwrap().1.clone();
     let total = sale["amount"].as_i64().unwrap();
@@ -785,9 +797,25 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
     }
 
     // The ticket admits to the seats the booking has now.
-    let (_, ticket) = kim.print_ticket(json!({ "booking": booking })).await;
+    let (_, ticket) = kim
+        .print_ticket(json!({ "booking": booking, "approval": lee_ok }))
+        .await;
     let code = ticket["code"].as_str().unwrap().to_string();
     let door = member(&app, "ahn", StaffRole::Door, "3333").await;
+    // The seats' own tickets say what became of each: the refunded one and the exchanged one,
+    // naming that seat (not the booking's others), at the door and to a scanner.
+    for (seat, word) in [(&sold[0], "REFUNDED"), (&sold[1], "EXCHANGED")] {
+        let own = ticket_of(seat);
+        let (status, scan) = check_in(&door, &app, &own, json!({ "showtimeId": showtime })).await;
+        assert_eq!(
+            (status, scan["result"].as_str()),
+            (StatusCode::CONFLICT, Some(word)),
+            "{scan}"
+        );
+        assert_eq!(scan["scanned"], json!([seat]), "{scan}");
+        let state: Value = get_json(app.url(&format!("/tickets/{own}"))).await;
+        assert_eq!(state["state"].as_str(), Some(word), "{state}");
+    }
     let (status, scan) = check_in(&door, &app, &code, json!({ "showtimeId": showtime })).await;
     assert_eq!(status, StatusCode::OK, "{scan}");
     let mut admitted: Vec<String> = scan["seats"]
@@ -983,6 +1011,9 @@ async fn a_party_checks_in_seat_by_seat_at_the_showtime_whose_doors_are_open() {
         (status, scan["result"].as_str()),
         (StatusCode::CONFLICT, Some("ALREADY_CHECKED_IN"))
     );
+    // The door names the seat that is in, not her friends' that are not.
+    assert_eq!(scan["scanned"], json!([seats[0].0]), "{scan}");
+    assert_eq!(scan["seats"].as_array().map(Vec::len), Some(3), "{scan}");
     let state = |code: String| {
         let url = app.url(&format!("/tickets/{code}"));
         async move {

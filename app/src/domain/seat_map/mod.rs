@@ -57,6 +57,9 @@ pub struct ShowtimeSummary {
     pub hall_name: String,
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub starts_at: DateTime<Utc>,
+    /// When it ends (its start and its running time).
+    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    pub ends_at: DateTime<Utc>,
     pub seats_total: i64,
     pub seats_available: i64,
     /// Whether seats can be bought now (within the showtime's sales window; by default until

@@ -2,8 +2,9 @@
 //! keyboard-wedge scanner types the code in a burst ending with Enter while no field has the
 //! focus: the page catches the burst and checks the ticket in; the code can also be typed or
 //! pasted into the field. The answer fills the screen: green to let in (with row and seat), red
-//! otherwise (already checked in — when and at which gate —, another showtime, refunded, not a
-//! ticket of ours), with how many of the party are in. The gate's name and the showtime it
+//! otherwise (already checked in — when and at which gate —, another showtime, refunded,
+//! exchanged, not a ticket of ours), naming the scanned seats and the ticket's show, with how many
+//! of the party are in. The gate's name and the showtime it
 //! admits (by default those whose doors are open now) stay set.
 //! On a phone whose browser reads QR codes (the `BarcodeDetector` API: Chrome on Android, Safari
 //! on iOS 17+, Chrome on macOS), "Scan with the camera" reads tickets from the back camera.
@@ -112,10 +113,12 @@ fn Scanner() -> impl IntoView {
                 <option value="">{move || tr!(lang.get(), "door.any_showtime")}</option>
                 <Suspense>
                     {move || Suspend::new(async move {
-                        // Today's and the next showtimes, in the order they start (the default
-                        // above admits those whose doors are open now).
+                        // The showtimes not over yet, in the order they start: what is on and
+                        // what is about to begin come first (the default above admits those
+                        // whose doors are open now).
+                        let now = now();
                         let mut list: Vec<_> = showtimes.await.unwrap_or_default().into_iter()
-                            .filter(|s| !s.cancelled).collect();
+                            .filter(|s| !s.cancelled && s.ends_at > now).collect();
                         list.sort_by_key(|s| s.starts_at);
                         list.into_iter().map(|s| {
                             let when = s.starts_at;
@@ -142,9 +145,10 @@ fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
     match answer {
         Ok(check) => {
             let admits = check.result.admits();
-            // The seats let in now (all the booking's when it says which were in before).
+            // The seats let in now; else the seats the code is for (the one seat of a seat's
+            // ticket, whatever became of it), never the booking's others.
             let shown = if check.admitted.is_empty() {
-                &check.seats
+                &check.scanned
             } else {
                 &check.admitted
             };
@@ -153,7 +157,17 @@ fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
             let result = check.result;
             let first = check.first_scan_at.map(clock_time);
             let first_gate = check.first_scan_gate.clone().unwrap_or_default();
-            let title = check.movie_title.clone().unwrap_or_default();
+            // Which show the ticket is for: film, hall and time (another showtime's names its own).
+            let show = check.movie_title.clone().map(|title| {
+                let hall = check.hall_name.clone().unwrap_or_default();
+                let starts = check.starts_at;
+                move || {
+                    let when = starts
+                        .map(|t| showtime_when(lang.get(), t))
+                        .unwrap_or_default();
+                    format!("{title} · {hall} · {when}")
+                }
+            });
             view! {
                 <output class="verdict" class:admit=admits class:refuse=!admits role="status"
                     data-test="verdict" data-result=result.as_str()>
@@ -162,6 +176,7 @@ fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
                         CheckInResult::AlreadyCheckedIn => tr!(lang.get(), "door.already", at = first.clone().unwrap_or_default(), gate = first_gate.clone()),
                         CheckInResult::WrongShowtime => tr!(lang.get(), "door.wrong_showtime"),
                         CheckInResult::Refunded => tr!(lang.get(), "door.refunded"),
+                        CheckInResult::Exchanged => tr!(lang.get(), "door.exchanged"),
                         CheckInResult::Cancelled => tr!(lang.get(), "door.cancelled"),
                         CheckInResult::NotFound => tr!(lang.get(), "door.not_found"),
                     }}</strong>
@@ -179,7 +194,7 @@ fn Verdict(answer: Result<CheckIn, InventoryError>) -> impl IntoView {
                             </strong>
                         }
                     })}
-                    <span>{title}</span>
+                    {show.map(|show| view! { <span class="verdict-show" data-test="verdict-show">{show}</span> })}
                 </output>
             }.into_any()
         }
@@ -377,4 +392,14 @@ mod camera {
         let first = Array::from(&found).get(0);
         get(&first, "rawValue")?.as_string()
     }
+}
+
+/// Now: the server's clock while it renders, the browser's after.
+fn now() -> chrono::DateTime<chrono::Utc> {
+    #[cfg(feature = "ssr")]
+    let now = chrono::Utc::now();
+    #[cfg(not(feature = "ssr"))]
+    let now =
+        chrono::DateTime::from_timestamp_millis(js_sys::Date::now() as i64).unwrap_or_default();
+    now
 }

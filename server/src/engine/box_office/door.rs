@@ -57,6 +57,11 @@ impl Door for Engine {
             hall_name: Some(layout.hall_name.clone()),
             starts_at: Some(layout.starts_at),
             seats: crate::store::seat_texts(&record.seats),
+            // What the code is for, whatever became of it: the door names it.
+            scanned: match &ticket.seat {
+                Some(seat) => vec![seat.clone()],
+                None => crate::store::seat_texts(&record.seats),
+            },
             ..CheckIn::not_found()
         };
         if record.showtime_cancelled {
@@ -72,7 +77,7 @@ impl Door for Engine {
                 Some(code) => vec![code.clone()],
                 // A seat given back or exchanged since: its ticket is no longer one.
                 None => {
-                    answer.result = CheckInResult::Refunded;
+                    answer.result = self.seat_left(booking, seat).await?;
                     return Ok(answer);
                 }
             },
@@ -117,6 +122,20 @@ impl Door for Engine {
 }
 
 impl Engine {
+    /// How `seat`, no longer the booking's, left it: `Refunded` when a refund at the counter gave
+    /// it back, else `Exchanged` (the only other way a seat leaves a standing booking).
+    pub(crate) async fn seat_left(
+        &self,
+        booking: BookingId,
+        seat: &str,
+    ) -> Result<CheckInResult, InventoryError> {
+        let refunded = self.store.seats_refunded(booking).await?;
+        Ok(match refunded.iter().any(|s| s.as_str() == seat) {
+            true => CheckInResult::Refunded,
+            false => CheckInResult::Exchanged,
+        })
+    }
+
     /// Tickets checked in per showtime (the operator's door counts).
     pub async fn check_in_counts(&self) -> Result<Vec<(i64, i64)>, InventoryError> {
         Ok(self.store.check_in_counts().await?)

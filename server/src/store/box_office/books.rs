@@ -1,8 +1,8 @@
 //! The box office's other reads and writes: booking numbers, a booking's events, shifts, prints,
-//! check-in counts, refunds owed, a clerk's live holds.
+//! check-in counts, seats refunded, refunds owed, a clerk's live holds.
 
 use super::*;
-use app::domain::Won;
+use app::domain::{SeatCode, Won};
 
 impl Store {
     /// The bookings whose id starts with the 8 hex digits `number` (lower case): the booking
@@ -157,6 +157,16 @@ impl Store {
         Ok(on!(&mut self.reader().await?, c => {
             sqlx::query_scalar(Self::SEATS_CHECKED_IN).bind(booking.0).fetch_all(c).await?
         }))
+    }
+
+    /// The seats given back at the counter from a booking, by all its refunds (a seat that left
+    /// the booking and is not among them was exchanged).
+    pub async fn seats_refunded(&self, booking: BookingId) -> Result<Vec<SeatCode>, StoreError> {
+        let refunded = "select seats from counter_refund where booking_id = $1";
+        let lists: Vec<SeatList> = on!(&mut self.reader().await?, c => {
+            sqlx::query_scalar(refunded).bind(booking.0).fetch_all(c).await?
+        });
+        Ok(lists.into_iter().flat_map(|l| l.0).collect())
     }
 
     /// Tickets checked in per showtime.

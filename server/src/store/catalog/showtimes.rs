@@ -16,6 +16,7 @@ impl Store {
         since: DateTime<Utc>,
     ) -> Result<Vec<ShowtimeSummary>, StoreError> {
         let list = "select st.id, st.movie_title, st.hall_id, h.name as hall_name, st.starts_at,
+                    st.duration_minutes,
                     coalesce(st.sales_close_at, st.starts_at) > coalesce($1, current_timestamp)
                         and coalesce(st.sales_open_at <= coalesce($1, current_timestamp), true)
                         and st.cancelled_at is null as sales_open,
@@ -32,7 +33,7 @@ impl Store {
                join hall h on h.id = st.hall_id
                left join show_seat ss on ss.showtime_id = st.id
               where st.starts_at >= $2
-              group by st.id, h.name, st.cancelled_at, st.hot_sale
+              group by st.id, h.name, st.cancelled_at, st.hot_sale, st.duration_minutes
               order by st.starts_at, st.id";
         let rows: Vec<ListedShowtime> = on!(&mut self.reader().await?, c => {
             sqlx::query_as(list)
@@ -166,6 +167,7 @@ struct ListedShowtime {
     hall_id: i64,
     hall_name: String,
     starts_at: At,
+    duration_minutes: i32,
     sales_open: bool,
     sales_opens_at: Option<At>,
     cancelled: bool,
@@ -182,6 +184,7 @@ impl From<ListedShowtime> for ShowtimeSummary {
             hall_id: row.hall_id,
             hall_name: row.hall_name,
             starts_at: row.starts_at.0,
+            ends_at: row.starts_at.0 + chrono::TimeDelta::minutes(i64::from(row.duration_minutes)),
             seats_total: row.seats_total,
             seats_available: row.seats_available,
             sales_open: row.sales_open,
