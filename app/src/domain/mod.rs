@@ -3,6 +3,7 @@
 
 mod box_office;
 mod contact;
+mod door;
 mod hall_plan;
 mod ids;
 mod live;
@@ -19,14 +20,14 @@ mod ticket_type;
 mod waiting_room;
 
 pub use box_office::{
-    Approval, BookingEventLine, BookingFound, CheckIn, CheckInResult, CounterExchange,
-    CounterExchangeRequest, CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest,
-    OwedRefund, PrintedSeat, PrintedTicket, ScanAt, Shift, ShiftFigures, Tender, APPROVER_ROLES,
-    COUNTER_ROLES, DOOR_ROLES,
+    Approval, BookingEventLine, BookingFound, CounterExchange, CounterExchangeRequest,
+    CounterRefund, CounterRefundRequest, CounterSale, CounterSaleRequest, OwedRefund, PrintedSeat,
+    PrintedTicket, Shift, ShiftFigures, Tender, APPROVER_ROLES, COUNTER_ROLES,
 };
 pub use contact::{
     mask, BookingLookup, CheckoutDetails, CustomerMessage, Email, MailLanguage, MAX_EMAIL_LEN,
 };
+pub use door::{CheckIn, CheckInResult, ScanAt, DOOR_ROLES};
 pub use hall_plan::{
     seats_text, HallPlan, HallSummary, NameFault, PlacedSeat, PlanProblem, RowPlan, SeatPlan,
     ShowtimeCounts, MAX_HALL_SEATS,

@@ -42,6 +42,21 @@ impl Store {
         Ok(id.map(BookingId))
     }
 
+    /// The bookings checked out with `email` (as [`app::domain::Email`] stores it), newest
+    /// first, at most `limit` (the console's search by address).
+    pub async fn bookings_of_address(
+        &self,
+        email: &str,
+        limit: i64,
+    ) -> Result<Vec<BookingId>, StoreError> {
+        let find = "select id from booking where email = $1
+                     order by created_at desc, id limit $2";
+        let ids: Vec<uuid::Uuid> = on!(&mut self.reader().await?, c => {
+            sqlx::query_scalar(find).bind(email).bind(limit).fetch_all(c).await?
+        });
+        Ok(ids.into_iter().map(BookingId).collect())
+    }
+
     /// Lets `customer` see `booking` as their own (their "My bookings" lists it), and cancel it
     /// when they proved the mailbox; a grant never loses what an earlier one gave.
     pub async fn grant_booking_access(

@@ -12,7 +12,7 @@ use std::time::Duration;
 on_both_backends!(
     the_kiosk_offers_approvers_and_needs_one_open_shift,
     a_clerk_sells_refunds_prints_and_closes_a_shift,
-    the_console_finds_a_sale_by_its_number_or_a_seat,
+    the_console_finds_a_sale_by_its_number_a_seat_or_an_address,
     twenty_scans_of_one_ticket_at_once_check_it_in_once,
     some_seats_are_refunded_and_others_exchanged_keeping_the_ticket,
     a_refund_and_a_scan_of_one_ticket_at_once_never_both_succeed,
@@ -502,9 +502,10 @@ async fn the_kiosk_offers_approvers_and_needs_one_open_shift(backend: Backend) {
     );
 }
 
-/// The console's search of a counter sale: by its number and by one of its seats, with its
-/// events and when the relay passed them on; supervisors only.
-async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
+/// The console's search of a counter sale: by its number, by one of its seats and by the
+/// customer's e-mail address, with its events and when the relay passed them on; supervisors
+/// only.
+async fn the_console_finds_a_sale_by_its_number_a_seat_or_an_address(backend: Backend) {
     let db = TestDb::new(backend).await;
     let app = TestApp::spawn(&db, "600").await;
     let showtime = first_showtime(&app.base).await;
@@ -546,6 +547,28 @@ async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
         "{}",
         published.1
     );
+    // By the customer's e-mail address, written as she might: her newest booking, and the
+    // numbers of her others.
+    let mut emailed = Vec::new();
+    for _ in 0..2 {
+        let (status, hold) = kim
+            .clerk_hold(json!({ "showtime_id": showtime, "best": { "count": 1 } }))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{hold}");
+        let sale = json!({ "sale": { "holdId": hold["holdId"], "tender": "cash", "tendered": 1_000_000, "email": "Min.Ji@Example.com" } });
+        let (status, sale) = kim.sell_at_counter(sale).await;
+        assert_eq!(status, StatusCode::OK, "{sale}");
+        emailed.push(sale["bookingId"].as_str().unwrap().to_string());
+    }
+    let (status, found) = lee
+        .find_booking(json!({ "query": "  min.ji@EXAMPLE.com " }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    assert_eq!(found["booking"]["bookingId"], json!(emailed[1]), "{found}");
+    let older = emailed[0].replace('-', "")[..8].to_uppercase();
+    assert_eq!(found["others"], json!([older]), "{found}");
+    let (status, found) = lee.find_booking(json!({ "query": number })).await;
+    assert_eq!(found["others"], json!([]), "{status} {found}");
     let (status, _) = kim.find_booking(json!({ "query": number })).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     let (status, none) = lee.find_booking(json!({ "query": "" })).await;
@@ -555,6 +578,8 @@ async fn the_console_finds_a_sale_by_its_number_or_a_seat(backend: Backend) {
         (format!("{showtime} Z99"), StatusCode::NOT_FOUND),
         (format!("{showtime} 7G"), StatusCode::BAD_REQUEST),
         ("not a booking".to_string(), StatusCode::NOT_FOUND),
+        ("nobody@example.com".to_string(), StatusCode::NOT_FOUND),
+        ("min.ji@".to_string(), StatusCode::BAD_REQUEST),
     ] {
         let (status, body) = lee.find_booking(json!({ "query": query })).await;
         assert_eq!(status, want, "{query}: {body}");

@@ -1,5 +1,6 @@
-//! `/admin/bookings`: a booking found by its number, a ticket's code or a sold seat (`25 G7`),
-//! for operators and supervisors: its state, seats and amount, the seats checked in, its
+//! `/admin/bookings`: a booking found by its number, a ticket's code, a sold seat (`25 G7`) or
+//! the customer's e-mail address (the newest, with links to the address's others), for
+//! operators and supervisors: its state, seats and amount, the seats checked in, its
 //! payments and its events. The search is the page's address (`?q=`), so a result can be
 //! linked and reloaded. Below it, the newest messages to customers and how each went.
 
@@ -99,6 +100,7 @@ fn Found(found: BookingFound) -> impl IntoView {
     };
     let checked_in = found.checked_in.join(", ");
     let number = found.number.clone();
+    let others = found.others;
     let (title, hall, showtime) = (b.movie_title.clone(), b.hall_name.clone(), b.showtime_id);
     view! {
         <article class="booking-found" data-test="booking-found" data-booking=b.booking_id.0.to_string() data-state=state.as_str()>
@@ -106,6 +108,14 @@ fn Found(found: BookingFound) -> impl IntoView {
             <p class="booking-state" data-test="booking-found-state">
                 {move || translate(lang.get(), &format!("booking.state_{}", state.as_str()), &[])}
             </p>
+            {(!others.is_empty()).then(|| view! {
+                <p class="booking-others" data-test="booking-others">
+                    {move || tr!(lang.get(), "bookings.others")} " "
+                    {others.into_iter().map(|n| view! {
+                        <a href=format!("/admin/bookings?q={n}") data-test="booking-other">{n.clone()}</a> " "
+                    }).collect_view()}
+                </p>
+            })}
             <dl class="booking-facts">
                 <dt>{move || tr!(lang.get(), "bookings.showtime")}</dt>
                 <dd>{title} " · " {hall} " · " {move || showtime_when(lang.get(), starts)} " (" {showtime.get()} ")"</dd>

@@ -18,6 +18,8 @@ mod said;
 
 /// Messages the console lists.
 const RECENT_MAIL: i64 = 50;
+/// How many other bookings of one address a search by address names.
+const SAME_ADDRESS_LISTED: i64 = 20;
 
 #[async_trait::async_trait]
 impl Console for Engine {
@@ -298,25 +300,19 @@ impl Console for Engine {
         if query.is_empty() || query.len() > 200 {
             return Err(InventoryError::invalid("invalid.booking_query", &[]));
         }
-        // "25 G7": the booking a sold seat belongs to; anything else names the booking itself.
-        let booking = match query.split_once(' ') {
-            Some((showtime, seat)) if showtime.bytes().all(|b| b.is_ascii_digit()) => {
-                let showtime = showtime
-                    .parse::<i64>()
-                    .ok()
-                    .and_then(|id| ShowtimeId::try_from(id).ok())
-                    .ok_or_else(|| {
-                        InventoryError::invalid("invalid.no_showtime", &[("id", showtime.into())])
-                    })?;
-                let seat = SeatCode::parse(seat.trim()).map_err(|_| {
-                    InventoryError::invalid("invalid.seat_code", &[("seat", seat.trim().into())])
-                })?;
-                self.store
-                    .booking_of_seat(showtime, seat.as_str())
-                    .await?
-                    .ok_or(InventoryError::BookingNotFound)?
-            }
-            _ => self.booking_named(query).await?,
+        // An e-mail address: its newest booking, and the numbers of the others.
+        let (booking, others) = if query.contains('@') {
+            let email =
+                app::domain::Email::parse(query).map_err(|r| InventoryError::Invalid(vec![r]))?;
+            let mut found = self
+                .store
+                .bookings_of_address(email.as_str(), SAME_ADDRESS_LISTED + 1)
+                .await?
+                .into_iter();
+            let newest = found.next().ok_or(InventoryError::BookingNotFound)?;
+            (newest, found.map(|b| b.reference()).collect())
+        } else {
+            (self.booking_named_or_seated(query).await?, Vec::new())
         };
         let record = self
             .store
@@ -341,6 +337,7 @@ impl Console for Engine {
             prints: self.store.prints(booking).await?,
             events,
             booking: self.booking_view(record).await?,
+            others,
         })
     }
 
@@ -367,5 +364,31 @@ impl Console for Engine {
                 refunded: r.refunded,
             })
             .collect())
+    }
+}
+
+impl Engine {
+    /// The booking a console search names: "25 G7" (showtime and seat) finds the booking the
+    /// sold seat belongs to; anything else names the booking itself (number or ticket code).
+    async fn booking_named_or_seated(&self, query: &str) -> Result<BookingId, InventoryError> {
+        Ok(match query.split_once(' ') {
+            Some((showtime, seat)) if showtime.bytes().all(|b| b.is_ascii_digit()) => {
+                let showtime = showtime
+                    .parse::<i64>()
+                    .ok()
+                    .and_then(|id| ShowtimeId::try_from(id).ok())
+                    .ok_or_else(|| {
+                        InventoryError::invalid("invalid.no_showtime", &[("id", showtime.into())])
+                    })?;
+                let seat = SeatCode::parse(seat.trim()).map_err(|_| {
+                    InventoryError::invalid("invalid.seat_code", &[("seat", seat.trim().into())])
+                })?;
+                self.store
+                    .booking_of_seat(showtime, seat.as_str())
+                    .await?
+                    .ok_or(InventoryError::BookingNotFound)?
+            }
+            _ => self.booking_named(query).await?,
+        })
     }
 }
