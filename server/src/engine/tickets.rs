@@ -280,7 +280,7 @@ impl Engine {
         {
             return Err(InventoryError::BookingNotFound);
         }
-        let inside = self.store.seats_checked_in(ticket.booking).await?;
+        let inside = crate::store::seat_texts(&self.store.seats_checked_in(ticket.booking).await?);
         let left = ticket.seat.as_ref().filter(|s| !view.seats.contains(s));
         let state = if view.showtime_cancelled {
             "CANCELLED"

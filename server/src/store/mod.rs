@@ -96,6 +96,11 @@ pub(crate) fn stored_showtime(id: i64) -> Result<ShowtimeId, StoreError> {
     ShowtimeId::try_from(id).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
+/// A seat code read back from a column (a code the store wrote: anything else is corrupt data).
+pub(crate) fn stored_seat(code: String) -> Result<SeatCode, StoreError> {
+    SeatCode::try_from(code).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
 /// A booking's seat types and prices as its `tickets` column keeps them (JSON; none: null).
 pub(crate) fn write_tickets(tickets: &[SoldSeat]) -> Option<String> {
     (!tickets.is_empty()).then(|| serde_json::to_string(tickets).expect("sold seats serialise"))

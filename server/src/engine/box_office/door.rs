@@ -101,10 +101,12 @@ impl Door for Engine {
                 answer.check_id = record
                     .tickets
                     .iter()
-                    .filter(|t| t.ticket_type.needs_proof() && admitted.contains(&t.seat))
+                    .filter(|t| {
+                        t.ticket_type.needs_proof() && admitted.iter().any(|a| a.as_str() == t.seat)
+                    })
                     .cloned()
                     .collect();
-                answer.admitted = admitted;
+                answer.admitted = crate::store::seat_texts(&admitted);
                 answer.checked_in = inside.max(0) as usize;
             }
             Scanned::Already(first_at, first_gate, inside) => {

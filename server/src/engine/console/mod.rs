@@ -221,17 +221,19 @@ impl Console for Engine {
             .await?
         {
             BlockOutcome::Changed(changed) => changed,
-            BlockOutcome::NotFree(taken) => return Err(InventoryError::SeatsUnavailable(taken)),
+            BlockOutcome::NotFree(taken) => {
+                return Err(InventoryError::SeatsUnavailable(crate::store::seat_texts(
+                    &taken,
+                )))
+            }
         };
         let status = block.status().unwrap_or(SeatStatus::Available);
         let changes: Vec<SeatChange> = changed
             .into_iter()
-            .filter_map(|(code, version)| {
-                Some(SeatChange {
-                    code: SeatCode::parse(&code).ok()?,
-                    status,
-                    version,
-                })
+            .map(|(code, version)| SeatChange {
+                code,
+                status,
+                version,
             })
             .collect();
         let message = LiveMessage::SeatsBlocked {
@@ -333,7 +335,7 @@ impl Console for Engine {
             .collect();
         Ok(BookingFound {
             number: booking.reference(),
-            checked_in: self.store.seats_checked_in(booking).await?,
+            checked_in: crate::store::seat_texts(&self.store.seats_checked_in(booking).await?),
             prints: self.store.prints(booking).await?,
             events,
             booking: self.booking_view(record).await?,

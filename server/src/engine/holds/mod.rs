@@ -323,12 +323,12 @@ impl Engine {
                     lone_seats: Vec::new(),
                 })
             }
-            HoldOutcome::Rejected { unknown, .. } if !unknown.is_empty() => {
-                Err(InventoryError::UnknownSeats(unknown))
-            }
-            HoldOutcome::Rejected { unavailable, .. } => {
-                Err(InventoryError::SeatsUnavailable(unavailable))
-            }
+            HoldOutcome::Rejected { unknown, .. } if !unknown.is_empty() => Err(
+                InventoryError::UnknownSeats(crate::store::seat_texts(&unknown)),
+            ),
+            HoldOutcome::Rejected { unavailable, .. } => Err(InventoryError::SeatsUnavailable(
+                crate::store::seat_texts(&unavailable),
+            )),
             HoldOutcome::Refused(HoldRefusal::SalesClosed) => Err(InventoryError::SalesClosed),
             HoldOutcome::Refused(HoldRefusal::Cancelled) => Err(InventoryError::ShowtimeCancelled),
             HoldOutcome::Refused(HoldRefusal::SalesNotOpen) => Err(layout

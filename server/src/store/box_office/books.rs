@@ -153,10 +153,11 @@ impl Store {
         "select seat_code from seat_check_in where booking_id = $1 order by seat_code";
 
     /// The seats of a booking that are checked in.
-    pub async fn seats_checked_in(&self, booking: BookingId) -> Result<Vec<String>, StoreError> {
-        Ok(on!(&mut self.reader().await?, c => {
+    pub async fn seats_checked_in(&self, booking: BookingId) -> Result<Vec<SeatCode>, StoreError> {
+        let codes: Vec<String> = on!(&mut self.reader().await?, c => {
             sqlx::query_scalar(Self::SEATS_CHECKED_IN).bind(booking.0).fetch_all(c).await?
-        }))
+        });
+        codes.into_iter().map(stored_seat).collect()
     }
 
     /// The seats given back at the counter from a booking, by all its refunds (a seat that left

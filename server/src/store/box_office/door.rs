@@ -6,7 +6,7 @@ use app::domain::SeatCode;
 
 /// The answer of `CHECK_IN`, else `FIRST_SCAN`, with the seats in.
 pub(super) fn scanned(
-    admitted: Vec<String>,
+    admitted: Vec<SeatCode>,
     first: Option<(At, String)>,
     inside: i64,
 ) -> Result<Scanned, StoreError> {
@@ -43,8 +43,9 @@ impl Store {
         };
         let mut admitted = Vec::new();
         for seat in &seats {
-            let inserted = check_in_seat(&mut tx, booking, seat, showtime, gate, staff, at).await?;
-            admitted.extend(inserted);
+            if check_in_seat(&mut tx, booking, seat, showtime, gate, staff, at).await? {
+                admitted.push(seat.clone());
+            }
         }
         let first = match admitted.is_empty() {
             true => first_scan(&mut tx, booking, seats.first()).await?,
@@ -76,7 +77,7 @@ async fn scannable(
     }))
 }
 
-/// Checks one seat in; its code if this scan was the first.
+/// Checks one seat in; whether this scan was the first.
 async fn check_in_seat(
     tx: &mut Tx,
     booking: BookingId,
@@ -85,12 +86,12 @@ async fn check_in_seat(
     gate: &str,
     staff: Option<i64>,
     at: At,
-) -> Result<Option<String>, StoreError> {
+) -> Result<bool, StoreError> {
     let check_in = "insert into seat_check_in (booking_id, seat_code, showtime_id, gate,
                                                    staff_id, checked_in_at)
                         values ($1, $2, $3, $4, $5, $6)
                         on conflict (booking_id, seat_code) do nothing returning seat_code";
-    Ok(on!(tx, c => {
+    let inserted: Option<String> = on!(tx, c => {
         sqlx::query_scalar(check_in)
             .bind(booking.0)
             .bind(seat.as_str())
@@ -100,7 +101,8 @@ async fn check_in_seat(
             .bind(at)
             .fetch_optional(c)
             .await?
-    }))
+    });
+    Ok(inserted.is_some())
 }
 
 /// The first scan of `seat` of the booking: when and at which gate.

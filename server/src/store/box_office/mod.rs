@@ -154,7 +154,10 @@ pub struct TenderSum {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scanned {
     /// These seats were checked in now; the booking's seats in, now.
-    CheckedIn { admitted: Vec<String>, inside: i64 },
+    CheckedIn {
+        admitted: Vec<SeatCode>,
+        inside: i64,
+    },
     /// Every seat scanned was in before: when and at which gate (the first's); the seats in.
     Already(DateTime<Utc>, String, i64),
     /// Refunded (or its showtime cancelled): nobody checked in.

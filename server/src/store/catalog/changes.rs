@@ -44,7 +44,7 @@ impl Store {
         let mut taken = Vec::new();
         for code in seats {
             if !seat_free(&mut tx, showtime, code.as_str(), now).await? {
-                taken.push(code.to_string());
+                taken.push(code.clone());
             }
         }
         if !taken.is_empty() {
@@ -54,7 +54,7 @@ impl Store {
         let mut changes = Vec::with_capacity(seats.len());
         for code in seats {
             let version = set_blocked(&mut tx, showtime, code.as_str(), blocked).await?;
-            changes.push((code.to_string(), version));
+            changes.push((code.clone(), version));
         }
         tx.commit().await?;
         Ok(BlockOutcome::Changed(changes))

@@ -7,9 +7,9 @@ use app::domain::Won;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BlockOutcome {
     /// Every seat changed: its code and new version.
-    Changed(Vec<(String, i64)>),
+    Changed(Vec<(SeatCode, i64)>),
     /// Nothing changed: these seats are held or sold.
-    NotFree(Vec<String>),
+    NotFree(Vec<SeatCode>),
 }
 
 /// What cancelling a showtime did.

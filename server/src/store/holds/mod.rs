@@ -64,8 +64,8 @@ pub enum HoldOutcome {
     /// Nothing was changed. `unavailable` are seats someone else has; `unknown` are codes the
     /// showtime does not have.
     Rejected {
-        unavailable: Vec<String>,
-        unknown: Vec<String>,
+        unavailable: Vec<SeatCode>,
+        unknown: Vec<SeatCode>,
     },
     /// Nothing was changed, whatever the seats (see [`HoldRefusal`]).
     Refused(HoldRefusal),
@@ -142,15 +142,16 @@ pub(crate) fn cancel_refusal(owner: Option<uuid::Uuid>, customer: CustomerId) ->
 
 /// Splits the requested codes into those a rejected hold found taken and those that do not exist.
 pub(crate) fn rejection(requested: &[SeatCode], found: Vec<(String, bool)>) -> HoldOutcome {
+    // Each found row names one of the requested codes (the statement looked only for those).
     let unavailable = found
         .iter()
         .filter(|(_, free)| !free)
-        .map(|(c, _)| c.clone())
+        .filter_map(|(c, _)| requested.iter().find(|r| r.as_str() == c).cloned())
         .collect();
     let unknown = requested
         .iter()
         .filter(|r| !found.iter().any(|(c, _)| c == r.as_str()))
-        .map(|r| r.to_string())
+        .cloned()
         .collect();
     HoldOutcome::Rejected {
         unavailable,

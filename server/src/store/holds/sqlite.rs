@@ -143,7 +143,7 @@ impl SqliteStore {
                 // The report is read after the rollback; if the blocker left meanwhile, still
                 // say which seats were requested so the client can retry knowingly.
                 if unavailable.is_empty() && unknown.is_empty() {
-                    *unavailable = req.seats.iter().map(|c| c.to_string()).collect();
+                    *unavailable = req.seats.to_vec();
                 }
             }
             return Ok(outcome);
