@@ -59,6 +59,15 @@ pub fn venue_time(at: DateTime<Utc>) -> DateTime<FixedOffset> {
     at.with_timezone(&venue_offset())
 }
 
+/// Now: the server's clock while it renders, the browser's after.
+pub fn now() -> DateTime<Utc> {
+    #[cfg(feature = "ssr")]
+    let now = Utc::now();
+    #[cfg(not(feature = "ssr"))]
+    let now = DateTime::from_timestamp_millis(js_sys::Date::now() as i64).unwrap_or_default();
+    now
+}
+
 /// Digits with thousands separators: `12,000`.
 pub fn thousands(amount: i64) -> String {
     let digits = amount.unsigned_abs().to_string();

@@ -13,7 +13,7 @@ use super::StaffRefusal;
 use crate::domain::{CheckIn, CheckInResult, ScanAt, ShowtimeId, DOOR_ROLES};
 use crate::error::InventoryError;
 use crate::error_text::error_text;
-use crate::format::{clock_time, showtime_when};
+use crate::format::{clock_time, now, showtime_when};
 use crate::i18n::use_lang;
 use crate::serverfns::{check_in_ticket, list_showtimes, staff_me};
 use crate::tr;
@@ -392,14 +392,4 @@ mod camera {
         let first = Array::from(&found).get(0);
         get(&first, "rawValue")?.as_string()
     }
-}
-
-/// Now: the server's clock while it renders, the browser's after.
-fn now() -> chrono::DateTime<chrono::Utc> {
-    #[cfg(feature = "ssr")]
-    let now = chrono::Utc::now();
-    #[cfg(not(feature = "ssr"))]
-    let now =
-        chrono::DateTime::from_timestamp_millis(js_sys::Date::now() as i64).unwrap_or_default();
-    now
 }
