@@ -3,8 +3,8 @@
 //! last sound takes: `24,000원을`, `G2를`, `G7을`, `example.com으로`.
 //!
 //! The last sound is read from the last character that is spoken: a Hangul syllable's final
-//! consonant, a number as Korean reads it (`7` 칠, `10` 십, `2,000` 이천), a Latin letter by its
-//! name (`M` 엠, `L` 엘, `R` 알). Closing quotes are looked through, and a parenthesised aside is
+//! consonant, a number as Korean reads it (`7` 칠, `10` 십, `2,000` 이천), a Latin word as Korean
+//! says it (`net` 넷, `Peter` 피터) and a letter alone by its name (`M` 엠, `L` 엘, `R` 알). Closing quotes are looked through, and a parenthesised aside is
 //! skipped (`김민수(매표원)으로` takes the particle of 김민수).
 
 /// The pairs a text may write, and the form taken after a final consonant, after none, and
@@ -100,12 +100,24 @@ fn ending(before: &str) -> Option<Ending> {
         });
     }
     if last.is_ascii_alphabetic() {
-        // The letter's Korean name: 엘, 알 end in ㄹ; 엠, 엔 in another consonant.
-        return Some(match last.to_ascii_lowercase() {
-            'l' | 'r' => Ending::Rieul,
-            'm' | 'n' => Ending::Consonant,
-            _ => Ending::Vowel,
-        });
+        chars.next();
+        let before = chars.next().filter(char::is_ascii_alphabetic);
+        return Some(
+            match (
+                before.map(|c| c.to_ascii_lowercase()),
+                last.to_ascii_lowercase(),
+            ) {
+                // A word, as Korean says it: `net` 넷, `book` 북, `shop` 숍, `gmail.com` 컴,
+                // `ring` 링, `mail` 메일; `Peter` 피터, `card` 카드 end in a vowel.
+                (Some(_), 'm' | 'n' | 'k' | 't' | 'p') | (Some('n'), 'g') => Ending::Consonant,
+                (Some(_), 'l') => Ending::Rieul,
+                (Some(_), _) => Ending::Vowel,
+                // A letter alone, by its name: 엘, 알 end in ㄹ; 엠, 엔 in another consonant.
+                (None, 'l' | 'r') => Ending::Rieul,
+                (None, 'm' | 'n') => Ending::Consonant,
+                (None, _) => Ending::Vowel,
+            },
+        );
     }
     None
 }
@@ -148,6 +160,12 @@ mod tests {
             ("a@example.com(으)로", "a@example.com으로"),
             ("a@example.org(으)로", "a@example.org로"),
             ("a@example.kr(으)로", "a@example.kr로"),
+            ("a@daum.net(으)로", "a@daum.net으로"),
+            ("WHEELCHAIR은(는)", "WHEELCHAIR는"),
+            ("좌석 AL은(는)", "좌석 AL은"),
+            ("등급 R은(는)", "등급 R은"),
+            ("등급 M은(는)", "등급 M은"),
+            ("등급 A은(는)", "등급 A는"),
             ("“STANDRAD”은(는)", "“STANDRAD”는"),
             ("김민수(매표원)(으)로 로그인", "김민수(매표원)로 로그인"),
             ("박정민(매니저)(으)로 로그인", "박정민(매니저)으로 로그인"),

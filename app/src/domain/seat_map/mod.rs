@@ -57,8 +57,9 @@ pub struct ShowtimeSummary {
     pub hall_name: String,
     #[serde(deserialize_with = "super::rfc3339::deserialize")]
     pub starts_at: DateTime<Utc>,
-    /// When it ends (its start and its running time).
-    #[serde(deserialize_with = "super::rfc3339::deserialize")]
+    /// When it ends (its start and its running time; read from an answer without it: never
+    /// listed by the door).
+    #[serde(default, deserialize_with = "super::rfc3339::deserialize")]
     pub ends_at: DateTime<Utc>,
     pub seats_total: i64,
     pub seats_available: i64,

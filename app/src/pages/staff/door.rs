@@ -53,7 +53,19 @@ fn Scanner() -> impl IntoView {
     let showtime = RwSignal::new(String::new());
     let code = RwSignal::new(String::new());
     let answer = RwSignal::new(None::<Result<CheckIn, InventoryError>>);
-    let showtimes = Resource::new(|| (), |_| list_showtimes());
+    // The showtimes not over yet, judged when the list is read (on the server, for the first
+    // render: the browser hydrates the same list).
+    let showtimes = Resource::new(
+        || (),
+        |_| async {
+            let now = now();
+            list_showtimes().await.map(|list| {
+                list.into_iter()
+                    .filter(|s| !s.cancelled && s.ends_at > now)
+                    .collect::<Vec<_>>()
+            })
+        },
+    );
     let scan = move |text: String| {
         let text = text.trim().to_string();
         if text.is_empty() {
@@ -116,9 +128,7 @@ fn Scanner() -> impl IntoView {
                         // The showtimes not over yet, in the order they start: what is on and
                         // what is about to begin come first (the default above admits those
                         // whose doors are open now).
-                        let now = now();
-                        let mut list: Vec<_> = showtimes.await.unwrap_or_default().into_iter()
-                            .filter(|s| !s.cancelled && s.ends_at > now).collect();
+                        let mut list = showtimes.await.unwrap_or_default();
                         list.sort_by_key(|s| s.starts_at);
                         list.into_iter().map(|s| {
                             let when = s.starts_at;

@@ -3,7 +3,8 @@ use crate::error::InventoryError;
 use leptos::prelude::*;
 
 /// The console's booking search (operators and supervisors): a booking by its id, its number,
-/// a ticket's code, or a sold seat (`25 G7`), with its payments and events. An empty query
+/// a ticket's code, a sold seat (`25 G7`) or the customer's e-mail address (the newest, with the
+/// numbers of the others), with its payments and events. An empty query
 /// finds nothing (`null`): the page asks it to know the member may search.
 #[server(endpoint = "find_booking", input = server_fn::codec::Json)]
 pub async fn find_booking(query: String) -> Result<Option<BookingFound>, InventoryError> {
