@@ -1,5 +1,5 @@
 //! `/admin/bookings`: a booking found by its number, a ticket's code, a sold seat (`25 G7`) or
-//! the customer's e-mail address (the newest, with links to the address's others), for
+//! the customer's e-mail address (the newest, with the numbers of the address's others), for
 //! operators and supervisors: its state, seats and amount, the seats checked in, its
 //! payments and its events. The search is the page's address (`?q=`), so a result can be
 //! linked and reloaded. Below it, the newest messages to customers and how each went.
@@ -110,10 +110,7 @@ fn Found(found: BookingFound) -> impl IntoView {
             </p>
             {(!others.is_empty()).then(|| view! {
                 <p class="booking-others" data-test="booking-others">
-                    {move || tr!(lang.get(), "bookings.others")} " "
-                    {others.into_iter().map(|n| view! {
-                        <a href=format!("/admin/bookings?q={n}") data-test="booking-other">{n.clone()}</a> " "
-                    }).collect_view()}
+                    {move || tr!(lang.get(), "bookings.others")} " " {others.join(", ")}
                 </p>
             })}
             <dl class="booking-facts">
