@@ -53,8 +53,7 @@ fn Scanner() -> impl IntoView {
     let showtime = RwSignal::new(String::new());
     let code = RwSignal::new(String::new());
     let answer = RwSignal::new(None::<Result<CheckIn, InventoryError>>);
-    // The showtimes not over yet, judged when the list is read (on the server, for the first
-    // render: the browser hydrates the same list).
+    // The showtimes not over yet, judged when read (the browser hydrates the server's list).
     let showtimes = Resource::new(
         || (),
         |_| async {
@@ -125,9 +124,7 @@ fn Scanner() -> impl IntoView {
                 <option value="">{move || tr!(lang.get(), "door.any_showtime")}</option>
                 <Suspense>
                     {move || Suspend::new(async move {
-                        // The showtimes not over yet, in the order they start: what is on and
-                        // what is about to begin come first (the default above admits those
-                        // whose doors are open now).
+                        // In the order they start: what is on or about to begin first.
                         let mut list = showtimes.await.unwrap_or_default();
                         list.sort_by_key(|s| s.starts_at);
                         list.into_iter().map(|s| {
