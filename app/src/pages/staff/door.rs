@@ -2,12 +2,10 @@
 //! keyboard-wedge scanner types the code in a burst ending with Enter while no field has the
 //! focus: the page catches the burst and checks the ticket in; the code can also be typed or
 //! pasted into the field. The answer fills the screen: green to let in (with row and seat), red
-//! otherwise (already checked in — when and at which gate —, another showtime, refunded,
-//! exchanged, not a ticket of ours), naming the scanned seats and the ticket's show, with how many
-//! of the party are in. The gate's name and the showtime it
-//! admits (by default those whose doors are open now) stay set.
-//! On a phone whose browser reads QR codes (the `BarcodeDetector` API: Chrome on Android, Safari
-//! on iOS 17+, Chrome on macOS), "Scan with the camera" reads tickets from the back camera.
+//! otherwise (already in, another showtime, refunded, exchanged, not ours), naming the scanned
+//! seats, the ticket's show and how many of the party are in. The gate's name and the showtime it
+//! admits (by default those whose doors are open now) stay set. Where the browser reads QR codes
+//! (`BarcodeDetector`), "Scan with the camera" reads tickets from the back camera.
 
 use super::StaffRefusal;
 use crate::domain::{CheckIn, CheckInResult, ScanAt, ShowtimeId, DOOR_ROLES};
