@@ -33,7 +33,7 @@ pub fn total(seats: &[Seat], selected: &BTreeSet<String>) -> Won {
 /// not by text (`H10, H11, H9`).
 pub fn reading_order<S: AsRef<str>>(codes: impl IntoIterator<Item = S>) -> Vec<String> {
     let mut codes: Vec<String> = codes.into_iter().map(|c| c.as_ref().to_string()).collect();
-    codes.sort_by_key(|c| match crate::domain::SeatCode::parse(c) {
+    codes.sort_unstable_by_key(|c| match crate::domain::SeatCode::parse(c) {
         Ok(code) => (code.row().len(), code.row().to_string(), code.number()),
         Err(_) => (usize::MAX, c.clone(), 0),
     });

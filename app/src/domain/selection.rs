@@ -51,7 +51,7 @@ impl SeatSelection {
             .iter()
             .map(|c| SeatCode::parse(c.as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
-        seats.sort();
+        seats.sort_unstable();
         if let Some(pair) = seats.windows(2).find(|w| w[0] == w[1]) {
             return Err(SelectionError::Duplicate(pair[0].to_string()));
         }

@@ -315,7 +315,8 @@ impl HallPlan {
         categories: Vec<PriceCategory>,
         mut seats: Vec<PlacedSeat>,
     ) -> Self {
-        seats.sort_by_key(|s| (s.y, s.x));
+        // (A plan places one seat at a position: no two are equal.)
+        seats.sort_unstable_by_key(|s| (s.y, s.x));
         let mut rows: Vec<RowPlan> = Vec::new();
         let mut last_y = 0;
         let mut last_x = 0;

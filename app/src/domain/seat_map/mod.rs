@@ -77,6 +77,13 @@ pub struct ShowtimeSummary {
     pub waiting_room: bool,
 }
 
+impl ShowtimeSummary {
+    /// Sorts showtimes by when they start (by number when two start together).
+    pub fn sort_by_start(list: &mut [Self]) {
+        list.sort_unstable_by_key(|s| (s.starts_at, s.id));
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

@@ -190,7 +190,8 @@ impl<'a> BlockSearch<'a> {
                 index[j] = index[j - 1] + 1;
             }
         }
-        found.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Equal spreads in the order they were found: the groups' own (lexicographic) order.
+        found.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
         Some(found.into_iter().map(|(_, g)| g).collect())
     }
 
@@ -214,7 +215,8 @@ impl<'a> BlockSearch<'a> {
             }
         }
         let front_left = |block: &[usize]| (self.seats[block[0]].y, self.seats[block[0]].x);
-        blocks.sort_by(|a, b| {
+        // (No two blocks of one size start at the same seat: the order is total.)
+        blocks.sort_unstable_by(|a, b| {
             a.0.total_cmp(&b.0)
                 .then_with(|| front_left(a.1).cmp(&front_left(b.1)))
         });
@@ -234,20 +236,26 @@ impl<'a> BlockSearch<'a> {
         // small one.
         const ANCHORS: usize = 48;
         let mut anchors = free.clone();
-        anchors.sort_by(|&a, &b| self.score(&[a]).total_cmp(&self.score(&[b])));
+        anchors.sort_unstable_by(|&a, &b| {
+            self.score(&[a])
+                .total_cmp(&self.score(&[b]))
+                .then(a.cmp(&b))
+        });
         anchors.truncate(ANCHORS);
-        let mut groups: Vec<(f64, Vec<usize>)> = anchors
+        let mut groups: Vec<(f64, usize, Vec<usize>)> = anchors
             .iter()
-            .filter_map(|&anchor| {
+            .enumerate()
+            .filter_map(|(rank, &anchor)| {
                 // Only the nearest few are ever looked at: found without sorting them all.
-                let near_by = |&i: &usize| (distance(seat(i), seat(anchor)), seat(i).y, seat(i).x);
+                let near_by =
+                    |&i: &usize| (distance(seat(i), seat(anchor)), seat(i).y, seat(i).x, i);
                 let bound = if careful { count * 4 + 8 } else { count };
                 let mut near = free.clone();
                 if near.len() > bound {
                     near.select_nth_unstable_by_key(bound - 1, near_by);
                     near.truncate(bound);
                 }
-                near.sort_by_key(near_by);
+                near.sort_unstable_by_key(near_by);
                 let mut group: Vec<usize> = Vec::with_capacity(count);
                 for i in near {
                     if group.len() == count {
@@ -274,13 +282,14 @@ impl<'a> BlockSearch<'a> {
                 if group.len() < count {
                     return None;
                 }
-                group.sort_by_key(|&i| (seat(i).y, seat(i).x));
+                group.sort_unstable_by_key(|&i| (seat(i).y, seat(i).x, i));
                 let spread: i32 = group.iter().map(|&i| distance(seat(i), seat(anchor))).sum();
-                Some((f64::from(spread) + self.score(&group) / 100.0, group))
+                Some((f64::from(spread) + self.score(&group) / 100.0, rank, group))
             })
             .collect();
-        groups.sort_by(|a, b| a.0.total_cmp(&b.0));
-        groups.into_iter().map(|(_, g)| g).collect()
+        // Equal spreads in their anchors' order.
+        groups.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        groups.into_iter().map(|(_, _, g)| g).collect()
     }
 
     fn pick(&self, count: usize) -> Option<Pick> {

@@ -14,7 +14,7 @@ pub fn runs(seats: &[Seat]) -> Vec<Vec<&Seat>> {
 /// [`runs`], each seat given by its index in `seats`.
 pub(super) fn run_indices(seats: &[Seat]) -> Vec<Vec<usize>> {
     let mut sorted: Vec<usize> = (0..seats.len()).collect();
-    sorted.sort_by_key(|&i| (seats[i].y, seats[i].x));
+    sorted.sort_unstable_by_key(|&i| (seats[i].y, seats[i].x, i));
     let mut out: Vec<Vec<usize>> = Vec::new();
     for i in sorted {
         let seat = &seats[i];

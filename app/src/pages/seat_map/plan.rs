@@ -15,7 +15,7 @@ pub fn Plan(picker: Picker) -> impl IntoView {
     let mut rows: Vec<(i32, String)> = picker
         .seats
         .with_value(|s| s.iter().map(|s| (s.y, s.row.clone())).collect());
-    rows.sort();
+    rows.sort_unstable();
     rows.dedup();
     // Row letters on both sides, so the seats sit in the middle of the drawing (and the screen
     // above them, centred on it, is centred on them).

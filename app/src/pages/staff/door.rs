@@ -124,7 +124,7 @@ fn Scanner() -> impl IntoView {
                     {move || Suspend::new(async move {
                         // In the order they start: what is on or about to begin first.
                         let mut list = showtimes.await.unwrap_or_default();
-                        list.sort_by_key(|s| s.starts_at);
+                        crate::domain::ShowtimeSummary::sort_by_start(&mut list);
                         list.into_iter().map(|s| {
                             let when = s.starts_at;
                             view! { <option value=s.id.to_string()>{s.movie_title.clone()} " · " {move || showtime_when(lang.get(), when)}</option> }

@@ -5,7 +5,7 @@ use super::*;
 /// Showtimes a counter sells now: not started, not cancelled, the next ones first.
 pub(super) fn upcoming(mut list: Vec<ShowtimeSummary>) -> Vec<ShowtimeSummary> {
     list.retain(|s| s.sales_open && !s.cancelled);
-    list.sort_by_key(|s| s.starts_at);
+    ShowtimeSummary::sort_by_start(&mut list);
     list.truncate(SHOWTIMES_SHOWN);
     list
 }
