@@ -223,12 +223,16 @@ test("a customer cancels their booking on its page; the seats are back on anothe
   await page.locator('[data-test="confirm-cancel-booking"]').click();
   await expect(page.locator('[data-test="booking-status"]')).toHaveAttribute("data-state", "REFUNDED", { timeout: 15_000 });
   await expect(page.locator('[data-test="booking-status"]')).toContainText("This booking was cancelled");
+  // What was given back, and for which seat: not the ₩0 the booking holds now.
+  await expect(page.locator('[data-test="booking-refunded"]')).toHaveText(/^Refunded: seats F1, F2, ₩[1-9][0-9,]*$/);
+  await expect(page.locator('[data-test="booking-status"]')).not.toContainText("₩0");
   await expect(page.locator('[data-test="ticket-qr"]')).toHaveCount(0);
   await expect(page.locator('[data-test="cancel-booking"]')).toHaveCount(0);
   await expect(other.seat("F1")).toHaveAttribute("data-view", /free|stranded/, { timeout: 10_000 });
   await watcher.close();
   const notice = await mailTo(address, (m) => m.subject.startsWith("Refunded:"));
-  expect(notice.text).toContain("Your booking has been refunded");
+  expect(notice.text).toMatch(/Your booking has been refunded: ₩[1-9]/);
+  expect(notice.text).toContain("Seats refunded: F1, F2\n");
 });
 
 test("declining on the gateway's page returns to the hold with a message", async ({ page }) => {

@@ -72,6 +72,9 @@ pub enum BookingEvent {
         payment_id: String,
         amount: Won,
         reason: String,
+        /// The seats it gives back (events written before: none said).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        seats: Vec<String>,
     },
     /// The gateway refunded a payment.
     #[serde(rename_all = "camelCase")]
@@ -80,6 +83,9 @@ pub enum BookingEvent {
         payment_id: String,
         refund_id: String,
         amount: Won,
+        /// The seats it gives back (events written before: none said).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        seats: Vec<String>,
         /// The channel of the sale it gives back (before channels were kept: online).
         #[serde(default)]
         channel: SalesChannel,
@@ -92,6 +98,9 @@ pub enum BookingEvent {
         /// `cash` or `card`.
         method: String,
         amount: Won,
+        /// The seats it gives back (events written before: none said).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        seats: Vec<String>,
     },
     /// Seats of a confirmed booking were exchanged at the counter for others of the same
     /// showtime and price categories (a supervisor approved); the booking keeps its amount.
@@ -218,6 +227,7 @@ mod tests {
                     refund_id: "r".into(),
                     amount: Won::new(1),
                     channel: SalesChannel::Online,
+                    seats: vec![],
                 },
             )
             .to_json(),

@@ -49,7 +49,9 @@ pub use staff::{
     ApiToken, AuditEntry, AuditFact, NewApiToken, StaffAccountView, StaffMember, StaffRole,
 };
 pub use text::{name_problem, unprintable};
-pub use ticket_type::{assign_types, SoldSeat, TicketCounts, TicketPrices, TicketType};
+pub use ticket_type::{
+    assign_types, GivenBack, SeatGivenBack, SoldSeat, TicketCounts, TicketPrices, TicketType,
+};
 pub use waiting_room::{
     wait_minutes, Admission, QueueDraw, QueueFrame, QueuePlace, QueueProof, QueueState,
     WaitingRoomSettings, WaitingRoomView, MAX_PROOF_BITS, MAX_ROOM_RATE, SEATS_PER_ADMISSION,

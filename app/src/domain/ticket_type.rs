@@ -171,6 +171,32 @@ pub struct SoldSeat {
     pub price: Won,
 }
 
+/// What became of a seat a booking no longer has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub enum GivenBack {
+    /// Its money was given back.
+    Refunded,
+    /// It was exchanged at the counter for another seat (the booking's price stays).
+    Exchanged,
+}
+
+/// A seat a booking was sold and no longer has: as it was sold, and what became of it. With the
+/// seats it has, a booking keeps every seat it was ever sold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct SeatGivenBack {
+    pub seat: String,
+    #[serde(rename = "type")]
+    pub ticket_type: TicketType,
+    /// In won: what it was sold for.
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
+    pub price: Won,
+    pub state: GivenBack,
+}
+
 /// Gives each seat its type and price: the seats in the order given, the types in their own
 /// order (adults first), each at `price(seat, type)` — `None` when the type is not sold for
 /// that seat. Counts given must add up to the seats; none given makes every seat adult.

@@ -81,7 +81,8 @@ pub fn BookingPage() -> impl IntoView {
 /// What the page says of the booking: its one state (see [`BookingView::state`]).
 fn status_text(lang: Lang, b: &BookingView) -> String {
     let refund = |key_done: bool| {
-        let amount = price(lang, b.amount);
+        // What was given back (a cancelled booking holds nothing any more).
+        let amount = price(lang, b.refunded.max(b.amount));
         if key_done {
             tr!(lang, "booking.refunded", amount = amount)
         } else {
@@ -131,6 +132,9 @@ fn booking_view(b: BookingView) -> impl IntoView {
     let id = b.booking_id.0.to_string();
     let number = b.booking_id.reference();
     let amount = b.amount;
+    // What was paid: what it holds and what was given back.
+    let paid = amount + b.refunded;
+    let (refunded, refunded_seats) = (b.refunded, b.refunded_seats.join(", "));
     let status = b.status.clone();
     let b2 = b.clone();
     // One line says what the booking is: a cancelled showtime's booking is not "confirmed".
@@ -176,7 +180,12 @@ fn booking_view(b: BookingView) -> impl IntoView {
                     <p class="hint" data-test="check-id">{move || tr!(lang.get(), "ticket_type.check_id")}</p>
                 }
             })}
-            <p>{move || tr!(lang.get(), "booking.total", total = price(lang.get(), amount))}</p>
+            <p>{move || tr!(lang.get(), "booking.total", total = price(lang.get(), paid))}</p>
+            {(!refunded_seats.is_empty()).then(|| view! {
+                <p data-test="booking-refunded">
+                    {move || tr!(lang.get(), "booking.refunded_seats", seats = refunded_seats.clone(), amount = price(lang.get(), refunded))}
+                </p>
+            })}
             {b.email.clone().map(|email| view! {
                 <p class="meta" data-test="booking-email">{move || tr!(lang.get(), "booking.email", email = email.clone())}</p>
             })}

@@ -271,6 +271,7 @@ impl Engine {
                 .iter()
                 .any(|p| p.status == PaymentStatus::Paid);
         let cancel_until = cancellable.then(|| layout.starts_at - self.cancel_cutoff);
+        let (refunded, refunded_seats) = (given_back_money(&record), refunded_seats(&record));
         Ok(BookingView {
             cancel_until,
             can_cancel: cancel_until.is_some_and(|until| self.now_at().0 < until),
@@ -300,6 +301,9 @@ impl Engine {
             },
             seats: crate::store::seat_texts(&record.seats),
             amount: record.amount,
+            refunded,
+            refunded_seats,
+            given_back: record.given_back,
             currency: "KRW".into(),
             failure_reason: record.failure_reason,
             created_at: record.created_at,
@@ -316,5 +320,33 @@ impl Engine {
                 })
                 .collect(),
         })
+    }
+}
+
+/// The money given back for a booking: its refunds (at the counter, or its customer's
+/// cancellation), or the payments the gateway gave back otherwise (a cancelled showtime's, a
+/// failed booking's).
+fn given_back_money(record: &BookingRecord) -> app::domain::Won {
+    let by_gateway: app::domain::Won = record
+        .payments
+        .iter()
+        .filter(|p| p.status == PaymentStatus::Refunded)
+        .map(|p| p.amount)
+        .sum();
+    record.refunded.max(by_gateway)
+}
+
+/// The seats a booking gave back for money: as it keeps them, else (refunded whole before it
+/// kept them) every seat it was sold.
+fn refunded_seats(record: &BookingRecord) -> Vec<String> {
+    let refunded: Vec<String> = record
+        .given_back
+        .iter()
+        .filter(|s| s.state == app::domain::GivenBack::Refunded)
+        .map(|s| s.seat.clone())
+        .collect();
+    match refunded.is_empty() && record.refunded_at.is_some() {
+        true => record.tickets.iter().map(|t| t.seat.clone()).collect(),
+        false => refunded,
     }
 }

@@ -12,8 +12,8 @@
 
 use super::Engine;
 use crate::booking_events::{BookingEvent, Envelope};
-use crate::store::{ConsumerEffect, MailKind};
-use app::domain::{BookingId, Won};
+use crate::store::{About, ConsumerEffect, MailKind, Notice};
+use app::domain::{BookingId, SalesChannel, Won};
 use app::error::InventoryError;
 
 /// The ticket-issue consumer (its Kafka consumer group is `seats-tickets`).
@@ -57,6 +57,44 @@ fn seats_by_type(seats: usize, tickets: &[app::domain::SoldSeat]) -> [i64; 4] {
     counts
 }
 
+/// A refund of `amount` added to the sales figures of its showtime on the event's day.
+fn refunded(
+    event: &Envelope,
+    showtime: app::domain::ShowtimeId,
+    channel: SalesChannel,
+    amount: Won,
+) -> ConsumerEffect {
+    ConsumerEffect::Sales {
+        showtime,
+        day: day(event),
+        channel,
+        bookings: 0,
+        seats: 0,
+        by_type: [0; 4],
+        revenue: Won::ZERO,
+        refunds: 1,
+        refunded: amount,
+    }
+}
+
+/// The customer's refund notice, saying the amount and the seats as the event says them.
+fn refund_notice(
+    booking: BookingId,
+    amount: Won,
+    seats: &[String],
+    about: About,
+) -> ConsumerEffect {
+    ConsumerEffect::QueueMail {
+        booking,
+        kind: MailKind::Refund,
+        notice: Notice {
+            amount: Some(amount),
+            seats: seats.to_vec(),
+            about,
+        },
+    }
+}
+
 impl Engine {
     /// What `consumer` does with `event`.
     pub fn consumer_effect(&self, consumer: &str, event: &Envelope) -> ConsumerEffect {
@@ -88,58 +126,53 @@ impl Engine {
                 NOTIFY => ConsumerEffect::QueueMail {
                     booking,
                     kind: MailKind::Ticket,
+                    notice: Notice::default(),
                 },
                 _ => ConsumerEffect::Nothing,
             },
             BookingEvent::RefundOwed {
                 showtime_id,
                 amount,
+                seats,
                 ..
             } => match consumer {
-                SALES => ConsumerEffect::Sales {
-                    showtime: *showtime_id,
-                    day: day(event),
-                    channel: app::domain::SalesChannel::BoxOffice,
-                    bookings: 0,
-                    seats: 0,
-                    by_type: [0; 4],
-                    revenue: Won::ZERO,
-                    refunds: 1,
-                    refunded: *amount,
-                },
+                SALES => refunded(event, *showtime_id, SalesChannel::BoxOffice, *amount),
+                // The customer learns of the cancellation, and where the money is given back.
+                NOTIFY => refund_notice(booking, *amount, seats, About::OwedAtCounter),
                 _ => ConsumerEffect::Nothing,
             },
             BookingEvent::RefundIssued {
                 showtime_id,
                 amount,
                 channel,
+                seats,
                 ..
             } => match consumer {
-                SALES => ConsumerEffect::Sales {
-                    showtime: *showtime_id,
-                    day: day(event),
-                    channel: *channel,
-                    bookings: 0,
-                    seats: 0,
-                    by_type: [0; 4],
-                    revenue: Won::ZERO,
-                    refunds: 1,
-                    refunded: *amount,
-                },
+                SALES => refunded(event, *showtime_id, *channel, *amount),
+                // What this refund moved, not what the booking holds when the message goes.
+                NOTIFY => refund_notice(booking, *amount, seats, About::Booking),
+                _ => ConsumerEffect::Nothing,
+            },
+            // The customer gets the ticket of the new seats, saying which were given back. An
+            // exchange changes no figure (same categories, same amount), and each seat's ticket
+            // code follows the booking's seats.
+            BookingEvent::SeatsExchanged { released, .. } => match consumer {
                 NOTIFY => ConsumerEffect::QueueMail {
                     booking,
-                    kind: MailKind::Refund,
+                    kind: MailKind::Ticket,
+                    notice: Notice {
+                        amount: None,
+                        seats: released.clone(),
+                        about: About::Exchange,
+                    },
                 },
                 _ => ConsumerEffect::Nothing,
             },
             // Nothing follows a failure for these consumers (its refund is counted when it is
             // issued); payment events never leave the outbox.
-            // An exchange changes no figure (same categories, same amount), and each seat's
-            // ticket code follows the booking's seats.
             BookingEvent::BookingFailed { .. }
             | BookingEvent::PaymentSucceeded { .. }
-            | BookingEvent::RefundDue { .. }
-            | BookingEvent::SeatsExchanged { .. } => ConsumerEffect::Nothing,
+            | BookingEvent::RefundDue { .. } => ConsumerEffect::Nothing,
         }
     }
 

@@ -108,6 +108,7 @@ impl Engine {
         let effect = crate::store::ConsumerEffect::QueueMail {
             booking,
             kind: crate::store::MailKind::Ticket,
+            notice: Default::default(),
         };
         if !self.store.apply_event("again", &id, &effect).await? {
             let wait = (window + 1) * every - now;
@@ -208,28 +209,43 @@ impl Engine {
                 app::domain::MailLanguage::Ko => app::i18n::Lang::Ko,
                 app::domain::MailLanguage::En => app::i18n::Lang::En,
             };
+        // A refund's seats as its event said them; a ticket's, the booking's now (with each
+        // seat's ticket type when any is not adult, and the door's check).
+        let notice = &job.notice;
+        let seats = if job.kind == crate::store::MailKind::Refund && !notice.seats.is_empty() {
+            notice.seats.clone()
+        } else if record.tickets.iter().any(|t| t.ticket_type.needs_proof()) {
+            let name = |t: app::domain::TicketType| app::i18n::translate(lang, t.name_key(), &[]);
+            let mut lines: Vec<String> = record
+                .tickets
+                .iter()
+                .filter(|t| record.seats.iter().any(|s| s.as_str() == t.seat))
+                .map(|t| format!("{} ({})", t.seat, name(t.ticket_type)))
+                .collect();
+            lines.push(app::i18n::translate(lang, "ticket_type.check_id", &[]));
+            lines
+        } else {
+            crate::store::seat_texts(&record.seats)
+        };
         let letter = Letter {
             kind: job.kind,
+            about: notice.about,
             lang,
             reference: record.id.reference(),
             movie_title: layout.movie_title.clone(),
             hall_name: layout.hall_name.clone(),
             starts_at: layout.starts_at,
-            // Each seat with its ticket type when any is not adult, and the door's check.
-            seats: if record.tickets.iter().any(|t| t.ticket_type.needs_proof()) {
-                let name =
-                    |t: app::domain::TicketType| app::i18n::translate(lang, t.name_key(), &[]);
-                let mut lines: Vec<String> = record
-                    .tickets
-                    .iter()
-                    .map(|t| format!("{} ({})", t.seat, name(t.ticket_type)))
-                    .collect();
-                lines.push(app::i18n::translate(lang, "ticket_type.check_id", &[]));
-                lines
-            } else {
-                crate::store::seat_texts(&record.seats)
+            seats,
+            given_back: match notice.about {
+                crate::store::About::Exchange => notice.seats.clone(),
+                _ => Vec::new(),
             },
-            amount: record.amount,
+            // What the change moved, as its event said it; a ticket's, what was paid.
+            amount: notice.amount.unwrap_or(record.amount),
+            partial: !notice.seats.is_empty()
+                && record.status == crate::store::BookingStatus::Confirmed
+                && record.refunded_at.is_none()
+                && !record.seats.is_empty(),
             ticket_code: self.ticket_code(record.id),
             link: mailer.link(&self.booking_link_path(record.id)),
             showtime_cancelled: record.showtime_cancelled,

@@ -99,8 +99,11 @@ impl Engine {
                 "the gateway reported a payment without a payment id",
             )),
             BookingEvent::RefundDue {
-                payment_id, amount, ..
-            } => self.refund(item, payment_id, *amount).await,
+                payment_id,
+                amount,
+                seats,
+                ..
+            } => self.refund(item, payment_id, *amount, seats).await,
             BookingEvent::BookingConfirmed { .. }
             | BookingEvent::BookingFailed { .. }
             | BookingEvent::RefundIssued { .. }
@@ -157,6 +160,7 @@ impl Engine {
         item: &OutboxItem,
         payment_id: &str,
         amount: Won,
+        seats: &[String],
     ) -> Result<(), Unsettled> {
         let Some(payments) = &self.payments else {
             return Err(Unsettled::retry("no payment gateway configured"));
@@ -167,7 +171,12 @@ impl Engine {
             .await
             .map_err(|e| Unsettled::retry(&format!("refund not made yet: {e}")))?;
         self.store
-            .finish_refund(item.id, item.booking, payment_id, &refund.refund_id)
+            .finish_refund(
+                item.id,
+                item.booking,
+                (payment_id, &refund.refund_id),
+                seats,
+            )
             .await
             .map_err(Unsettled::from)?;
         self.relay_wake.notify_one();

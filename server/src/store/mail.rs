@@ -29,7 +29,7 @@ impl Store {
                             order by event_id like 'again:%', next_attempt_at, id
                             limit $3
                             {})
-          returning id, booking_id, kind, attempts",
+          returning id, booking_id, kind, attempts, notice",
             conn.row_lock("for update skip locked")
         );
         let rows: Vec<ClaimedRow> = on!(&mut conn, c => {
@@ -125,6 +125,32 @@ impl MailKind {
     }
 }
 
+/// What a message says of the change it announces, as its event said it — the booking may have
+/// changed again by the time the message goes: the money the change moved and the seats it
+/// concerns (none said: the booking's own, when the message goes).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Notice {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<Won>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seats: Vec<String>,
+    #[serde(default)]
+    pub about: About,
+}
+
+/// The change a message announces, where its kind does not say it all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum About {
+    /// The ticket of a booking confirmed, or a refund made.
+    #[default]
+    Booking,
+    /// Its showtime was cancelled, and a counter sale's money is given back at the box office.
+    OwedAtCounter,
+    /// Seats exchanged at the counter (`seats` given back; the ticket names the new ones).
+    Exchange,
+}
+
 /// A message a worker claimed: it sends it before its lease ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MailJob {
@@ -133,6 +159,7 @@ pub struct MailJob {
     pub kind: MailKind,
     /// Tries so far, this one included.
     pub attempts: i32,
+    pub notice: Notice,
 }
 
 /// A message as the console lists it (no address: the booking's page shows it masked).
@@ -185,17 +212,23 @@ fn stored_kind(kind: &str) -> Result<MailKind, StoreError> {
     MailKind::parse(kind).ok_or_else(|| StoreError::Corrupt(format!("unknown mail kind {kind:?}")))
 }
 
-/// `(id, booking, kind, attempts)` of a claimed message.
-type ClaimedRow = (i64, uuid::Uuid, String, i32);
+/// `(id, booking, kind, attempts, notice)` of a claimed message.
+type ClaimedRow = (i64, uuid::Uuid, String, i32, Option<String>);
 
 fn jobs(rows: Vec<ClaimedRow>) -> Result<Vec<MailJob>, StoreError> {
     rows.into_iter()
-        .map(|(id, booking, kind, attempts)| {
+        .map(|(id, booking, kind, attempts, notice)| {
+            let notice = match notice {
+                Some(text) => serde_json::from_str(&text)
+                    .map_err(|e| StoreError::Corrupt(format!("a message's notice: {e}")))?,
+                None => Notice::default(),
+            };
             Ok(MailJob {
                 id,
                 booking: BookingId(booking),
                 kind: stored_kind(&kind)?,
                 attempts,
+                notice,
             })
         })
         .collect()

@@ -101,19 +101,18 @@ pub(crate) fn stored_seat(code: String) -> Result<SeatCode, StoreError> {
     SeatCode::try_from(code).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-/// A booking's seat types and prices as its `tickets` column keeps them (JSON; none: null).
-pub(crate) fn write_tickets(tickets: &[SoldSeat]) -> Option<String> {
-    (!tickets.is_empty()).then(|| serde_json::to_string(tickets).expect("sold seats serialise"))
+/// A list as a JSON column keeps it — a booking's seat types and prices (`tickets`), the seats
+/// it gave back (`given_back`) — none: null.
+pub(crate) fn write_list<T: serde::Serialize>(items: &[T]) -> Option<String> {
+    (!items.is_empty()).then(|| serde_json::to_string(items).expect("a list serialises"))
 }
 
-/// A booking's `tickets` column read back (null: a booking made before types).
-pub(crate) fn read_tickets(column: Option<&str>) -> Vec<SoldSeat> {
+/// A JSON list column read back (null: none; unreadable: none, and logged).
+pub(crate) fn read_list<T: serde::de::DeserializeOwned>(column: Option<&str>) -> Vec<T> {
     column
         .and_then(|text| {
             serde_json::from_str(text)
-                .map_err(
-                    |e| tracing::error!(error = %e, "a booking's tickets column is unreadable"),
-                )
+                .map_err(|e| tracing::error!(error = %e, "a booking's JSON list is unreadable"))
                 .ok()
         })
         .unwrap_or_default()

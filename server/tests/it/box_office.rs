@@ -841,6 +841,30 @@ async fn some_seats_are_refunded_and_others_exchanged_keeping_the_ticket(backend
         let state: Value = get_json(app.url(&format!("/tickets/{own}"))).await;
         assert_eq!(state["state"].as_str(), Some(word), "{state}");
     }
+    // A seat refunded, then taken again by an exchange and exchanged away, was exchanged: the
+    // door says what became of it last.
+    assert_eq!(category(&sold[0]), category(&sold[2]), "one category");
+    for (from, to) in [(&sold[2], &sold[0]), (&sold[0], &sold[2])] {
+        let (status, hold) = kim
+            .clerk_hold(json!({ "showtime_id": showtime, "seats": [to] }))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{hold}");
+        let swap = json!({ "exchange": { "booking": booking, "seats": [from], "holdId": hold["holdId"], "approval": lee_ok } });
+        let (status, done) = kim.exchange_at_counter(swap).await;
+        assert_eq!(status, StatusCode::OK, "{done}");
+    }
+    let (status, scan) = check_in(
+        &door,
+        &app,
+        &ticket_of(&sold[0]),
+        json!({ "showtimeId": showtime }),
+    )
+    .await;
+    assert_eq!(
+        (status, scan["result"].as_str()),
+        (StatusCode::CONFLICT, Some("EXCHANGED")),
+        "{scan}"
+    );
     let (status, scan) = check_in(&door, &app, &code, json!({ "showtimeId": showtime })).await;
     assert_eq!(status, StatusCode::OK, "{scan}");
     let mut admitted: Vec<String> = scan["seats"]

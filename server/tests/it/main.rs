@@ -21,6 +21,7 @@
 //!   a proof makes one place, the automatic switch counts customers, failed room calls retried;
 //! - `waiting_pages`: the waiting page's live feed over a real WebSocket;
 //! - `waiting_page_caps`: its sockets only for real places, capped, never taking the reserve;
+//! - `notices`: what a counter customer is e-mailed of each change, and what the booking keeps;
 //! - `openapi`: the REST API's OpenAPI description covers every route, and its page;
 //! - `aborted_pages`: pages dropped half-way leave no tasks and no memory behind (both stores);
 //! - `seams`: what a hostile test found between features (a hot page's status, a refused body's
@@ -43,6 +44,7 @@ mod halls;
 mod kiosk_lock;
 mod limits;
 mod live;
+mod notices;
 mod openapi;
 mod relay;
 mod sandbox;

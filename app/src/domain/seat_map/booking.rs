@@ -50,6 +50,17 @@ pub struct BookingView {
     /// In won.
     #[cfg_attr(feature = "ssr", schema(value_type = i64))]
     pub amount: Won,
+    /// Money given back in all (online and at the counter), in won.
+    #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(value_type = i64))]
+    pub refunded: Won,
+    /// The seats given back for money.
+    #[serde(default)]
+    pub refunded_seats: Vec<String>,
+    /// Every seat it was sold and no longer has (refunded, exchanged), as it was sold: with
+    /// `tickets`, what the booking was ever sold. For API clients: the pages do not read it.
+    #[serde(default, skip_deserializing)]
+    pub given_back: Vec<crate::domain::SeatGivenBack>,
     pub currency: String,
     pub failure_reason: Option<String>,
     #[serde(deserialize_with = "crate::domain::rfc3339::deserialize")]

@@ -93,7 +93,12 @@ fn Found(found: BookingFound) -> impl IntoView {
     let lang = use_lang();
     let b = found.booking;
     let state = b.state();
-    let (starts, amount, created) = (b.starts_at, b.amount, b.created_at);
+    // Paid: what it holds and what was given back.
+    let (starts, paid, created) = (b.starts_at, b.amount + b.refunded, b.created_at);
+    let refunded = match b.refunded_seats.is_empty() && b.refunded == crate::domain::Won::ZERO {
+        true => None,
+        false => Some((b.refunded, b.refunded_seats.join(", "))),
+    };
     let seats = match crate::domain::seats_text(&crate::seating::reading_order(&b.seats)) {
         none if none.is_empty() => "—".to_string(),
         seats => seats,
@@ -119,7 +124,11 @@ fn Found(found: BookingFound) -> impl IntoView {
                 <dt>{move || tr!(lang.get(), "bookings.seats")}</dt>
                 <dd data-test="booking-found-seats">{seats}</dd>
                 <dt>{move || tr!(lang.get(), "bookings.amount")}</dt>
-                <dd>{move || price(lang.get(), amount)}</dd>
+                <dd>{move || price(lang.get(), paid)}</dd>
+                {refunded.map(|(amount, seats)| view! {
+                    <dt>{move || tr!(lang.get(), "bookings.refunded")}</dt>
+                    <dd data-test="booking-found-refunded">{move || price(lang.get(), amount)} " " {seats.clone()}</dd>
+                })}
                 <dt>{move || tr!(lang.get(), "bookings.made")}</dt>
                 <dd>{move || date_time(lang.get(), created)}</dd>
                 <dt>{move || tr!(lang.get(), "bookings.checked_in")}</dt>

@@ -124,13 +124,22 @@ impl Door for Engine {
 }
 
 impl Engine {
-    /// How `seat`, no longer the booking's, left it: `Refunded` when a refund at the counter gave
-    /// it back, else `Exchanged` (the only other way a seat leaves a standing booking).
+    /// How `seat`, no longer the booking's, left it: as the booking last gave it back (a seat
+    /// refunded, sold again to it by an exchange, then exchanged away, was exchanged); a booking
+    /// that gave seats back before it kept them: `Refunded` when a refund at the counter gave it
+    /// back, else `Exchanged` (the only other way a seat leaves a standing booking).
     pub(crate) async fn seat_left(
         &self,
         booking: BookingId,
         seat: &str,
     ) -> Result<CheckInResult, InventoryError> {
+        let record = self.booking_record(booking).await?;
+        if let Some(last) = record.given_back.iter().rev().find(|s| s.seat == seat) {
+            return Ok(match last.state {
+                app::domain::GivenBack::Refunded => CheckInResult::Refunded,
+                app::domain::GivenBack::Exchanged => CheckInResult::Exchanged,
+            });
+        }
         let refunded = self.store.seats_refunded(booking).await?;
         Ok(match refunded.iter().any(|s| s.as_str() == seat) {
             true => CheckInResult::Refunded,

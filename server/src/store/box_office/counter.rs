@@ -166,7 +166,7 @@ async fn insert_booking(tx: &mut Tx, sale: &CounterSaleRow, at: At) -> Result<bo
             .bind(List(sale.seats.clone()))
             .bind(sale.amount)
             .bind(at)
-            .bind(crate::store::write_tickets(&sale.tickets))
+            .bind(crate::store::write_list(&sale.tickets))
             .bind(sale.email.as_deref())
             .bind(sale.language.as_deref())
             .fetch_optional(c)

@@ -2,7 +2,7 @@
 //! transactions (`counter.rs`, `returns.rs`, `door.rs`) apply the answers.
 
 use super::*;
-use app::domain::SeatCode;
+use app::domain::{GivenBack, SeatCode, SeatGivenBack, TicketType};
 use app::error::Reason;
 
 /// Whether a sale (or an exchange) may go on, from its shift being open and its showtime's
@@ -148,7 +148,7 @@ impl RefundFacts {
         // Each seat given back at what it was sold for, as the booking says now (read under its
         // lock: an exchange in between moved the types with the seats); a booking made before
         // types: the engine's price of the seats.
-        let sold = crate::store::read_tickets(self.tickets.as_deref());
+        let sold: Vec<SoldSeat> = crate::store::read_list(self.tickets.as_deref());
         let partial = match sold.is_empty() {
             true => refund.partial_amount,
             false => sold
@@ -162,6 +162,24 @@ impl RefundFacts {
             false => partial.clamp(Won::ZERO, self.amount_krw),
         };
         Ok((giving, keeping, amount))
+    }
+
+    /// Every seat the booking gave back: those before, then `seats` given back now as `state`,
+    /// each as it was sold (a booking made before types: adult, at an even share of its amount).
+    pub(super) fn given_back(&self, seats: &[SeatCode], state: GivenBack) -> Vec<SeatGivenBack> {
+        let mut all: Vec<SeatGivenBack> = crate::store::read_list(self.given_back.as_deref());
+        let sold: Vec<SoldSeat> = crate::store::read_list(self.tickets.as_deref());
+        let share = Won::new(self.amount_krw.get() / self.seats.0.len().max(1) as i64);
+        all.extend(seats.iter().map(|seat| {
+            let sold = sold.iter().find(|t| t.seat == seat.as_str());
+            SeatGivenBack {
+                seat: seat.to_string(),
+                ticket_type: sold.map_or(TicketType::Adult, |t| t.ticket_type),
+                price: sold.map_or(share, |t| t.price),
+                state,
+            }
+        }));
+        all
     }
 
     /// Why the booking cannot be `what` (`refunded`, `exchanged`) at the counter, if it cannot.

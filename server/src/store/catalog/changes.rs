@@ -263,7 +263,7 @@ async fn release_held(
 /// be has another outcome).
 async fn paid_sales(tx: &mut Tx, showtime: ShowtimeId) -> Result<Vec<PaidSale>, StoreError> {
     let paid = "select p.provider_payment_id, p.booking_id,
-                       coalesce(p.paid_amount, p.amount_krw) as paid
+                       coalesce(p.paid_amount, p.amount_krw) as paid, b.seats
                   from payment p join booking b on b.id = p.booking_id
                  where b.showtime_id = $1 and p.status = 'PAID' and p.outcome = 'CONFIRMED'
                  order by p.provider_payment_id";
@@ -286,7 +286,8 @@ async fn mark_refund(tx: &mut Tx, payment_id: &str) -> Result<bool, StoreError> 
 /// PostgreSQL).
 async fn owed_sales(tx: &mut Tx, showtime: ShowtimeId) -> Result<Vec<OwedSale>, StoreError> {
     let owed = format!(
-        "select b.id as booking_id, cs.tender as method, b.amount_krw as amount, cs.shift_id
+        "select b.id as booking_id, cs.tender as method, b.amount_krw as amount, cs.shift_id,
+                b.seats
            from booking b join counter_sale cs on cs.booking_id = b.id
           where b.showtime_id = $1 and b.status = 'CONFIRMED' and b.refunded_at is null
             and cs.tender in ('cash', 'card') and b.amount_krw > 0

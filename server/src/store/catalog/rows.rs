@@ -32,6 +32,7 @@ pub(super) struct OwedSale {
     pub(super) method: String,
     pub(super) amount: Won,
     pub(super) shift_id: i64,
+    pub(super) seats: SeatList,
 }
 
 impl OwedSale {
@@ -42,6 +43,7 @@ impl OwedSale {
                 showtime_id: showtime,
                 method: self.method.clone(),
                 amount: self.amount,
+                seats: self.seats.texts(),
             },
         )
     }
@@ -53,6 +55,7 @@ pub(super) struct PaidSale {
     pub(super) provider_payment_id: String,
     pub(super) booking_id: uuid::Uuid,
     pub(super) paid: Won,
+    pub(super) seats: SeatList,
 }
 
 impl PaidSale {
@@ -64,6 +67,7 @@ impl PaidSale {
                 payment_id: self.provider_payment_id.clone(),
                 amount: self.paid,
                 reason: "the showtime was cancelled".into(),
+                seats: self.seats.texts(),
             },
         )
     }

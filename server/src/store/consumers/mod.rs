@@ -31,7 +31,11 @@ pub enum ConsumerEffect {
     IssueTicket { booking: BookingId, code: String },
     /// A message to the booking's customer, queued when the booking has an address (the mail
     /// worker sends it).
-    QueueMail { booking: BookingId, kind: MailKind },
+    QueueMail {
+        booking: BookingId,
+        kind: MailKind,
+        notice: Notice,
+    },
     /// Added to the sales figures of a showtime on a day.
     Sales {
         showtime: ShowtimeId,
@@ -126,9 +130,11 @@ impl Store {
             ConsumerEffect::IssueTicket { booking, code } => {
                 issue_ticket(&mut tx, *booking, code).await?
             }
-            ConsumerEffect::QueueMail { booking, kind } => {
-                queue_mail(&mut tx, event_id, *booking, *kind).await?
-            }
+            ConsumerEffect::QueueMail {
+                booking,
+                kind,
+                notice,
+            } => queue_mail(&mut tx, event_id, *booking, *kind, notice).await?,
             ConsumerEffect::Sales { .. } => add_sales(&mut tx, effect).await?,
         }
         tx.commit().await?;
@@ -201,19 +207,23 @@ async fn queue_mail(
     event_id: &str,
     booking: BookingId,
     kind: MailKind,
+    notice: &Notice,
 ) -> Result<(), StoreError> {
     let queue = "insert into outgoing_mail (event_id, booking_id, kind, next_attempt_at,
-                                            created_at)
+                                            created_at, notice)
                  select $1, id, $3, coalesce($4, current_timestamp),
-                        coalesce($4, current_timestamp)
+                        coalesce($4, current_timestamp), $5
                    from booking where id = $2 and email is not null
                  on conflict (event_id) do nothing";
+    let notice = (notice != &Notice::default())
+        .then(|| serde_json::to_string(notice).expect("a notice serialises"));
     on!(tx, c => {
         sqlx::query(queue)
             .bind(event_id)
             .bind(booking.0)
             .bind(kind.as_str())
             .bind(Moment(None))
+            .bind(notice)
             .execute(c)
             .await?;
     });

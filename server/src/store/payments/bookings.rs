@@ -33,7 +33,7 @@ impl Store {
                 .bind(Moment(None))
                 .bind(new.email.as_deref())
                 .bind(new.language.as_deref())
-                .bind(crate::store::write_tickets(&new.tickets))
+                .bind(crate::store::write_list(&new.tickets))
                 .execute(&mut *c)
                 .await?;
             sqlx::query_as(of_hold).bind(new.hold.as_uuid()).fetch_one(&mut *c).await?

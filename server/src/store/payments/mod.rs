@@ -155,8 +155,12 @@ pub struct BookingRecord {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub payments: Vec<PaymentRecord>,
-    /// Refunded at the box office.
+    /// Refunded whole (at the box office, or cancelled by the customer).
     pub refunded_at: Option<DateTime<Utc>>,
+    /// Money given back in all.
+    pub refunded: Won,
+    /// The seats it was sold and gave back (refunded, exchanged), as sold.
+    pub given_back: Vec<app::domain::SeatGivenBack>,
     /// Its showtime was cancelled.
     pub showtime_cancelled: bool,
     /// The address given at checkout (none given, or purged after the showtime).
@@ -208,7 +212,7 @@ impl BookingFilter {
 /// A booking's columns as [`BookingRecord`] reads them.
 const BOOKING_COLUMNS: &str = "select id, showtime_id, customer_id, seats, amount_krw, status,
                                       failure_reason, created_at, updated_at, refunded_at,
-                                      email, language, tickets,
+                                      email, language, tickets, given_back, refunded_krw,
                                       (select st.cancelled_at is not null from showtime st
                                         where st.id = booking.showtime_id) as showtime_cancelled
                                  from booking";

@@ -22,6 +22,8 @@ pub(super) struct StoredBooking {
     email: Option<String>,
     language: Option<String>,
     tickets: Option<String>,
+    given_back: Option<String>,
+    refunded_krw: Won,
 }
 
 /// `PAYMENTS_OF_BOOKING` as both dialects read them.
@@ -42,7 +44,7 @@ impl StoredBooking {
             customer: CustomerId(self.customer_id),
             seats: self.seats.0,
             amount: self.amount_krw,
-            tickets: crate::store::read_tickets(self.tickets.as_deref()),
+            tickets: crate::store::read_list(self.tickets.as_deref()),
             status: self.status,
             failure_reason: self.failure_reason,
             created_at: self.created_at.0,
@@ -58,6 +60,8 @@ impl StoredBooking {
                 })
                 .collect(),
             refunded_at: self.refunded_at.map(|at| at.0),
+            refunded: self.refunded_krw,
+            given_back: crate::store::read_list(self.given_back.as_deref()),
             showtime_cancelled: self.showtime_cancelled,
             email: self.email,
             language: self.language,
@@ -80,7 +84,7 @@ impl From<StoredBookingOfHold> for BookingRow {
             id: BookingId(row.id),
             status: row.status,
             amount: row.amount_krw,
-            tickets: crate::store::read_tickets(row.tickets.as_deref()),
+            tickets: crate::store::read_list(row.tickets.as_deref()),
         }
     }
 }

@@ -13,7 +13,7 @@ pub(super) struct BookingFacts {
     pub(super) hold_id: uuid::Uuid,
     pub(super) status: BookingStatus,
     pub(super) seats: SeatList,
-    /// Each seat's type and price, JSON (see `store::read_tickets`).
+    /// Each seat's type and price, JSON (see `store::read_list`).
     pub(super) tickets: Option<String>,
     pub(super) sales_open: bool,
 }
@@ -97,7 +97,7 @@ impl Writes {
         let event = BookingEvent::BookingConfirmed {
             showtime_id: facts.showtime_id,
             seats: facts.seats.texts(),
-            tickets: crate::store::read_tickets(facts.tickets.as_deref()),
+            tickets: crate::store::read_list(facts.tickets.as_deref()),
             amount: paid,
             payment_id: payment_id.into(),
             // Settled payments come from the gateway: sold online.
@@ -150,6 +150,9 @@ impl Writes {
             payment_id: payment_id.into(),
             amount: paid,
             reason: reason.into(),
+            // A failed booking was sold no seat, and a payment given back otherwise (a second
+            // one, say) leaves the booking's seats as they are.
+            seats: Vec::new(),
         };
         let mut events = vec![Envelope::new(booking.0, refund)];
         if fail_booking {

@@ -66,7 +66,12 @@ struct Refunded {
     amount: Won,
 }
 
-fn refund_issued(booking: BookingId, payment_id: &str, refund_id: &str, r: Refunded) -> Envelope {
+fn refund_issued(
+    booking: BookingId,
+    (payment_id, refund_id): (&str, &str),
+    r: Refunded,
+    seats: &[String],
+) -> Envelope {
     Envelope::new(
         booking.0,
         BookingEvent::RefundIssued {
@@ -76,6 +81,7 @@ fn refund_issued(booking: BookingId, payment_id: &str, refund_id: &str, r: Refun
             amount: r.amount,
             // The gateway refunds what was paid online.
             channel: app::domain::SalesChannel::Online,
+            seats: seats.to_vec(),
         },
     )
 }

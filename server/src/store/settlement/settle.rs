@@ -134,17 +134,18 @@ impl Store {
         Ok(writes.settlement)
     }
 
-    /// In one transaction: the payment REFUNDED, a `RefundIssued` event, `item` processed.
+    /// In one transaction: the payment REFUNDED, a `RefundIssued` event (giving back `seats`),
+    /// `item` processed.
     pub async fn finish_refund(
         &self,
         item: i64,
         booking: BookingId,
-        payment_id: &str,
-        refund_id: &str,
+        (payment_id, refund_id): (&str, &str),
+        seats: &[String],
     ) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         if let Some(refunded) = mark_refunded(&mut tx, payment_id).await? {
-            let event = refund_issued(booking, payment_id, refund_id, refunded);
+            let event = refund_issued(booking, (payment_id, refund_id), refunded, seats);
             tx.append_event(&event).await?;
         }
         mark_processed(&mut tx, item).await?;

@@ -78,6 +78,15 @@ async fn a_customer_cancels_before_the_cut_off_and_the_seats_sell_again_and_the_
     )
     .await;
     assert_eq!(refunded["payments"][0]["status"], "REFUNDED", "{refunded}");
+    // It holds nothing now, and says what it gave back: the amount paid, both seats.
+    let paid = view["amount"].as_i64().unwrap();
+    assert_eq!(
+        (refunded["amount"].as_i64(), refunded["refunded"].as_i64()),
+        (Some(0), Some(paid)),
+        "{refunded}"
+    );
+    assert_eq!(refunded["refundedSeats"], json!(["B5", "B6"]), "{refunded}");
+    assert_eq!(refunded["status"], "REFUNDED", "{refunded}");
     assert_eq!(shop.events(&id, "RefundDue").await, 1);
     let door: Value = get_json(shop.app.url(&format!("/tickets/{code}"))).await;
     assert_eq!(
@@ -96,17 +105,24 @@ async fn a_customer_cancels_before_the_cut_off_and_the_seats_sell_again_and_the_
     // The ticket, then the refund notice, by e-mail.
     let received = sink.received(2, Duration::from_secs(30)).await;
     assert_eq!(received.len(), 2);
-    let subjects: Vec<String> = received
+    let notice = received
         .iter()
-        .map(|m| {
-            let m = mailparse::parse_mail(m).unwrap();
+        .map(|m| mailparse::parse_mail(m).unwrap())
+        .find(|m| {
             mailparse::MailHeaderMap::get_first_value(m.headers.as_slice(), "Subject")
-                .unwrap_or_default()
+                .is_some_and(|s| s.starts_with("Refunded:"))
         })
-        .collect();
+        .expect("the refund notice");
+    // What the gateway gave back, and the seats: not what the booking holds now (nothing).
+    let text = super::mail::text_of(&notice);
+    let paid = app::format::price(app::i18n::Lang::En, app::domain::Won::new(paid));
     assert!(
-        subjects.iter().any(|s| s.starts_with("Refunded:")),
-        "{subjects:?}"
+        text.starts_with(&format!("Your booking has been refunded: {paid}.")),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l == "Seats refunded: B5, B6"),
+        "{text}"
     );
 }
 

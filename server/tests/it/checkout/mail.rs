@@ -40,7 +40,7 @@ fn parts<'a>(mail: &'a ParsedMail<'a>, out: &mut Vec<&'a ParsedMail<'a>>) {
 }
 
 /// The text of the message's `text/plain` part.
-pub(super) fn text_of(mail: &ParsedMail) -> String {
+pub(crate) fn text_of(mail: &ParsedMail) -> String {
     let mut all = Vec::new();
     parts(mail, &mut all);
     let part = all

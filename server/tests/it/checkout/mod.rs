@@ -425,7 +425,7 @@ mod callbacks;
 mod cancellation;
 mod contacts;
 mod customer_cancel;
-mod mail;
+pub(crate) mod mail;
 mod online_prints;
 mod sessions;
 mod settlement;

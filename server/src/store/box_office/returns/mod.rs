@@ -7,7 +7,7 @@ mod steps;
 use super::counter::{shift_open, showtime_state};
 use super::*;
 use crate::store::sql::seat_texts;
-use app::domain::Won;
+use app::domain::{GivenBack, Won};
 use app::error::Reason;
 use steps::*;
 
@@ -49,8 +49,10 @@ pub(super) struct RefundFacts {
     #[sqlx(skip)]
     pub(super) checked_in: bool,
     pub(super) amount_krw: Won,
-    /// Each seat's type and price as sold, JSON (see `store::read_tickets`).
+    /// Each seat's type and price as sold, JSON (see `store::read_list`).
     pub(super) tickets: Option<String>,
+    /// The seats it gave back before, JSON (see `store::read_list`).
+    pub(super) given_back: Option<String>,
     pub(super) tender: Option<String>,
     /// Owed back at the counter (its showtime was cancelled): given back whole, even when
     /// some of its seats were checked in before the cancellation.
@@ -129,21 +131,20 @@ impl Store {
             )));
         }
         // The seats kept keep their types; a booking given back whole keeps what it was sold as.
-        let kept: Vec<SoldSeat> = crate::store::read_tickets(booking.tickets.as_deref())
+        let kept: Vec<SoldSeat> = crate::store::read_list::<SoldSeat>(booking.tickets.as_deref())
             .into_iter()
             .filter(|t| keeping.iter().any(|k| k.as_str() == t.seat))
             .collect();
         let kept = (!keeping.is_empty() && !kept.is_empty()).then_some(kept.as_slice());
-        set_booking_seats(
-            &mut tx,
-            refund.booking,
-            &keeping,
-            amount,
-            keeping.is_empty(),
-            at,
-            kept,
-        )
-        .await?;
+        let after = BookingAfter {
+            seats: &keeping,
+            less: amount,
+            refunded: amount,
+            whole: keeping.is_empty(),
+            tickets: kept,
+            given_back: &booking.given_back(&giving, GivenBack::Refunded),
+        };
+        set_booking_seats(&mut tx, refund.booking, &after, at).await?;
         insert_refund(&mut tx, refund, &giving, &method, amount, at).await?;
         let showtime = stored_showtime(booking.showtime_id)?;
         let detail = match owed {
@@ -169,6 +170,7 @@ impl Store {
                             payment_id: payment_id.clone(),
                             amount: *paid_amount,
                             reason: "refunded at the box office".into(),
+                            seats: seat_texts(&giving),
                         }
                     }
                     _ => BookingEvent::RefundIssued {
@@ -177,6 +179,7 @@ impl Store {
                         refund_id: format!("counter:{}", uuid::Uuid::new_v4()),
                         amount,
                         channel: refund_channel(&method),
+                        seats: seat_texts(&giving),
                     },
                 };
                 tx.append_event(&Envelope::new(refund.booking.0, event))
@@ -252,13 +255,22 @@ impl Store {
             tx.rollback().await?;
             return refuse("invalid.cancel_not_confirmed");
         }
-        set_booking_seats(&mut tx, booking, &[], facts.amount_krw, true, at, None).await?;
+        let after = BookingAfter {
+            seats: &[],
+            less: facts.amount_krw,
+            refunded: paid,
+            whole: true,
+            tickets: None,
+            given_back: &facts.given_back(&facts.seats.0, GivenBack::Refunded),
+        };
+        set_booking_seats(&mut tx, booking, &after, at).await?;
         let showtime = stored_showtime(facts.showtime_id)?;
         let refund = BookingEvent::RefundDue {
             showtime_id: showtime,
             payment_id,
             amount: paid,
             reason: "cancelled by the customer".into(),
+            seats: seat_texts(&facts.seats.0),
         };
         tx.append_event(&Envelope::new(booking.0, refund)).await?;
         tx.commit().await?;
@@ -316,26 +328,26 @@ impl Store {
         }
         let seats = seats_after_exchange(&booking.seats.0, exchange);
         // Each new seat at the type and price of the seat it replaces (paired by category).
-        let tickets: Vec<SoldSeat> = crate::store::read_tickets(booking.tickets.as_deref())
-            .into_iter()
-            .map(|mut t| {
-                if let Some(at) = exchange.from.iter().position(|f| f.as_str() == t.seat) {
-                    t.seat = exchange.to[at].to_string();
-                }
-                t
-            })
-            .collect();
+        let tickets: Vec<SoldSeat> =
+            crate::store::read_list::<SoldSeat>(booking.tickets.as_deref())
+                .into_iter()
+                .map(|mut t| {
+                    if let Some(at) = exchange.from.iter().position(|f| f.as_str() == t.seat) {
+                        t.seat = exchange.to[at].to_string();
+                    }
+                    t
+                })
+                .collect();
         let tickets = (!tickets.is_empty()).then_some(tickets.as_slice());
-        set_booking_seats(
-            &mut tx,
-            exchange.booking,
-            &seats,
-            Won::ZERO,
-            false,
-            at,
+        let after = BookingAfter {
+            seats: &seats,
+            less: Won::ZERO,
+            refunded: Won::ZERO,
+            whole: false,
             tickets,
-        )
-        .await?;
+            given_back: &booking.given_back(&exchange.from, GivenBack::Exchanged),
+        };
+        set_booking_seats(&mut tx, exchange.booking, &after, at).await?;
         // The hold is used up: nothing else confirms it.
         delete_hold(&mut tx, exchange.hold).await?;
         let exchanged = BookingEvent::SeatsExchanged {

@@ -3,7 +3,7 @@
 //! transactions that call them.
 
 use super::*;
-use app::domain::SeatCode;
+use app::domain::{SeatCode, SeatGivenBack};
 
 /// Whether the showtime starts more than `cutoff` after `fence` (the database's clock, or the
 /// injected one): a customer may still cancel.
@@ -33,7 +33,7 @@ pub(super) async fn refund_facts(
     booking: BookingId,
 ) -> Result<Option<RefundFacts>, StoreError> {
     let refund_facts = "select b.showtime_id, b.seats, b.status, b.refunded_at is not null as refunded,
-                                   b.amount_krw, b.tickets,
+                                   b.amount_krw, b.tickets, b.given_back,
                                    (select cs.tender from counter_sale cs where cs.booking_id = b.id)
                                        as tender,
                                    exists (select 1 from counter_refund_owed o
@@ -96,31 +96,48 @@ pub(super) async fn release_booked(
     }))
 }
 
-/// The booking's seats now, `amount` less, refunded when `refunded`, and its seats' types and
-/// prices when given (`None`: as they were).
+/// A booking after a refund or an exchange.
+pub(super) struct BookingAfter<'a> {
+    /// The seats it has now.
+    pub(super) seats: &'a [SeatCode],
+    /// Taken off its amount.
+    pub(super) less: Won,
+    /// Given back to the customer (what the refund moved).
+    pub(super) refunded: Won,
+    /// Refunded whole.
+    pub(super) whole: bool,
+    /// Its seats' types and prices now (`None`: as they were).
+    pub(super) tickets: Option<&'a [SoldSeat]>,
+    /// Every seat it gave back, this change's included.
+    pub(super) given_back: &'a [SeatGivenBack],
+}
+
+/// Writes the booking as it is after a refund or an exchange.
 pub(super) async fn set_booking_seats(
     tx: &mut Tx,
     booking: BookingId,
-    seats: &[SeatCode],
-    amount: Won,
-    refunded: bool,
+    after: &BookingAfter<'_>,
     at: At,
-    tickets: Option<&[SoldSeat]>,
 ) -> Result<(), StoreError> {
-    // A booking's seats after a refund or an exchange, its amount less `$3`, refunded when `$4`.
+    // A booking's seats after a refund or an exchange, its amount less `$3`, `$7` more given back,
+    // refunded when `$4`.
     let set_booking_seats = "update booking
                                     set seats = $2, amount_krw = amount_krw - $3,
+                                        refunded_krw = refunded_krw + $7,
                                         refunded_at = case when $4 then $5 else refunded_at end,
-                                        updated_at = $5, tickets = coalesce($6, tickets)
+                                        updated_at = $5, tickets = coalesce($6, tickets),
+                                        given_back = $8
                                   where id = $1";
     on!(tx, c => {
         sqlx::query(set_booking_seats)
             .bind(booking.0)
-            .bind(List(seats.to_vec()))
-            .bind(amount)
-            .bind(refunded)
+            .bind(List(after.seats.to_vec()))
+            .bind(after.less)
+            .bind(after.whole)
             .bind(at)
-            .bind(tickets.and_then(crate::store::write_tickets))
+            .bind(after.tickets.and_then(crate::store::write_list))
+            .bind(after.refunded)
+            .bind(crate::store::write_list(after.given_back))
             .execute(c)
             .await?;
     });
