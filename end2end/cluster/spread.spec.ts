@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "../tests/guarded";
 import { SeatMapPage, apiStatus, showtimeIds } from "../tests/pages";
 
 // Run by cluster.config.ts only: HAProxy names the instance that answered (X-Served-By).

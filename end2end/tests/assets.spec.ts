@@ -1,4 +1,5 @@
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { type APIRequestContext } from "@playwright/test";
+import { expect, test } from "./guarded";
 import { createHash } from "crypto";
 import { showtimeIds } from "./pages";
 

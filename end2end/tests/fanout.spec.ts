@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./guarded";
 import { SeatMapPage } from "./pages";
 
 // Two server instances share PostgreSQL and Redis (playwright.config.ts starts them; the test

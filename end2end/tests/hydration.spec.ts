@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./guarded";
 import * as fs from "fs";
 import * as path from "path";
 import { SeatMapPage, ShowtimesPage, SignInPage, showtimeIds } from "./pages";
@@ -93,4 +93,12 @@ test("every customer and staff page, loaded directly, hydrates without a hydrati
   await staff.goto("/admin/halls");
   await expect(staff.locator('[data-test="block-showtime"] option').nth(1)).toBeAttached();
   await staff.context().close();
+});
+
+// The control of every test's guard (tests/guarded.ts): a page that throws fails its test.
+test("a page's uncaught error fails the test that caused it", async ({ page }) => {
+  test.fail();
+  await page.goto("/");
+  await page.addScriptTag({ content: "throw new Error('the control of the guard')" });
+  await expect(page.locator('[data-test="showtime-list"]')).toBeVisible();
 });

@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { type Browser, type Page } from "@playwright/test";
+import { expect, test } from "./guarded";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
@@ -274,6 +275,16 @@ test("the kiosk and the door are Korean throughout: a shift, a sale, the receipt
   await supervisor.locator('[data-test="booking-find"]').click();
   await expect(supervisor.locator('[data-test="booking-search-error"]')).toBeVisible();
   await allKorean(supervisor, "booking search, nothing found", data);
+  // Search after search, found and not, each answered before the next: no page error, no panic
+  // (the guard of every test, tests/guarded.ts, fails the test on either).
+  for (let round = 0; round < 6; round++) {
+    const query = round % 2 === 0 ? booking : `0000000${round}`;
+    await supervisor.locator('[data-test="booking-query"]').fill(query);
+    await supervisor.locator('[data-test="booking-find"]').click();
+    const answer = round % 2 === 0 ? found : supervisor.locator('[data-test="booking-search-error"]');
+    await expect(supervisor).toHaveURL(new RegExp(`q=${query}`));
+    await expect(answer).toBeVisible();
+  }
 
   await page.locator('[data-test="lock"]').tap();
   await expect(page.locator('[data-test="lock-screen"]')).toBeVisible();

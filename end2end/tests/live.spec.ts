@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./guarded";
 import { SeatMapPage, otherCustomer, showtimeIds } from "./pages";
 
 test("a hold in one browser appears in another without reload, and so does its release", async ({ page, browser }) => {

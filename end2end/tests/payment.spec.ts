@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
-import { Browser, BrowserContext, Page, expect, test } from "@playwright/test";
+import { Browser, BrowserContext, Page } from "@playwright/test";
+import { expect, test } from "./guarded";
 import * as path from "path";
 import { Mail, SeatMapPage, SignInPage, onSale, receivedMail, screenshotDir } from "./pages";
 

@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./guarded";
 import * as fs from "fs";
 import * as path from "path";
 import { SeatMapPage, ShowtimesPage, apiStatus, onSale, otherCustomer, showtimeIds } from "./pages";

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./guarded";
 import * as fs from "fs";
 import * as path from "path";
 import { SeatMapPage, SignInPage, apiStatus, otherCustomer, showtimeIds } from "./pages";

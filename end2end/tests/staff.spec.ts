@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
+import { expect, test } from "./guarded";
 import * as fs from "fs";
 import * as path from "path";
 import { SeatMapPage, SignInPage } from "./pages";
@@ -28,6 +29,17 @@ test("an operator signs in, sees the console, creates and revokes an API token, 
   await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "staff-sign-in.png"), fullPage: true });
   await signIn.signIn("operator", operatorPassword());
   await expect(page).toHaveURL(/\/admin\/tokens$/);
+
+  // On a phone the header wraps by whole words: each place of the console on one line.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const places = page.locator('[data-test="staff-place"]');
+  // (The header lists them once it knows who is signed in.)
+  await expect.poll(() => places.count()).toBeGreaterThan(3);
+  for (const place of await places.all()) {
+    expect((await place.boundingBox())!.height).toBeLessThanOrEqual(48);
+  }
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "staff-header-phone.png") });
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // An API token: shown once, usable for the sales report, revoked at once.
   await page.locator('[data-test="token-name"]').fill("finance export");
@@ -169,6 +181,9 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   await page.locator('[data-test="schedule-hot"]').check();
   await page.locator('[data-test="schedule-button"]').click();
   await expect(page.locator('[data-test="halls-notice"]')).toContainText("scheduled");
+  // Said where the operator is: at the form, far down the page, not only at its top.
+  await expect(page.locator('[data-test="halls-notice"]')).toBeInViewport();
+  expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
 
   // A customer in another browser finds it (venue time 19:30 is 10:30 UTC) and holds two VIP seats.
   const list: { id: number; movieTitle: string; startsAt: string; seatsTotal: number }[] = await (await page.request.get("/showtimes")).json();

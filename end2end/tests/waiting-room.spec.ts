@@ -1,4 +1,5 @@
-import { expect, test, type APIResponse, type Browser, type Page } from "@playwright/test";
+import { type APIResponse, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "./guarded";
 import * as fs from "fs";
 import * as path from "path";
 import { SeatMapPage, SignInPage, onSale, screenshotDir } from "./pages";

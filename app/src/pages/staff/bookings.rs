@@ -95,10 +95,8 @@ fn Found(found: BookingFound) -> impl IntoView {
     let state = b.state();
     // Paid: what it holds and what was given back.
     let (starts, paid, created) = (b.starts_at, b.amount + b.refunded, b.created_at);
-    let refunded = match b.refunded_seats.is_empty() && b.refunded == crate::domain::Won::ZERO {
-        true => None,
-        false => Some((b.refunded, b.refunded_seats.join(", "))),
-    };
+    let refunded =
+        (b.refunded > crate::domain::Won::ZERO).then(|| (b.refunded, b.refunded_seats.join(", ")));
     let seats = match crate::domain::seats_text(&crate::seating::reading_order(&b.seats)) {
         none if none.is_empty() => "—".to_string(),
         seats => seats,
@@ -126,7 +124,7 @@ fn Found(found: BookingFound) -> impl IntoView {
                 <dt>{move || tr!(lang.get(), "bookings.amount")}</dt>
                 <dd>{move || price(lang.get(), paid)}</dd>
                 {refunded.map(|(amount, seats)| view! {
-                    <dt>{move || tr!(lang.get(), "bookings.refunded")}</dt>
+                    <dt>{move || tr!(lang.get(), "booking.state_REFUNDED")}</dt>
                     <dd data-test="booking-found-refunded">{move || price(lang.get(), amount)} " " {seats.clone()}</dd>
                 })}
                 <dt>{move || tr!(lang.get(), "bookings.made")}</dt>
