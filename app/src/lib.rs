@@ -1,6 +1,7 @@
 //! Everything the server and the browser share: domain types, the Leptos components and routes,
 //! and the server functions. Server-only code sits behind the `ssr` feature.
 
+pub mod codec;
 pub mod components;
 pub mod domain;
 #[cfg(feature = "ssr")]

@@ -84,6 +84,10 @@ test("three shoppers queue for a hot showtime with one inside at a time: a cance
     await queue(second, showtime);
     await expect(second.locator('[data-test="queue-page"]')).toHaveAttribute("data-state", "waiting");
     await expect(second.locator('[data-test="queue-ahead"]')).toHaveText("0");
+    // Why the wait: the room is full (one inside of one), what lets the next in, and how long
+    // it can take at most before the room has a pace to measure.
+    await expect(second.locator('[data-test="queue-full"]')).toContainText("at most 1 at a time; choosing now: 1.");
+    await expect(second.locator('[data-test="queue-wait"]')).toHaveText(/^At most about \d+ min to wait: each person inside has at most \d+ min$/);
     await queue(third, showtime);
     await expect(third.locator('[data-test="queue-page"] h1')).toHaveText("대기열");
     await expect(third.locator('[data-test="queue-ahead"]')).toHaveText("1");
@@ -101,11 +105,27 @@ test("three shoppers queue for a hot showtime with one inside at a time: a cance
     await expect(second).toHaveURL(new RegExp(`/showtimes/${showtime}$`), { timeout: 20_000 });
     const secondMap = new SeatMapPage(second);
     await secondMap.waitForHydration();
+    // The third, waiting, sees what is left of each category, live: the seat the second holds
+    // leaves its category's count.
+    type Seat = { code: string; category: string; status: string };
+    let free = 0;
+    let left = third.locator('[data-test="queue-left"]');
+    // (Once the page's frame and the seat map agree: both may be a second behind the cancel.)
+    await expect(async () => {
+      const seats: Seat[] = (await (await third.request.get(`/showtimes/${showtime}/seats`)).json()).seats;
+      const category = seats.find((s) => s.code === "B1")!.category;
+      free = seats.filter((s) => s.category === category && s.status === "AVAILABLE").length;
+      left = third.locator(`[data-test="queue-left"][data-category="${category}"]`);
+      expect(await left.getAttribute("data-free")).toBe(String(free));
+    }).toPass({ timeout: 10_000 });
+    await expect(left).toContainText(`${free}석 남음`);
     await secondMap.hold("B1");
+    await expect(left).toHaveAttribute("data-free", String(free - 1));
 
     // The third is next now, and still waits.
     await expect(third.locator('[data-test="queue-ahead"]')).toHaveText("0", { timeout: 10_000 });
     await expect(third.locator('[data-test="queue-page"]')).toHaveAttribute("data-state", "waiting");
+    await expect(third.locator('[data-test="queue-full"]')).toContainText("지금 1명이 고르고 있습니다");
     await third.screenshot({ path: path.join(screenshotDir, "waiting-room-phone.png"), fullPage: true });
     await secondMap.cancelButton.click();
     await expect(third).toHaveURL(new RegExp(`/showtimes/${showtime}$`), { timeout: 20_000 });
@@ -138,12 +158,24 @@ test("a room that asks a proof of work: a phone's page solves it by itself and t
     expect((await asked!.json()).code).toBe("PROOF_REQUIRED");
     await enterThroughRoom(inside, showtime);
 
+    // What the page showed while it joined: the proof's notice as a notice, never an error.
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll('[data-test="queue-proof"], [data-test="queue-error"]')) {
+          const what = `${el.getAttribute("data-test")} ${el.getAttribute("role")} ${el.className}`;
+          if (!seen.includes(what)) seen.push(what);
+        }
+      }).observe(document, { subtree: true, childList: true });
+    });
     const started = Date.now();
     await queue(page, showtime);
     await expect(page.locator('[data-test="queue-page"]')).toHaveAttribute("data-state", "waiting", { timeout: 60_000 });
     console.log(`proof of 16 bits solved and place taken ${Date.now() - started} ms after navigation, page load and hydration included (debug build, CPU ×4 slower)`);
     await expect(page.locator('[data-test="queue-ahead"]')).toHaveText("0");
     await expect(page.locator('[data-test="queue-error"]')).toHaveCount(0);
+    expect(await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).toEqual(["queue-proof status notice info"]);
     await phone.close();
     await inside.context().close();
   } finally {

@@ -53,6 +53,6 @@ pub use ticket_type::{
     assign_types, GivenBack, SeatGivenBack, SoldSeat, TicketCounts, TicketPrices, TicketType,
 };
 pub use waiting_room::{
-    wait_minutes, Admission, QueueDraw, QueueFrame, QueuePlace, QueueProof, QueueState,
+    wait_minutes, Admission, QueueDraw, QueueFrame, QueuePlace, QueueProof, QueueState, SeatsLeft,
     WaitingRoomSettings, WaitingRoomView, MAX_PROOF_BITS, MAX_ROOM_RATE, SEATS_PER_ADMISSION,
 };

@@ -203,9 +203,58 @@ pub struct QueueFrame {
     /// When the server made this frame (ms since the epoch, the server's clock).
     #[serde(default)]
     pub at: i64,
+    /// Shoppers inside now (admitted, choosing or paying), and how many the room lets in at
+    /// once (0: the room is off).
+    #[serde(default)]
+    pub inside: u64,
+    #[serde(default)]
+    pub max_inside: u32,
+    /// New admissions a minute, at most (the operator's setting).
+    #[serde(default)]
+    pub admit_per_minute: u32,
+    /// The longest one shopper stays inside (the time to hold, then one hold), in minutes.
+    #[serde(default)]
+    pub stay_minutes: u32,
+    /// Each price category: its price and how many of its seats are free now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<SeatsLeft>,
+}
+
+/// A price category's seats still on sale, as a waiting page shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatsLeft {
+    pub code: String,
+    pub name: String,
+    /// The adult price.
+    pub price: super::Won,
+    pub free: u32,
 }
 
 impl QueueFrame {
+    /// Everyone the room lets in at once is inside: the next person waits for one to leave.
+    pub fn full(&self) -> bool {
+        self.max_inside > 0 && self.inside >= u64::from(self.max_inside)
+    }
+
+    /// The longest wait of `position`, in minutes, without a measured pace: the room's free
+    /// places are taken first, each place inside frees up within one stay, and the room admits
+    /// at most its rate.
+    pub fn longest_wait(&self, position: u64) -> Option<u64> {
+        if self.max_inside == 0 || self.stay_minutes == 0 {
+            return None;
+        }
+        let free = u64::from(self.max_inside).saturating_sub(self.inside);
+        let turns = position
+            .saturating_sub(free)
+            .div_ceil(u64::from(self.max_inside));
+        let by_rate = match self.admit_per_minute {
+            0 => 0,
+            rate => position.div_ceil(u64::from(rate)),
+        };
+        Some((turns * u64::from(self.stay_minutes)).max(by_rate))
+    }
+
     /// The position of place `number` (1: next; 0: its turn has come).
     pub fn position(&self, number: u64) -> u64 {
         number.saturating_sub(self.served)
@@ -273,10 +322,33 @@ mod tests {
             epoch: 1,
             open: true,
             at: 0,
+            inside: 2,
+            max_inside: 2,
+            admit_per_minute: 60,
+            stay_minutes: 11,
+            left: Vec::new(),
         };
         assert_eq!(frame.position(41), 1);
         assert_eq!(frame.position(39), 0);
         assert_eq!(frame.wait_minutes(100), Some(3.0));
         assert_eq!(wait_minutes(5, None), None);
+        // Two inside of two: places 1–2 go in within one stay, 3–4 within two.
+        assert!(frame.full());
+        assert_eq!(frame.longest_wait(2), Some(11));
+        assert_eq!(frame.longest_wait(3), Some(22));
+        // A slow rate bounds it instead: 1,000 places at 60 a minute.
+        let wide = QueueFrame {
+            max_inside: 1000,
+            ..frame.clone()
+        };
+        assert!(!wide.full());
+        assert_eq!(wide.longest_wait(3000), Some(50));
+        // With room inside, only the rate stands between the next ones and their turn.
+        assert_eq!(wide.longest_wait(5), Some(1));
+        let off = QueueFrame {
+            max_inside: 0,
+            ..frame
+        };
+        assert_eq!(off.longest_wait(1), None);
     }
 }

@@ -80,6 +80,16 @@ pub trait StaffAccounts: Send + Sync + 'static {
         pin: Option<&str>,
         by: &Actor,
     ) -> Result<(), InventoryError>;
+    /// Adds a member with a first password (which they change in their account). Audited.
+    async fn add_member(
+        &self,
+        name: &str,
+        role: crate::domain::StaffRole,
+        password: &str,
+        by: &Actor,
+    ) -> Result<(), InventoryError>;
+    /// Disables a member: they can no longer sign in, and their sessions end. Audited.
+    async fn disable_member(&self, name: &str, by: &Actor) -> Result<(), InventoryError>;
     /// The newest lines of the staff audit log, newest first.
     async fn audit_log(&self) -> Result<Vec<AuditEntry>, InventoryError>;
     /// Every API token, newest first.

@@ -25,7 +25,7 @@ pub fn BookingPage() -> impl IntoView {
     // Bumped every second while the booking is pending: the resource asks again.
     let tick = RwSignal::new(0u32);
     let pending = RwSignal::new(false);
-    let booking = Resource::new(move || (id.get(), tick.get()), |(id, _)| get_booking(id));
+    let booking = crate::codec::resource(move || (id.get(), tick.get()), |(id, _)| get_booking(id));
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| {
         hydrated.set(true);
@@ -277,7 +277,7 @@ fn SendLink(booking_id: String, email: String) -> impl IntoView {
 #[component]
 fn TicketView(booking_id: String) -> impl IntoView {
     let lang = use_lang();
-    let ticket = Resource::new(move || booking_id.clone(), get_ticket);
+    let ticket = crate::codec::resource(move || booking_id.clone(), get_ticket);
     view! {
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
@@ -334,7 +334,7 @@ fn TicketView(booking_id: String) -> impl IntoView {
 #[component]
 pub fn MyBookingsPage() -> impl IntoView {
     let lang = use_lang();
-    let list = Resource::new(|| (), |_| my_bookings());
+    let list = crate::codec::resource(|| (), |_| my_bookings());
     view! {
         <h1>{move || tr!(lang.get(), "booking.all")}</h1>
         <p><a class="tap" href="/find-booking" data-test="find-booking-link">{move || tr!(lang.get(), "find.link")}</a></p>

@@ -46,6 +46,23 @@ impl Room {
         });
         crate::domain::wait_minutes(position, rate)
     }
+
+    /// What the page says of the wait: measured from the room's pace once there is one, until
+    /// then the longest it can be (and the longest stay inside, which bounds it).
+    fn wait_text(self, lang: crate::i18n::Lang) -> String {
+        let longest = || {
+            let frame = self.frame.get()?;
+            Some((frame.longest_wait(self.position()?)?, frame.stay_minutes))
+        };
+        match (self.wait_minutes(), longest()) {
+            (Some(m), _) if m < 1.0 => tr!(lang, "queue.wait_soon"),
+            (Some(m), _) => tr!(lang, "queue.wait_minutes", minutes = m.ceil() as u64),
+            (None, Some((minutes, stay))) => {
+                tr!(lang, "queue.wait_at_most", minutes = minutes, stay = stay)
+            }
+            (None, None) => tr!(lang, "queue.wait_unknown"),
+        }
+    }
 }
 
 #[component]
@@ -105,7 +122,14 @@ pub fn QueuePage() -> impl IntoView {
             }>
             <h1>{move || tr!(lang.get(), "queue.heading")}</h1>
             <p class="queue-explain">{move || tr!(lang.get(), "queue.explain")}</p>
-            {move || room.error.get().map(|e| view! { <p class="error" role="alert" data-test="queue-error">{error_text(lang.get(), &e)}</p> })}
+            // The proof of work is a step of joining, not a failure.
+            {move || room.error.get().map(|e| {
+                let (class, role, test) = match e {
+                    InventoryError::ProofRequired { .. } => ("notice info", "status", "queue-proof"),
+                    _ => ("error", "alert", "queue-error"),
+                };
+                view! { <p class=class role=role data-test=test>{error_text(lang.get(), &e)}</p> }
+            })}
             {move || room.frame.get().filter(|f| !f.message.is_empty()).map(|f| view! {
                 <p class="notice" role="status" data-test="queue-message">{f.message}</p>
             })}
@@ -130,11 +154,10 @@ pub fn QueuePage() -> impl IntoView {
                             " "
                             <strong data-test="queue-ahead">{move || position().unwrap_or(1).saturating_sub(1)}</strong>
                         </p>
-                        <p data-test="queue-wait">{move || match room.wait_minutes() {
-                            Some(m) if m < 1.0 => tr!(lang.get(), "queue.wait_soon"),
-                            Some(m) => tr!(lang.get(), "queue.wait_minutes", minutes = m.ceil() as u64),
-                            None => tr!(lang.get(), "queue.wait_unknown"),
-                        }}</p>
+                        <p data-test="queue-wait">{move || room.wait_text(lang.get())}</p>
+                        {move || room.frame.get().filter(|f| f.full()).map(|f| view! {
+                            <p data-test="queue-full">{tr!(lang.get(), "queue.full", inside = f.inside, max = f.max_inside)}</p>
+                        })}
                         {move || room.frame.get().filter(|f| f.paused).map(|_| view! {
                             <p class="notice" data-test="queue-paused">{tr!(lang.get(), "queue.paused")}</p>
                         })}
@@ -150,6 +173,20 @@ pub fn QueuePage() -> impl IntoView {
                     <p class="notice" role="status" data-test="queue-admitted">{move || tr!(lang.get(), "queue.admitted")}</p>
                 </Show>
             </Show>
+            {move || room.frame.get().filter(|f| !f.left.is_empty()).map(|f| view! {
+                <h2>{tr!(lang.get(), "queue.left")}</h2>
+                <ul class="queue-left" aria-live="polite">
+                    {f.left.into_iter().map(|c| view! {
+                        <li data-test="queue-left" data-category=c.code data-free=c.free.to_string()>
+                            {c.name} " " {crate::format::price(lang.get(), c.price)} ": "
+                            <strong>{match c.free {
+                                0 => tr!(lang.get(), "queue.sold_out"),
+                                n => tr!(lang.get(), "queue.left_count", count = n),
+                            }}</strong>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            })}
         </section>
     }
     .into_any()
@@ -309,7 +346,7 @@ mod browser {
                 let Some(frame) = event
                     .data()
                     .as_string()
-                    .and_then(|t| serde_json::from_str::<QueueFrame>(&t).ok())
+                    .and_then(|t| crate::codec::read::<QueueFrame>(&t).ok())
                 else {
                     return;
                 };

@@ -35,7 +35,7 @@ pub fn group(list: Vec<ShowtimeSummary>) -> Vec<Day> {
 #[component]
 pub fn ShowtimesPage() -> impl IntoView {
     let lang = use_lang();
-    let showtimes = Resource::new(|| (), |_| list_showtimes());
+    let showtimes = crate::codec::resource(|| (), |_| list_showtimes());
     view! {
         <h1>{move || tr!(lang.get(), "showtimes.heading")}</h1>
         <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>

@@ -401,6 +401,13 @@ const STAFF_ACTIONS: &[(&str, &str, &str, &[StaffRole])] = &[
         r#"{"member":"nobody","pin":"1"}"#,
         &[],
     ),
+    (
+        "POST",
+        "/api/staff_add",
+        r#"{"member":"","role":"clerk","password":"short"}"#,
+        &[],
+    ),
+    ("POST", "/api/staff_disable", r#"{"member":"nobody"}"#, &[]),
     // Last: it locks the session it is called with.
     ("POST", "/api/staff_lock", "{}", &StaffRole::ALL),
 ];

@@ -5,7 +5,7 @@
 //! turned off.
 
 use crate::support::*;
-use crate::waiting_room::{key_prefix, set_room};
+use crate::waiting_room::{admitted, hold, key_prefix, set_room};
 use futures_util::{SinkExt, StreamExt};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -25,6 +25,18 @@ async fn next_frame(socket: &mut Socket, wait: Duration) -> Option<Value> {
             Ok(Message::Text(text)) => return Some(serde_json::from_str(&text).unwrap()),
             Ok(Message::Close(_)) | Err(_) => return None,
             Ok(_) => {}
+        }
+    }
+}
+
+/// The first frame within 10 s that `wanted` accepts.
+async fn frame_where(socket: &mut Socket, wanted: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let frame = next_frame(socket, Duration::from_secs(10))
+            .await
+            .expect("the frame wanted within 10 s");
+        if wanted(&frame) {
+            return frame;
         }
     }
 }
@@ -80,10 +92,10 @@ async fn a_waiting_page_gets_the_rooms_frame_live_and_is_counted_while_connected
     let showtime = first_showtime(&app.base).await;
     let op = operator(&app).await;
     set_room(&op, showtime, true, 1).await;
+    let first = app.customer();
     let mut tickets = Vec::new();
-    for _ in 0..2 {
-        let place: Value = app
-            .customer()
+    for client in [&*first, &*app.customer()] {
+        let place: Value = client
             .post(app.url(&format!("/showtimes/{showtime}/queue")))
             .send()
             .await
@@ -110,12 +122,52 @@ async fn a_waiting_page_gets_the_rooms_frame_live_and_is_counted_while_connected
 
     // The room's frame arrives (the step runs each second), then each change of it.
     let mut socket = page(&app, showtime, &tickets[1]).await;
-    let frame = next_frame(&mut socket, Duration::from_secs(5))
-        .await
-        .expect("the room's frame");
+    // (Once the first is let in: a frame is sent when it changes.)
+    let frame = frame_where(&mut socket, |f| f["inside"] == 1).await;
     assert_eq!(frame["open"], true, "{frame}");
     assert!(frame["served"].is_u64(), "{frame}");
     assert_eq!(pages_connected(&app).await, 1);
+
+    // It says who is inside (the first, admitted), how many the room lets in, the longest
+    // stay, and each category's price and free seats, as the seat map has them.
+    let full = frame;
+    assert_eq!(full["maxInside"], 1, "{full}");
+    assert!(full["stayMinutes"].as_u64().unwrap() >= 10, "{full}");
+    let map: Value = get_json(app.url(&format!("/showtimes/{showtime}/seats"))).await;
+    let category = map["seats"].as_array().unwrap()[0]["category"].clone();
+    let (seat, free) = {
+        let seats = map["seats"].as_array().unwrap().iter();
+        let free: Vec<&Value> = seats
+            .filter(|s| s["category"] == category && s["status"] == "AVAILABLE")
+            .collect();
+        (
+            free[0]["code"].as_str().unwrap().to_string(),
+            free.len() as u64,
+        )
+    };
+    let left_in = |f: &Value| -> Option<u64> {
+        let left = f["left"].as_array()?.iter();
+        left.filter(|c| c["code"] == category)
+            .find_map(|c| c["free"].as_u64())
+    };
+    assert_eq!(left_in(&full), Some(free), "{full}");
+    let of = |list: &Value| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["code"] == category)
+            .cloned()
+    };
+    assert_eq!(
+        of(&full["left"]).unwrap()["price"],
+        of(&map["categories"]).unwrap()["price"]
+    );
+    // The first holds one of its seats: the next frame counts one fewer.
+    let token = admitted(&app, &first, showtime).await;
+    let (status, body) = hold(&app, &first, showtime, &[&seat], Some(&token)).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let after = frame_where(&mut socket, |f| left_in(f) != Some(free)).await;
+    assert_eq!(left_in(&after), Some(free - 1), "{after}");
     let (status, body) = op
         .set_waiting_room(
             json!({ "showtime_id": showtime, "on": true, "max_active": 1, "admit_per_minute": 600,

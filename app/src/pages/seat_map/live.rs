@@ -107,7 +107,7 @@ impl Live {
                 let Some(text) = event.data().as_string() else {
                     return;
                 };
-                match serde_json::from_str::<LiveMessage>(&text) {
+                match crate::codec::read::<LiveMessage>(&text) {
                     Ok(message @ LiveMessage::Snapshot { .. }) => {
                         self.failures.try_set_value(0);
                         self.picker.apply(message.seats(), true);

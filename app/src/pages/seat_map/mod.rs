@@ -32,7 +32,7 @@ pub fn SeatMapPage() -> impl IntoView {
             .get("id")
             .and_then(|id| ShowtimeId::parse(&id))
     });
-    let seat_map = Resource::new(
+    let seat_map = crate::codec::resource(
         move || showtime.get(),
         |id| async move {
             match id {
@@ -41,7 +41,7 @@ pub fn SeatMapPage() -> impl IntoView {
             }
         },
     );
-    let hold = Resource::new(
+    let hold = crate::codec::resource(
         move || showtime.get(),
         |id| async move {
             match id {
@@ -52,7 +52,7 @@ pub fn SeatMapPage() -> impl IntoView {
     );
     // A hot sale's seat map is for the shoppers its waiting room let in: the others are sent
     // to the queue (and open no live seat feed).
-    let room = Resource::new(
+    let room = crate::codec::resource(
         move || showtime.get(),
         |id| async move {
             match id {

@@ -33,10 +33,11 @@ pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
             <ul class="legend-prices">
                 {categories
                     .into_iter()
-                    .map(|c| {
+                    .enumerate()
+                    .map(|(i, c)| {
                         let category = c.clone();
                         view! {
-                            <li class=format!("cat-{}", c.code.to_lowercase())>
+                            <li class=format!("cat-{} {}", c.code.to_lowercase(), super::plan::look(Some(i))) data-test="legend-category">
                                 <span class="swatch" aria-hidden="true"></span>
                                 {move || category_name(lang.get(), &category)}
                                 " "

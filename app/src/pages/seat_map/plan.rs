@@ -125,6 +125,12 @@ pub fn category_of(lang: Lang, picker: Picker, code: &str) -> String {
         })
 }
 
+/// The class of the look of the `index`th price category: a colour and a pattern (so that
+/// colour is not the only difference), six in turn.
+pub fn look(index: Option<usize>) -> String {
+    format!("look-{}", index.unwrap_or(0) % 6)
+}
+
 #[component]
 fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
     let lang = use_lang();
@@ -155,7 +161,16 @@ fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
             }
         }
     };
-    let category = seat.category.to_lowercase();
+    // The category's look: its place in the showtime's list (see `look`).
+    let category = format!(
+        "cat-{} {}",
+        seat.category.to_lowercase(),
+        look(
+            picker
+                .categories
+                .with_value(|c| c.iter().position(|c| c.code == seat.category))
+        )
+    );
     let (x, y, number, accessible) = (seat.x, seat.y, seat.number, seat.accessible);
     let companion = seat.companion;
     let label = {
@@ -181,7 +196,7 @@ fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
         <button
             type="button"
             id=format!("seat-{code}")
-            class=move || format!("seat {} cat-{category}", view_class().class())
+            class=move || format!("seat {} {category}", view_class().class())
             class:accessible=accessible
             class:companion=companion
             class:conflict=conflicted

@@ -7,7 +7,8 @@ use crate::error::InventoryError;
 use crate::error_text::error_text;
 use crate::i18n::use_lang;
 use crate::serverfns::{
-    staff_accounts, staff_change_password, staff_me, staff_reset_pin, staff_set_pin,
+    staff_accounts, staff_add, staff_change_password, staff_disable, staff_me, staff_reset_pin,
+    staff_set_pin,
 };
 use crate::tr;
 use leptos::prelude::*;
@@ -15,6 +16,10 @@ use leptos::task::spawn_local;
 
 /// A form's outcome: done (the key of its message) or the server's refusal.
 type Outcome = RwSignal<Option<Result<&'static str, InventoryError>>>;
+
+/// A change a form asks for: the key of its message once done.
+type Step =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<&'static str, InventoryError>>>>;
 
 #[component]
 fn OutcomeLine(outcome: Outcome, test: &'static str) -> impl IntoView {
@@ -114,7 +119,8 @@ pub fn OwnAccount(member: StaffMember) -> impl IntoView {
 }
 
 /// Every staff account, for the operator's list.
-pub type StaffList = Resource<Result<Vec<crate::domain::StaffAccountView>, InventoryError>>;
+pub type StaffList =
+    crate::codec::Resource<Result<Vec<crate::domain::StaffAccountView>, InventoryError>>;
 
 /// The list the console's home shows (operators only: for anyone else it is empty, and not
 /// asked for). Made when the page is, before anything is awaited, so that the browser finds the
@@ -122,7 +128,7 @@ pub type StaffList = Resource<Result<Vec<crate::domain::StaffAccountView>, Inven
 /// page's `Suspend`) was sometimes matched with another resource's answer under load, and the
 /// page failed to hydrate.
 pub fn staff_list() -> StaffList {
-    Resource::new(
+    crate::codec::resource(
         || (),
         |_| async move {
             match staff_me().await {
@@ -140,18 +146,56 @@ pub fn StaffPins(member: StaffMember, accounts: StaffList) -> impl IntoView {
     let operator = member.role == StaffRole::Operator;
     let (who, pin) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let done: Outcome = RwSignal::new(None);
-    let reset = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        let (m, p) = (who.get_untracked(), pin.get_untracked());
-        let p = (!p.trim().is_empty()).then_some(p);
+    // Each change of the list says how it went under its form and shows the list anew.
+    let change = move |outcome: Outcome, step: Step| {
         spawn_local(async move {
-            let result = staff_reset_pin(m, p).await.map(|()| "account.pin_reset");
+            let result = step.await;
             if result.is_ok() {
                 pin.set(String::new());
                 accounts.refetch();
             }
-            done.set(Some(result));
+            outcome.set(Some(result));
         });
+    };
+    let reset = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (m, p) = (who.get_untracked(), pin.get_untracked());
+        let p = (!p.trim().is_empty()).then_some(p);
+        change(
+            done,
+            Box::pin(async move { staff_reset_pin(m, p).await.map(|()| "account.pin_reset") }),
+        );
+    };
+    let disable = move |_| {
+        let m = who.get_untracked();
+        change(
+            done,
+            Box::pin(async move { staff_disable(m).await.map(|()| "account.member_disabled") }),
+        );
+    };
+    let (name, role, password) = (
+        RwSignal::new(String::new()),
+        RwSignal::new(StaffRole::Clerk),
+        RwSignal::new(String::new()),
+    );
+    let added: Outcome = RwSignal::new(None);
+    let add = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (m, r, p) = (
+            name.get_untracked(),
+            role.get_untracked(),
+            password.get_untracked(),
+        );
+        change(
+            added,
+            Box::pin(async move {
+                let result = staff_add(m, r, p).await.map(|()| "account.member_added");
+                if result.is_ok() {
+                    password.set(String::new());
+                }
+                result
+            }),
+        );
     };
     operator.then(|| view! {
         <section class="staff-pins" data-test="staff-pins">
@@ -164,17 +208,22 @@ pub fn StaffPins(member: StaffMember, accounts: StaffList) -> impl IntoView {
                                 <th scope="col">{move || tr!(lang.get(), "staff.name")}</th>
                                 <th scope="col">{move || tr!(lang.get(), "account.role")}</th>
                                 <th scope="col">{move || tr!(lang.get(), "account.pin")}</th>
+                                <th scope="col">{move || tr!(lang.get(), "account.state")}</th>
                             </tr></thead>
                             <tbody>
                                 {list.into_iter().map(|a| {
-                                    let has_pin = a.has_pin;
+                                    let (has_pin, disabled) = (a.has_pin, a.disabled);
                                     view! {
-                                        <tr data-test="staff-row" data-member=a.name.clone()>
+                                        <tr data-test="staff-row" data-member=a.name.clone() data-disabled=disabled.to_string()>
                                             <td>{a.name.clone()}</td>
                                             <td>{move || super::role_name(lang.get(), a.role)}</td>
                                             <td>{move || match has_pin {
                                                 true => tr!(lang.get(), "account.has_pin"),
                                                 false => tr!(lang.get(), "account.no_pin"),
+                                            }}</td>
+                                            <td>{move || match disabled {
+                                                true => tr!(lang.get(), "account.disabled"),
+                                                false => tr!(lang.get(), "account.active"),
                                             }}</td>
                                         </tr>
                                     }
@@ -191,7 +240,24 @@ pub fn StaffPins(member: StaffMember, accounts: StaffList) -> impl IntoView {
                 <label for="reset-pin">{move || tr!(lang.get(), "account.new_pin_or_empty")}</label>
                 <input id="reset-pin" type="password" inputmode="numeric" autocomplete="off" maxlength="8" bind:value=pin data-test="reset-pin" />
                 <button type="submit" class="primary" data-test="reset-pin-submit">{move || tr!(lang.get(), "account.reset_pin")}</button>
+                <button type="button" on:click=disable data-test="disable-member">{move || tr!(lang.get(), "account.disable")}</button>
                 <OutcomeLine outcome=done test="reset-done" />
+            </form>
+            <h2>{move || tr!(lang.get(), "account.add_member")}</h2>
+            <form on:submit=add data-test="add-member-form">
+                <label for="add-member">{move || tr!(lang.get(), "staff.name")}</label>
+                <input id="add-member" autocomplete="off" autocapitalize="none" bind:value=name data-test="add-member" />
+                <label for="add-role">{move || tr!(lang.get(), "account.role")}</label>
+                <select id="add-role" data-test="add-role"
+                    on:change=move |ev| role.set(StaffRole::parse(&event_target_value(&ev)).unwrap_or(StaffRole::Clerk))>
+                    {StaffRole::ALL.into_iter().map(|r| view! {
+                        <option value=r.as_str() selected={r == StaffRole::Clerk}>{move || super::role_name(lang.get(), r)}</option>
+                    }).collect_view()}
+                </select>
+                <label for="add-password">{move || tr!(lang.get(), "account.first_password")}</label>
+                <input id="add-password" type="password" autocomplete="new-password" minlength="12" bind:value=password data-test="add-password" />
+                <button type="submit" class="primary" data-test="add-member-submit">{move || tr!(lang.get(), "account.add")}</button>
+                <OutcomeLine outcome=added test="add-done" />
             </form>
         </section>
     })

@@ -13,7 +13,7 @@ use leptos_router::hooks::use_navigate;
 #[component]
 pub fn AdminPage() -> impl IntoView {
     let lang = use_lang();
-    let me = Resource::new(|| (), |_| staff_me());
+    let me = crate::codec::resource(|| (), |_| staff_me());
     let accounts = staff_list();
     let navigate = use_navigate();
     let sign_out = move |_| {

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 #[component]
 pub fn AuditPage() -> impl IntoView {
     let lang = use_lang();
-    let lines = Resource::new(|| (), |_| audit_log());
+    let lines = crate::codec::resource(|| (), |_| audit_log());
     view! {
         <section class="audit-page" data-test="audit-page">
             <h1>{move || tr!(lang.get(), "audit.heading")}</h1>

@@ -24,7 +24,7 @@ pub fn BookingsPage() -> impl IntoView {
             .filter(|q| !q.is_empty())
     });
     // Without a search, the member's role is checked alone (an empty query finds nothing).
-    let found = Resource::new(
+    let found = crate::codec::resource(
         move || asked.get(),
         |asked| find_booking(asked.unwrap_or_default()),
     );
@@ -213,7 +213,7 @@ fn Found(found: BookingFound) -> impl IntoView {
 #[component]
 fn OutgoingMailList() -> impl IntoView {
     let lang = use_lang();
-    let mail = Resource::new(|| (), |_| outgoing_mail());
+    let mail = crate::codec::resource(|| (), |_| outgoing_mail());
     let said = move |key: String| translate(lang.get(), &key, &[]);
     view! {
         <section class="outgoing-mail" data-test="outgoing-mail">

@@ -26,7 +26,7 @@ const MIN_CODE: usize = 8;
 #[component]
 pub fn DoorPage() -> impl IntoView {
     let lang = use_lang();
-    let me = Resource::new(|| (), |_| staff_me());
+    let me = crate::codec::resource(|| (), |_| staff_me());
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     view! {
@@ -52,7 +52,7 @@ fn Scanner() -> impl IntoView {
     let code = RwSignal::new(String::new());
     let answer = RwSignal::new(None::<Result<CheckIn, InventoryError>>);
     // The showtimes not over yet, judged when read (the browser hydrates the server's list).
-    let showtimes = Resource::new(
+    let showtimes = crate::codec::resource(
         || (),
         |_| async {
             let now = now();

@@ -47,7 +47,7 @@ pub fn StaffHeader() -> impl IntoView {
     let lang = use_lang();
     let location = leptos_router::hooks::use_location();
     // Read again on every page: signing in or out moves between pages in the browser.
-    let me = Resource::new(move || location.pathname.get(), |_| staff_whoami());
+    let me = crate::codec::resource(move || location.pathname.get(), |_| staff_whoami());
     let sign_out = move |_| {
         spawn_local(async move {
             // The session ends on the server whatever this page does next; a full load leaves

@@ -14,7 +14,7 @@ use leptos::prelude::*;
 #[component]
 pub fn SalesPage() -> impl IntoView {
     let lang = use_lang();
-    let figures = Resource::new(|| (), |_| sales_figures());
+    let figures = crate::codec::resource(|| (), |_| sales_figures());
     view! {
         <section class="sales-page" data-test="sales-page">
             <h1>{move || tr!(lang.get(), "sales.heading")}</h1>
@@ -107,7 +107,7 @@ pub fn SalesPage() -> impl IntoView {
 #[component]
 fn RefundsOwed() -> impl IntoView {
     let lang = use_lang();
-    let owed = Resource::new(|| (), |_| refunds_owed());
+    let owed = crate::codec::resource(|| (), |_| refunds_owed());
     view! {
         <Suspense>
             {move || Suspend::new(async move {
@@ -150,7 +150,7 @@ fn RefundsOwed() -> impl IntoView {
 #[component]
 fn Shifts() -> impl IntoView {
     let lang = use_lang();
-    let shifts = Resource::new(|| (), |_| shifts_report());
+    let shifts = crate::codec::resource(|| (), |_| shifts_report());
     view! {
         <Suspense>
             {move || Suspend::new(async move {
@@ -216,7 +216,7 @@ fn channel_name(lang: crate::i18n::Lang, channel: crate::domain::SalesChannel) -
 #[component]
 fn CloseOther(
     id: i64,
-    shifts: Resource<Result<Vec<crate::domain::Shift>, crate::error::InventoryError>>,
+    shifts: crate::codec::Resource<Result<Vec<crate::domain::Shift>, crate::error::InventoryError>>,
 ) -> impl IntoView {
     let lang = use_lang();
     let counted = RwSignal::new(String::new());

@@ -15,7 +15,7 @@ use leptos::task::spawn_local;
 #[component]
 pub fn TokensPage() -> impl IntoView {
     let lang = use_lang();
-    let tokens = Resource::new(|| (), |_| api_tokens());
+    let tokens = crate::codec::resource(|| (), |_| api_tokens());
     let name = RwSignal::new(String::new());
     let created = RwSignal::new(None::<NewApiToken>);
     let error = RwSignal::new(None::<InventoryError>);

@@ -15,7 +15,7 @@ use leptos::task::spawn_local;
 
 #[component]
 pub fn WaitingRoomPanel(
-    counts: Resource<Result<Vec<ShowtimeCounts>, InventoryError>>,
+    counts: crate::codec::Resource<Result<Vec<ShowtimeCounts>, InventoryError>>,
 ) -> impl IntoView {
     let lang = use_lang();
     let chosen = RwSignal::new(String::new());

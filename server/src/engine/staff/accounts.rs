@@ -119,6 +119,68 @@ impl StaffAccounts for Engine {
         Ok(())
     }
 
+    /// An operator hires: the name as sign-in takes it, a password of the length staff
+    /// passwords have.
+    async fn add_member(
+        &self,
+        name: &str,
+        role: app::domain::StaffRole,
+        password: &str,
+        by: &Actor,
+    ) -> Result<(), InventoryError> {
+        let name = StaffName::parse(name)
+            .map_err(|_| InventoryError::invalid("invalid.staff_name", &[]))?;
+        if crate::staff::password_problem(password).is_some() {
+            let length = password.chars().count().to_string();
+            return Err(InventoryError::invalid(
+                "invalid.password_length",
+                &[("length", length)],
+            ));
+        }
+        let taken =
+            || InventoryError::invalid("invalid.member_taken", &[("name", name.to_string())]);
+        if self.store.staff_named(name.as_str()).await?.is_some() {
+            return Err(taken());
+        }
+        let password_hash = Hasher::global()
+            .hash(password.to_string())
+            .await
+            .map_err(|Busy| InventoryError::RateLimited(1))?;
+        let new = crate::store::NewStaff {
+            name: name.clone(),
+            role,
+            password_hash,
+        };
+        self.store.add_staff(&new).await?.ok_or_else(taken)?;
+        let facts = vec![AuditFact::Member(name.to_string()), AuditFact::Role(role)];
+        let said = Said::new(format!("added {name} with role {role}"), facts);
+        self.audit(by, "staff_added", said).await;
+        Ok(())
+    }
+
+    /// An operator lets a member go: never themselves (the console would lose its operator).
+    async fn disable_member(&self, name: &str, by: &Actor) -> Result<(), InventoryError> {
+        let unknown = || InventoryError::invalid("invalid.no_member", &[("name", name.into())]);
+        let name = StaffName::parse(name).map_err(|_| unknown())?;
+        let account = self
+            .store
+            .staff_named(name.as_str())
+            .await?
+            .filter(|a| a.disabled_at.is_none())
+            .ok_or_else(unknown)?;
+        if account.id == by.member.id {
+            return Err(InventoryError::invalid("invalid.disable_self", &[]));
+        }
+        self.store.disable_staff(name.as_str()).await?;
+        self.store
+            .end_member_sessions(account.id, None, self.now_at())
+            .await?;
+        let facts = vec![AuditFact::Member(account.name.clone())];
+        let said = Said::new(format!("disabled {}", account.name), facts);
+        self.audit(by, "staff_disabled", said).await;
+        Ok(())
+    }
+
     async fn audit_log(&self) -> Result<Vec<AuditEntry>, InventoryError> {
         Ok(self.store.staff_audit(AUDIT_PAGE).await?)
     }

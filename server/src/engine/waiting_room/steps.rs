@@ -2,6 +2,7 @@
 //! this process's waiting pages.
 
 use super::*;
+use app::domain::SeatsLeft;
 
 impl Engine {
     /// One admission step of every room that is on and whose sales are open, then the new
@@ -70,6 +71,11 @@ impl Engine {
                     epoch: counts.epoch,
                     open: true,
                     at: chrono::Utc::now().timestamp_millis(),
+                    inside: counts.inside,
+                    max_inside: settings.max_active,
+                    admit_per_minute: settings.admit_per_minute,
+                    stay_minutes: (step.stay_ms as u64).div_ceil(60_000) as u32,
+                    left: self.seats_left(showtime).await,
                 };
                 self.publish_frame(showtime, frame);
                 self.rooms
@@ -101,6 +107,11 @@ impl Engine {
                 epoch: 0,
                 open: false,
                 at: chrono::Utc::now().timestamp_millis(),
+                inside: 0,
+                max_inside: 0,
+                admit_per_minute: 0,
+                stay_minutes: 0,
+                left: Vec::new(),
             };
             self.publish_frame(showtime, frame);
             self.rooms
@@ -116,6 +127,32 @@ impl Engine {
             .retain(|s, _| live.contains(s));
         self.rooms.room.retain(&live);
         Ok(admitted)
+    }
+
+    /// Each price category of the showtime with its free seats now, from the seat map in
+    /// memory (none when it cannot be read: the frame goes out without them).
+    async fn seats_left(&self, showtime: ShowtimeId) -> Vec<SeatsLeft> {
+        let snapshot = match self.seat_map_snapshot(showtime).await {
+            Ok(snapshot) => snapshot,
+            Err(e) => {
+                tracing::warn!(%showtime, error = %e, "waiting room frame without seats left");
+                return Vec::new();
+            }
+        };
+        let map = snapshot.map();
+        map.categories
+            .iter()
+            .map(|c| SeatsLeft {
+                code: c.code.clone(),
+                name: c.name.clone(),
+                price: c.price,
+                free: map
+                    .seats
+                    .iter()
+                    .filter(|s| s.category == c.code && s.status == SeatStatus::Available)
+                    .count() as u32,
+            })
+            .collect()
     }
 
     /// Each open room's waiting and inside counts at its last step.

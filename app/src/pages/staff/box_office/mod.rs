@@ -54,7 +54,7 @@ const SHOWTIMES_SHOWN: usize = 24;
 #[component]
 pub fn BoxOfficePage() -> impl IntoView {
     let lang = use_lang();
-    let shift = Resource::new(|| (), |_| box_office_shift());
+    let shift = crate::codec::resource(|| (), |_| box_office_shift());
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     view! {
@@ -101,7 +101,7 @@ pub(super) fn ApprovalFields(
     id: &'static str,
 ) -> impl IntoView {
     let lang = use_lang();
-    let list = Resource::new(|| (), |_| approvers());
+    let list = crate::codec::resource(|| (), |_| approvers());
     let choose = move |who: String| {
         let (checked, active, pick, test) = (who.clone(), who.clone(), who.clone(), who.clone());
         view! {

@@ -13,7 +13,7 @@ pub(super) fn upcoming(mut list: Vec<ShowtimeSummary>) -> Vec<ShowtimeSummary> {
 #[component]
 pub(super) fn Sell(browser_online: RwSignal<bool>, sale_round: RwSignal<u32>) -> impl IntoView {
     let lang = use_lang();
-    let showtimes = Resource::new(|| (), |_| list_showtimes());
+    let showtimes = crate::codec::resource(|| (), |_| list_showtimes());
     let chosen = RwSignal::new(None::<ShowtimeId>);
     view! {
         <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
@@ -57,7 +57,7 @@ pub(super) fn SaleMap(
     sale_round: RwSignal<u32>,
 ) -> impl IntoView {
     let lang = use_lang();
-    let map = Resource::new(move || showtime, get_seat_map);
+    let map = crate::codec::resource(move || showtime, get_seat_map);
     view! {
         <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
             {move || Suspend::new(async move {

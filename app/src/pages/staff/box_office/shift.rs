@@ -45,7 +45,7 @@ pub(super) fn OpenShift(shift: RwSignal<Option<Shift>>) -> impl IntoView {
 #[component]
 pub(super) fn CloseShift(shift: RwSignal<Option<Shift>>) -> impl IntoView {
     let lang = use_lang();
-    let latest = Resource::new(|| (), |_| box_office_shift());
+    let latest = crate::codec::resource(|| (), |_| box_office_shift());
     let counted = RwSignal::new(String::new());
     let error = RwSignal::new(None::<InventoryError>);
     let closed = RwSignal::new(None::<Shift>);

@@ -20,7 +20,7 @@ pub fn BlockMap(
     codes: RwSignal<String>,
     round: RwSignal<u32>,
 ) -> impl IntoView {
-    let map = Resource::new(
+    let map = crate::codec::resource(
         move || (showtime.get(), round.get()),
         |(id, _)| async move {
             let id = ShowtimeId::try_from(id.parse::<i64>().ok()?).ok()?;

@@ -30,8 +30,8 @@ use std::collections::BTreeMap;
 #[component]
 pub fn HallsPage() -> impl IntoView {
     let lang = use_lang();
-    let list = Resource::new(|| (), |_| halls());
-    let counts = Resource::new(|| (), |_| showtime_figures());
+    let list = crate::codec::resource(|| (), |_| halls());
+    let counts = crate::codec::resource(|| (), |_| showtime_figures());
     let plan_text = RwSignal::new(String::new());
     // What the last action did, said in the page's language (a switch re-says it).
     let notice = RwSignal::new(None::<(&'static str, Vec<(&'static str, String)>)>);
@@ -83,7 +83,7 @@ pub fn HallsPage() -> impl IntoView {
     };
     let import = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let plan = match serde_json::from_str::<HallPlan>(&plan_text.get_untracked()) {
+        let plan = match crate::codec::read::<HallPlan>(&plan_text.get_untracked()) {
             Ok(plan) => plan,
             Err(e) => {
                 error.set(Some(InventoryError::invalid(
@@ -167,7 +167,7 @@ pub fn HallsPage() -> impl IntoView {
         });
     };
     // The chosen hall's categories, each priced at the hall's price unless changed here.
-    let hall_plan = Resource::new(
+    let hall_plan = crate::codec::resource(
         move || hall.get(),
         |id| async move {
             match id.parse::<i64>() {
