@@ -461,14 +461,14 @@ test("a refund approved with a supervisor's PIN puts the seats back on the custo
 test("an idle kiosk locks and releases the clerk's picked seats; offline it refuses to sell", async ({ browser }) => {
   const id = (await ownShowtimes(browser))[0];
   const customer = await customerWatching(browser, id);
-  const kiosk = await openKiosk(browser, `clerk-d-${stamp}`, "1470", 4);
+  const kiosk = await openKiosk(browser, `clerk-d-${stamp}`, "1470", 8);
   const unlockIfLocked = async () => {
     if (await kiosk.locator('[data-test="lock-screen"]').isVisible()) {
       await kiosk.locator('[data-test="unlock-pin"]').fill("1470");
       await kiosk.locator('[data-test="unlock"]').tap();
     }
   };
-  // The kiosk locks after 4 s untouched, and on a loaded machine the showtime's live map can
+  // The kiosk locks after 8 s untouched, and on a loaded machine the showtime's live map can
   // take that long to connect: a lock screen in between is unlocked, and the pick made again.
   let seats: string[] = [];
   await expect(async () => {
@@ -486,7 +486,7 @@ test("an idle kiosk locks and releases the clerk's picked seats; offline it refu
   }).toPass({ timeout: 30_000 });
   // Nobody touches it: it locks; the server has the seats back on sale, and the customer's map
   // says so.
-  await expect(kiosk.locator('[data-test="lock-screen"]')).toBeVisible({ timeout: 10_000 });
+  await expect(kiosk.locator('[data-test="lock-screen"]')).toBeVisible({ timeout: 20_000 });
   for (const code of seats) {
     await expect.poll(() => apiStatus(customer.page, id, code), { timeout: 10_000 }).toBe("AVAILABLE");
     await expect(customer.seat(code)).toHaveAttribute("data-view", /free|stranded/);
@@ -508,7 +508,7 @@ test("an idle kiosk locks and releases the clerk's picked seats; offline it refu
   await kiosk.screenshot({ path: path.join(screenshotDir, "kiosk-offline.png") });
   await kiosk.context().setOffline(false);
   await expect(kiosk.locator('[data-test="offline-banner"]')).toHaveCount(0);
-  // This kiosk locks after 4 s untouched, and on a loaded machine the steps above can take that
+  // This kiosk locks after 8 s untouched, and on a loaded machine the steps above can take that
   // long: a lock screen in between is unlocked (the lock itself was checked above).
   await expect(async () => {
     if (await kiosk.locator('[data-test="lock-screen"]').isVisible()) {
