@@ -28,12 +28,16 @@ pub fn BookingsPage() -> impl IntoView {
         move || asked.get(),
         |asked| find_booking(asked.unwrap_or_default()),
     );
+    // Awaited with the search, in one suspense: a suspense inside another hydrated differently
+    // from what the server sent when the two answers came in another order.
+    let mail = crate::codec::resource(|| (), |_| outgoing_mail());
     view! {
         <section class="bookings-page" data-test="bookings-page">
             <h1>{move || tr!(lang.get(), "bookings.heading")}</h1>
             <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
                 {move || Suspend::new(async move {
                     let answer = found.await;
+                    let mail = mail.await;
                     let refusal = matches!(
                         answer,
                         Err(crate::error::InventoryError::StaffSignInRequired
@@ -59,7 +63,7 @@ pub fn BookingsPage() -> impl IntoView {
                                 <p class="error" role="alert" data-test="booking-search-error">{move || crate::error_text::error_text(lang.get(), &e)}</p>
                             }.into_any(),
                         }}
-                        <OutgoingMailList />
+                        <OutgoingMailList mail />
                     }.into_any()
                 })}
             </Suspense>
@@ -211,16 +215,15 @@ fn Found(found: BookingFound) -> impl IntoView {
 
 /// The newest messages to customers: what each was, how it went, why the last try failed.
 #[component]
-fn OutgoingMailList() -> impl IntoView {
+fn OutgoingMailList(
+    mail: Result<Vec<crate::domain::CustomerMessage>, crate::error::InventoryError>,
+) -> impl IntoView {
     let lang = use_lang();
-    let mail = crate::codec::resource(|| (), |_| outgoing_mail());
     let said = move |key: String| translate(lang.get(), &key, &[]);
     view! {
         <section class="outgoing-mail" data-test="outgoing-mail">
             <h2>{move || tr!(lang.get(), "mail.heading")}</h2>
-            <Suspense fallback=move || view! { <p>{tr!(lang.get_untracked(), "common.loading")}</p> }>
-                {move || Suspend::new(async move {
-                    match mail.await {
+            {match mail {
                         Ok(list) if list.is_empty() => view! {
                             <p class="hint">{move || tr!(lang.get(), "mail.none")}</p>
                         }.into_any(),
@@ -258,9 +261,7 @@ fn OutgoingMailList() -> impl IntoView {
                         Err(e) => view! {
                             <p class="error" role="alert">{move || crate::error_text::error_text(lang.get(), &e)}</p>
                         }.into_any(),
-                    }
-                })}
-            </Suspense>
+            }}
         </section>
     }
 }
