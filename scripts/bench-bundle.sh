@@ -20,7 +20,7 @@ ensure_chromium
 # was raised on 2026-12-03 and 2026-12-04, the customer's three times on 2026-12-04; both were
 # lowered on 2026-12-06 and 2026-12-07.
 BUDGET_CUSTOMER="${BUDGET_CUSTOMER:-400000}"
-BUDGET_STAFF="${BUDGET_STAFF:-574500}"
+BUDGET_STAFF="${BUDGET_STAFF:-574000}"
 export BENCH_RUNS="$(bench_option BENCH_RUNS 5 1)"
 
 SITE="$CARGO_TARGET_DIR/bench-site"

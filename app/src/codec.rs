@@ -33,6 +33,60 @@ pub fn read<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     serde_json::from_slice(text.as_bytes())
 }
 
+/// Compact JSON text laid out as `serde_json::to_string_pretty` lays it out (two spaces, one
+/// member or element per line). Re-laying the text the browser already writes for a server
+/// function spares each type a second serializer, compiled for the pretty formatter.
+pub fn pretty(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() * 2);
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    let mut chars = json.chars().peekable();
+    let line = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                if matches!(chars.peek(), Some('}' | ']')) {
+                    out.extend(chars.next());
+                } else {
+                    depth += 1;
+                    line(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                line(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                line(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A resource whose server-sent value is read with [`read`].
 pub type Resource<T> = leptos::prelude::Resource<T, Json>;
 
@@ -67,5 +121,21 @@ mod tests {
         let back: Vec<SeatsLeft> = <Json as Decoder<Vec<SeatsLeft>>>::decode(&text).unwrap();
         assert_eq!(back, left);
         assert!(read::<QueueFrame>("{\"served\": 1}").is_err());
+    }
+
+    #[test]
+    fn pretty_lays_out_json_as_serde_json_does() {
+        let value = serde_json::json!({
+            "name": "Hall \"1\", {A}: [x]\\",
+            "rows": [{"label": "A", "seats": [{"number": 1}, {"gap": 2}]}, {"empty": []}],
+            "none": {},
+            "price": -12.5,
+            "flag": null
+        });
+        let compact = serde_json::to_string(&value).unwrap();
+        assert_eq!(
+            pretty(&compact),
+            serde_json::to_string_pretty(&value).unwrap()
+        );
     }
 }

@@ -131,8 +131,8 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   const plan = {
     name: hallName,
     categories: [
-      { code: "STANDARD", name: "Standard", price: 11000 },
-      { code: "VIP", name: "VIP", price: 20000 },
+      { code: "STANDARD", name: "Standard", price: 11000, ticketPrices: { YOUTH: 8000 } },
+      { code: "VIP", name: "VIP", price: 20000, ticketPrices: { YOUTH: 15000 } },
     ],
     rows: [
       { label: "A", seats: [{ number: 1, category: "STANDARD" }, { number: 2, category: "STANDARD", companion: true }, { gap: 1 }, { number: 3, category: "STANDARD", wheelchair: true }] },
@@ -158,6 +158,10 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   await categories.nth(1).locator('[data-test="category-code"]').fill("VIP");
   await categories.nth(1).locator('[data-test="category-name"]').fill("VIP");
   await categories.nth(1).locator('[data-test="category-price"]').fill("20000");
+  // Youth tickets in both categories; an empty column is a type not sold.
+  const typePrice = (category: number, type: string) => categories.nth(category).locator(`[data-test="category-type-price"][data-type="${type}"]`);
+  await typePrice(0, "YOUTH").fill("8000");
+  await typePrice(1, "YOUTH").fill("15000");
   const rows = editor.locator('[data-test="editor-row"]');
   await rows.nth(2).getByRole("button").click();
   await expect(rows).toHaveCount(2);
@@ -183,6 +187,12 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   await rows.nth(1).locator('[data-test="row-category"]').fill("GOLD");
   await expect(editor.locator('[data-test="editor-problems"]')).toContainText("GOLD");
   await rows.nth(1).locator('[data-test="row-category"]').fill("VIP");
+  // A type priced in one category only is a mistake too, named by the category that lacks it.
+  await typePrice(0, "SENIOR").fill("6000");
+  await typePrice(0, "YOUTH").focus();
+  await expect(editor.locator('[data-test="editor-problems"]')).toContainText(/Category VIP's ticket-type prices/);
+  await typePrice(0, "SENIOR").fill("");
+  await expect(editor.locator('[data-test="editor-problems"]')).toHaveCount(0);
   await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "admin-editor.png"), fullPage: true });
   await editor.locator('[data-test="editor-create"]').click();
   await expect(page.locator('[data-test="halls-notice"]')).toContainText(edited);
@@ -205,6 +215,8 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   await expect(rows.nth(0).locator('[data-test="row-wheelchair"]')).toHaveValue("3");
   await expect(rows.nth(0).locator('[data-test="row-companion"]')).toHaveValue("2");
   await expect(rows.nth(1).locator('[data-test="row-category"]')).toHaveValue("VIP");
+  await expect(typePrice(1, "YOUTH")).toHaveValue("15000");
+  await expect(typePrice(1, "SENIOR")).toHaveValue("");
   await expect(editor.locator('[data-test="editor-count"]')).toHaveText("5 seats");
 
   const title = `Premiere ${stamp}`;
@@ -216,6 +228,11 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   await expect(vip).toHaveValue("20000");
   await expect(page.locator('[data-test="schedule-price-STANDARD"]')).toHaveValue("11000");
   await vip.fill("24000");
+  // Youth tickets sold, VIP's youth price changed for this showtime.
+  await expect(page.locator('[data-test="schedule-type-YOUTH"]')).toBeChecked();
+  await expect(page.locator('[data-test="schedule-price-STANDARD/YOUTH"]')).toHaveValue("8000");
+  await expect(page.locator('[data-test="schedule-price-VIP/YOUTH"]')).toHaveValue("15000");
+  await page.locator('[data-test="schedule-price-VIP/YOUTH"]').fill("16000");
   await page.locator('[data-test="schedule-minutes"]').fill("95");
   await page.locator('[data-test="schedule-hot"]').check();
   await page.locator('[data-test="schedule-button"]').click();
@@ -237,6 +254,8 @@ test("an operator builds a hall in the editor, imports another from its plan, an
   const vipSeat = await (await page.request.get(`/showtimes/${showtime.id}/seats`)).json();
   const prices = Object.fromEntries(vipSeat.seats.map((s: { code: string; price: number }) => [s.code, s.price]));
   expect([prices.B1, prices.A1]).toEqual([24000, 11000]);
+  const youth = Object.fromEntries(vipSeat.categories.map((c: { code: string; ticketPrices: { YOUTH?: number } }) => [c.code, c.ticketPrices?.YOUTH]));
+  expect(youth).toEqual({ STANDARD: 8000, VIP: 16000 });
   // The legend gives each category with its look and its price at this showtime.
   const legend = shopper.locator('[data-test="legend-category"]');
   await expect(legend).toHaveText([/standard.*₩11,000/i, /VIP.*₩24,000/]);

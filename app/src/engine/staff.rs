@@ -48,8 +48,9 @@ pub trait Console: Send + Sync + 'static {
     /// Sales figures per showtime and day, newest day first.
     async fn sales_figures(&self) -> Result<Vec<SalesFigure>, InventoryError>;
     /// The booking `query` names: its id, its 8-character number, a ticket's code, or a sold
-    /// seat as `<showtime> <seat>` (`25 G7`).
-    async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError>;
+    /// seat as `<showtime> <seat>` (`25 G7`), or the customer's e-mail address — a search by
+    /// address is audited, found or not: who looked up whose bookings.
+    async fn find_booking(&self, query: &str, by: &Actor) -> Result<BookingFound, InventoryError>;
     /// The newest messages to customers, newest first, with how each went.
     async fn outgoing_mail(&self) -> Result<Vec<CustomerMessage>, InventoryError>;
     /// Queues the ticket of the booking `booking` names (its id, number or a ticket's code) to

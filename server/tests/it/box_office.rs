@@ -585,6 +585,31 @@ async fn the_console_finds_a_sale_by_its_number_a_seat_or_an_address(backend: Ba
         assert_eq!(status, want, "{query}: {body}");
         assert!(body["kind"].is_string(), "{query}: {body}");
     }
+    // Each look-up by address is in the audit log, found or not, without the address.
+    let (_, audit) = operator(&app).await.audit_log(json!({})).await;
+    let looked_up: Vec<&Value> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|line| line["action"] == "address_searched")
+        .collect();
+    assert_eq!(looked_up.len(), 2, "{audit}");
+    assert!(
+        looked_up.iter().all(|line| line["staffName"] == "lee"),
+        "{audit}"
+    );
+    assert!(
+        looked_up
+            .iter()
+            .all(|line| !line.to_string().to_lowercase().contains("min.ji")),
+        "{audit}"
+    );
+    assert!(
+        looked_up
+            .iter()
+            .any(|line| line["facts"].to_string().contains(&emailed[1])),
+        "{audit}"
+    );
 }
 
 /// A supervisor closing a clerk's shift mid-sale: the clerk's pick goes back on sale and the sale

@@ -240,6 +240,7 @@ mod tests {
             "sign_out",
             "signed_out_everywhere",
             "staff_added",
+            "address_searched",
             "staff_disabled",
             "ticket_printed",
             "ticket_reprinted",

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 /// The console's booking search (operators and supervisors): a booking by its id, its number,
 /// a ticket's code, a sold seat (`25 G7`) or the customer's e-mail address (the newest, with the
-/// numbers of the others), with its payments and events. An empty query
+/// numbers of the others; audited), with its payments and events. An empty query
 /// finds nothing (`null`): the page asks it to know the member may search.
 #[server(endpoint = "find_booking", input = server_fn::codec::Json)]
 pub async fn find_booking(query: String) -> Result<Option<BookingFound>, InventoryError> {
@@ -12,11 +12,11 @@ pub async fn find_booking(query: String) -> Result<Option<BookingFound>, Invento
     use crate::engine::{inventory, require_staff, respond};
     respond(
         async {
-            require_staff(&APPROVER_ROLES).await?;
+            let actor = require_staff(&APPROVER_ROLES).await?;
             if query.trim().is_empty() {
                 return Ok(None);
             }
-            inventory()?.find_booking(&query).await.map(Some)
+            inventory()?.find_booking(&query, &actor).await.map(Some)
         }
         .await,
     )

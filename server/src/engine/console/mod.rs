@@ -297,7 +297,7 @@ impl Console for Engine {
         Ok(())
     }
 
-    async fn find_booking(&self, query: &str) -> Result<BookingFound, InventoryError> {
+    async fn find_booking(&self, query: &str, by: &Actor) -> Result<BookingFound, InventoryError> {
         let query = query.trim();
         if query.is_empty() || query.len() > 200 {
             return Err(InventoryError::invalid("invalid.booking_query", &[]));
@@ -306,11 +306,20 @@ impl Console for Engine {
         let (booking, others) = if query.contains('@') {
             let email =
                 app::domain::Email::parse(query).map_err(|r| InventoryError::Invalid(vec![r]))?;
-            let mut found = self
+            let found = self
                 .store
                 .bookings_of_address(email.as_str(), SAME_ADDRESS_LISTED + 1)
-                .await?
-                .into_iter();
+                .await?;
+            // Whose bookings a member looked up, found or not; the address stays out of the log.
+            let said = match found.first() {
+                Some(newest) => Said::new(
+                    format!("bookings of an e-mail address looked up: {}", newest.0),
+                    vec![AuditFact::Booking(newest.0.to_string())],
+                ),
+                None => Said::new("bookings of an e-mail address looked up: none", vec![]),
+            };
+            self.audit(by, "address_searched", said).await;
+            let mut found = found.into_iter();
             let newest = found.next().ok_or(InventoryError::BookingNotFound)?;
             (newest, found.map(|b| b.reference()).collect())
         } else {

@@ -7,7 +7,7 @@ use super::*;
 pub(super) fn seat_list(text: &str) -> Option<Vec<String>> {
     let seats: Vec<String> = text
         .split([',', ' '])
-        .map(|s| s.trim().to_uppercase())
+        .map(|s| s.trim().to_ascii_uppercase())
         .filter(|s| !s.is_empty())
         .collect();
     (!seats.is_empty()).then_some(seats)

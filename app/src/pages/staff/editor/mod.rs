@@ -4,7 +4,7 @@
 //! plan (or turned into its JSON to adjust and import).
 
 use crate::domain::{HallPlan, PriceCategory, RowPlan, SeatMap, SeatPlan, SeatStatus, ShowtimeId};
-use crate::i18n::use_lang;
+use crate::i18n::{translate, use_lang};
 use crate::pages::seat_map::PlanPreview;
 use crate::tr;
 use leptos::prelude::*;
@@ -35,8 +35,8 @@ pub fn LayoutEditor(
     };
     let name = RwSignal::new(String::new());
     let categories = RwSignal::new(vec![
-        category(0, "STANDARD", "Standard", 12_000),
-        category(1, "PREMIUM", "Premium", 15_000),
+        category(0, "STANDARD", "Standard", 12_000, Default::default()),
+        category(1, "PREMIUM", "Premium", 15_000, Default::default()),
     ]);
     let rows = RwSignal::new(vec![
         row(2, "A", 8, "STANDARD", "4"),
@@ -60,7 +60,7 @@ pub fn LayoutEditor(
             return true;
         }
         let t = touched.get();
-        let normal = |s: String| s.trim().to_uppercase();
+        let normal = |s: String| s.trim().to_ascii_uppercase();
         match source {
             Source::Name => t.contains("name"),
             Source::Hall => true,
@@ -120,7 +120,7 @@ pub fn LayoutEditor(
         categories.set(
             hall.categories
                 .iter()
-                .map(|c| category(fresh(), &c.code, &c.name, c.price.get()))
+                .map(|c| category(fresh(), &c.code, &c.name, c.price.get(), c.ticket_prices))
                 .collect(),
         );
         rows.set(
@@ -172,7 +172,7 @@ pub fn LayoutEditor(
     };
     let add_category = move |_| {
         let id = fresh();
-        categories.update(|list| list.push(category(id, "", "", 10_000)));
+        categories.update(|list| list.push(category(id, "", "", 10_000, Default::default())));
     };
     view! {
         <section class="layout-editor" data-test="layout-editor">
@@ -187,6 +187,7 @@ pub fn LayoutEditor(
                         <th scope="col">{move || tr!(lang.get(), "editor.code")}</th>
                         <th scope="col">{move || tr!(lang.get(), "editor.category_name")}</th>
                         <th scope="col">{move || tr!(lang.get(), "editor.price")}</th>
+                        {TYPES.map(|t| view! { <th scope="col">{move || translate(lang.get(), t.name_key(), &[])}</th> })}
                         <th scope="col"><span class="visually-hidden">{move || tr!(lang.get(), "editor.remove")}</span></th>
                     </tr>
                 </thead>
@@ -196,6 +197,11 @@ pub fn LayoutEditor(
                             <td><input aria-label=move || tr!(lang.get(), "editor.code") bind:value=c.code data-test="category-code" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.category_name") bind:value=c.name data-test="category-name" /></td>
                             <td><input aria-label=move || tr!(lang.get(), "editor.price") type="number" min="0" bind:value=c.price data-test="category-price" /></td>
+                            // A ticket type's price in this category; empty, the type is not sold.
+                            {TYPES.into_iter().zip(c.types).map(|(t, typed)| view! {
+                                <td><input aria-label=move || translate(lang.get(), t.name_key(), &[])
+                                    type="number" min="0" placeholder="—" bind:value=typed data-test="category-type-price" data-type=t.as_str() /></td>
+                            }).collect_view()}
                             <td>
                                 <button type="button" on:click=move |_| categories.update(|list| list.retain(|x| x.id != c.id))>
                                     {move || tr!(lang.get(), "editor.remove")}

@@ -15,7 +15,16 @@ pub(super) struct CategoryDraft {
     pub(super) code: RwSignal<String>,
     pub(super) name: RwSignal<String>,
     pub(super) price: RwSignal<String>,
+    /// Its price of each ticket type besides adult, in [`TYPES`]' order: empty, not sold.
+    pub(super) types: [RwSignal<String>; 3],
 }
+
+/// The ticket types a category may price besides adult, as the editor's columns show them.
+pub(super) const TYPES: [crate::domain::TicketType; 3] = [
+    crate::domain::TicketType::Youth,
+    crate::domain::TicketType::Senior,
+    crate::domain::TicketType::Disabled,
+];
 
 #[derive(Clone, Copy)]
 pub(super) struct RowDraft {
@@ -34,12 +43,19 @@ pub(super) struct RowDraft {
     pub(super) companion: RwSignal<String>,
 }
 
-pub(super) fn category(id: usize, code: &str, name: &str, price: i64) -> CategoryDraft {
+pub(super) fn category(
+    id: usize,
+    code: &str,
+    name: &str,
+    price: i64,
+    types: crate::domain::TicketPrices,
+) -> CategoryDraft {
     CategoryDraft {
         id,
         code: RwSignal::new(code.into()),
         name: RwSignal::new(name.into()),
         price: RwSignal::new(price.to_string()),
+        types: TYPES.map(|t| RwSignal::new(types.get(t).map_or(String::new(), |p| p.to_string()))),
     }
 }
 
@@ -218,7 +234,7 @@ pub(super) fn plan_of(
     let categories: Vec<PriceCategory> = categories
         .iter()
         .map(|c| {
-            let code = c.code.get().trim().to_uppercase();
+            let code = c.code.get().trim().to_ascii_uppercase();
             let price = c
                 .price
                 .get()
@@ -229,18 +245,28 @@ pub(super) fn plan_of(
                     problems.push(DraftProblem::Price(code.clone()));
                     Won::ZERO
                 });
+            let mut ticket_prices = crate::domain::TicketPrices::default();
+            for (t, typed) in TYPES.into_iter().zip(c.types) {
+                match typed.get().trim() {
+                    "" => {}
+                    text => match text.parse::<i64>() {
+                        Ok(won) => ticket_prices.set(t, Won::new(won)),
+                        Err(_) => problems.push(DraftProblem::Price(code.clone())),
+                    },
+                }
+            }
             PriceCategory {
                 code,
                 name: c.name.get().trim().to_string(),
                 price,
-                ticket_prices: Default::default(),
+                ticket_prices,
             }
         })
         .collect();
     let rows: Vec<RowPlan> = rows
         .iter()
         .map(|r| {
-            let label = r.label.get().trim().to_uppercase();
+            let label = r.label.get().trim().to_ascii_uppercase();
             let seats = match r.seats.get().trim().parse::<u32>() {
                 Ok(n) if (1..=MAX_ROW_SEATS).contains(&n) => n,
                 _ => {

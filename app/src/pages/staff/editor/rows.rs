@@ -29,7 +29,7 @@ pub fn row_plan(
         }
     }
     RowPlan {
-        label: label.trim().to_uppercase(),
+        label: label.trim().to_ascii_uppercase(),
         seats: plan,
     }
 }

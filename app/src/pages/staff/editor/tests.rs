@@ -232,3 +232,39 @@ fn a_row_gets_its_aisles_after_the_named_seats_and_its_wheelchair_places() {
     assert_eq!(seat_numbers("4, 10 12"), Ok(vec![4, 10, 12]));
     assert!(seat_numbers("4, x").is_err());
 }
+
+/// A category's youth, senior and disabled prices go into the plan as typed; an empty one is
+/// a type not sold, and one that is not a number is named by its category.
+#[test]
+fn ticket_type_prices_typed_in_the_editor_make_the_plans_prices() {
+    use crate::domain::{TicketPrices, TicketType, Won};
+    let youth = TicketPrices {
+        youth: Some(Won::new(9_000)),
+        ..Default::default()
+    };
+    let standard = category(0, "STANDARD", "Standard", 12_000, youth);
+    let rows = [row(1, "A", 4, "STANDARD", "")];
+    let plan = plan_of("Hall", &[standard], &rows).expect("a plan");
+    assert_eq!(plan.categories[0].ticket_prices, youth);
+    standard.types[1].set("7000".into());
+    let plan = plan_of("Hall", &[standard], &rows).expect("a plan");
+    assert_eq!(
+        plan.categories[0].ticket_prices.get(TicketType::Senior),
+        Some(Won::new(7_000))
+    );
+    standard.types[0].set("9k".into());
+    assert_eq!(
+        plan_of("Hall", &[standard], &rows).unwrap_err(),
+        vec![DraftProblem::Price("STANDARD".into())]
+    );
+    // Priced in one category and not in the other: the plan's check names the other.
+    standard.types[0].set("9000".into());
+    let vip = category(2, "VIP", "VIP", 20_000, youth);
+    let problems = plan_of("Hall", &[standard, vip], &rows).unwrap_err();
+    assert_eq!(
+        problems,
+        vec![DraftProblem::Plan(
+            crate::domain::PlanProblem::TicketPrices("VIP".into())
+        )]
+    );
+}

@@ -16,7 +16,7 @@ use crate::domain::{
 };
 use crate::error::InventoryError;
 use crate::error_text::error_text;
-use crate::format::{clock_time, price, showtime_when};
+use crate::format::{clock_time, showtime_when};
 use crate::i18n::use_lang;
 use crate::serverfns::{
     block_seats, cancel_showtime, export_hall, halls, import_hall, schedule_showtime,
@@ -79,7 +79,9 @@ pub fn HallsPage() -> impl IntoView {
         });
     };
     let to_json = move |plan: HallPlan| {
-        plan_text.set(serde_json::to_string_pretty(&plan).unwrap_or_default());
+        plan_text.set(crate::codec::pretty(
+            &serde_json::to_string(&plan).unwrap_or_default(),
+        ));
     };
     let import = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -98,7 +100,11 @@ pub fn HallsPage() -> impl IntoView {
     let export = move |id: i64| {
         spawn_local(async move {
             match export_hall(id).await {
-                Ok(plan) => exported.set(serde_json::to_string_pretty(&plan).ok()),
+                Ok(plan) => exported.set(
+                    serde_json::to_string(&plan)
+                        .ok()
+                        .map(|json| crate::codec::pretty(&json)),
+                ),
                 Err(e) => error.set(Some(e)),
             }
         });
@@ -138,7 +144,7 @@ pub fn HallsPage() -> impl IntoView {
             .get_untracked()
             .split([' ', ','])
             .filter(|c| !c.is_empty())
-            .map(|c| c.trim().to_uppercase())
+            .map(|c| c.trim().to_ascii_uppercase())
             .collect();
         let kind = match block_kind.get_untracked().as_str() {
             "killed" => crate::domain::SeatBlock::Killed,
@@ -207,16 +213,33 @@ pub fn HallsPage() -> impl IntoView {
                 .filter(|t| !unsold.contains(t))
                 .collect()
         });
-        let prices: BTreeMap<String, Won> = hall_plan
+        // What was typed unlike the hall's (a text that is no price: -1, which the server refuses
+        // by name); the prices of types not sold stay unsaid.
+        let changed = |typed_text: Option<&String>, hall: Won| {
+            let price = Won::parse(typed_text?).unwrap_or(Won::new(-1));
+            (price != hall).then_some(price)
+        };
+        let categories = hall_plan
             .get_untracked()
             .flatten()
             .map(|plan| plan.categories)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let mut ticket_prices = BTreeMap::<String, crate::domain::TicketPrices>::new();
+        for c in &categories {
+            for (t, hall) in c.ticket_prices.iter().filter(|(t, _)| !unsold.contains(t)) {
+                if let Some(price) = changed(typed.get(&format!("{}/{}", c.code, t.as_str())), hall)
+                {
+                    ticket_prices
+                        .entry(c.code.clone())
+                        .or_default()
+                        .set(t, price);
+                }
+            }
+        }
+        let ticket_prices = (!ticket_prices.is_empty()).then_some(ticket_prices);
+        let prices: BTreeMap<String, Won> = categories
             .into_iter()
-            .filter_map(|c| {
-                let price = Won::parse(typed.get(&c.code)?).unwrap_or(Won::new(-1));
-                (price != c.price).then_some((c.code, price))
-            })
+            .filter_map(|c| Some(c.code.clone()).zip(changed(typed.get(&c.code), c.price)))
             .collect();
         spawn_local(async move {
             match schedule_showtime(
@@ -230,7 +253,7 @@ pub fn HallsPage() -> impl IntoView {
                 Some(prices),
                 release,
                 ticket_types,
-                None,
+                ticket_prices,
             )
             .await
             {
@@ -316,18 +339,33 @@ pub fn HallsPage() -> impl IntoView {
                                                 on:input=move |ev| prices.update(|p| { p.insert(code.clone(), event_target_value(&ev)); }) />
                                         }
                                     }).collect_view())}
+                                    // Each ticket type of the hall's: sold or not, and its price in each
+                                    // category for this showtime (the hall's unless changed here).
                                     {move || hall_plan.get().flatten().map(|plan| {
                                         let types: Vec<crate::domain::TicketType> = plan.categories.first().map(|c| c.ticket_prices.iter().map(|(t, _)| t).collect()).unwrap_or_default();
                                         types.into_iter().map(|t| {
-                                            let prices: Vec<Won> = plan.categories.iter().filter_map(|c| c.ticket_prices.get(t)).collect();
+                                            let kind = move || crate::i18n::translate(lang.get(), t.name_key(), &[]);
+                                            let sold = move || unsold.with(|u| !u.contains(&t));
+                                            let inputs = plan.categories.iter().filter_map(|c| {
+                                                let won = c.ticket_prices.get(t)?;
+                                                let key = format!("{}/{}", c.code, t.as_str());
+                                                let id = format!("schedule-price-{key}");
+                                                let name = c.name.clone();
+                                                Some(view! {
+                                                    <label for=id.clone()>{move || format!("{} · {}", tr!(lang.get(), "halls.price", category = name.clone()), kind())}</label>
+                                                    <input id=id.clone() type="number" min="0" max=MAX_PRICE.get() required data-test=id
+                                                        prop:value=won.get().to_string()
+                                                        on:input=move |ev| prices.update(|p| { p.insert(key.clone(), event_target_value(&ev)); }) />
+                                                })
+                                            }).collect_view();
                                             view! {
                                                 <label class="check">
                                                     <input type="checkbox" data-test=format!("schedule-type-{}", t.as_str())
-                                                        prop:checked=move || unsold.with(|u| !u.contains(&t))
+                                                        prop:checked=sold
                                                         on:change=move |ev| { let on = event_target_checked(&ev); unsold.update(|u| { u.retain(|x| *x != t); if !on { u.push(t); } }); } />
-                                                    {move || tr!(lang.get(), "halls.sell_type", kind = crate::i18n::translate(lang.get(), t.name_key(), &[]),
-                                                        prices = prices.iter().map(|p| price(lang.get(), *p)).collect::<Vec<_>>().join(" / "))}
+                                                    {move || tr!(lang.get(), "halls.sell_type", kind = kind())}
                                                 </label>
+                                                <fieldset class="type-prices" hidden=move || !sold() disabled=move || !sold()>{inputs}</fieldset>
                                             }
                                         }).collect_view()
                                     })}
