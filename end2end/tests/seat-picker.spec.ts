@@ -8,6 +8,9 @@ import { SeatMapPage, ShowtimesPage, apiStatus, onSale, otherCustomer, showtimeI
 // showtime so that they cannot disturb one another.
 
 test("select and hold: a countdown runs, the seats show as mine, and the hold survives a reload", async ({ page }) => {
+  // Two loads of the 300-seat map with the debug bundle: on a loaded machine each takes
+  // seconds to hydrate, and every step below waits on the page's state.
+  test.setTimeout(60_000);
   // On the server with 10-minute holds (the payment tests'): on a loaded machine a reload and
   // hydration of the debug bundle can outlast this server's 20-second holds.
   const shop = `http://127.0.0.1:${Number(process.env.E2E_PAY_PORT ?? 3904)}`;
@@ -276,6 +279,21 @@ test("on a phone the whole hall fits the first view, the screen is centred on th
   await page.locator('[data-test="zoom"]').tap();
   await expect(page.locator('[data-test="zoom"]')).toHaveAttribute("aria-pressed", "false");
   await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "seat-map-phone-whole.png") });
+  // Held: the panel leaves the hall in view, and the seats held are seen, not under the panel.
+  await page.locator('[data-test="best-button"]').tap();
+  const panel = page.locator('[data-test="hold-panel"]');
+  await expect(panel).toBeVisible();
+  const held = page.locator('[data-test="seat-grid"] [data-view="mine"]');
+  await expect(held).toHaveCount(2);
+  expect((await panel.boundingBox())!.height).toBeLessThanOrEqual(844 / 2);
+  for (const seat of await held.all()) {
+    const box = (await seat.boundingBox())!;
+    const onTop = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest("[data-view]")?.getAttribute("data-view") ?? null, [box.x + box.width / 2, box.y + box.height / 2]);
+    expect(onTop, "a held seat is seen, not covered").toBe("mine");
+  }
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "seat-map-phone-held.png") });
+  await page.locator('[data-test="cancel-hold"]').tap();
+  await expect(page.locator('[data-test="best-button"]')).toBeVisible();
   // The page links its icon, and nothing it asked for was missing.
   expect(await page.locator('link[rel="icon"]').getAttribute("href")).toBe("/favicon.svg");
   expect((await page.request.get("/favicon.ico")).status()).toBe(200);

@@ -135,9 +135,12 @@ pub fn look(index: Option<usize>) -> String {
 fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
     let lang = use_lang();
     let code = seat.code.to_string();
+    // What the seat shows, as one memo: a change elsewhere in the hall (a hold, a selection, the
+    // live feed's statuses) re-runs this seat's class, label and marks only when its own view
+    // changes, not for every seat of the hall.
     let view_of = {
         let code = code.clone();
-        move || picker.view(&code)
+        Memo::new(move |_| picker.view(&code))
     };
     let status = {
         let code = code.clone();
@@ -173,12 +176,9 @@ fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
     );
     let (x, y, number, accessible) = (seat.x, seat.y, seat.number, seat.accessible);
     let companion = seat.companion;
-    let label = {
-        let view_of = view_of.clone();
-        move || {
-            let category = category_of(lang.get(), picker, &seat.category);
-            seat_label(lang.get(), &seat, &category, view_of())
-        }
+    let label = move || {
+        let category = category_of(lang.get(), picker, &seat.category);
+        seat_label(lang.get(), &seat, &category, view_of.get())
     };
     let on_click = {
         let code = code.clone();
@@ -188,31 +188,27 @@ fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
         let code = code.clone();
         move |_| picker.focused.set(code.clone())
     };
-    let view_class = view_of.clone();
-    let view_mark = view_of.clone();
-    let view_pressed = view_of.clone();
-    let view_disabled = view_of.clone();
     view! {
         <button
             type="button"
             id=format!("seat-{code}")
-            class=move || format!("seat {} {category}", view_class().class())
+            class=move || format!("seat {} {category}", view_of.get().class())
             class:accessible=accessible
             class:companion=companion
             class:conflict=conflicted
             style=format!("grid-row:{y};grid-column:{}", x + shift)
             data-test=format!("seat-{code}")
             data-status=status
-            data-view=move || view_of().name()
+            data-view=move || view_of.get().name()
             aria-label=label
-            aria-pressed=move || (view_pressed() == SeatView::Selected).to_string()
-            aria-disabled=move || matches!(view_disabled(), SeatView::Taken | SeatView::Booked | SeatView::Blocked).to_string()
+            aria-pressed=move || (view_of.get() == SeatView::Selected).to_string()
+            aria-disabled=move || matches!(view_of.get(), SeatView::Taken | SeatView::Booked | SeatView::Blocked).to_string()
             tabindex=tab_index
             on:click=on_click
             on:focus=on_focus
         >
             <span class="num">{number}</span>
-            <span class="mark" aria-hidden="true">{move || view_mark().mark()}</span>
+            <span class="mark" aria-hidden="true">{move || view_of.get().mark()}</span>
         </button>
     }
 }
