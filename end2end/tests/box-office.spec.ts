@@ -3,7 +3,7 @@ import { type Browser, type Page } from "@playwright/test";
 import { expect, test } from "./guarded";
 import { execFileSync } from "child_process";
 import * as path from "path";
-import { SeatMapPage, SignInPage, apiStatus, onSale, screenshotDir } from "./pages";
+import { SeatMapPage, SignInPage, apiStatus, onSale, screenshotDir, cutLabels, wholeRowsInView } from "./pages";
 
 // The box office at kiosk size, with touch, on the main (embedded) test server. Its clerks and
 // supervisors are made with `server staff add`, as an operator would, on that server's data
@@ -50,22 +50,6 @@ async function touchTargetsAreLarge(page: Page) {
       .map(({ e, r }) => `${e.outerHTML.slice(0, 80)} ${r.width}×${r.height}`),
   );
   expect(small).toEqual([]);
-}
-
-/** Every seat of the hall drawn in `map`, and the row letters at both ends of each row, lie
- * within the page's width, and the map scrolls nothing sideways. */
-async function wholeRowsInView(page: Page, map: string) {
-  const width = page.viewportSize()!.width;
-  const out = await page.locator(map).evaluate((m, width) => {
-    const cut = Array.from(m.querySelectorAll(".seat, .row-label"))
-      .map((e) => ({ e, r: e.getBoundingClientRect() }))
-      .filter(({ r }) => r.left < 0 || r.right > width)
-      .map(({ e, r }) => `${e.textContent} ${r.left}–${r.right}`);
-    return { cut, seats: m.querySelectorAll(".seat").length, scrolls: m.scrollWidth > m.clientWidth };
-  }, width);
-  expect(out.seats).toBeGreaterThanOrEqual(300);
-  expect(out.cut).toEqual([]);
-  expect(out.scrolls).toBe(false);
 }
 
 /** A clerk's kiosk, signed in, with a shift open at its own register. */
@@ -304,6 +288,9 @@ test("at 1366×768 the sale's controls are all at hand and at least 44 px; one t
   await expect(kiosk.locator('[data-test="tender"]')).toBeVisible();
   await expect(kiosk.locator('[data-test="ticket-types"]')).toBeVisible();
   await touchTargetsAreLarge(kiosk);
+  // "Complete sale" is on the screen without scrolling, and every label fits its button.
+  await expect(kiosk.locator('[data-test="sell"]')).toBeInViewport({ ratio: 1 });
+  expect(await cutLabels(kiosk)).toEqual([]);
   await axeClean(kiosk, "kiosk at 1366×768");
   await kiosk.screenshot({ path: path.join(screenshotDir, "kiosk-1366.png") });
   // Two adults; one tap makes one of them a senior, and the total drops by the difference the

@@ -3,7 +3,7 @@ import { expect, test } from "./guarded";
 import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { SeatMapPage, onSale } from "./pages";
+import { SeatMapPage, cutLabels, onSale } from "./pages";
 
 // Every page in Korean: a customer's, the console's, the kiosk's and the door's, walked as a
 // Korean browser sees them (Accept-Language ko), on the payment server (10-minute holds, the
@@ -233,6 +233,13 @@ test("the kiosk and the door are Korean throughout: a shift, a sale, the receipt
   await page.locator('[data-test="best-2"]').tap();
   await expect(page.locator('[data-test="tender"]')).toBeVisible();
   await allKorean(page, "kiosk, tender", data);
+  // On a 1366×768 kiosk the Korean labels fit their buttons and "결제 확정" is on the screen.
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await page.locator('[data-test="tender-cash"]').tap();
+  await expect(page.locator('[data-test="sell"]')).toBeInViewport({ ratio: 1 });
+  expect(await cutLabels(page)).toEqual([]);
+  await page.screenshot({ path: path.join(root, "docs", "screenshots", "kiosk-1366-korean.png") });
+  await page.setViewportSize({ width: 1920, height: 1080 });
   await page.locator('[data-test="tender-comp"]').tap();
   await expect(page.locator(`[data-test="comp-approver"][data-name="${boss}"]`)).toBeVisible();
   await allKorean(page, "kiosk, complimentary", data);

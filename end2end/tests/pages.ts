@@ -181,3 +181,32 @@ function parseMail(raw: string): Mail {
   else text = Buffer.from(body, "latin1").toString("utf8");
   return { to: header(head, "To"), subject: header(head, "Subject"), text };
 }
+
+/**
+ * A 300-seat hall drawn whole across `map`: every seat and row letter inside the map's own box
+ * (not under a side panel, not clipped by the stage), and nothing in it scrolls sideways.
+ */
+export async function wholeRowsInView(page: Page, map: string) {
+  const width = page.viewportSize()!.width;
+  const out = await page.locator(map).evaluate((m, width) => {
+    const box = m.getBoundingClientRect();
+    const cut = Array.from(m.querySelectorAll(".seat, .row-label"))
+      .map((e) => ({ e, r: e.getBoundingClientRect() }))
+      .filter(({ r }) => r.left < Math.max(0, box.left) - 1 || r.right > Math.min(width, box.right) + 1)
+      .map(({ e, r }) => `${e.textContent} ${r.left}–${r.right}`);
+    const scrolls = [m, ...Array.from(m.querySelectorAll(".stage"))].some((e) => e.scrollWidth > e.clientWidth + 1);
+    return { cut, seats: m.querySelectorAll(".seat").length, scrolls };
+  }, width);
+  expect(out.seats).toBeGreaterThanOrEqual(300);
+  expect(out.cut).toEqual([]);
+  expect(out.scrolls).toBe(false);
+}
+
+/** The kiosk side panel's buttons whose label does not fit them (cut off or spilling out). */
+export async function cutLabels(page: Page): Promise<string[]> {
+  return page.locator(".kiosk-side").evaluate((side) =>
+    Array.from(side.querySelectorAll("button"))
+      .filter((b) => b.getBoundingClientRect().width > 0 && b.scrollWidth > b.clientWidth + 1)
+      .map((b) => `${b.textContent?.trim()} ${b.scrollWidth}>${b.clientWidth}`),
+  );
+}

@@ -279,7 +279,9 @@ test("on a phone the whole hall fits the first view, the screen is centred on th
   await page.locator('[data-test="zoom"]').tap();
   await expect(page.locator('[data-test="zoom"]')).toHaveAttribute("aria-pressed", "false");
   await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "seat-map-phone-whole.png") });
-  // Held: the panel leaves the hall in view, and the seats held are seen, not under the panel.
+  // Held from the top of the page, as a customer arrives: the panel leaves the hall in view, and
+  // the seats held are brought into view above it, not left under it.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.locator('[data-test="best-button"]').tap();
   const panel = page.locator('[data-test="hold-panel"]');
   await expect(panel).toBeVisible();
@@ -287,9 +289,12 @@ test("on a phone the whole hall fits the first view, the screen is centred on th
   await expect(held).toHaveCount(2);
   expect((await panel.boundingBox())!.height).toBeLessThanOrEqual(844 / 2);
   for (const seat of await held.all()) {
-    const box = (await seat.boundingBox())!;
-    const onTop = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest("[data-view]")?.getAttribute("data-view") ?? null, [box.x + box.width / 2, box.y + box.height / 2]);
-    expect(onTop, "a held seat is seen, not covered").toBe("mine");
+    await expect(seat).toBeInViewport();
+    const seen = async () => {
+      const box = (await seat.boundingBox())!;
+      return page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest("[data-view]")?.getAttribute("data-view") ?? null, [box.x + box.width / 2, box.y + box.height / 2]);
+    };
+    await expect.poll(seen, { message: "a held seat is seen, not covered" }).toBe("mine");
   }
   await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "seat-map-phone-held.png") });
   await page.locator('[data-test="cancel-hold"]').tap();

@@ -1,7 +1,7 @@
 import { expect, test } from "./guarded";
 import * as fs from "fs";
 import * as path from "path";
-import { SeatMapPage, SignInPage, apiStatus, otherCustomer, showtimeIds } from "./pages";
+import { SeatMapPage, SignInPage, apiStatus, onSale, otherCustomer, screenshotDir, showtimeIds, wholeRowsInView } from "./pages";
 
 // Seat rules on the customer's page: best available in one tap, the lone-seat rule explained
 // before Hold is pressed (and refused by the server all the same), house seats. Each test has a
@@ -115,4 +115,13 @@ test("an operator makes a seat a house seat: every customer's map shows it off s
   });
   expect(best.status()).toBe(201);
   expect((await best.json()).seats).not.toContain("A5");
+
+  // At 1366×768 the console draws a 300-seat hall whole across the form: every seat and both row
+  // letters inside the map, nothing to scroll sideways.
+  await page.setViewportSize({ width: 1366, height: 768 });
+  const big = (await onSale(page)).find((s) => s.seatsTotal === 300)!.id;
+  await page.locator('[data-test="block-showtime"]').selectOption(String(big));
+  await expect(blockMap.locator(".seat-grid .seat")).toHaveCount(300);
+  await wholeRowsInView(page, '[data-test="block-map"]');
+  await blockMap.screenshot({ path: path.join(screenshotDir, "admin-block-map-1366.png") });
 });

@@ -150,7 +150,7 @@ fn booking_view(b: BookingView) -> impl IntoView {
         ""
     };
     view! {
-        <p class=format!("{notice}booking-status status-{}", status.to_lowercase())
+        <p class=format!("{notice}booking-status status-{}", status.to_ascii_lowercase())
             data-test=if cancelled { "booking-cancelled" } else { "booking-status" }
             data-status=status data-state=state.as_str() role="status" aria-live="polite">
             {move || status_text(lang.get(), &b2)}

@@ -37,7 +37,7 @@ pub fn Legend(categories: Vec<PriceCategory>) -> impl IntoView {
                     .map(|(i, c)| {
                         let category = c.clone();
                         view! {
-                            <li class=format!("cat-{} {}", c.code.to_lowercase(), super::plan::look(Some(i))) data-test="legend-category">
+                            <li class=format!("cat-{} {}", c.code.to_ascii_lowercase(), super::plan::look(Some(i))) data-test="legend-category">
                                 <span class="swatch" aria-hidden="true"></span>
                                 {move || category_name(lang.get(), &category)}
                                 " "

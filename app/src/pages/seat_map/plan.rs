@@ -167,7 +167,7 @@ fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
     // The category's look: its place in the showtime's list (see `look`).
     let category = format!(
         "cat-{} {}",
-        seat.category.to_lowercase(),
+        seat.category.to_ascii_lowercase(),
         look(
             picker
                 .categories
@@ -211,6 +211,20 @@ fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
             <span class="mark" aria-hidden="true">{move || view_of.get().mark()}</span>
         </button>
     }
+}
+
+/// Scrolls the page as little as it takes to show a seat, with its scroll margin (on a phone,
+/// the part of the screen the hold panel covers) in view too (browser only).
+pub fn show_seat(code: &str) {
+    #[cfg(not(feature = "ssr"))]
+    if let Some(el) = document().get_element_by_id(&format!("seat-{code}")) {
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+        options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
+        el.scroll_into_view_with_scroll_into_view_options(&options);
+    }
+    #[cfg(feature = "ssr")]
+    let _ = code;
 }
 
 /// Moves keyboard focus to a seat (browser only).

@@ -97,6 +97,7 @@ fn Found(found: BookingFound) -> impl IntoView {
     let lang = use_lang();
     let b = found.booking;
     let state = b.state();
+    let (amount_key, no_payments_key) = amount_words(state);
     // Paid: what it holds and what was given back.
     let (starts, paid, created) = (b.starts_at, b.amount + b.refunded, b.created_at);
     let refunded =
@@ -125,7 +126,7 @@ fn Found(found: BookingFound) -> impl IntoView {
                 <dd>{title} " · " {hall} " · " {move || showtime_when(lang.get(), starts)} " (" {showtime.get()} ")"</dd>
                 <dt>{move || tr!(lang.get(), "bookings.seats")}</dt>
                 <dd data-test="booking-found-seats">{seats}</dd>
-                <dt>{move || tr!(lang.get(), "bookings.amount")}</dt>
+                <dt>{move || translate(lang.get(), amount_key, &[])}</dt>
                 <dd>{move || price(lang.get(), paid)}</dd>
                 {refunded.map(|(amount, seats)| view! {
                     <dt>{move || tr!(lang.get(), "booking.state_REFUNDED")}</dt>
@@ -140,7 +141,7 @@ fn Found(found: BookingFound) -> impl IntoView {
             </dl>
             <h3>{move || tr!(lang.get(), "bookings.payments")}</h3>
             {if b.payments.is_empty() {
-                view! { <p class="hint">{move || tr!(lang.get(), "bookings.no_payments")}</p> }.into_any()
+                view! { <p class="hint">{move || translate(lang.get(), no_payments_key, &[])}</p> }.into_any()
             } else {
                 view! {
                     <table class="audit" data-test="booking-payments">
@@ -213,6 +214,16 @@ fn Found(found: BookingFound) -> impl IntoView {
     }
 }
 
+/// What the amount and an empty payment list are called for a booking in `state`: one waiting
+/// for its payment (or whose payment failed) has paid nothing yet.
+fn amount_words(state: crate::domain::BookingState) -> (&'static str, &'static str) {
+    use crate::domain::BookingState as S;
+    match state {
+        S::Pending | S::Failed => ("bookings.amount_unpaid", "bookings.no_payments_yet"),
+        _ => ("bookings.amount", "bookings.no_payments"),
+    }
+}
+
 /// The newest messages to customers: what each was, how it went, why the last try failed.
 #[component]
 fn OutgoingMailList(
@@ -263,5 +274,32 @@ fn OutgoingMailList(
                         }.into_any(),
             }}
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::BookingState as S;
+
+    #[test]
+    fn a_booking_not_paid_is_not_called_paid() {
+        let said = |state| {
+            let (amount, none) = amount_words(state);
+            (
+                translate(Lang::En, amount, &[]),
+                translate(Lang::En, none, &[]),
+            )
+        };
+        assert_eq!(
+            said(S::Pending),
+            (
+                "To pay (not paid)".into(),
+                "No payment at the gateway yet.".into()
+            )
+        );
+        assert_eq!(said(S::Failed).0, "To pay (not paid)");
+        assert_eq!(said(S::Confirmed).0, "Paid");
+        assert_eq!(said(S::Refunded).0, "Paid");
     }
 }

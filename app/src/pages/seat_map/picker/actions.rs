@@ -54,6 +54,10 @@ impl Picker {
     fn held(self, outcome: Result<Hold, InventoryError>) {
         match outcome {
             Ok(hold) => {
+                // The seats held come into view once drawn (above the hold panel on a phone).
+                if let Some(first) = hold.seats.first().map(|s| s.to_string()) {
+                    request_animation_frame(move || super::super::plan::show_seat(&first));
+                }
                 self.types.set(Default::default());
                 self.hold.set(Some(HeldSeats {
                     hold,

@@ -238,6 +238,10 @@ fn a_row_gets_its_aisles_after_the_named_seats_and_its_wheelchair_places() {
 #[test]
 fn ticket_type_prices_typed_in_the_editor_make_the_plans_prices() {
     use crate::domain::{TicketPrices, TicketType, Won};
+    // The drafts are signals: they live in an owner (its arena, when the server's features
+    // sandbox them).
+    let owner = Owner::new();
+    owner.set();
     let youth = TicketPrices {
         youth: Some(Won::new(9_000)),
         ..Default::default()
