@@ -5,6 +5,7 @@
 //! and until the start unless set) and the hot-sale flag.
 
 mod block_map;
+mod schedule;
 mod tables;
 
 use tables::*;
@@ -12,7 +13,7 @@ use tables::*;
 use super::editor::LayoutEditor;
 use super::{AdminNav, StaffRefusal};
 use crate::domain::{
-    HallPlan, HallSummary, Won, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
+    HallPlan, HallSummary, DEFAULT_DURATION_MINUTES, MAX_DURATION_MINUTES, MAX_PRICE,
 };
 use crate::error::InventoryError;
 use crate::error_text::error_text;
@@ -213,34 +214,12 @@ pub fn HallsPage() -> impl IntoView {
                 .filter(|t| !unsold.contains(t))
                 .collect()
         });
-        // What was typed unlike the hall's (a text that is no price: -1, which the server refuses
-        // by name); the prices of types not sold stay unsaid.
-        let changed = |typed_text: Option<&String>, hall: Won| {
-            let price = Won::parse(typed_text?).unwrap_or(Won::new(-1));
-            (price != hall).then_some(price)
-        };
         let categories = hall_plan
             .get_untracked()
             .flatten()
             .map(|plan| plan.categories)
             .unwrap_or_default();
-        let mut ticket_prices = BTreeMap::<String, crate::domain::TicketPrices>::new();
-        for c in &categories {
-            for (t, hall) in c.ticket_prices.iter().filter(|(t, _)| !unsold.contains(t)) {
-                if let Some(price) = changed(typed.get(&format!("{}/{}", c.code, t.as_str())), hall)
-                {
-                    ticket_prices
-                        .entry(c.code.clone())
-                        .or_default()
-                        .set(t, price);
-                }
-            }
-        }
-        let ticket_prices = (!ticket_prices.is_empty()).then_some(ticket_prices);
-        let prices: BTreeMap<String, Won> = categories
-            .into_iter()
-            .filter_map(|c| Some(c.code.clone()).zip(changed(typed.get(&c.code), c.price)))
-            .collect();
+        let (prices, ticket_prices) = schedule::prices_typed(&categories, &typed, &unsold);
         spawn_local(async move {
             match schedule_showtime(
                 hall_id,
