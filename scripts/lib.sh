@@ -244,6 +244,16 @@ ensure_chromium() {
   dpkg -s fonts-nanum >/dev/null 2>&1 || apt_install fonts-nanum || true
 }
 
+# Lighthouse (from the npm registry, in its own folder), for the bundle benchmark's full run only.
+LIGHTHOUSE_VERSION=13.5.0
+LIGHTHOUSE="$HOME/.cache/seats/tools/lighthouse-$LIGHTHOUSE_VERSION/node_modules/.bin/lighthouse"
+ensure_lighthouse() {
+  [ -x "$LIGHTHOUSE" ] && return
+  log "installing Lighthouse $LIGHTHOUSE_VERSION"
+  npm install --no-audit --no-fund --prefix "$(dirname "$(dirname "$(dirname "$LIGHTHOUSE")")")" \
+    "lighthouse@$LIGHTHOUSE_VERSION" >/dev/null
+}
+
 # PgBouncer for the reference deployment (scripts/cluster.sh). Debian 12's package (1.18) predates
 # prepared statements in transaction mode (1.21), which the store's driver uses for every
 # statement; so this builds Debian 13's source of 1.24.1 (checked against its SHA-256), once.

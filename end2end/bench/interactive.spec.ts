@@ -5,7 +5,7 @@
 // HTML and stylesheet alone take to load under the same conditions (JavaScript off); then, on
 // the phone, how long after the server's answer "best 2" shows its hold panel. Writes the
 // figures to $BENCH_OUT as JSON; the script reports them.
-import { test, type Browser } from "@playwright/test";
+import { expect, test, type Browser } from "@playwright/test";
 import * as fs from "fs";
 
 const base = process.env.BENCH_BASE!;
@@ -17,8 +17,13 @@ const conditions: Conditions[] = [
   { name: "unthrottled", phone: false },
 ];
 
-/** Milliseconds from navigation start to `what`, for one fresh visit. */
-async function visit(browser: Browser, path: string, c: Conditions, javaScript: boolean): Promise<number> {
+/** What a first visit brought over the network: bytes as sent (compressed), by kind. */
+type Wire = { total: number; byKind: Record<string, number> };
+
+/** Milliseconds from navigation start to interactive (or, without JavaScript, to the load
+ * event), for one fresh visit; with JavaScript, also the bytes on the wire until the live map's
+ * first frame. */
+async function visit(browser: Browser, path: string, c: Conditions, javaScript: boolean): Promise<{ ms: number; wire?: Wire }> {
   const context = await browser.newContext({
     javaScriptEnabled: javaScript,
     ...(c.phone ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 } : {}),
@@ -27,6 +32,19 @@ async function visit(browser: Browser, path: string, c: Conditions, javaScript: 
   const cdp = await context.newCDPSession(page);
   await cdp.send("Network.enable");
   await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  // Each response's bytes as they crossed the network (headers and compressed body), by kind;
+  // and the live map's first frame (its snapshot), which the page waits for to be live.
+  const kinds = new Map<string, string>();
+  const byKind: Record<string, number> = {};
+  let firstFrame: number | undefined;
+  cdp.on("Network.responseReceived", (e: any) => kinds.set(e.requestId, kindOf(e.response.url, e.type)));
+  cdp.on("Network.loadingFinished", (e: any) => {
+    const kind = kinds.get(e.requestId) ?? "other";
+    byKind[kind] = (byKind[kind] ?? 0) + e.encodedDataLength;
+  });
+  cdp.on("Network.webSocketFrameReceived", (e: any) => {
+    if (firstFrame === undefined) firstFrame = Buffer.byteLength(e.response.payloadData, e.response.opcode === 1 ? "utf8" : "base64");
+  });
   if (c.phone) {
     const bytesPerSecond = (10 * 1000 * 1000) / 8;
     await cdp.send("Network.emulateNetworkConditions", {
@@ -56,12 +74,25 @@ async function visit(browser: Browser, path: string, c: Conditions, javaScript: 
     await page.goto(base + path);
     await page.waitForFunction(() => (window as any).__interactiveAt !== undefined, null, { timeout: 30_000 });
     ms = await page.evaluate(() => (window as any).__interactiveAt as number);
+    await expect.poll(() => firstFrame, { timeout: 30_000 }).toBeDefined();
+    byKind["live map's first frame"] = firstFrame!;
   } else {
     await page.goto(base + path, { waitUntil: "load" });
     ms = await page.evaluate(() => (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).loadEventEnd);
   }
   await context.close();
-  return ms;
+  const total = Object.values(byKind).reduce((a, b) => a + b, 0);
+  return { ms, wire: javaScript ? { total, byKind } : undefined };
+}
+
+/** The kind of a response, for the first visit's bytes. */
+function kindOf(url: string, type: string): string {
+  const path = new URL(url).pathname;
+  if (type === "Document") return "HTML";
+  if (path.endsWith(".wasm")) return "WebAssembly";
+  if (path.endsWith(".js")) return "JavaScript";
+  if (path.endsWith(".css")) return "CSS";
+  return type;
 }
 
 /**
@@ -113,11 +144,14 @@ test("the seat map's time to interactive, phone and unthrottled, against its HTM
   for (const c of conditions) {
     const interactive: number[] = [];
     const html: number[] = [];
+    let wire: Wire | undefined;
     for (let i = 0; i < runs; i++) {
-      interactive.push(await visit(browser, path, c, true));
-      html.push(await visit(browser, path, c, false));
+      const visited = await visit(browser, path, c, true);
+      interactive.push(visited.ms);
+      wire = visited.wire;
+      html.push((await visit(browser, path, c, false)).ms);
     }
-    out[c.name] = { interactive, html, interactiveMedian: median(interactive), htmlMedian: median(html) };
+    out[c.name] = { interactive, html, interactiveMedian: median(interactive), htmlMedian: median(html), wire };
   }
   // The hold panel of "best 2" on the phone, against the server's answer in the same visits.
   const answers: number[] = [];

@@ -8,6 +8,9 @@ async function linkedAssets(request: APIRequestContext, path: string): Promise<s
   const page = await request.get(path, { headers: { "accept-encoding": "br" } });
   expect(page.status()).toBe(200);
   expect(page.headers()["cache-control"]).toBe("no-cache");
+  // The page itself comes compressed as asked (a seat map's ~175 kB of HTML is a few in brotli).
+  expect(page.headers()["content-encoding"], path).toBe("br");
+  expect(page.headers()["vary"]?.toLowerCase(), path).toContain("accept-encoding");
   const html = await page.text();
   const links = [...html.matchAll(/"(\/pkg\/[^"]+)"/g)].map((m) => m[1]);
   return [...new Set(links)];

@@ -140,7 +140,7 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(guard::shape))
         .layer(axum::middleware::from_fn(guard::answers))
         .layer(axum::middleware::from_fn(assets::caching))
-        .layer(assets::compression())
+        .layer(axum::middleware::from_fn(assets::compression))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }

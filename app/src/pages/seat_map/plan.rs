@@ -1,5 +1,11 @@
 //! The hall drawing: row labels and seat buttons on a grid, operable with the keyboard alone
 //! (one seat in the tab order, arrow keys move, Space/Enter select).
+//!
+//! The seats are plain markup, not a component each: the grid has one listener per event for
+//! all of them (a seat is found from the event's target), and one effect brings the buttons up
+//! to date when what they show changes. A hall of 300 seats is then hydrated without 300 seats'
+//! worth of reactive attributes and handlers, which was most of a phone's work before the map
+//! answered its first tap.
 
 use super::picker::{Picker, SeatView};
 use crate::domain::Seat;
@@ -8,6 +14,69 @@ use crate::i18n::{use_lang, Lang};
 use crate::seating::{neighbour, Direction};
 use crate::tr;
 use leptos::prelude::*;
+
+/// What one seat's button shows besides its fixed parts (place, number, category).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Look {
+    view: SeatView,
+    status: &'static str,
+    conflict: bool,
+    /// The seat that takes Tab focus (roving tabindex).
+    focus: bool,
+}
+
+impl Look {
+    fn of(picker: Picker, code: &str) -> Look {
+        Look {
+            view: picker.view(code),
+            status: picker
+                .status
+                .with(|s| s.get(code).map_or("BOOKED", |s| s.as_str())),
+            conflict: picker.conflicted.with(|c| c.contains(code)),
+            focus: picker.focused.with(|f| f == code),
+        }
+    }
+}
+
+/// A seat's attributes that change, as the page renders them and as the effect sets them.
+struct Shown {
+    class: String,
+    label: String,
+    pressed: &'static str,
+    disabled: &'static str,
+    tab_index: &'static str,
+}
+
+impl Shown {
+    fn of(lang: Lang, picker: Picker, seat: &Seat, kind: &str, look: Look) -> Shown {
+        let category = category_of(lang, picker, &seat.category);
+        let mut class = format!("seat {} {kind}", look.view.class());
+        for (on, name) in [
+            (seat.accessible, " accessible"),
+            (seat.companion, " companion"),
+            (look.conflict, " conflict"),
+        ] {
+            if on {
+                class.push_str(name);
+            }
+        }
+        let unavailable = matches!(
+            look.view,
+            SeatView::Taken | SeatView::Booked | SeatView::Blocked
+        );
+        Shown {
+            class,
+            label: seat_label(lang, seat, &category, look.view),
+            pressed: if look.view == SeatView::Selected {
+                "true"
+            } else {
+                "false"
+            },
+            disabled: if unavailable { "true" } else { "false" },
+            tab_index: if look.focus { "0" } else { "-1" },
+        }
+    }
+}
 
 #[component]
 pub fn Plan(picker: Picker) -> impl IntoView {
@@ -26,6 +95,38 @@ pub fn Plan(picker: Picker) -> impl IntoView {
     });
     let shift = 2 - first;
     let right = last + shift + 1;
+    // Each seat's category class: its code and its category's look (see `look`).
+    let kinds: Vec<String> = picker.seats.with_value(|seats| {
+        seats
+            .iter()
+            .map(|seat| {
+                let index = picker
+                    .categories
+                    .with_value(|c| c.iter().position(|c| c.code == seat.category));
+                format!("cat-{} {}", seat.category.to_ascii_lowercase(), look(index))
+            })
+            .collect()
+    });
+    // What every seat shows, in the hall's order; the buttons follow it (see `follow`).
+    let looks = Memo::new(move |_| {
+        picker.seats.with_value(|seats| {
+            seats
+                .iter()
+                .map(|s| Look::of(picker, s.code.as_str()))
+                .collect::<Vec<_>>()
+        })
+    });
+    let rendered = looks.get_untracked();
+    let seats = picker.seats.with_value(|seats| {
+        let lang = lang.get_untracked();
+        seats
+            .iter()
+            .zip(&kinds)
+            .zip(&rendered)
+            .map(|((seat, kind), &look)| seat_button(lang, picker, seat, kind, look, shift))
+            .collect_view()
+    });
+    follow(picker, looks, kinds, (lang.get_untracked(), rendered));
     let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
         let Some(dir) = Direction::from_key(&ev.key()) else {
             return;
@@ -47,6 +148,16 @@ pub fn Plan(picker: Picker) -> impl IntoView {
             role="group"
             aria-label=move || tr!(lang.get(), "map.grid_label")
             on:keydown=on_keydown
+            on:click=move |ev| {
+                if let Some(code) = seat_of(&ev) {
+                    picker.click(&code);
+                }
+            }
+            on:focusin=move |ev| {
+                if let Some(code) = seat_of(&ev) {
+                    picker.focused.set(code);
+                }
+            }
         >
             {rows
                 .into_iter()
@@ -61,9 +172,97 @@ pub fn Plan(picker: Picker) -> impl IntoView {
                     }
                 })
                 .collect_view()}
-            {picker.seats.get_value().into_iter().map(|seat| view! { <SeatButton seat picker shift /> }).collect_view()}
+            {seats}
         </div>
     }
+}
+
+/// One seat's button as first rendered: fixed markup, which [`follow`] keeps up to date.
+fn seat_button(
+    lang: Lang,
+    picker: Picker,
+    seat: &Seat,
+    kind: &str,
+    look: Look,
+    shift: i32,
+) -> impl IntoView {
+    let code = seat.code.to_string();
+    let shown = Shown::of(lang, picker, seat, kind, look);
+    view! {
+        <button
+            type="button"
+            id=format!("seat-{code}")
+            class=shown.class
+            style=format!("grid-row:{};grid-column:{}", seat.y, seat.x + shift)
+            data-test=format!("seat-{code}")
+            data-status=look.status
+            data-view=look.view.name()
+            aria-label=shown.label
+            aria-pressed=shown.pressed
+            aria-disabled=shown.disabled
+            tabindex=shown.tab_index
+        >
+            <span class="num">{seat.number}</span>
+            // The mark besides colour (style/main.css, by the seat's class).
+            <span class="mark" aria-hidden="true"></span>
+        </button>
+    }
+}
+
+/// The seat whose button (or a part of it) an event of the grid happened on.
+fn seat_of(ev: &web_sys::Event) -> Option<String> {
+    #[cfg(not(feature = "ssr"))]
+    {
+        use leptos::wasm_bindgen::JsCast;
+        let target = ev.target()?.dyn_into::<web_sys::Element>().ok()?;
+        let button = target.closest("button.seat").ok()??;
+        button.id().strip_prefix("seat-").map(str::to_string)
+    }
+    #[cfg(feature = "ssr")]
+    {
+        let _ = ev;
+        None
+    }
+}
+
+/// In the browser: sets the attributes of the buttons whose look changed (all of them when the
+/// language changes), starting from what was rendered.
+fn follow(picker: Picker, looks: Memo<Vec<Look>>, kinds: Vec<String>, rendered: (Lang, Vec<Look>)) {
+    #[cfg(not(feature = "ssr"))]
+    {
+        let lang = use_lang();
+        Effect::new(move |before: Option<(Lang, Vec<Look>)>| {
+            let (was_lang, was) = before.unwrap_or_else(|| rendered.clone());
+            let now_lang = lang.get();
+            let now = looks.get();
+            picker.seats.with_value(|seats| {
+                for (((seat, kind), &look), &old) in seats.iter().zip(&kinds).zip(&now).zip(&was) {
+                    if look == old && now_lang == was_lang {
+                        continue;
+                    }
+                    let Some(el) = document().get_element_by_id(&format!("seat-{}", seat.code))
+                    else {
+                        continue;
+                    };
+                    let shown = Shown::of(now_lang, picker, seat, kind, look);
+                    for (name, value) in [
+                        ("class", shown.class.as_str()),
+                        ("data-status", look.status),
+                        ("data-view", look.view.name()),
+                        ("aria-label", &shown.label),
+                        ("aria-pressed", shown.pressed),
+                        ("aria-disabled", shown.disabled),
+                        ("tabindex", shown.tab_index),
+                    ] {
+                        let _ = el.set_attribute(name, value);
+                    }
+                }
+            });
+            (now_lang, now)
+        });
+    }
+    #[cfg(feature = "ssr")]
+    let _ = (picker, looks, kinds, rendered);
 }
 
 /// "Row F, seat 5, standard, 12,000 won, available" in the page's language.
@@ -129,88 +328,6 @@ pub fn category_of(lang: Lang, picker: Picker, code: &str) -> String {
 /// colour is not the only difference), six in turn.
 pub fn look(index: Option<usize>) -> String {
     format!("look-{}", index.unwrap_or(0) % 6)
-}
-
-#[component]
-fn SeatButton(seat: Seat, picker: Picker, shift: i32) -> impl IntoView {
-    let lang = use_lang();
-    let code = seat.code.to_string();
-    // What the seat shows, as one memo: a change elsewhere in the hall (a hold, a selection, the
-    // live feed's statuses) re-runs this seat's class, label and marks only when its own view
-    // changes, not for every seat of the hall.
-    let view_of = {
-        let code = code.clone();
-        Memo::new(move |_| picker.view(&code))
-    };
-    let status = {
-        let code = code.clone();
-        move || {
-            picker
-                .status
-                .with(|s| s.get(&code).map_or("BOOKED", |s| s.as_str()))
-        }
-    };
-    let conflicted = {
-        let code = code.clone();
-        move || picker.conflicted.with(|c| c.contains(&code))
-    };
-    let tab_index = {
-        let code = code.clone();
-        move || {
-            if picker.focused.with(|f| *f == code) {
-                0
-            } else {
-                -1
-            }
-        }
-    };
-    // The category's look: its place in the showtime's list (see `look`).
-    let category = format!(
-        "cat-{} {}",
-        seat.category.to_ascii_lowercase(),
-        look(
-            picker
-                .categories
-                .with_value(|c| c.iter().position(|c| c.code == seat.category))
-        )
-    );
-    let (x, y, number, accessible) = (seat.x, seat.y, seat.number, seat.accessible);
-    let companion = seat.companion;
-    let label = move || {
-        let category = category_of(lang.get(), picker, &seat.category);
-        seat_label(lang.get(), &seat, &category, view_of.get())
-    };
-    let on_click = {
-        let code = code.clone();
-        move |_| picker.click(&code)
-    };
-    let on_focus = {
-        let code = code.clone();
-        move |_| picker.focused.set(code.clone())
-    };
-    view! {
-        <button
-            type="button"
-            id=format!("seat-{code}")
-            class=move || format!("seat {} {category}", view_of.get().class())
-            class:accessible=accessible
-            class:companion=companion
-            class:conflict=conflicted
-            style=format!("grid-row:{y};grid-column:{}", x + shift)
-            data-test=format!("seat-{code}")
-            data-status=status
-            data-view=move || view_of.get().name()
-            aria-label=label
-            aria-pressed=move || (view_of.get() == SeatView::Selected).to_string()
-            aria-disabled=move || matches!(view_of.get(), SeatView::Taken | SeatView::Booked | SeatView::Blocked).to_string()
-            tabindex=tab_index
-            on:click=on_click
-            on:focus=on_focus
-        >
-            <span class="num">{number}</span>
-            <span class="mark" aria-hidden="true">{move || view_of.get().mark()}</span>
-        </button>
-    }
 }
 
 /// Scrolls the page as little as it takes to show a seat, with its scroll margin (on a phone,

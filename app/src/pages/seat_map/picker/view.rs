@@ -54,17 +54,4 @@ impl SeatView {
             Self::Stranded => "free stranded",
         }
     }
-
-    /// A mark besides colour, so status never depends on colour alone.
-    pub fn mark(self) -> &'static str {
-        match self {
-            Self::Free => "",
-            Self::Selected => "✓",
-            Self::Mine => "★",
-            Self::Taken => "…",
-            Self::Booked => "✕",
-            Self::Blocked => "—",
-            Self::Stranded => "!",
-        }
-    }
 }
