@@ -18,16 +18,18 @@ if [ -z "${PAYMENT_GATEWAY_URL:-}" ]; then
   log "payment sandbox on $PAYMENT_GATEWAY_URL"
 fi
 # cargo-leptos builds and watches the customer's bundle (`frontend`) and writes the site under
-# plain names: no content-hashed names from a release build. The staff's bundle is built once
-# here, beside it (a change to the staff's pages needs a restart of this script).
+# plain names: no content-hashed names from a release build. The bookings' and the staff's
+# bundles are built once here, beside it (a change to their pages needs a restart of this script).
 SITE="$ROOT/$(leptos_option site-root)"
 PKG="$SITE/$(leptos_option site-pkg-dir)"
-STAFF="$(leptos_option output-name)-staff"
-rm -f "$SITE/hash.txt" "$SITE/hash-staff.txt"
-cargo build -p frontend-staff --lib --target wasm32-unknown-unknown
+rm -f "$SITE/hash.txt" "$SITE/hash-bookings.txt" "$SITE/hash-staff.txt"
 mkdir -p "$PKG"
-wasm-bindgen --target web --no-typescript --out-dir "$PKG" --out-name "$STAFF" \
-  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/frontend_staff.wasm"
-mv "$PKG/${STAFF}_bg.wasm" "$PKG/$STAFF.wasm"
+for bundle in bookings staff; do
+  cargo build -p "frontend-$bundle" --lib --target wasm32-unknown-unknown
+  out="$(leptos_option output-name)-$bundle"
+  wasm-bindgen --target web --no-typescript --out-dir "$PKG" --out-name "$out" \
+    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/frontend_$bundle.wasm"
+  mv "$PKG/${out}_bg.wasm" "$PKG/$out.wasm"
+done
 log "watching; the site is at http://127.0.0.1:3000"
 cargo leptos watch "$@"

@@ -50,10 +50,11 @@ leptos_option() { awk -F'"' -v key="$1" '$1 ~ "^"key" *= *$" {print $2}' "$ROOT/
 # Builds what `cargo leptos build` builds, with plain cargo and wasm-bindgen — installing
 # cargo-leptos took 10 to 13 of the minutes a new machine spends before its first start — and
 # the staff's bundle beside the customer's:
-#   <site-root>/<site-pkg-dir>/<name>.<hash>.js and .wasm        the customer's bundle (`frontend`)
-#   <site-root>/<site-pkg-dir>/<name>-staff.<hash>.js and .wasm  the staff's bundle (`frontend-staff`)
+#   <site-root>/<site-pkg-dir>/<name>.<hash>.js and .wasm           the customer's bundle (`frontend`)
+#   <site-root>/<site-pkg-dir>/<name>-bookings.<hash>.js and .wasm  the bookings' (`frontend-bookings`)
+#   <site-root>/<site-pkg-dir>/<name>-staff.<hash>.js and .wasm     the staff's bundle (`frontend-staff`)
 #   <site-root>/<site-pkg-dir>/<name>.<hash>.css                 style/main.css
-#   <site-root>/hash.txt, hash-staff.txt                         the hashes, which the pages link
+#   <site-root>/hash.txt, hash-bookings.txt, hash-staff.txt         the hashes, which the pages link
 #   $CARGO_TARGET_DIR/<debug|release>/server, payment-sandbox
 # (for wasm32, bound by wasm-bindgen; wasm-opt in release). The names are those the server's pages
 # link to (Leptos.toml; the output name is compiled in from LEPTOS_OUTPUT_NAME in
@@ -72,10 +73,10 @@ build_site() {
   else
     cargo build -p server --bins
   fi
-  test -s "$site/hash.txt" && test -s "$site/hash-staff.txt" \
-    && ls "$pkg/$name".*.wasm "$pkg/$name".*.js "$pkg/$name-staff".*.wasm >/dev/null \
+  test -s "$site/hash.txt" && test -s "$site/hash-bookings.txt" && test -s "$site/hash-staff.txt" \
+    && ls "$pkg/$name".*.wasm "$pkg/$name".*.js "$pkg/$name-bookings".*.wasm "$pkg/$name-staff".*.wasm >/dev/null \
     || { log "no browser bundle in $pkg"; exit 1; }
-  log "site built in $site ($(du -k "$pkg/$name".*.wasm | cut -f1) KB of WebAssembly for customers, $(du -k "$pkg/$name-staff".*.wasm | cut -f1) KB for staff)"
+  log "site built in $site (KB of WebAssembly: $(du -k "$pkg/$name".*.wasm | cut -f1) for a sale's pages, $(du -k "$pkg/$name-bookings".*.wasm | cut -f1) for bookings, $(du -k "$pkg/$name-staff".*.wasm | cut -f1) for staff)"
 }
 
 # The site's files without the server: both bundles and the stylesheet, named by content and
@@ -84,14 +85,17 @@ build_bundles() {
   local mode="$1" site="$2" name pkg dir crate out
   name="$(leptos_option output-name)"
   pkg="$site/$(leptos_option site-pkg-dir)"
-  # One bundle at a time: built together, cargo would give both the staff's feature of `app`
-  # (its texts), and the customer's bundle would carry the console's and the kiosk's texts.
+  # The customer's and the bookings' bundles together (the same features of `app`), the staff's
+  # alone: built with them, cargo would give all the staff's feature of `app` (its texts), and
+  # the customers' bundles would carry the console's and the kiosk's texts.
   local bundle
-  for bundle in frontend frontend-staff; do
+  for bundle in "frontend -p frontend-bookings" frontend-staff; do
     if [ "$mode" = release ]; then
-      cargo build -p "$bundle" --lib --target wasm32-unknown-unknown --profile wasm-release
+      # shellcheck disable=SC2086 # two packages in one word
+      cargo build -p $bundle --lib --target wasm32-unknown-unknown --profile wasm-release
     else
-      cargo build -p "$bundle" --lib --target wasm32-unknown-unknown
+      # shellcheck disable=SC2086
+      cargo build -p $bundle --lib --target wasm32-unknown-unknown
     fi
   done
   if [ "$mode" = release ]; then
@@ -101,8 +105,9 @@ build_bundles() {
   fi
   rm -rf "$site"
   mkdir -p "$pkg"
-  for crate in frontend frontend_staff; do
+  for crate in frontend frontend_bookings frontend_staff; do
     out="$name"
+    [ "$crate" = frontend_bookings ] && out="$name-bookings"
     [ "$crate" = frontend_staff ] && out="$name-staff"
     wasm-bindgen --target web --no-typescript --out-dir "$pkg" --out-name "$out" "$dir/$crate.wasm"
     mv "$pkg/${out}_bg.wasm" "$pkg/$out.wasm"
@@ -116,6 +121,8 @@ build_bundles() {
   cp "$ROOT/style/main.css" "$pkg/$name.css"
   : > "$site/hash.txt"
   name_by_content "$pkg" "$name" "$site/hash.txt" js wasm css
+  : > "$site/hash-bookings.txt"
+  name_by_content "$pkg" "$name-bookings" "$site/hash-bookings.txt" js wasm
   : > "$site/hash-staff.txt"
   name_by_content "$pkg" "$name-staff" "$site/hash-staff.txt" js wasm
   if [ "$mode" = release ]; then compress_site "$pkg" 11; else compress_site "$pkg" 4; fi

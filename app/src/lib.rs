@@ -30,7 +30,7 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
 /// The HTML document around a page, rendered on the server in the request's language: the
-/// page's own bundle (the customer's or the staff's, by its path) is linked and hydrates it.
+/// page's own bundle (by its path, see [`Bundle`]) is linked and hydrates it.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     content_security_policy();
@@ -52,6 +52,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <body>
                 {match bundle {
                     Bundle::Customer => view! { <CustomerApp /> }.into_any(),
+                    Bundle::Bookings => view! { <BookingsApp /> }.into_any(),
                     Bundle::Staff => view! { <StaffApp /> }.into_any(),
                 }}
             </body>
@@ -59,20 +60,25 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The two WebAssembly bundles: a customer's phone downloads only the customer's pages (the
-/// showtimes, the seat map, the waiting room, bookings); the staff's pages (console, layout
-/// editor, kiosk, door) are a bundle of their own. A page's path says which one it belongs to;
-/// each bundle hydrates its own root ([`CustomerApp`], [`StaffApp`]), and a link from one to the
-/// other's page loads that page afresh (see [`OtherBundle`]).
+/// The three WebAssembly bundles. The customer's is the rush's: the showtimes, the seat map and
+/// the waiting room, what a phone opens when a sale starts. A customer's bookings (the list, a
+/// booking's page and tickets, finding a booking) are a bundle of their own, opened after paying
+/// (the gateway's page sends the customer back to a page loaded afresh) or later; the staff's
+/// pages (console, layout editor, kiosk, door) are the third. A page's path says which one it
+/// belongs to; each bundle hydrates its own root ([`CustomerApp`], [`BookingsApp`],
+/// [`StaffApp`]), and a link from one to another's page loads that page afresh (see
+/// [`OtherBundle`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bundle {
     Customer,
+    Bookings,
     Staff,
 }
 
 impl Bundle {
     /// The bundle of the page at `path`: the staff's under `/staff/`, `/admin`, `/box-office`
-    /// and `/door`, the customer's everywhere else (a page that does not exist included).
+    /// and `/door`, the bookings' under `/my-bookings` and `/find-booking`, the customer's
+    /// everywhere else (a page that does not exist included).
     pub fn of_path(path: &str) -> Self {
         let under = |prefix: &str| {
             path.strip_prefix(prefix)
@@ -83,6 +89,8 @@ impl Bundle {
             .any(under)
         {
             Self::Staff
+        } else if ["/my-bookings", "/find-booking"].into_iter().any(under) {
+            Self::Bookings
         } else {
             Self::Customer
         }
@@ -98,19 +106,21 @@ impl Bundle {
         path.map_or(Self::Customer, |p| Self::of_path(&p))
     }
 
-    /// The bundle's file name: the site's output name, with `-staff` for the staff's.
+    /// The bundle's file name: the site's output name, with `-bookings` or `-staff` for those.
     pub fn output_name(self, site: &str) -> String {
         match self {
             Self::Customer => site.to_string(),
+            Self::Bookings => format!("{site}-bookings"),
             Self::Staff => format!("{site}-staff"),
         }
     }
 
     /// The name of the site's file that lists the bundle's content hashes: `hash.txt` for the
-    /// customer's (with the stylesheet's), `hash-staff.txt` for the staff's.
+    /// customer's (with the stylesheet's), `hash-bookings.txt`, `hash-staff.txt`.
     pub fn hash_file_name(self) -> &'static str {
         match self {
             Self::Customer => "hash.txt",
+            Self::Bookings => "hash-bookings.txt",
             Self::Staff => "hash-staff.txt",
         }
     }
@@ -119,7 +129,7 @@ impl Bundle {
     fn options(self, options: &LeptosOptions) -> LeptosOptions {
         let mut mine = options.clone();
         mine.output_name = self.output_name(&options.output_name).into();
-        if self == Self::Staff {
+        if self != Self::Customer {
             let file =
                 std::path::Path::new(&*options.hash_file).with_file_name(self.hash_file_name());
             mine.hash_file = file.to_string_lossy().into_owned().into();
@@ -172,7 +182,7 @@ fn content_security_policy() {
     }
 }
 
-/// The customer's pages, the root the customer's bundle hydrates.
+/// The customer's pages of a sale, the root the customer's bundle hydrates.
 #[component]
 pub fn CustomerApp() -> impl IntoView {
     view! {
@@ -181,6 +191,17 @@ pub fn CustomerApp() -> impl IntoView {
                 <Route path=path!("/") view=pages::ShowtimesPage />
                 <Route path=path!("/showtimes/:id") view=pages::SeatMapPage />
                 <Route path=path!("/showtimes/:id/waiting-room") view=pages::QueuePage />
+            </Routes>
+        </Frame>
+    }
+}
+
+/// A customer's bookings, the root the bookings' bundle hydrates.
+#[component]
+pub fn BookingsApp() -> impl IntoView {
+    view! {
+        <Frame header=customer_header>
+            <Routes fallback=|| view! { <OtherBundle mine=Bundle::Bookings /> }>
                 <Route path=path!("/my-bookings") view=pages::MyBookingsPage />
                 <Route path=path!("/my-bookings/:id") view=pages::BookingPage />
                 <Route path=path!("/find-booking") view=pages::FindBookingPage />

@@ -68,13 +68,28 @@ async function requestedBundles(page: import("@playwright/test").Page, path: str
 
 test("a customer's page loads the customer's bundle only, a staff page the staff's, and a link between them loads the other", async ({ page }) => {
   const customerWasm = /^\/pkg\/seats\.[0-9a-f]{16}\.wasm$/;
+  const bookingsWasm = /^\/pkg\/seats-bookings\.[0-9a-f]{16}\.wasm$/;
   const staffWasm = /^\/pkg\/seats-staff\.[0-9a-f]{16}\.wasm$/;
   const [showtime] = await showtimeIds(page);
-  for (const path of ["/", `/showtimes/${showtime}`, "/my-bookings"]) {
+  // A sale's pages: the customer's bundle, nothing of the bookings' or the staff's.
+  for (const path of ["/", `/showtimes/${showtime}`]) {
     const asked = await requestedBundles(page, path);
     expect(asked.some((a) => customerWasm.test(a)), `${path}: ${asked}`).toBe(true);
-    expect(asked.filter((a) => a.includes("seats-staff")), `${path} loads nothing of the staff's`).toEqual([]);
+    expect(asked.filter((a) => a.includes("seats-")), `${path} loads no other bundle`).toEqual([]);
   }
+  for (const path of ["/my-bookings", "/find-booking"]) {
+    const asked = await requestedBundles(page, path);
+    expect(asked.some((a) => bookingsWasm.test(a)), `${path}: ${asked}`).toBe(true);
+    expect(asked.some((a) => customerWasm.test(a) || staffWasm.test(a)), `${path} loads no other bundle: ${asked}`).toBe(false);
+  }
+  // From the seat map, the header's link to the customer's bookings loads that page afresh,
+  // with the bookings' bundle.
+  const fromMap = await requestedBundles(page, `/showtimes/${showtime}`);
+  fromMap.length = 0;
+  await page.locator('header a[href="/my-bookings"]').first().click();
+  await expect(page).toHaveURL(/\/my-bookings$/);
+  await expect(page.locator('header [data-test="hydrated"]')).toHaveAttribute("data-done", "true", { timeout: 15_000 });
+  await expect.poll(() => fromMap.some((a) => bookingsWasm.test(a))).toBe(true);
   for (const path of ["/staff/sign-in", "/admin", "/door"]) {
     const asked = await requestedBundles(page, path);
     expect(asked.some((a) => staffWasm.test(a)), `${path}: ${asked}`).toBe(true);

@@ -1,8 +1,9 @@
 // Leptos views are deeply nested types; release builds of the hydrate bundle need more depth.
 #![recursion_limit = "256"]
 
-//! The customer's browser bundle: hydrates the customer's pages (the showtimes, the seat map,
-//! the waiting room, bookings). The staff's pages are the bundle in `staff/`.
+//! The customer's browser bundle: hydrates the pages of a sale (the showtimes, the seat map, the
+//! waiting room). A customer's bookings are the bundle in `bookings/`, the staff's pages the one
+//! in `staff/`.
 
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {

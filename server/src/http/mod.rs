@@ -91,8 +91,9 @@ pub fn router(state: AppState) -> Router {
         let options = state.leptos_options.clone();
         move || app::shell((*options).clone())
     };
-    // One route table for the pages of both bundles; the shell links each page's own.
+    // One route table for the pages of every bundle; the shell links each page's own.
     let mut pages = generate_route_list(app::CustomerApp);
+    pages.extend(generate_route_list(app::BookingsApp));
     pages.extend(generate_route_list(app::StaffApp));
     Router::new()
         .merge(ops::routes())

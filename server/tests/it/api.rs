@@ -812,13 +812,28 @@ async fn the_pages_are_rendered_on_the_server(backend: Backend) {
     let r = reqwest::get(app.url("/no/such/page")).await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     // Each page links its own bundle: the customer's pages never the staff's, and back.
-    for (path, mine, other) in [
-        ("/", "/pkg/seats.js", "/pkg/seats-staff."),
-        ("/staff/sign-in", "/pkg/seats-staff.js", "/pkg/seats.wasm"),
+    for (path, mine, others) in [
+        (
+            "/",
+            "/pkg/seats.js",
+            ["/pkg/seats-staff.", "/pkg/seats-bookings."],
+        ),
+        (
+            "/my-bookings",
+            "/pkg/seats-bookings.js",
+            ["/pkg/seats-staff.", "/pkg/seats.wasm"],
+        ),
+        (
+            "/staff/sign-in",
+            "/pkg/seats-staff.js",
+            ["/pkg/seats.wasm", "/pkg/seats-bookings."],
+        ),
     ] {
         let html = get_text(app.url(path)).await;
         assert!(html.contains(mine), "{path} links {mine}");
-        assert!(!html.contains(other), "{path} links nothing of {other}");
+        for other in others {
+            assert!(!html.contains(other), "{path} links nothing of {other}");
+        }
     }
 }
 
@@ -888,6 +903,10 @@ async fn every_page_is_in_the_bundle_its_path_belongs_to() {
             leptos_axum::generate_route_list(app::CustomerApp),
         ),
         (
+            Bundle::Bookings,
+            leptos_axum::generate_route_list(app::BookingsApp),
+        ),
+        (
             Bundle::Staff,
             leptos_axum::generate_route_list(app::StaffApp),
         ),
@@ -899,6 +918,8 @@ async fn every_page_is_in_the_bundle_its_path_belongs_to() {
     }
     assert_eq!(Bundle::of_path("/administrator"), Bundle::Customer);
     assert_eq!(Bundle::of_path("/admin/halls"), Bundle::Staff);
+    assert_eq!(Bundle::of_path("/my-bookings-old"), Bundle::Customer);
+    assert_eq!(Bundle::of_path("/my-bookings/x"), Bundle::Bookings);
 }
 
 async fn pages_speak_the_language_the_browser_asks_for_unless_the_customer_chose(backend: Backend) {
