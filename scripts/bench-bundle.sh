@@ -7,7 +7,8 @@
 # headless Chromium, measures the seat map's time to interactive (hydrated) after navigation with
 # an empty cache, on an emulated mid-range phone (4× CPU slowdown, 10 Mbit/s, 40 ms round trip)
 # and unthrottled, against the same page's HTML and stylesheet alone under the same conditions (JavaScript off), and on the
-# phone how long after the server's answer "best 2" shows its hold panel, and the bytes a first
+# phone how long after the server's answer "best 2" shows its hold panel and how long after a tap
+# a seat shows as selected, and the bytes a first
 # visit on the phone brought over the network until the live map's first frame (failing over
 # BUDGET_FIRST_VISIT). Then, except in a smoke run, Lighthouse's mobile audit of the seat map and
 # the showtime list (3 runs each, the median). Reports `ratio=<the page's HTML alone ÷
@@ -78,6 +79,9 @@ for name, what in (("phone", "emulated phone (4x CPU, 10 Mbit/s, 40 ms)"), ("unt
 b = r["best"]
 print(f"best 2 on the phone (4x CPU): hold panel {b['panelMedian']:.0f} ms after the server's answer "
       f"(median of {len(b['panel'])}: {', '.join(f'{x:.0f}' for x in b['panel'])}); the answer itself {b['answerMedian']:.0f} ms")
+t = r["tap"]
+print(f"a tap on a seat on the phone (4x CPU): selected {t['selectedMedian']:.0f} ms after the tap "
+      f"(median of {len(t['selected'])}: {', '.join(f'{x:.0f}' for x in t['selected'])})")
 p = r["phone"]
 w = p["wire"]
 parts = ", ".join(f"{k} {v:,}" for k, v in sorted(w["byKind"].items(), key=lambda kv: -kv[1]))
