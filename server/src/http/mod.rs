@@ -5,6 +5,7 @@
 mod assets;
 mod booking_link;
 mod bookings;
+mod compress;
 mod deadline;
 pub mod error;
 pub mod guard;
@@ -141,7 +142,7 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(guard::shape))
         .layer(axum::middleware::from_fn(guard::answers))
         .layer(axum::middleware::from_fn(assets::caching))
-        .layer(axum::middleware::from_fn(assets::compression))
+        .layer(axum::middleware::from_fn(compress::compression))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
