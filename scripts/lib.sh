@@ -12,6 +12,37 @@ CARGO_LEPTOS_VERSION=0.3.10 # scripts/dev.sh only
 # Each step with the minutes and seconds since the script started, so a slow step shows in CI logs.
 log() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
+# The test command's phases: `phase NAME` ends the running phase and starts the next one (and logs
+# its name); `phase_table` ends the last one and prints each phase's time, so that a phase that
+# grows is seen in the log of the run where it grew (scripts/test.sh prints it when it fails too).
+PHASE_NAMES=()
+PHASE_TIMES=()
+PHASE_NOW=""
+PHASE_START=0
+phase_end() {
+  [ -n "$PHASE_NOW" ] || return 0
+  PHASE_NAMES+=("$PHASE_NOW")
+  PHASE_TIMES+=($((SECONDS - PHASE_START)))
+  PHASE_NOW=""
+}
+phase() {
+  phase_end
+  PHASE_NOW="$1"
+  PHASE_START=$SECONDS
+  log "$1"
+}
+phase_table() {
+  phase_end
+  [ ${#PHASE_NAMES[@]} -gt 0 ] || return 0
+  local i
+  printf '\n%8s  %s\n' "m:ss" "phase" >&2
+  for i in "${!PHASE_NAMES[@]}"; do
+    printf '%5d:%02d  %s\n' $((PHASE_TIMES[i] / 60)) $((PHASE_TIMES[i] % 60)) "${PHASE_NAMES[i]}" >&2
+  done
+  printf '%5d:%02d  %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "in all" >&2
+  PHASE_NAMES=()
+}
+
 apt_install() {
   log "installing Debian packages: $*"
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -8,12 +8,16 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
+# The phase table is printed at the end, also when a test fails.
+trap 'phase_table; cleanup' EXIT
+phase "installing what is missing (the first run only)"
 ensure_rust_tools
 ensure_tansu
 ensure_smtp_server
 ensure_node_packages
 ensure_chromium
 
+phase "PostgreSQL and Redis"
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-${DATABASE_URL:-}}"
 if [ -z "$TEST_DATABASE_URL" ]; then
   start_throwaway_postgres "-c max_connections=400"
@@ -29,24 +33,24 @@ unset DATABASE_URL # the server under test picks its own database
 TMP="${TMPDIR:-/tmp}"
 CLEANUP+=("rm -rf $TMP/seats-tests $TMP/seats-app-* $TMP/seats-proc-*")
 
-log "formatting and clippy (scripts/check.sh)"
+phase "formatting and clippy (scripts/check.sh)"
 "$ROOT/scripts/check.sh"
 
-log "unit, contract and HTTP tests"
+phase "unit, contract and HTTP tests"
 # app and server only: frontend turns on app's hydrate feature, which never builds with ssr.
 # A failure's message, not a backtrace, is what the end of the log should show.
 RUST_BACKTRACE=0 cargo test -p app -p server -p bench
 
 log "every benchmark, for a few seconds (BENCH_SMOKE=1): a benchmark that no longer runs fails here"
 for bench in "$ROOT"/scripts/bench-*.sh; do
-  log "$(basename "$bench") (smoke)"
+  phase "$(basename "$bench") (smoke)"
   BENCH_SMOKE=1 BENCH_DATABASE_URL="$TEST_DATABASE_URL" "$bench"
 done
 
-log "the REST API fuzzed from its OpenAPI description (schemathesis; BENCHMARKS.md has the long run)"
+phase "the REST API fuzzed from its OpenAPI description (schemathesis; BENCHMARKS.md has the long run)"
 FUZZ_EXAMPLES=15 "$ROOT/scripts/fuzz-api.sh"
 
-log "building the app for the end-to-end tests (and the sandbox gateway of tests/payment.spec.ts)"
+phase "building the app for the end-to-end tests (and the sandbox gateway of tests/payment.spec.ts)"
 # Its own site folder: a product started from this checkout (scripts/run.sh) keeps serving its
 # release site while the tests run.
 E2E_SITE="$CARGO_TARGET_DIR/e2e-site"
@@ -59,10 +63,10 @@ E2E_DB="seats_e2e_$(date +%s)_$$"
 psql "$TEST_DATABASE_URL" -qc "create database $E2E_DB"
 export E2E_DATABASE_URL="${TEST_DATABASE_URL%/*}/$E2E_DB"
 CLEANUP+=("psql '$TEST_DATABASE_URL' -qc 'drop database if exists $E2E_DB with (force)'")
-log "Playwright end-to-end tests (headless Chromium)"
+phase "Playwright end-to-end tests (headless Chromium)"
 (cd end2end && npx playwright test)
 
-log "the reference deployment (scripts/cluster.sh): three instances behind HAProxy, PgBouncer, a Redis Cluster"
+phase "the reference deployment (scripts/cluster.sh): three instances behind HAProxy, PgBouncer, a Redis Cluster"
 # Its own ports and folder, so that a cluster started by hand keeps running; the same settings
 # the single-server tests use (short rehold, no per-address caps: every browser is 127.0.0.1).
 export CLUSTER_DIR="$TMP/seats-cluster-test-$$" CLUSTER_PORT=3910 CLUSTER_BASE=3920
@@ -81,4 +85,5 @@ CLUSTER_BUILD=debug CLUSTER_SITE="$E2E_SITE" OPERATOR_PASSWORD="end-to-end opera
     E2E_SCREENSHOTS=$CLUSTER_DIR/screenshots npx playwright test --config cluster.config.ts
 )
 "$ROOT/scripts/cluster.sh" stop
+phase_table
 log "all tests passed"
