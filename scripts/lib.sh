@@ -89,8 +89,9 @@ leptos_option() { awk -F'"' -v key="$1" '$1 ~ "^"key" *= *$" {print $2}' "$ROOT/
 #   $CARGO_TARGET_DIR/<debug|release>/server, payment-sandbox
 # (for wasm32, bound by wasm-bindgen; wasm-opt in release). The names are those the server's pages
 # link to (Leptos.toml; the output name is compiled in from LEPTOS_OUTPUT_NAME in
-# .cargo/config.toml). The site is built afresh, so a site left by an earlier build can never
-# stand in for this one.  $1: debug or release; $2: the site's folder (default: Leptos.toml's
+# .cargo/config.toml). The site is made afresh unless its inputs.sha256 shows it was made from
+# the same WebAssembly, stylesheet and recipe (bundle_site), so a site left by an earlier build
+# never stands in for this one.  $1: debug or release; $2: the site's folder (default: Leptos.toml's
 # site-root, which scripts/run.sh serves — the tests build theirs elsewhere, so that running them
 # never changes what a running product serves).
 build_site() {
