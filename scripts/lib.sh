@@ -146,7 +146,7 @@ build_wasm() {
 # the site is made afresh, so a site left by an earlier build never stands in for this one.
 # $1: debug or release; $2: the site's folder.
 bundle_site() {
-  local mode="$1" site="$2" name pkg dir crate out inputs jobs=() job
+  local mode="$1" site="$2" name pkg dir crate inputs pids=() pid failed=0
   name="$(leptos_option output-name)"
   pkg="$site/$(leptos_option site-pkg-dir)"
   if [ "$mode" = release ]; then
@@ -157,7 +157,7 @@ bundle_site() {
   inputs="$(
     cd "$dir" && sha256sum frontend.wasm frontend_bookings.wasm frontend_staff.wasm
     sha256sum "$ROOT/style/main.css" "$ROOT/Leptos.toml"
-    declare -f bundle_site bundle_one name_by_content | sha256sum
+    declare -f bundle_site bundle_one name_by_content compress | sha256sum
     echo "$mode"
   )"
   if [ "$(cat "$site/inputs.sha256" 2>/dev/null)" = "$inputs" ]; then
@@ -169,9 +169,11 @@ bundle_site() {
   command -v brotli >/dev/null || apt_install brotli
   for crate in frontend frontend_bookings frontend_staff; do
     bundle_one "$mode" "$dir/$crate.wasm" "$pkg" "$site" &
-    jobs+=($!)
+    pids+=($!)
   done
-  for job in "${jobs[@]}"; do wait "$job" || { log "a bundle failed"; return 1; }; done
+  # Every one waited for, so that none still writes into the site when this returns.
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  [ "$failed" = 0 ] || { log "a bundle failed"; return 1; }
   cp "$ROOT/style/main.css" "$pkg/$name.css"
   name_by_content "$pkg" "$name" "$site/hash.txt" css
   compress "$mode" "$pkg"/"$name".*.css
